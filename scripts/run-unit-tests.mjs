@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Layer 1: mocha in plain Node over the compiled unit tests (out/test/unit/**/*.test.js), i.e.
+// src/core and src/engine without VS Code. Prints mocha's spec report and its summary, then a
+// plain "unit: N passed, N failed" line. Exit code 0 only if every test passed.
+//   MOCHA_GREP=<pattern> narrows the run.
+import Mocha from 'mocha';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dir = path.join(root, 'out/test/unit');
+
+function collect(d) {
+  if (!fs.existsSync(d)) return [];
+  return fs
+    .readdirSync(d, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? collect(path.join(d, e.name)) : e.name.endsWith('.test.js') ? [path.join(d, e.name)] : []))
+    .sort();
+}
+
+const files = collect(dir);
+if (files.length === 0) {
+  console.error(`no compiled unit tests under ${dir}: run "npm run compile-tests" first`);
+  process.exit(1);
+}
+const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, grep: process.env.MOCHA_GREP || undefined });
+for (const f of files) mocha.addFile(f);
+let passed = 0;
+let failed = 0;
+const runner = mocha.run((failures) => {
+  console.log(`unit: ${passed} passed, ${failed} failed`);
+  process.exitCode = failures > 0 || passed === 0 ? 1 : 0;
+});
+runner.on('pass', () => passed++);
+runner.on('fail', () => failed++);
