@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Layer 2: the mocha suite (out/test/suite) inside a real VS Code extension host.
+//   - "electron": @vscode/test-electron downloads desktop VS Code and runs it (ordinary machines;
+//     on Linux without a display it runs under xvfb-run when available);
+//   - "code-server": the VS Code inside the npm package code-server, driven by headless Chromium
+//     (machines that reach only the npm registry and apt; see scripts/run-web-tests.mjs).
+// TINKER_TEST_HOST=electron|code-server forces one; otherwise the VS Code update service is probed
+// (3 s) and code-server is used when it cannot be reached.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+async function canDownloadVsCode() {
+  try {
+    const res = await fetch('https://update.code.visualstudio.com/api/releases/stable', { signal: AbortSignal.timeout(3000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+function hasCommand(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+let host = process.env.TINKER_TEST_HOST;
+if (host && host !== 'electron' && host !== 'code-server') {
+  console.error(`TINKER_TEST_HOST must be "electron" or "code-server", not "${host}"`);
+  process.exit(2);
+}
+if (!host) {
+  host = (await canDownloadVsCode()) ? 'electron' : 'code-server';
+  console.log(`[host-tests] using ${host} (${host === 'electron' ? 'VS Code can be downloaded' : 'VS Code cannot be downloaded here'}; TINKER_TEST_HOST overrides)`);
+}
+
+let r;
+if (host === 'code-server') {
+  r = spawnSync(process.execPath, [path.join(root, 'scripts/run-web-tests.mjs')], { stdio: 'inherit', cwd: root });
+} else {
+  const runTest = path.join(root, 'out/test/runTest.js');
+  const needsDisplay = process.platform === 'linux' && !process.env.DISPLAY;
+  r =
+    needsDisplay && hasCommand('xvfb-run')
+      ? spawnSync('xvfb-run', ['-a', process.execPath, runTest], { stdio: 'inherit', cwd: root })
+      : spawnSync(process.execPath, [runTest], { stdio: 'inherit', cwd: root });
+}
+process.exit(r.status ?? 1);

@@ -1,0 +1,88 @@
+// Entry point: builds the services and registers the adapters. Nothing else lives here.
+import * as vscode from 'vscode';
+import { Redactor } from './core/config/redact';
+import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
+import { registerCommands } from './vscode/commands';
+import { Log } from './vscode/log';
+import { RunsModel } from './vscode/runsModel';
+import { RunsTreeProvider } from './vscode/runsTree';
+import { ApiKeyStore } from './vscode/secrets';
+import { affects, readBackend, runsDirectory } from './vscode/settings';
+import { BackendStatusItem } from './vscode/statusBar';
+
+// Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
+declare const __tinkerLoadStart: number | undefined;
+declare const __tinkerLoadEnd: number | undefined;
+
+/** What activate() returns: used by the integration tests and by other extensions. No secrets. */
+export interface TinkerStudioApi {
+  /** wall-clock time activate() took, in milliseconds */
+  activationMs: number;
+  /** time to evaluate the bundle (module load) plus activationMs, when bundled */
+  loadAndActivateMs: number | undefined;
+  /** where the API key would come from, without revealing it */
+  apiKeySource(): Promise<string | undefined>;
+  runs: RunsModel;
+  runsTree: RunsTreeProvider;
+  checkpointsTree: CheckpointsTreeProvider;
+}
+
+export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
+  const t0 = performance.now();
+  const own = <T extends vscode.Disposable>(d: T): T => {
+    context.subscriptions.push(d);
+    return d;
+  };
+
+  const redactor = new Redactor();
+  const log = own(new Log(redactor));
+  const apiKeys = own(new ApiKeyStore(context.secrets, redactor));
+  const runs = own(new RunsModel(runsDirectory(context.globalStorageUri), log));
+  const runsTree = own(new RunsTreeProvider(runs));
+  const checkpointsTree = own(new CheckpointsTreeProvider(runs));
+  own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
+  own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
+  for (const d of registerCommands({ log, apiKeys, runs })) own(d);
+
+  const status = own(new BackendStatusItem());
+  const refreshStatus = async () => {
+    const hasKey = (await apiKeys.get()) !== undefined;
+    try {
+      status.update(await readBackend(), hasKey);
+    } catch (err) {
+      status.update(err as Error, hasKey);
+    }
+  };
+  void refreshStatus();
+  own(apiKeys.onDidChange(() => void refreshStatus()));
+  own(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affects(e, 'backend', 'cloudBaseUrl', 'customBaseUrl')) void refreshStatus();
+      if (affects(e, 'runsDirectory')) runs.setFolder(runsDirectory(context.globalStorageUri));
+    }),
+  );
+  own(vscode.workspace.onDidChangeWorkspaceFolders(() => runs.setFolder(runsDirectory(context.globalStorageUri))));
+
+  const t1 = performance.now();
+  const activationMs = t1 - t0;
+  const loadAndActivateMs =
+    typeof __tinkerLoadStart === 'number' && typeof __tinkerLoadEnd === 'number'
+      ? __tinkerLoadEnd - __tinkerLoadStart + activationMs
+      : undefined;
+  log.info(
+    `Tinker Studio ${context.extension.packageJSON.version} activated in ${activationMs.toFixed(1)} ms` +
+      (loadAndActivateMs !== undefined ? ` (${loadAndActivateMs.toFixed(1)} ms including loading the bundle)` : ''),
+  );
+  return {
+    activationMs,
+    loadAndActivateMs,
+    apiKeySource: async () => (await apiKeys.get())?.source,
+    runs,
+    runsTree,
+    checkpointsTree,
+  };
+}
+
+export function deactivate(): void {
+  // Everything is owned by context.subscriptions and disposed by VS Code.
+}

@@ -1,0 +1,68 @@
+// Small helpers for the extension-host suite: wait on conditions (never fixed sleeps), get the API.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { TinkerStudioApi } from '../../src/extension';
+
+export const EXTENSION_ID = 'tinker-studio.tinker-studio';
+
+export async function activateExtension(): Promise<TinkerStudioApi> {
+  const ext = vscode.extensions.getExtension<TinkerStudioApi>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
+  return ext.activate();
+}
+
+/** Polls `probe` until it returns a truthy value or `timeoutMs` passes (then fails with `what`). */
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test workspace is open');
+  return folder.uri.fsPath;
+}
+
+/**
+ * VS Code starts file watchers asynchronously, so a file written right after activation can go
+ * unnoticed. This waits until the runs watcher is live: it touches a probe file in a hidden folder of
+ * the runs folder (ignored by the run listing) until the model reports a change.
+ */
+export async function waitForRunsWatcher(api: TinkerStudioApi, timeoutMs = 30_000): Promise<void> {
+  const probeDir = path.join(api.runs.runsFolder, '.watcher-probe');
+  fs.mkdirSync(probeDir, { recursive: true });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (let i = 0; ; i++) {
+      const changed = new Promise<boolean>((resolve) => {
+        const sub = api.runs.onDidChange(() => {
+          sub.dispose();
+          resolve(true);
+        });
+        setTimeout(() => {
+          sub.dispose();
+          resolve(false);
+        }, 1000);
+      });
+      fs.writeFileSync(path.join(probeDir, 'metrics.jsonl'), `{"step": ${i}}\n`);
+      if (await changed) return;
+      if (Date.now() > deadline) throw new Error(`the runs folder watcher did not report a change within ${timeoutMs} ms`);
+    }
+  } finally {
+    fs.rmSync(probeDir, { recursive: true, force: true });
+  }
+}
