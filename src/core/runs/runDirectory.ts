@@ -1,0 +1,157 @@
+// Run directories in the tinker-cookbook layout (config.json, metrics.jsonl, checkpoints.jsonl,
+// iteration_NNNNNN/…): discovering them under a runs folder and summarising each for the tree views.
+// Reads only; tolerant of runs still being written and of directories written by the Python cookbook.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { JsonlProblem, parseJsonl } from './jsonl';
+
+/** One line of checkpoints.jsonl; unknown keys are preserved. */
+export const CheckpointRecord = z
+  .object({
+    name: z.string(),
+    batch: z.number().int().optional(),
+    epoch: z.number().int().optional(),
+    final: z.boolean().optional(),
+    state_path: z.string().optional(),
+    sampler_path: z.string().optional(),
+  })
+  .passthrough();
+export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
+
+/** One line of metrics.jsonl: a step and any number of flat metrics. */
+export const MetricsRecord = z.object({ step: z.number().int() }).catchall(z.unknown());
+export type MetricsRecord = z.infer<typeof MetricsRecord>;
+
+export interface RunSummary {
+  /** absolute path of the run directory */
+  dir: string;
+  /** the directory's name */
+  name: string;
+  /** model_name from config.json when present */
+  model?: string;
+  /** number of distinct steps logged */
+  steps: number;
+  lastStep?: number;
+  /** env/all/reward/total of the last step that has it */
+  lastReward?: number;
+  checkpoints: CheckpointRecord[];
+  /** a `final` checkpoint exists */
+  finished: boolean;
+  modifiedMs: number;
+  problems: JsonlProblem[];
+}
+
+const RUN_MARKERS = ['metrics.jsonl', 'config.json', 'checkpoints.jsonl'];
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readIfExists(p: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(p, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Parses a JSONL file with a zod schema per line; bad lines become problems naming file and line. */
+export function parseRecords<T>(text: string, file: string, schema: z.ZodType<T>): { records: T[]; problems: JsonlProblem[] } {
+  const read = parseJsonl(text, file);
+  const records: T[] = [];
+  const problems = [...read.problems];
+  for (const { line, value } of read.records) {
+    const r = schema.safeParse(value);
+    if (r.success) records.push(r.data);
+    else {
+      const issue = r.error.issues[0];
+      problems.push({ file, line, message: `${issue?.path.join('.') || '(record)'}: ${issue?.message}` });
+    }
+  }
+  return { records, problems };
+}
+
+/** Reads metrics.jsonl, merging lines per step (later values win), in step order. */
+export function mergeMetrics(records: MetricsRecord[]): MetricsRecord[] {
+  const byStep = new Map<number, MetricsRecord>();
+  for (const r of records) byStep.set(r.step, { ...(byStep.get(r.step) ?? {}), ...r });
+  return [...byStep.values()].sort((a, b) => a.step - b.step);
+}
+
+export async function summarizeRun(dir: string): Promise<RunSummary> {
+  const problems: JsonlProblem[] = [];
+  const stat = await fs.stat(dir);
+  let modifiedMs = stat.mtimeMs;
+
+  let model: string | undefined;
+  const configText = await readIfExists(path.join(dir, 'config.json'));
+  if (configText !== undefined) {
+    try {
+      const cfg = z.object({ model_name: z.string().optional() }).passthrough().safeParse(JSON.parse(configText));
+      if (cfg.success) model = cfg.data.model_name;
+    } catch (err) {
+      problems.push({ file: path.join(dir, 'config.json'), line: 0, message: (err as Error).message });
+    }
+  }
+
+  let metrics: MetricsRecord[] = [];
+  const metricsFile = path.join(dir, 'metrics.jsonl');
+  const metricsText = await readIfExists(metricsFile);
+  if (metricsText !== undefined) {
+    modifiedMs = Math.max(modifiedMs, (await fs.stat(metricsFile)).mtimeMs);
+    const r = parseRecords(metricsText, metricsFile, MetricsRecord);
+    metrics = mergeMetrics(r.records);
+    problems.push(...r.problems);
+  }
+
+  let checkpoints: CheckpointRecord[] = [];
+  const ckptFile = path.join(dir, 'checkpoints.jsonl');
+  const ckptText = await readIfExists(ckptFile);
+  if (ckptText !== undefined) {
+    const r = parseRecords(ckptText, ckptFile, CheckpointRecord);
+    checkpoints = r.records;
+    problems.push(...r.problems);
+  }
+
+  const last = metrics[metrics.length - 1];
+  const withReward = [...metrics].reverse().find((m) => typeof m['env/all/reward/total'] === 'number');
+  return {
+    dir,
+    name: path.basename(dir),
+    model,
+    steps: metrics.length,
+    lastStep: last?.step,
+    lastReward: withReward ? (withReward['env/all/reward/total'] as number) : undefined,
+    checkpoints,
+    finished: checkpoints.some((c) => c.name === 'final'),
+    modifiedMs,
+    problems,
+  };
+}
+
+/** Run directories directly under `runsDir` (and `runsDir` itself if it is one), newest first. */
+export async function listRuns(runsDir: string): Promise<RunSummary[]> {
+  if (!(await exists(runsDir))) return [];
+  const dirs: string[] = [];
+  if (await isRunDir(runsDir)) dirs.push(runsDir);
+  for (const entry of await fs.readdir(runsDir, { withFileTypes: true })) {
+    if (entry.isDirectory() && !entry.name.startsWith('.')) {
+      const d = path.join(runsDir, entry.name);
+      if (await isRunDir(d)) dirs.push(d);
+    }
+  }
+  const runs = await Promise.all(dirs.map(summarizeRun));
+  return runs.sort((a, b) => b.modifiedMs - a.modifiedMs);
+}
+
+async function isRunDir(dir: string): Promise<boolean> {
+  for (const m of RUN_MARKERS) if (await exists(path.join(dir, m))) return true;
+  return false;
+}
