@@ -185,8 +185,8 @@ function killGroup(child) {
  * Returns { base, authority, stop() }. `authority` is the remote authority the
  * workbench uses in vscode-remote:// URIs (read from the served page).
  */
-export async function startCodeServer(cs, sandbox, { smokeTestDriver = false, env = {}, extraArgs = [] } = {}) {
-  const port = await freePort();
+export async function startCodeServer(cs, sandbox, { smokeTestDriver = false, env = {}, extraArgs = [], port: fixedPort } = {}) {
+  const port = fixedPort ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const args = [
     cs.entry,

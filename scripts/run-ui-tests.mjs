@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Layer 3: UI end-to-end tests. Installs the packaged VSIX into a throw-away code-server profile,
+// opens the workbench in headless Debian Chromium (playwright-core) and runs the steps of every
+// test/ui/*.ui.mjs file as a person would use the extension: activity bar, views, command palette,
+// quick picks, status bar. Screenshots go to test-results/ui/. Prints "ui: N passed, N failed".
+//   VSIX=<file> (default <name>-<version>.vsix)  UI_GREP=<substring>  KEEP_TMP=1
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  createSandbox,
+  findVsix,
+  installVsix,
+  launchChromium,
+  makeLogger,
+  resolveCodeServer,
+  root,
+  startCodeServer,
+  workbenchUrl,
+} from './lib/code-server.mjs';
+
+const { log } = makeLogger('ui-tests');
+const shots = path.join(root, 'test-results/ui');
+
+async function main() {
+  const cs = resolveCodeServer();
+  const vsix = findVsix();
+  fs.mkdirSync(shots, { recursive: true });
+  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs')).sort();
+  const results = [];
+
+  for (const file of files) {
+    const suite = await import(pathToFileURL(path.join(root, 'test/ui', file)).href);
+    const sandbox = createSandbox('tinker-ui-test-', suite.settings ?? {});
+    const workspace = path.join(sandbox.tmp, 'workspace');
+    fs.cpSync(path.join(root, 'test/fixtures/workspace'), workspace, { recursive: true });
+    log(`${file}: installing ${path.basename(vsix)}`);
+    installVsix(cs, sandbox, vsix);
+    const server = await startCodeServer(cs, sandbox, { env: suite.env ?? {} });
+    let browser;
+    let failed = false;
+    try {
+      browser = await launchChromium();
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      page.on('pageerror', (err) => log(`[page error] ${err.message}`));
+      const ctx = {
+        page,
+        log,
+        sandbox: sandbox.tmp,
+        workspace,
+        open: async (folder = workspace) => {
+          await page.goto(workbenchUrl(server.base, folder));
+          await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+          await page.locator('#workbench\\.parts\\.statusbar').waitFor({ timeout: 90_000 });
+        },
+        screenshot: async (name) => {
+          const file = path.join(shots, `${name}.png`);
+          await page.screenshot({ path: file });
+          log(`screenshot ${path.relative(root, file)}`);
+          return file;
+        },
+      };
+      for (const t of suite.tests) {
+        if (process.env.UI_GREP && !t.name.includes(process.env.UI_GREP)) continue;
+        const title = `${file.replace(/\.ui\.mjs$/, '')}: ${t.name}`;
+        if (failed) {
+          // Steps build on each other: after a failure the rest cannot be judged; they count as failed.
+          results.push({ title, ok: false, error: 'not run: an earlier step of this file failed' });
+          continue;
+        }
+        const t0 = Date.now();
+        try {
+          await t.run(ctx);
+          results.push({ title, ok: true, ms: Date.now() - t0 });
+        } catch (err) {
+          failed = true;
+          const shot = await ctx.screenshot(`FAILED-${t.name.replace(/[^\w]+/g, '-')}`).catch(() => undefined);
+          results.push({ title, ok: false, error: `${err?.message ?? err}${shot ? `\n(screenshot ${path.relative(root, shot)})` : ''}` });
+        }
+      }
+    } finally {
+      await browser?.close().catch(() => {});
+      await server.stop();
+      if (failed || process.env.KEEP_TMP === '1') log(`logs kept in ${sandbox.tmp}`);
+      else fs.rmSync(sandbox.tmp, { recursive: true, force: true });
+    }
+  }
+
+  for (const r of results) {
+    console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.title}${r.ms !== undefined ? ` (${r.ms} ms)` : ''}`);
+    if (r.error) console.log(`       ${r.error.split('\n').slice(0, 6).join('\n       ')}`);
+  }
+  const passed = results.filter((r) => r.ok).length;
+  const failedCount = results.length - passed;
+  console.log(`ui: ${passed} passed, ${failedCount} failed`);
+  process.exit(failedCount > 0 || passed === 0 ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(`[ui-tests] ${err?.stack ?? err}`);
+  console.log('ui: 0 passed, 1 failed');
+  process.exit(1);
+});

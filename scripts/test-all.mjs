@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// `npm test`: builds, then runs the three layers one after another and prints a summary per layer:
+//   1. unit            mocha in plain Node over src/core and src/engine   (scripts/run-unit-tests.mjs)
+//   2. extension-host  the mocha suite inside a real VS Code extension host (scripts/run-host-tests.mjs)
+//   3. ui              the packaged VSIX in code-server, driven by Chromium (scripts/run-ui-tests.mjs)
+// Every layer runs even if an earlier one failed; the exit code is non-zero if any layer failed.
+//   TINKER_TEST_LAYERS=unit,host,ui selects layers.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const wanted = new Set((process.env.TINKER_TEST_LAYERS || 'unit,host,ui').split(',').map((s) => s.trim()));
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
+/** Runs a command, echoing its output, and returns its exit code and the last "N passed, N failed" line. */
+function run(label, cmd, args) {
+  return new Promise((resolve) => {
+    console.log(`\n[test] ${label}: ${cmd} ${args.join(' ')}`);
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let summary;
+    const onData = (stream) => (chunk) => {
+      stream.write(chunk);
+      for (const m of String(chunk).matchAll(/^(?:[\w-]+: )?(\d+) passed, (\d+) failed/gm)) summary = { passed: +m[1], failed: +m[2] };
+    };
+    child.stdout.on('data', onData(process.stdout));
+    child.stderr.on('data', onData(process.stderr));
+    child.on('close', (code) => resolve({ code: code ?? 1, summary }));
+  });
+}
+
+const t0 = Date.now();
+const rows = [];
+const build = await run('build', process.execPath, ['scripts/build.mjs']);
+const compile = await run('compile tests', npx, ['tsc', '-p', '.']);
+if (build.code !== 0 || compile.code !== 0) {
+  console.log('\nbuild or compile failed; no tests were run');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+if (wanted.has('unit')) rows.push(['unit', await run('layer 1: unit tests', process.execPath, ['scripts/run-unit-tests.mjs'])]);
+if (wanted.has('host')) rows.push(['extension-host', await run('layer 2: extension-host tests', process.execPath, ['scripts/run-host-tests.mjs'])]);
+if (wanted.has('ui')) {
+  const pack = await run('package the VSIX', npx, ['vsce', 'package', '--no-dependencies']);
+  rows.push(['ui', pack.code === 0 ? await run('layer 3: UI tests', process.execPath, ['scripts/run-ui-tests.mjs']) : pack]);
+}
+
+console.log(`\n[test] summary after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+let passed = 0;
+let failed = 0;
+for (const [name, r] of rows) {
+  const p = r.summary?.passed ?? 0;
+  // A layer that exited non-zero without a count of failures still counts as one failure.
+  const f = r.summary?.failed ?? 0;
+  const fAdj = r.code !== 0 && f === 0 ? 1 : f;
+  passed += p;
+  failed += fAdj;
+  console.log(`${name}: ${p} passed, ${fAdj} failed${r.code !== 0 ? ` (exit code ${r.code})` : ''}`);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || rows.some(([, r]) => r.code !== 0) ? 1 : 0);

@@ -1,0 +1,42 @@
+// package.json is the extension's manifest: its contributions must hang together.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+
+const root = path.resolve(__dirname, '../../../..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+describe('extension manifest', () => {
+  it('activates only on its own views, commands and language, never on *', () => {
+    for (const e of pkg.activationEvents as string[]) {
+      assert.notStrictEqual(e, '*');
+      assert.ok(!e.startsWith('onStartupFinished'), e);
+    }
+  });
+
+  it('every command link in welcome content and menus names a contributed command', () => {
+    const commands = new Set((pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command));
+    for (const w of pkg.contributes.viewsWelcome as Array<{ contents: string }>) {
+      for (const m of w.contents.matchAll(/\(command:([\w.]+)/g)) assert.ok(commands.has(m[1]!), `welcome link ${m[1]}`);
+    }
+    for (const items of Object.values(pkg.contributes.menus as Record<string, Array<{ command: string }>>)) {
+      for (const i of items) assert.ok(commands.has(i.command), `menu item ${i.command}`);
+    }
+  });
+
+  it('names its files that exist: icon, grammar, language configuration, main', () => {
+    for (const rel of [
+      pkg.contributes.viewsContainers.activitybar[0].icon,
+      ...pkg.contributes.grammars.map((g: { path: string }) => g.path),
+      ...pkg.contributes.languages.map((l: { configuration: string }) => l.configuration),
+    ]) {
+      assert.ok(fs.existsSync(path.join(root, rel)), rel);
+    }
+    assert.strictEqual(pkg.main, './dist/extension.js');
+  });
+
+  it('keeps sources, tests and dev files out of the VSIX', () => {
+    const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n');
+    for (const p of ['src/**', 'test/**', 'out/**', 'node_modules/**', 'scripts/**']) assert.ok(ignore.includes(p), p);
+  });
+});
