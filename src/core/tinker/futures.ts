@@ -1,0 +1,184 @@
+// Waiting for the result of an asynchronous Tinker request: retrieve_future long-polling with the
+// SDK's handling of every answer (protocol §6.4, §6.7). Submitting and waiting are separate, so a
+// caller can submit forward_backward and optim_step back to back and wait afterwards.
+import { CancelledError, ConnectionError, PromiseExpiredError, RequestFailedError, TinkerApiError, errorForStatus } from './errors';
+import { decodeForwardBackwardOutput, decodeSampleResponse } from './proto';
+import { HttpResult, Sleep, Transport, parseJsonBody } from './transport';
+import type { ForwardBackwardOutput, SampleResponse } from './types';
+import { CompleteMetadataResponse, FutureErrorResponse, ForwardBackwardOutputJson, SampleResponseJson, TryAgainResponse } from './wire';
+import { z } from 'zod';
+
+export type RequestType = 'CreateModel' | 'ForwardBackward' | 'Forward' | 'OptimStep' | 'SaveWeights' | 'LoadWeights' | 'SaveWeightsForSampler' | 'Sample' | 'UnloadModel';
+
+export interface QueueStateEvent {
+  requestId: string;
+  requestType: RequestType;
+  /** active | paused_capacity | paused_rate_limit */
+  queueState: string;
+  reason?: string;
+}
+
+export interface PollContext {
+  transport: Transport;
+  sleep: Sleep;
+  /** client-side timeout of one poll; longer than the server's hold so a held poll is not cut */
+  pollTimeoutMs: number;
+  onQueueState?: (e: QueueStateEvent) => void;
+  billingPauseMs?: number;
+}
+
+/** How the result is decoded: protobuf-capable results ask for protobuf and accept either encoding. */
+export type ResultDecoder<T> =
+  | { kind: 'forward_backward'; map: (o: ForwardBackwardOutput) => T }
+  | { kind: 'sample'; map: (o: SampleResponse) => T }
+  | { kind: 'json'; schema: z.ZodType<T> };
+
+export class APIFuture<T> {
+  private promise: Promise<T> | undefined;
+
+  constructor(
+    private readonly ctx: PollContext,
+    readonly requestId: string,
+    readonly requestType: RequestType,
+    private readonly decoder: ResultDecoder<T>,
+    /** time from the start of the submit call to receiving the handle (telemetry header) */
+    private readonly roundtripSeconds = 0,
+  ) {}
+
+  /** Polls until the result is there (memoised: calling twice waits once). */
+  result(signal?: AbortSignal): Promise<T> {
+    this.promise ??= this.poll(signal);
+    return this.promise;
+  }
+
+  private async poll(signal?: AbortSignal): Promise<T> {
+    const { transport, sleep } = this.ctx;
+    const wantsProto = this.decoder.kind !== 'json';
+    let iteration = 0;
+    let connErrors = 0;
+    let rateLimited = 0;
+    let bad400 = 0;
+    let serverErrors = 0;
+    const billingStart = Date.now();
+    for (;; iteration++) {
+      if (signal?.aborted) throw new CancelledError(`waiting for request ${this.requestId}`);
+      let res: HttpResult;
+      try {
+        res = await transport.call({
+          method: 'POST',
+          path: '/api/v1/retrieve_future',
+          json: { request_id: this.requestId, allow_metadata_only: false },
+          headers: {
+            accept: wantsProto ? 'application/x-protobuf, application/json' : 'application/json',
+            'x-tinker-request-iteration': String(iteration),
+            'x-tinker-request-type': this.requestType,
+            ...(iteration === 0 ? { 'x-tinker-create-promise-roundtrip-time': this.roundtripSeconds.toFixed(3) } : {}),
+          },
+          timeoutMs: this.ctx.pollTimeoutMs,
+          retry: false,
+          signal,
+        });
+      } catch (err) {
+        if (err instanceof CancelledError) throw err;
+        if (err instanceof ConnectionError) {
+          // a client-side timeout of a held poll means "not ready yet": poll again at once
+          if (/no answer within/.test(err.message)) continue;
+          connErrors++;
+          await sleep(Math.min(2 ** connErrors, 30) * 1000, signal);
+          continue;
+        }
+        throw err;
+      }
+      connErrors = 0;
+      const status = res.status;
+      if (status === 200) {
+        rateLimited = 0;
+        serverErrors = 0;
+        const ctype = res.headers['content-type'] ?? '';
+        if (ctype.includes('application/x-protobuf')) return this.decodeProto(res.body);
+        const body = parseJsonBody(CompleteOrAny, res.body, 'POST /api/v1/retrieve_future');
+        const tryAgain = TryAgainResponse.safeParse(body);
+        if (tryAgain.success) {
+          if (tryAgain.data.queue_state) this.emitQueue(tryAgain.data.queue_state, tryAgain.data.queue_state_reason ?? undefined);
+          continue;
+        }
+        if (CompleteMetadataResponse.safeParse(body).success) continue;
+        const failed = FutureErrorResponse.safeParse(body);
+        if (failed.success && typeof (body as { error?: unknown }).error === 'string') {
+          throw new RequestFailedError(
+            `request ${this.requestId} (${this.requestType}) failed [${failed.data.category}]: ${transport.redact(failed.data.error)}`,
+            this.requestId,
+            failed.data.category,
+          );
+        }
+        return this.decodeJson(res.body);
+      }
+      if (status === 408) {
+        bad400 = 0;
+        try {
+          const j = JSON.parse(res.body.toString('utf8')) as { queue_state?: unknown; queue_state_reason?: unknown };
+          if (typeof j.queue_state === 'string') this.emitQueue(j.queue_state, typeof j.queue_state_reason === 'string' ? j.queue_state_reason : undefined);
+        } catch {
+          /* no JSON body */
+        }
+        continue;
+      }
+      if (status >= 500) {
+        // The SDK re-polls at once; a short growing pause keeps a failing server from being hammered.
+        serverErrors++;
+        await sleep(Math.min(0.05 * 2 ** serverErrors, 2) * 1000, signal);
+        continue;
+      }
+      if (status === 429) {
+        rateLimited++;
+        await sleep(Math.min(2 ** rateLimited, 30) * 1000, signal);
+        continue;
+      }
+      if (status === 402 && Date.now() - billingStart < (this.ctx.billingPauseMs ?? 3_600_000)) {
+        await sleep(5000, signal);
+        continue;
+      }
+      if (status === 410) throw new PromiseExpiredError(this.requestId);
+      if (status === 400 && bad400 < 3) {
+        bad400++;
+        continue;
+      }
+      throw errorForStatus(status, 'POST /api/v1/retrieve_future', transport.redact(res.body.toString('utf8')));
+    }
+  }
+
+  private emitQueue(queueState: string, reason?: string): void {
+    this.ctx.onQueueState?.({ requestId: this.requestId, requestType: this.requestType, queueState, reason });
+  }
+
+  private decodeProto(body: Buffer): T {
+    const d = this.decoder;
+    if (d.kind === 'forward_backward') return d.map(decodeForwardBackwardOutput(body));
+    if (d.kind === 'sample') return d.map(decodeSampleResponse(body));
+    throw new TinkerApiError(`request ${this.requestId}: a protobuf answer where JSON was expected`, 200, 'retrieve_future', '');
+  }
+
+  private decodeJson(body: Buffer): T {
+    const d = this.decoder;
+    const where = `retrieve_future(${this.requestType})`;
+    if (d.kind === 'forward_backward') return d.map(parseJsonBody(ForwardBackwardOutputJson, body, where) as ForwardBackwardOutput);
+    if (d.kind === 'sample') return d.map(parseJsonBody(SampleResponseJson, body, where) as SampleResponse);
+    return parseJsonBody(d.schema, body, where);
+  }
+}
+
+const CompleteOrAny = z.record(z.string(), z.unknown());
+
+/** A future whose value is computed from other futures (chunked forward_backward). */
+export class CombinedFuture<T> {
+  private promise: Promise<T> | undefined;
+  constructor(
+    readonly parts: Array<{ result(signal?: AbortSignal): Promise<unknown> }>,
+    private readonly combine: (results: unknown[]) => T,
+  ) {}
+
+  result(signal?: AbortSignal): Promise<T> {
+    this.promise ??= Promise.all(this.parts.map((p) => p.result(signal))).then(this.combine);
+    return this.promise;
+  }
+}

@@ -1,0 +1,186 @@
+// A small router over node:http for the engine: exact and parameterised paths, bodies read with a
+// size limit, JSON answers, and errors as FastAPI-style {"detail": ...} bodies like SkyRL's server.
+import * as http from 'node:http';
+import * as zlib from 'node:zlib';
+import { z } from 'zod';
+import { describeZodError } from '../../core/tinker/wire';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface Request {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export type Reply =
+  | { status?: number; json: unknown; headers?: Record<string, string> }
+  | { status?: number; bytes: Uint8Array; contentType: string; headers?: Record<string, string> }
+  | { status: number; empty: true; headers?: Record<string, string> };
+
+type Handler = (req: Request) => Promise<Reply> | Reply;
+
+interface Route {
+  method: string;
+  parts: string[];
+  handler: Handler;
+}
+
+const MAX_BODY = 1 << 30;
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  add(method: string, pattern: string, handler: Handler): this {
+    this.routes.push({ method, parts: pattern.split('/').filter(Boolean), handler });
+    return this;
+  }
+
+  private match(method: string, path: string): { route: Route; params: Record<string, string> } | 'method' | undefined {
+    const segs = path.split('/').filter(Boolean).map(decodeURIComponent);
+    let methodMismatch = false;
+    for (const route of this.routes) {
+      const params: Record<string, string> = {};
+      let ok = true;
+      let i = 0;
+      for (let j = 0; j < route.parts.length; j++) {
+        const p = route.parts[j]!;
+        if (p.startsWith('{') && p.endsWith('}*')) {
+          // greedy parameter: the rest of the path up to the number of fixed parts that follow
+          const after = route.parts.length - j - 1;
+          const take = segs.length - i - after;
+          if (take < 1) {
+            ok = false;
+            break;
+          }
+          params[p.slice(1, -2)] = segs.slice(i, i + take).join('/');
+          i += take;
+        } else if (p.startsWith('{') && p.endsWith('}')) {
+          if (i >= segs.length) {
+            ok = false;
+            break;
+          }
+          params[p.slice(1, -1)] = segs[i++]!;
+        } else if (segs[i++] !== p) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok || i !== segs.length) continue;
+      if (route.method !== method) {
+        methodMismatch = true;
+        continue;
+      }
+      return { route, params };
+    }
+    return methodMismatch ? 'method' : undefined;
+  }
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://engine');
+    let reply: Reply;
+    try {
+      const m = this.match(req.method ?? 'GET', url.pathname);
+      if (m === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${url.pathname}`);
+      if (m === 'method') throw new HttpError(405, `${req.method} is not allowed on ${url.pathname}`);
+      const body = await readBody(req);
+      reply = await m.route.handler({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        params: m.params,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+      });
+    } catch (err) {
+      reply = errorReply(err);
+    }
+    send(res, reply);
+  }
+}
+
+function errorReply(err: unknown): Reply {
+  if (err instanceof HttpError) return { status: err.status, json: { detail: err.message }, headers: err.headers };
+  if (err instanceof z.ZodError) return { status: 422, json: { detail: describeZodError(err) } };
+  return { status: 500, json: { detail: `internal error: ${(err as Error)?.message ?? String(err)}` } };
+}
+
+function send(res: http.ServerResponse, reply: Reply): void {
+  const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+  if ('json' in reply) {
+    const text = JSON.stringify(reply.json);
+    headers['content-type'] = 'application/json';
+    res.writeHead(reply.status ?? 200, headers);
+    res.end(text);
+  } else if ('bytes' in reply) {
+    headers['content-type'] = reply.contentType;
+    res.writeHead(reply.status ?? 200, headers);
+    res.end(reply.bytes);
+  } else {
+    res.writeHead(reply.status, headers);
+    res.end();
+  }
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new HttpError(413, 'request body larger than 1 GiB'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Node's zstd, when this runtime has it (Node ≥ 22.15 / 23.8). */
+export const zstdDecompress: ((b: Buffer) => Buffer) | undefined = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer })
+  .zstdDecompressSync;
+
+/** The request body, decompressed when it says Content-Encoding: zstd. */
+export function decodedBody(req: Request): Buffer {
+  const enc = String(req.headers['content-encoding'] ?? '').toLowerCase();
+  if (!enc || enc === 'identity') return req.body;
+  if (enc === 'zstd') {
+    if (!zstdDecompress) throw new HttpError(415, 'this engine runs on a Node.js without zstd; send the body uncompressed');
+    const out = zstdDecompress(req.body);
+    if (out.length > MAX_BODY) throw new HttpError(422, 'zstd body decompresses to more than 1 GiB');
+    return out;
+  }
+  throw new HttpError(415, `unsupported Content-Encoding "${enc}"`);
+}
+
+/** Parses a JSON body with a schema; errors are 422 with the field named. */
+export function parseJson<T extends z.ZodType>(req: Request, schema: T): z.output<T> {
+  let value: unknown;
+  try {
+    value = req.body.length ? JSON.parse(req.body.toString('utf8')) : {};
+  } catch (err) {
+    throw new HttpError(400, `the body is not JSON: ${(err as Error).message}`);
+  }
+  const r = schema.safeParse(value);
+  if (!r.success) throw new HttpError(422, `${req.path}: ${describeZodError(r.error)}`);
+  return r.data;
+}
+
+export function wantsProtobuf(req: Request): boolean {
+  return String(req.headers.accept ?? '').includes('application/x-protobuf');
+}

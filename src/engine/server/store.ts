@@ -1,0 +1,198 @@
+// What the engine keeps on disk under its data dir: training runs, checkpoints (metadata in one JSON
+// file written atomically, weights in files), and the append-only record of applied training steps.
+// It survives restarts; models themselves do not (a checkpoint is loaded into a new model).
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+
+export const CheckpointRecord = z.object({
+  checkpoint_id: z.string(),
+  checkpoint_type: z.enum(['training', 'sampler']),
+  time: z.string(),
+  tinker_path: z.string(),
+  size_bytes: z.number().int(),
+  public: z.boolean(),
+  expires_at: z.string().nullable(),
+  file: z.string(),
+});
+export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
+
+export const RunRecord = z.object({
+  training_run_id: z.string(),
+  base_model: z.string(),
+  model_owner: z.string(),
+  is_lora: z.boolean(),
+  corrupted: z.boolean(),
+  lora_rank: z.number().int().nullable(),
+  train_mlp: z.boolean(),
+  train_attn: z.boolean(),
+  train_unembed: z.boolean(),
+  created: z.string(),
+  last_request_time: z.string(),
+  user_metadata: z.record(z.string(), z.string()).nullable(),
+  checkpoints: z.array(CheckpointRecord),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+const StoreFile = z.object({ version: z.literal(1), runs: z.array(RunRecord) });
+
+export interface AppliedStep {
+  model_id: string;
+  seq_id: number;
+  type: string;
+  request_id: string;
+  time: string;
+}
+
+/** A model id made safe as one path segment (official ids contain ':'). */
+export function fileSafe(id: string): string {
+  return encodeURIComponent(id).replace(/%/g, '_');
+}
+
+export class EngineStore {
+  private runs = new Map<string, RunRecord>();
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(readonly dataDir: string) {}
+
+  static async open(dataDir: string): Promise<EngineStore> {
+    const store = new EngineStore(dataDir);
+    await fs.mkdir(path.join(dataDir, 'checkpoints'), { recursive: true });
+    let text: string | undefined;
+    try {
+      text = await fs.readFile(store.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    if (text !== undefined) {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (err) {
+        throw new Error(`${store.file} is not valid JSON (${(err as Error).message}); move it away to start with an empty store`);
+      }
+      const parsed = StoreFile.safeParse(json);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0];
+        throw new Error(`${store.file}: ${i?.path.join('.')}: ${i?.message}; move it away to start with an empty store`);
+      }
+      for (const r of parsed.data.runs) store.runs.set(r.training_run_id, r);
+    }
+    return store;
+  }
+
+  private get file(): string {
+    return path.join(this.dataDir, 'engine-store.json');
+  }
+
+  get appliedStepsFile(): string {
+    return path.join(this.dataDir, 'applied-steps.jsonl');
+  }
+
+  /** Writes the metadata atomically (temp file + rename), one write at a time. */
+  save(): Promise<void> {
+    const snapshot = JSON.stringify({ version: 1, runs: [...this.runs.values()] }, null, 1);
+    this.writing = this.writing.then(async () => {
+      const tmp = `${this.file}.${process.pid}.tmp`;
+      await fs.writeFile(tmp, snapshot);
+      await fs.rename(tmp, this.file);
+    });
+    return this.writing;
+  }
+
+  run(id: string): RunRecord | undefined {
+    return this.runs.get(id);
+  }
+
+  allRuns(): RunRecord[] {
+    return [...this.runs.values()].sort((a, b) => b.created.localeCompare(a.created));
+  }
+
+  async putRun(run: RunRecord): Promise<void> {
+    this.runs.set(run.training_run_id, run);
+    await this.save();
+  }
+
+  checkpointFile(runId: string, kind: 'weights' | 'sampler_weights', name: string): string {
+    return path.join(this.dataDir, 'checkpoints', fileSafe(runId), kind, `${name}.state`);
+  }
+
+  async writeCheckpoint(run: RunRecord, kind: 'weights' | 'sampler_weights', name: string, bytes: Uint8Array, ttlSeconds: number | null | undefined): Promise<CheckpointRecord> {
+    const file = this.checkpointFile(run.training_run_id, kind, name);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.tmp`;
+    await fs.writeFile(tmp, bytes);
+    await fs.rename(tmp, file);
+    const now = new Date();
+    const record: CheckpointRecord = {
+      checkpoint_id: `${kind}/${name}`,
+      checkpoint_type: kind === 'weights' ? 'training' : 'sampler',
+      time: now.toISOString(),
+      tinker_path: `tinker://${run.training_run_id}/${kind}/${name}`,
+      size_bytes: bytes.length,
+      public: false,
+      expires_at: ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000).toISOString() : null,
+      file: path.relative(this.dataDir, file),
+    };
+    run.checkpoints = run.checkpoints.filter((c) => c.checkpoint_id !== record.checkpoint_id);
+    run.checkpoints.push(record);
+    run.last_request_time = now.toISOString();
+    await this.save();
+    return record;
+  }
+
+  async readCheckpoint(c: CheckpointRecord): Promise<Uint8Array> {
+    return new Uint8Array(await fs.readFile(path.join(this.dataDir, c.file)));
+  }
+
+  async deleteCheckpoint(run: RunRecord, checkpointId: string): Promise<boolean> {
+    const c = run.checkpoints.find((x) => x.checkpoint_id === checkpointId);
+    if (!c) return false;
+    run.checkpoints = run.checkpoints.filter((x) => x !== c);
+    await fs.rm(path.join(this.dataDir, c.file), { force: true });
+    await this.save();
+    return true;
+  }
+
+  /** Deletes checkpoints whose TTL has passed; returns how many. */
+  async expire(now = Date.now()): Promise<number> {
+    let n = 0;
+    for (const run of this.runs.values()) {
+      for (const c of [...run.checkpoints]) {
+        if (c.expires_at && Date.parse(c.expires_at) <= now) {
+          await this.deleteCheckpoint(run, c.checkpoint_id);
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  async recordApplied(step: AppliedStep): Promise<void> {
+    await fs.appendFile(this.appliedStepsFile, `${JSON.stringify(step)}\n`);
+  }
+
+  async appliedSteps(): Promise<AppliedStep[]> {
+    let text = '';
+    try {
+      text = await fs.readFile(this.appliedStepsFile, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    return text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as AppliedStep);
+  }
+}
+
+/** Parses tinker://<run>/<weights|sampler_weights>/<name> (and the short form tinker://<run>/<name>). */
+export function parseTinkerPath(p: string): { runId: string; kind: 'weights' | 'sampler_weights' | undefined; name: string } {
+  if (!p.startsWith('tinker://')) throw new Error(`"${p}" is not a tinker:// path`);
+  const parts = p.slice('tinker://'.length).split('/');
+  if (parts.length === 3 && (parts[1] === 'weights' || parts[1] === 'sampler_weights') && parts[0] && parts[2]) {
+    return { runId: parts[0], kind: parts[1], name: parts[2] };
+  }
+  if (parts.length === 2 && parts[0] && parts[1]) return { runId: parts[0], kind: undefined, name: parts[1] };
+  throw new Error(`"${p}" is not of the form tinker://<run>/weights/<name> or tinker://<run>/sampler_weights/<name>`);
+}
