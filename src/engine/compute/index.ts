@@ -1,23 +1,46 @@
 // The engine's GEMM entry point for the model code: one synchronous gemm() in the three layouts
 // (A·B, Aᵀ·B, A·Bᵀ), backed by the WASM SIMD kernel once initCompute() has run, else by the
-// pure-TypeScript reference. allocF32() hands out Float32Arrays that live inside the kernel's memory,
-// so gemm on them copies nothing; any other Float32Array works too (copied in and out).
+// pure-TypeScript reference. allocF32() hands out Float32Arrays that live inside the kernel's
+// fixed-size memory, so gemm on them copies nothing; any other Float32Array works too (copied).
+import { ComputeOptions, GemmKernel } from './kernel';
 import { GemmOptions, gemmReference } from './reference';
 
+export { ComputeOptions, GemmKernel } from './kernel';
 export { GemmOptions, gemmReference } from './reference';
 
 export interface ComputeInfo {
   /** which implementation gemm() uses */
   kernel: 'wasm-simd' | 'reference';
+  threads: 1 | 2;
+  /** size of the kernel's memory (what allocF32 can hand out, minus a little scratch) */
+  memoryBytes: number;
   /** why the reference is active, when it is */
   reason?: string;
 }
 
-let info: ComputeInfo = { kernel: 'reference', reason: 'initCompute() not called yet' };
+let kernel: GemmKernel | undefined;
+let info: ComputeInfo = { kernel: 'reference', threads: 1, memoryBytes: 0, reason: 'initCompute() not called yet' };
+let pending: Promise<ComputeInfo> | undefined;
 
-/** Sets up the fastest available kernel; safe to call more than once. */
-export async function initCompute(): Promise<ComputeInfo> {
-  return info;
+/**
+ * Sets up the WASM SIMD kernel for this thread (falls back to the reference if WebAssembly SIMD is
+ * unavailable, and says so once on stderr or through `log`). Only the first call's options count:
+ * arrays from allocF32 must stay valid, so the kernel is never replaced.
+ */
+export function initCompute(opts: ComputeOptions & { log?: (line: string) => void } = {}): Promise<ComputeInfo> {
+  pending ??= (async () => {
+    const log = opts.log ?? ((l: string) => console.error(`[compute] ${l}`));
+    try {
+      kernel = await GemmKernel.create(opts);
+      info = { kernel: 'wasm-simd', threads: kernel.threads, memoryBytes: kernel.memory.buffer.byteLength };
+      log(`gemm: WASM SIMD kernel, ${kernel.threads} thread(s), ${info.memoryBytes >> 20} MiB memory`);
+    } catch (err) {
+      info = { kernel: 'reference', threads: 1, memoryBytes: 0, reason: err instanceof Error ? err.message : String(err) };
+      log(`gemm: WASM SIMD kernel unavailable (${info.reason}); using the pure-TypeScript reference`);
+    }
+    return info;
+  })();
+  return pending;
 }
 
 export function computeInfo(): ComputeInfo {
@@ -26,13 +49,25 @@ export function computeInfo(): ComputeInfo {
 
 /** C[m×n] = alpha·op(A)·op(B) (+ C if accumulate); row-major; op(A) is m×k, op(B) is k×n. */
 export function gemm(a: Float32Array, b: Float32Array, c: Float32Array, m: number, n: number, k: number, opts?: GemmOptions): void {
-  gemmReference(a, b, c, m, n, k, opts);
+  if (kernel) kernel.gemm(a, b, c, m, n, k, opts);
+  else gemmReference(a, b, c, m, n, k, opts);
 }
 
-/** A zeroed Float32Array of `length` elements, inside the kernel's memory when there is room. */
+/**
+ * A zeroed Float32Array of `length` elements inside the kernel's memory when there is room (then
+ * gemm on it copies nothing), else an ordinary Float32Array. Never detaches. Release it with freeF32
+ * when done, or its bytes stay taken for the life of the thread.
+ */
 export function allocF32(length: number): Float32Array {
-  return new Float32Array(length);
+  return kernel?.alloc(length) ?? new Float32Array(length);
 }
 
-/** Returns an array from allocF32 to the kernel's memory; the array must not be used afterwards. */
-export function freeF32(_arr: Float32Array): void {}
+/** Gives an allocF32 array's bytes back; the array must not be used afterwards. Other arrays: no-op. */
+export function freeF32(arr: Float32Array): void {
+  if (kernel?.owns(arr)) kernel.free(arr);
+}
+
+/** true when `arr` lives in the kernel's memory (gemm on it needs no copy) */
+export function isKernelArray(arr: Float32Array): boolean {
+  return kernel?.owns(arr) ?? false;
+}

@@ -1,0 +1,214 @@
+// One instance of the WASM SIMD GEMM: its fixed-size memory (never grown, so views never detach),
+// the heap of Float32Arrays that live in that memory, and optionally a helper thread sharing the
+// memory that computes half of each large product while the calling thread computes the other.
+// gemm() is synchronous on the calling thread: it blocks in Atomics.wait for the helper's half.
+import { Worker } from 'node:worker_threads';
+import { buildGemmModule, DEFAULT_SHAPE, workspaceBytes } from './gemmKernel';
+import { Heap } from './heap';
+import { checkGemmArgs, GemmOptions, gemmReference } from './reference';
+
+export interface ComputeOptions {
+  /** size of the kernel's memory in MiB, fixed for its lifetime (default 256) */
+  memoryMB?: number;
+  /** 1 (default) or 2: with 2, large products are split with a helper thread over shared memory */
+  threads?: 1 | 2;
+  /** products below this many flops (2·m·n·k) stay on the calling thread (default 2^22) */
+  minParallelFlops?: number;
+}
+
+type GemmExport = (
+  a: number, b: number, c: number, m: number, n: number, k: number,
+  sai: number, sap: number, sbp: number, sbj: number, ldc: number, alpha: number, accumulate: number, ws: number,
+) => void;
+
+// control block at byte 0: [seq, done, 14 gemm arguments]; the alpha slot holds float bits
+const CTRL_INTS = 16;
+const ALPHA_SLOT = 2 + 11;
+
+// The helper thread: instantiates the same module on the shared memory and runs jobs posted in the
+// control block until seq goes negative. Plain JS so that no extra file has to be bundled.
+const HELPER_SOURCE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { module, memory } = workerData;
+const gemm = new WebAssembly.Instance(module, { env: { memory } }).exports.gemm;
+const ctrl = new Int32Array(memory.buffer, 0, ${CTRL_INTS});
+const ctrlF = new Float32Array(memory.buffer, 0, ${CTRL_INTS});
+parentPort.postMessage('ready');
+let seen = 0;
+for (;;) {
+  Atomics.wait(ctrl, 0, seen);
+  seen = Atomics.load(ctrl, 0);
+  if (seen < 0) break;
+  const x = ctrl;
+  gemm(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], ctrlF[${ALPHA_SLOT}], x[14], x[15]);
+  Atomics.store(ctrl, 1, seen);
+  Atomics.notify(ctrl, 1);
+}
+`;
+
+const PAGE = 65536;
+
+export class GemmKernel {
+  private readonly gemmFn: GemmExport;
+  private readonly heap: Heap;
+  private readonly ctrl: Int32Array;
+  private readonly ctrlF: Float32Array;
+  private readonly ws: [number, number];
+  private helper: Worker | undefined;
+  private seq = 0;
+  private readonly minParallelFlops: number;
+  /** how many calls had to copy an operand in or out of the kernel's memory */
+  copiedCalls = 0;
+
+  private constructor(
+    readonly memory: WebAssembly.Memory,
+    private readonly module: WebAssembly.Module,
+    readonly threads: 1 | 2,
+    opts: ComputeOptions,
+  ) {
+    const fn = new WebAssembly.Instance(module, { env: { memory } }).exports.gemm;
+    if (typeof fn !== 'function') throw new Error('compute: the generated module has no gemm export');
+    this.gemmFn = fn;
+    this.ctrl = new Int32Array(memory.buffer, 0, CTRL_INTS);
+    this.ctrlF = new Float32Array(memory.buffer, 0, CTRL_INTS);
+    const wsBytes = workspaceBytes(DEFAULT_SHAPE);
+    this.ws = [256, 256 + wsBytes];
+    this.heap = new Heap(256 + 2 * wsBytes, memory.buffer.byteLength);
+    this.minParallelFlops = opts.minParallelFlops ?? 2 ** 22;
+  }
+
+  static async create(opts: ComputeOptions = {}): Promise<GemmKernel> {
+    const mb = opts.memoryMB ?? 256;
+    if (!(mb >= 8 && mb <= 4096)) throw new Error(`compute: memoryMB must be within 8..4096, got ${mb}`);
+    const threads = opts.threads ?? 1;
+    const pages = Math.ceil((mb * 1024 * 1024) / PAGE);
+    const shared = threads === 2;
+    const module = await WebAssembly.compile(buildGemmModule(pages, shared));
+    const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared });
+    const k = new GemmKernel(memory, module, threads, opts);
+    if (threads === 2) await k.startHelper();
+    return k;
+  }
+
+  private async startHelper(): Promise<void> {
+    const w = new Worker(HELPER_SOURCE, { eval: true, workerData: { module: this.module, memory: this.memory } });
+    await new Promise<void>((resolve, reject) => {
+      w.once('message', () => resolve());
+      w.once('error', reject);
+    });
+    // a helper parked in Atomics.wait must not keep the process alive
+    w.unref();
+    this.helper = w;
+  }
+
+  /** Stops the helper thread; arrays from allocF32 stay readable but gemm must not be called again. */
+  async dispose(): Promise<void> {
+    const w = this.helper;
+    if (!w) return;
+    this.helper = undefined;
+    Atomics.store(this.ctrl, 0, -1);
+    Atomics.notify(this.ctrl, 0);
+    await w.terminate();
+  }
+
+  owns(arr: Float32Array): boolean {
+    return arr.buffer === this.memory.buffer;
+  }
+
+  /** A zeroed Float32Array inside the kernel's memory, or undefined when the memory is full. */
+  alloc(length: number): Float32Array | undefined {
+    const off = this.heap.alloc(Math.max(1, length) * 4);
+    if (off === undefined) return undefined;
+    const v = new Float32Array(this.memory.buffer, off, length);
+    v.fill(0);
+    return v;
+  }
+
+  free(arr: Float32Array): void {
+    if (!this.owns(arr)) throw new Error('compute: freeF32 got an array that was not allocated by allocF32');
+    this.heap.release(arr.byteOffset);
+  }
+
+  heapUsedBytes(): number {
+    return this.heap.used();
+  }
+
+  /** C[m×n] = alpha·op(A)·op(B) (+ C if accumulate); row-major; op(A) is m×k, op(B) is k×n. */
+  gemm(a: Float32Array, b: Float32Array, c: Float32Array, m: number, n: number, k: number, opts: GemmOptions = {}): void {
+    checkGemmArgs(a, b, c, m, n, k);
+    if (m === 0 || n === 0) return;
+    if (k === 0) {
+      if (!opts.accumulate) c.fill(0, 0, m * n);
+      return;
+    }
+    const temps: Float32Array[] = [];
+    const place = (x: Float32Array, len: number, copyIn: boolean): Float32Array | undefined => {
+      if (this.owns(x)) return x;
+      const t = this.alloc(len);
+      if (!t) return undefined;
+      temps.push(t);
+      if (copyIn) t.set(x.subarray(0, len));
+      return t;
+    };
+    try {
+      const wa = place(a, m * k, true);
+      const wb = wa && place(b, k * n, true);
+      const wc = wb && place(c, m * n, opts.accumulate === true);
+      if (!wa || !wb || !wc) {
+        // the kernel's memory is full: stay correct, if slow
+        gemmReference(a, b, c, m, n, k, opts);
+        return;
+      }
+      if (temps.length > 0) this.copiedCalls++;
+      this.run(wa.byteOffset, wb.byteOffset, wc.byteOffset, m, n, k, opts);
+      if (wc !== c) c.set(wc.subarray(0, m * n));
+    } finally {
+      for (const t of temps) this.free(t);
+    }
+  }
+
+  private run(a: number, b: number, c: number, m: number, n: number, k: number, opts: GemmOptions): void {
+    const sai = opts.transA ? 1 : k;
+    const sap = opts.transA ? m : 1;
+    const sbp = opts.transB ? 1 : n;
+    const sbj = opts.transB ? k : 1;
+    const alpha = opts.alpha ?? 1;
+    const acc = opts.accumulate ? 1 : 0;
+    if (!this.helper || 2 * m * n * k < this.minParallelFlops || (m < 8 && n < 16)) {
+      this.gemmFn(a, b, c, m, n, k, sai, sap, sbp, sbj, n, alpha, acc, this.ws[0]);
+      return;
+    }
+    // split C in two along its longer side, at a multiple of the micro-tile
+    let job: number[];
+    let mine: number[];
+    if (m >= n) {
+      const h = Math.ceil(m / 2 / 4) * 4;
+      mine = [a, b, c, h, n];
+      job = [a + h * sai * 4, b, c + h * n * 4, m - h, n];
+    } else {
+      const h = Math.ceil(n / 2 / 8) * 8;
+      mine = [a, b, c, m, h];
+      job = [a, b + h * sbj * 4, c + h * 4, m, n - h];
+    }
+    const x = this.ctrl;
+    for (let i = 0; i < 5; i++) x[2 + i] = job[i]!;
+    x[7] = k;
+    x[8] = sai;
+    x[9] = sap;
+    x[10] = sbp;
+    x[11] = sbj;
+    x[12] = n;
+    this.ctrlF[ALPHA_SLOT] = alpha;
+    x[14] = acc;
+    x[15] = this.ws[1];
+    const seq = (this.seq = (this.seq + 1) & 0x3fffffff || 1);
+    Atomics.store(x, 0, seq);
+    Atomics.notify(x, 0);
+    this.gemmFn(mine[0]!, mine[1]!, mine[2]!, mine[3]!, mine[4]!, k, sai, sap, sbp, sbj, n, alpha, acc, this.ws[0]);
+    for (;;) {
+      const done = Atomics.load(x, 1);
+      if (done === seq) break;
+      Atomics.wait(x, 1, done);
+    }
+  }
+}
