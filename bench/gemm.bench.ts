@@ -56,7 +56,7 @@ interface Ort {
 function isOrt(x: unknown): x is Ort {
   if (typeof x !== 'object' || x === null || !('InferenceSession' in x) || !('Tensor' in x)) return false;
   const s = x.InferenceSession;
-  return typeof s === 'object' && s !== null && 'create' in s && typeof s.create === 'function' && typeof x.Tensor === 'function';
+  return (typeof s === 'function' || (typeof s === 'object' && s !== null)) && 'create' in s && typeof s.create === 'function' && typeof x.Tensor === 'function';
 }
 
 function loadOrt(): Ort | string {
