@@ -2,6 +2,15 @@
 // (A·B, Aᵀ·B, A·Bᵀ), backed by the WASM SIMD kernel once initCompute() has run, else by the
 // pure-TypeScript reference. allocF32() hands out Float32Arrays that live inside the kernel's
 // fixed-size memory, so gemm on them copies nothing; any other Float32Array works too (copied).
+//
+// Memory rules: one kernel per thread (each worker that calls initCompute gets its own). Its memory
+// is sized once (memoryMB) and never grows, so allocF32 views never detach; when it is full,
+// allocF32 quietly returns an ordinary array. C must not overlap A or B.
+// Threads: with { threads: 2 } a helper thread computes half of every product above
+// minParallelFlops (≈1.9× at the engine's shapes on an idle 2-core machine). The memory is then a
+// SharedArrayBuffer: postMessage shares allocF32 arrays instead of copying them and refuses them in
+// a transfer list, so send `.slice()` copies across a MessagePort. Use threads: 1 when the engine
+// already keeps both cores busy with its own threads.
 import { ComputeOptions, GemmKernel } from './kernel';
 import { GemmOptions, gemmReference } from './reference';
 
@@ -21,6 +30,7 @@ export interface ComputeInfo {
 let kernel: GemmKernel | undefined;
 let info: ComputeInfo = { kernel: 'reference', threads: 1, memoryBytes: 0, reason: 'initCompute() not called yet' };
 let pending: Promise<ComputeInfo> | undefined;
+let warnedUninitialised = false;
 
 /**
  * Sets up the WASM SIMD kernel for this thread (falls back to the reference if WebAssembly SIMD is
@@ -49,8 +59,15 @@ export function computeInfo(): ComputeInfo {
 
 /** C[m×n] = alpha·op(A)·op(B) (+ C if accumulate); row-major; op(A) is m×k, op(B) is k×n. */
 export function gemm(a: Float32Array, b: Float32Array, c: Float32Array, m: number, n: number, k: number, opts?: GemmOptions): void {
-  if (kernel) kernel.gemm(a, b, c, m, n, k, opts);
-  else gemmReference(a, b, c, m, n, k, opts);
+  if (kernel) {
+    kernel.gemm(a, b, c, m, n, k, opts);
+    return;
+  }
+  if (!pending && !warnedUninitialised) {
+    warnedUninitialised = true;
+    console.error('[compute] gemm: initCompute() not called; using the pure-TypeScript reference');
+  }
+  gemmReference(a, b, c, m, n, k, opts);
 }
 
 /**

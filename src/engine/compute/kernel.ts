@@ -21,8 +21,9 @@ type GemmExport = (
   sai: number, sap: number, sbp: number, sbj: number, ldc: number, alpha: number, accumulate: number, ws: number,
 ) => void;
 
-// control block at byte 0: [seq, done, 14 gemm arguments]; the alpha slot holds float bits
-const CTRL_INTS = 16;
+// control block at byte 0: [seq, done, 14 gemm arguments, helper failed]; alpha is held as float bits
+const CTRL_INTS = 17;
+const FAILED_SLOT = 16;
 const ALPHA_SLOT = 2 + 11;
 
 // The helper thread: instantiates the same module on the shared memory and runs jobs posted in the
@@ -40,7 +41,12 @@ for (;;) {
   seen = Atomics.load(ctrl, 0);
   if (seen < 0) break;
   const x = ctrl;
-  gemm(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], ctrlF[${ALPHA_SLOT}], x[14], x[15]);
+  try {
+    gemm(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], ctrlF[${ALPHA_SLOT}], x[14], x[15]);
+  } catch (err) {
+    // never leave the caller parked in Atomics.wait
+    Atomics.store(ctrl, ${FAILED_SLOT}, 1);
+  }
   Atomics.store(ctrl, 1, seen);
   Atomics.notify(ctrl, 1);
 }
@@ -210,5 +216,6 @@ export class GemmKernel {
       if (done === seq) break;
       Atomics.wait(x, 1, done);
     }
+    if (Atomics.exchange(x, FAILED_SLOT, 0) !== 0) throw new Error('compute: the gemm helper thread failed on its half of the product');
   }
 }
