@@ -50,7 +50,8 @@ function int64Bytes(values: NumArray): Uint8Array {
 /** A copy of `bytes` aligned for typed-array views (payloads inside a message may be unaligned). */
 function aligned(bytes: Uint8Array, unit: number): ArrayBuffer {
   if (bytes.length % unit !== 0) throw new ProtoDecodeError(`a tensor payload of ${bytes.length} bytes is not a multiple of ${unit}`);
-  return bytes.slice().buffer;
+  // new Uint8Array(view) copies exactly the view (Buffer#slice would not: it aliases the pool)
+  return new Uint8Array(bytes).buffer;
 }
 
 export function decodeFloat32(bytes: Uint8Array): Float32Array {

@@ -1,0 +1,323 @@
+// The engine's compute layer in one thread: base models, LoRA training models, samplers. Implements
+// the ComputeBackend contract the HTTP server drives (src/engine/contract.ts).
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type {
+  AdamParams,
+  BaseModelInfo,
+  ComputeBackend,
+  EngineDatum,
+  ForwardBackwardResult,
+  LoraConfig,
+  LossFn,
+  SampleRequest,
+  SampleResult,
+  StateDescription,
+} from '../contract';
+import { AdamState, adamStep, newAdamState } from './adam';
+import { Gpt, GptConfig, LoraSpec, Params, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
+import { checkLossConfig, computeLoss } from './losses';
+import { Sampler } from './sampler';
+import { readTensorFile, writeTensorFile } from './tensorFile';
+import { ARITH_MODEL, BYTE_TOKENIZER, RANDOM_MODEL, SMALL_GPT, WEIGHTS_FILE, findWeightsFile } from './models';
+
+const STATE_MAGIC = 'TSSTATE1';
+export const WEIGHTS_MAGIC = 'TSWGHT01';
+/** LoRA alpha: the adapter's output is scaled by alpha / rank. */
+export const LORA_ALPHA = 32;
+/** datums are processed in micro-batches of about this many tokens to bound memory */
+const MICRO_BATCH_TOKENS = 4096;
+
+interface BaseModel {
+  info: BaseModelInfo;
+  config: GptConfig;
+  params: Params;
+}
+
+interface TrainingModel {
+  id: string;
+  base: BaseModel;
+  lora: LoraConfig;
+  /** 'full' trains the base weights themselves (pretraining only; never on the wire) */
+  mode: 'lora' | 'full';
+  /** the weights being trained: LoRA adapters, or a private copy of the base weights */
+  trainable: Params;
+  grads: Params;
+  adam: AdamState;
+  spec: LoraSpec | undefined;
+}
+
+const f32 = (n: number) => new Float32Array(n);
+
+export interface LocalBackendOptions {
+  /** folder with the pretrained weights file (default: found next to the code) */
+  weightsDir?: string;
+  /** only for tests and pretraining: the random model's architecture */
+  config?: GptConfig;
+}
+
+export class LocalBackend implements ComputeBackend {
+  private readonly bases = new Map<string, BaseModel>();
+  private readonly models = new Map<string, TrainingModel>();
+  private readonly samplers = new Map<string, { sampler: Sampler; base: BaseModel }>();
+
+  constructor(opts: LocalBackendOptions = {}) {
+    const config = opts.config ?? SMALL_GPT;
+    this.bases.set(RANDOM_MODEL, {
+      info: {
+        name: RANDOM_MODEL,
+        maxContextLength: config.ctx,
+        parameterCount: countParams(config),
+        tokenizer: BYTE_TOKENIZER,
+        renderer: 'chatml',
+        provenance: 'randomly initialised (seed 0), GPT-2-style initialisation; for experiments from scratch',
+      },
+      config,
+      params: initBase(config, 0, f32),
+    });
+    const file = findWeightsFile(opts.weightsDir);
+    if (file) {
+      const w = readTensorFile(new Uint8Array(fs.readFileSync(file)), WEIGHTS_MAGIC, file);
+      const cfg = w.meta.config as GptConfig;
+      const params: Params = new Map();
+      for (const [name, shape] of baseShapes(cfg)) {
+        const t = w.tensors.get(name);
+        if (!t || t.length !== numel(shape)) throw new Error(`${file}: tensor ${name} is missing or has the wrong size`);
+        params.set(name, t);
+      }
+      this.bases.set(ARITH_MODEL, {
+        info: {
+          name: ARITH_MODEL,
+          maxContextLength: cfg.ctx,
+          parameterCount: countParams(cfg),
+          tokenizer: BYTE_TOKENIZER,
+          renderer: 'chatml',
+          provenance: typeof w.meta.provenance === 'string' ? w.meta.provenance : `pretrained weights from ${path.basename(file)}`,
+        },
+        config: cfg,
+        params,
+      });
+    }
+  }
+
+  listBaseModels(): BaseModelInfo[] {
+    return [...this.bases.values()].map((b) => b.info);
+  }
+
+  private base(name: string): BaseModel {
+    const b = this.bases.get(name);
+    if (!b) throw new Error(`base model "${name}" is not served by the local engine (available: ${[...this.bases.keys()].join(', ')})`);
+    return b;
+  }
+
+  private model(id: string): TrainingModel {
+    const m = this.models.get(id);
+    if (!m) throw new Error(`training model ${id} is not loaded`);
+    return m;
+  }
+
+  async createTrainingModel(modelId: string, baseModel: string, lora: LoraConfig): Promise<void> {
+    const base = this.base(baseModel);
+    if (!(lora.rank >= 1 && lora.rank <= 256)) throw new Error(`LoRA rank ${lora.rank} is outside 1..256`);
+    const spec: LoraSpec = { rank: lora.rank, alpha: LORA_ALPHA, attn: lora.trainAttn, mlp: lora.trainMlp, unembed: lora.trainUnembed };
+    const trainable = initLora(base.config, spec, lora.seed, f32);
+    this.models.set(modelId, { id: modelId, base, lora, mode: 'lora', trainable, grads: zerosLike(trainable), adam: newAdamState(trainable), spec });
+  }
+
+  /** Pretraining: a model whose base weights themselves are trained (not reachable over HTTP). */
+  createFullTrainingModel(modelId: string, baseModel: string): void {
+    const base = this.base(baseModel);
+    const trainable: Params = new Map([...base.params].map(([k, v]) => [k, Float32Array.from(v)]));
+    this.models.set(modelId, {
+      id: modelId,
+      base: { ...base, params: trainable },
+      lora: { rank: 1, seed: 0, trainAttn: false, trainMlp: false, trainUnembed: false },
+      mode: 'full',
+      trainable,
+      grads: zerosLike(trainable),
+      adam: newAdamState(trainable),
+      spec: undefined,
+    });
+  }
+
+  /** Pretraining: the trained base weights of a full model as a weights file. */
+  exportBaseWeights(modelId: string, meta: Record<string, unknown>): Uint8Array {
+    const m = this.model(modelId);
+    if (m.mode !== 'full') throw new Error('only a full training model has base weights to export');
+    const ordered = new Map(baseShapes(m.base.config).map(([name]) => [name, m.trainable.get(name) as Float32Array]));
+    return writeTensorFile(WEIGHTS_MAGIC, { ...meta, config: m.base.config }, ordered);
+  }
+
+  private gpt(m: TrainingModel): Gpt {
+    return m.mode === 'full' ? new Gpt(m.base.config, m.trainable, undefined, undefined, f32) : new Gpt(m.base.config, m.base.params, m.trainable, m.spec, f32);
+  }
+
+  async forwardBackward(modelId: string, data: EngineDatum[], lossFn: LossFn, lossFnConfig: Record<string, number>, forwardOnly: boolean): Promise<ForwardBackwardResult> {
+    const m = this.model(modelId);
+    checkLossConfig(lossFn, lossFnConfig);
+    const gpt = this.gpt(m);
+    const V = m.base.config.vocabSize;
+    const outputs: ForwardBackwardResult['outputs'] = [];
+    let lossSum = 0;
+    // validate everything before touching the gradients
+    const targets = data.map((d, i) => {
+      const t = d.lossFnInputs.target_tokens;
+      if (!t) throw new Error(`datum ${i}: loss_fn_inputs.target_tokens is required`);
+      if (t.data.length !== d.tokens.length) {
+        throw new Error(`datum ${i}: target_tokens has ${t.data.length} values but model_input has ${d.tokens.length} tokens`);
+      }
+      if (d.tokens.length === 0) throw new Error(`datum ${i}: model_input is empty`);
+      if (d.tokens.length > m.base.config.ctx) throw new Error(`datum ${i}: ${d.tokens.length} tokens is longer than the model's context of ${m.base.config.ctx}`);
+      return Int32Array.from(t.data);
+    });
+    let i = 0;
+    while (i < data.length) {
+      let j = i;
+      let tokens = 0;
+      while (j < data.length && (j === i || tokens + data[j]!.tokens.length <= MICRO_BATCH_TOKENS)) tokens += data[j++]!.tokens.length;
+      const batch = data.slice(i, j);
+      const lens = batch.map((d) => d.tokens.length);
+      const all = new Int32Array(tokens);
+      const tg = new Int32Array(tokens);
+      let at = 0;
+      batch.forEach((d, k) => {
+        all.set(d.tokens, at);
+        tg.set(targets[i + k]!, at);
+        at += d.tokens.length;
+      });
+      const fwd = gpt.forward(all, lens);
+      const dlp = new Float32Array(tokens);
+      at = 0;
+      batch.forEach((d, k) => {
+        const n = d.tokens.length;
+        const lp = new Float64Array(n);
+        for (let t = 0; t < n; t++) {
+          const target = tg[at + t]!;
+          if (!(target >= 0 && target < V)) throw new Error(`datum ${i + k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
+          lp[t] = fwd.logprobs[(at + t) * V + target]!;
+        }
+        const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, i + k);
+        lossSum += out.loss;
+        for (let t = 0; t < n; t++) dlp[at + t] = out.grad[t]!;
+        outputs.push({
+          logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape: [n] },
+          elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [n] },
+        });
+        at += n;
+      });
+      if (!forwardOnly) gpt.backward(fwd, tg, dlp, m.grads);
+      i = j;
+    }
+    return { outputs, metrics: { 'loss:sum': lossSum } };
+  }
+
+  async optimStep(modelId: string, adam: AdamParams): Promise<Record<string, number>> {
+    const m = this.model(modelId);
+    return adamStep(m.trainable, m.grads, m.adam, adam);
+  }
+
+  async exportState(modelId: string, withOptimizer: boolean): Promise<Uint8Array> {
+    const m = this.model(modelId);
+    if (m.mode !== 'lora') throw new Error('a full training model is saved with exportBaseWeights');
+    const tensors = new Map<string, Float32Array | Float64Array>();
+    for (const [k, v] of m.trainable) tensors.set(`w:${k}`, v);
+    if (withOptimizer) {
+      for (const [k, v] of m.adam.m) tensors.set(`m:${k}`, v);
+      for (const [k, v] of m.adam.v) tensors.set(`v:${k}`, v);
+    }
+    return writeTensorFile(STATE_MAGIC, { baseModel: m.base.info.name, lora: m.lora, hasOptimizerState: withOptimizer, adamStep: m.adam.step }, tensors);
+  }
+
+  describeState(state: Uint8Array): StateDescription {
+    const f = readTensorFile(state, STATE_MAGIC, 'checkpoint');
+    const lora = f.meta.lora as LoraConfig | undefined;
+    if (typeof f.meta.baseModel !== 'string' || !lora || typeof lora.rank !== 'number') throw new Error('checkpoint: the header lacks baseModel or lora');
+    return { baseModel: f.meta.baseModel, lora, hasOptimizerState: f.meta.hasOptimizerState === true };
+  }
+
+  async importState(modelId: string, state: Uint8Array, withOptimizer: boolean): Promise<void> {
+    const m = this.model(modelId);
+    const f = readTensorFile(state, STATE_MAGIC, 'checkpoint');
+    const d = this.describeState(state);
+    if (d.baseModel !== m.base.info.name) throw new Error(`the checkpoint is for ${d.baseModel}, the model is ${m.base.info.name}`);
+    for (const [k, v] of m.trainable) {
+      const t = f.tensors.get(`w:${k}`);
+      if (!t || t.length !== v.length) throw new Error(`the checkpoint has no matching tensor for ${k} (different LoRA settings?)`);
+      v.set(t);
+    }
+    for (const g of m.grads.values()) g.fill(0);
+    if (withOptimizer) {
+      if (!d.hasOptimizerState) throw new Error('the checkpoint has no optimizer state');
+      for (const [k, v] of m.adam.m) v.set(f.tensors.get(`m:${k}`)!);
+      for (const [k, v] of m.adam.v) v.set(f.tensors.get(`v:${k}`)!);
+      m.adam.step = typeof f.meta.adamStep === 'number' ? f.meta.adamStep : 0;
+    } else {
+      m.adam = newAdamState(m.trainable);
+    }
+  }
+
+  async releaseTrainingModel(modelId: string): Promise<void> {
+    this.models.delete(modelId);
+  }
+
+  async createSampler(samplerId: string, source: { baseModel: string } | { state: Uint8Array }): Promise<void> {
+    if ('baseModel' in source) {
+      const base = this.base(source.baseModel);
+      this.samplers.set(samplerId, { sampler: new Sampler(base.config, mergeLora(base.config, base.params, undefined, undefined)), base });
+      return;
+    }
+    const f = readTensorFile(source.state, STATE_MAGIC, 'sampler weights');
+    const d = this.describeState(source.state);
+    const base = this.base(d.baseModel);
+    const spec: LoraSpec = { rank: d.lora.rank, alpha: LORA_ALPHA, attn: d.lora.trainAttn, mlp: d.lora.trainMlp, unembed: d.lora.trainUnembed };
+    const lora: Params = new Map();
+    for (const [name, t] of f.tensors) if (name.startsWith('w:')) lora.set(name.slice(2), t);
+    this.samplers.set(samplerId, { sampler: new Sampler(base.config, mergeLora(base.config, base.params, lora, spec)), base });
+  }
+
+  async sample(samplerId: string, req: SampleRequest): Promise<SampleResult> {
+    const s = this.samplers.get(samplerId);
+    if (!s) throw new Error(`sampler ${samplerId} is not loaded`);
+    const enc = new TextEncoder();
+    const seed = req.params.seed ?? randomBytes(4).readUInt32LE(0);
+    const seqs = s.sampler.generate(req.prompt, req.numSamples, {
+      maxTokens: req.params.maxTokens,
+      temperature: req.params.temperature,
+      topP: req.params.topP,
+      topK: req.params.topK,
+      stopTokens: req.params.stopTokens,
+      stopBytes: req.params.stopStrings.map((x) => enc.encode(x)),
+      eosToken: BYTE_TOKENIZER.specialTokens[BYTE_TOKENIZER.eosToken]!,
+      seed: Number(BigInt.asUintN(32, BigInt(Math.trunc(seed)))),
+    });
+    const result: SampleResult = {
+      sequences: seqs.map((q) => ({ tokens: Int32Array.from(q.tokens), logprobs: Float32Array.from(q.logprobs), stopReason: q.stopReason })),
+    };
+    if (req.promptLogprobs || req.topkPromptLogprobs > 0) {
+      const p = s.sampler.promptLogprobs(req.prompt, req.topkPromptLogprobs);
+      result.promptLogprobs = p.logprobs;
+      if (p.topk) result.topkPromptLogprobs = p.topk;
+    }
+    return result;
+  }
+
+  async releaseSampler(samplerId: string): Promise<void> {
+    this.samplers.delete(samplerId);
+  }
+
+  async close(): Promise<void> {
+    this.models.clear();
+    this.samplers.clear();
+  }
+}
+
+function zerosLike(p: Params): Params {
+  return new Map([...p].map(([k, v]) => [k, new Float32Array(v.length)]));
+}
+
+export function countParams(c: GptConfig): number {
+  return baseShapes(c).reduce((a, [, s]) => a + numel(s), 0);
+}
+
+export { WEIGHTS_FILE };

@@ -1,0 +1,492 @@
+// A small GPT-style causal language model with LoRA adapters, written out by hand: pre-LN blocks of
+// causal multi-head attention and a GELU MLP, learned positions, an unembedding tied to the token
+// embedding. Forward keeps what backward needs; backward fills gradients of whatever is trainable
+// (the LoRA adapters, or every base weight in full-training mode used for pretraining).
+import { Arr, gelu, geluBackward, layerNorm, layerNormBackward, logSoftmaxRow, matmul, matmulAT, matmulBT } from './ops';
+
+export interface GptConfig {
+  vocabSize: number;
+  /** longest sequence (positions) */
+  ctx: number;
+  d: number;
+  nLayer: number;
+  nHead: number;
+  ffn: number;
+}
+
+export interface LoraSpec {
+  rank: number;
+  alpha: number;
+  attn: boolean;
+  mlp: boolean;
+  unembed: boolean;
+}
+
+/** Linear layers that can carry an adapter, per block. */
+export const ATTN_LINEARS = ['wq', 'wk', 'wv', 'wo'] as const;
+export const MLP_LINEARS = ['w1', 'w2'] as const;
+
+export type Params = Map<string, Arr>;
+
+/** Shapes of the base weights, in a fixed order (the order of the weights file). */
+export function baseShapes(c: GptConfig): Array<[string, number[]]> {
+  const s: Array<[string, number[]]> = [
+    ['tok', [c.vocabSize, c.d]],
+    ['pos', [c.ctx, c.d]],
+  ];
+  for (let l = 0; l < c.nLayer; l++) {
+    s.push([`h${l}.ln1.g`, [c.d]], [`h${l}.ln1.b`, [c.d]]);
+    for (const w of ATTN_LINEARS) s.push([`h${l}.${w}`, [c.d, c.d]]);
+    s.push([`h${l}.ln2.g`, [c.d]], [`h${l}.ln2.b`, [c.d]]);
+    s.push([`h${l}.w1`, [c.d, c.ffn]], [`h${l}.w2`, [c.ffn, c.d]]);
+  }
+  s.push(['lnf.g', [c.d]], ['lnf.b', [c.d]]);
+  return s;
+}
+
+/** Shapes of the LoRA adapters: for a linear in×out, A is in×r and B is r×out. */
+export function loraShapes(c: GptConfig, lora: LoraSpec): Array<[string, number[]]> {
+  const r = lora.rank;
+  const s: Array<[string, number[]]> = [];
+  for (let l = 0; l < c.nLayer; l++) {
+    if (lora.attn) for (const w of ATTN_LINEARS) s.push([`h${l}.${w}.A`, [c.d, r]], [`h${l}.${w}.B`, [r, c.d]]);
+    if (lora.mlp) {
+      s.push([`h${l}.w1.A`, [c.d, r]], [`h${l}.w1.B`, [r, c.ffn]]);
+      s.push([`h${l}.w2.A`, [c.ffn, r]], [`h${l}.w2.B`, [r, c.d]]);
+    }
+  }
+  if (lora.unembed) s.push(['unembed.A', [c.d, r]], ['unembed.B', [r, c.vocabSize]]);
+  return s;
+}
+
+export function numel(shape: number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+/** A deterministic PRNG (mulberry32) with a normal sampler; same seed, same numbers everywhere. */
+export class Rng {
+  private s: number;
+  constructor(seed: number) {
+    this.s = seed >>> 0;
+  }
+  next(): number {
+    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  normal(): number {
+    const u = Math.max(this.next(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+  }
+}
+
+export function initBase(c: GptConfig, seed: number, alloc: (n: number) => Arr): Params {
+  const rng = new Rng(seed);
+  const p: Params = new Map();
+  for (const [name, shape] of baseShapes(c)) {
+    const a = alloc(numel(shape));
+    if (name.endsWith('.g')) a.fill(1);
+    else if (name.endsWith('.b')) a.fill(0);
+    else {
+      // GPT-2 style: N(0, 0.02), output projections scaled down by depth
+      const std = name.endsWith('.wo') || name.endsWith('.w2') ? 0.02 / Math.sqrt(2 * c.nLayer) : 0.02;
+      for (let i = 0; i < a.length; i++) a[i] = rng.normal() * std;
+    }
+    p.set(name, a);
+  }
+  return p;
+}
+
+export function initLora(c: GptConfig, lora: LoraSpec, seed: number, alloc: (n: number) => Arr): Params {
+  const rng = new Rng(seed);
+  const p: Params = new Map();
+  for (const [name, shape] of loraShapes(c, lora)) {
+    const a = alloc(numel(shape));
+    if (name.endsWith('.A')) {
+      // Kaiming-uniform-like init of A; B starts at zero so the adapter starts as a no-op
+      const bound = 1 / Math.sqrt(shape[0]!);
+      for (let i = 0; i < a.length; i++) a[i] = (rng.next() * 2 - 1) * bound;
+    }
+    p.set(name, a);
+  }
+  return p;
+}
+
+interface LinearCache {
+  x: Arr;
+  xa?: Arr;
+}
+
+interface LayerCache {
+  xIn: Arr;
+  ln1: Arr;
+  ln1Mean: Arr;
+  ln1Rstd: Arr;
+  q: Arr;
+  k: Arr;
+  v: Arr;
+  /** per sequence, per head: L×L attention probabilities */
+  probs: Arr[];
+  attnOut: Arr;
+  lin: Record<string, LinearCache>;
+  h: Arr;
+  ln2: Arr;
+  ln2Mean: Arr;
+  ln2Rstd: Arr;
+  up: Arr;
+  act: Arr;
+}
+
+export interface ForwardResult {
+  /** T×V log-probabilities (row t: distribution of the token after position t) */
+  logprobs: Arr;
+  cache: {
+    layers: LayerCache[];
+    xFinal: Arr;
+    lnf: Arr;
+    lnfMean: Arr;
+    lnfRstd: Arr;
+    unembedXa?: Arr;
+    tokens: Int32Array;
+    seqStarts: number[];
+    seqLens: number[];
+  };
+}
+
+export class Gpt {
+  readonly scale: number;
+
+  constructor(
+    readonly c: GptConfig,
+    readonly base: Params,
+    readonly lora: Params | undefined,
+    readonly loraSpec: LoraSpec | undefined,
+    readonly alloc: (n: number) => Arr,
+  ) {
+    this.scale = loraSpec ? loraSpec.alpha / loraSpec.rank : 0;
+  }
+
+  private w(name: string): Arr {
+    const a = this.base.get(name);
+    if (!a) throw new Error(`missing weight ${name}`);
+    return a;
+  }
+
+  private adapter(name: string): { A: Arr; B: Arr } | undefined {
+    const A = this.lora?.get(`${name}.A`);
+    const B = this.lora?.get(`${name}.B`);
+    return A && B ? { A, B } : undefined;
+  }
+
+  private linear(name: string, x: Arr, T: number, din: number, dout: number, cache: Record<string, LinearCache>): Arr {
+    const y = this.alloc(T * dout);
+    matmul(x, this.w(name), y, T, dout, din);
+    const ad = this.adapter(name);
+    const entry: LinearCache = { x };
+    if (ad) {
+      const r = this.loraSpec!.rank;
+      const xa = this.alloc(T * r);
+      matmul(x, ad.A, xa, T, r, din);
+      const t = this.alloc(T * dout);
+      matmul(xa, ad.B, t, T, dout, r);
+      for (let i = 0; i < y.length; i++) y[i] += this.scale * t[i]!;
+      entry.xa = xa;
+    }
+    cache[name] = entry;
+    return y;
+  }
+
+  /** dx (T×din) of a linear; accumulates weight/adapter gradients into `grads` where present. */
+  private linearBackward(name: string, dy: Arr, T: number, din: number, dout: number, cache: Record<string, LinearCache>, grads: Params): Arr {
+    const { x, xa } = cache[name]!;
+    const dx = this.alloc(T * din);
+    matmulBT(dy, this.w(name), dx, T, din, dout);
+    const gW = grads.get(name);
+    if (gW) matmulAT(x, dy, gW, din, dout, T, true);
+    const ad = this.adapter(name);
+    if (ad && xa) {
+      const r = this.loraSpec!.rank;
+      const dxa = this.alloc(T * r);
+      matmulBT(dy, ad.B, dxa, T, r, dout);
+      for (let i = 0; i < dxa.length; i++) dxa[i] *= this.scale;
+      const gB = grads.get(`${name}.B`);
+      if (gB) {
+        const tmp = this.alloc(r * dout);
+        matmulAT(xa, dy, tmp, r, dout, T);
+        for (let i = 0; i < tmp.length; i++) gB[i] += this.scale * tmp[i]!;
+      }
+      const gA = grads.get(`${name}.A`);
+      if (gA) matmulAT(x, dxa, gA, din, r, T, true);
+      // dx += dxa · Aᵀ
+      const t2 = this.alloc(T * din);
+      matmulBT(dxa, ad.A, t2, T, din, r);
+      for (let i = 0; i < dx.length; i++) dx[i] += t2[i]!;
+    }
+    return dx;
+  }
+
+  /**
+   * Forward over sequences (token ids concatenated; `seqLens` their lengths). Returns log-probs of
+   * every next token at every position and the cache for backward.
+   */
+  forward(tokens: Int32Array, seqLens: number[]): ForwardResult {
+    const { d, nHead, ffn, vocabSize: V, ctx } = this.c;
+    const T = tokens.length;
+    const seqStarts: number[] = [];
+    let at = 0;
+    for (const L of seqLens) {
+      if (L > ctx) throw new Error(`a sequence of ${L} tokens is longer than the model's context of ${ctx}`);
+      seqStarts.push(at);
+      at += L;
+    }
+    if (at !== T) throw new Error('sequence lengths do not add up to the number of tokens');
+    for (let t = 0; t < T; t++) {
+      const id = tokens[t]!;
+      if (!(id >= 0 && id < V)) throw new Error(`token id ${id} is outside the vocabulary (0..${V - 1})`);
+    }
+    const tok = this.w('tok');
+    const pos = this.w('pos');
+    let x = this.alloc(T * d);
+    seqStarts.forEach((s, si) => {
+      for (let i = 0; i < seqLens[si]!; i++) {
+        const t = s + i;
+        const to = tokens[t]! * d;
+        const po = i * d;
+        for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]! + pos[po + j]!;
+      }
+    });
+    const layers: LayerCache[] = [];
+    const hd = d / nHead;
+    const invSqrt = 1 / Math.sqrt(hd);
+    for (let l = 0; l < this.c.nLayer; l++) {
+      const p = `h${l}.`;
+      const lin: Record<string, LinearCache> = {};
+      const ln1 = this.alloc(T * d);
+      const ln1Mean = this.alloc(T);
+      const ln1Rstd = this.alloc(T);
+      layerNorm(x, this.w(p + 'ln1.g'), this.w(p + 'ln1.b'), ln1, ln1Mean, ln1Rstd, T, d);
+      const q = this.linear(p + 'wq', ln1, T, d, d, lin);
+      const k = this.linear(p + 'wk', ln1, T, d, d, lin);
+      const v = this.linear(p + 'wv', ln1, T, d, d, lin);
+      const attnOut = this.alloc(T * d);
+      const probs: Arr[] = [];
+      seqStarts.forEach((s, si) => {
+        const L = seqLens[si]!;
+        for (let h = 0; h < nHead; h++) {
+          const P = this.alloc(L * L);
+          for (let i = 0; i < L; i++) {
+            const qi = (s + i) * d + h * hd;
+            let max = -Infinity;
+            for (let j = 0; j <= i; j++) {
+              const kj = (s + j) * d + h * hd;
+              let dot = 0;
+              for (let e = 0; e < hd; e++) dot += q[qi + e]! * k[kj + e]!;
+              const sc = dot * invSqrt;
+              P[i * L + j] = sc;
+              if (sc > max) max = sc;
+            }
+            let sum = 0;
+            for (let j = 0; j <= i; j++) {
+              const ev = Math.exp(P[i * L + j]! - max);
+              P[i * L + j] = ev;
+              sum += ev;
+            }
+            const oi = (s + i) * d + h * hd;
+            for (let j = 0; j <= i; j++) {
+              const pij = P[i * L + j]! / sum;
+              P[i * L + j] = pij;
+              const vj = (s + j) * d + h * hd;
+              for (let e = 0; e < hd; e++) attnOut[oi + e] += pij * v[vj + e]!;
+            }
+          }
+          probs.push(P);
+        }
+      });
+      const o = this.linear(p + 'wo', attnOut, T, d, d, lin);
+      const h1 = this.alloc(T * d);
+      for (let i = 0; i < h1.length; i++) h1[i] = x[i]! + o[i]!;
+      const ln2 = this.alloc(T * d);
+      const ln2Mean = this.alloc(T);
+      const ln2Rstd = this.alloc(T);
+      layerNorm(h1, this.w(p + 'ln2.g'), this.w(p + 'ln2.b'), ln2, ln2Mean, ln2Rstd, T, d);
+      const up = this.linear(p + 'w1', ln2, T, d, ffn, lin);
+      const act = this.alloc(T * ffn);
+      gelu(up, act, T * ffn);
+      const down = this.linear(p + 'w2', act, T, ffn, d, lin);
+      const out = this.alloc(T * d);
+      for (let i = 0; i < out.length; i++) out[i] = h1[i]! + down[i]!;
+      layers.push({ xIn: x, ln1, ln1Mean, ln1Rstd, q, k, v, probs, attnOut, lin, h: h1, ln2, ln2Mean, ln2Rstd, up, act });
+      x = out;
+    }
+    const lnf = this.alloc(T * d);
+    const lnfMean = this.alloc(T);
+    const lnfRstd = this.alloc(T);
+    layerNorm(x, this.w('lnf.g'), this.w('lnf.b'), lnf, lnfMean, lnfRstd, T, d);
+    const logits = this.alloc(T * V);
+    matmulBT(lnf, tok, logits, T, V, d);
+    let unembedXa: Arr | undefined;
+    const ua = this.adapter('unembed');
+    if (ua) {
+      const r = this.loraSpec!.rank;
+      unembedXa = this.alloc(T * r);
+      matmul(lnf, ua.A, unembedXa, T, r, d);
+      const t = this.alloc(T * V);
+      matmul(unembedXa, ua.B, t, T, V, r);
+      for (let i = 0; i < logits.length; i++) logits[i] += this.scale * t[i]!;
+    }
+    for (let t = 0; t < T; t++) logSoftmaxRow(logits, t * V, V);
+    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens } };
+  }
+
+  /**
+   * Backward from dL/dlogprob of chosen targets: `targets[t]` and `dLogprob[t]` per position
+   * (positions whose dLogprob is 0 contribute nothing). Gradients accumulate into `grads`.
+   */
+  backward(fwd: ForwardResult, targets: Int32Array, dLogprob: Arr, grads: Params): void {
+    const { d, nHead, ffn, vocabSize: V } = this.c;
+    const { layers, lnf, lnfMean, lnfRstd, xFinal, unembedXa, tokens, seqStarts, seqLens } = fwd.cache;
+    const T = tokens.length;
+    const lp = fwd.logprobs;
+    // dlogits = g · (onehot(target) − softmax)
+    const dlogits = this.alloc(T * V);
+    for (let t = 0; t < T; t++) {
+      const g = dLogprob[t]!;
+      if (g === 0) continue;
+      const o = t * V;
+      for (let i = 0; i < V; i++) dlogits[o + i] = -g * Math.exp(lp[o + i]!);
+      dlogits[o + targets[t]!] += g;
+    }
+    const tok = this.w('tok');
+    const dlnf = this.alloc(T * d);
+    matmul(dlogits, tok, dlnf, T, d, V);
+    const gTok = grads.get('tok');
+    if (gTok) matmulAT(dlogits, lnf, gTok, V, d, T, true);
+    const ua = this.adapter('unembed');
+    if (ua && unembedXa) {
+      const r = this.loraSpec!.rank;
+      const gB = grads.get('unembed.B');
+      if (gB) {
+        const tmp = this.alloc(r * V);
+        matmulAT(unembedXa, dlogits, tmp, r, V, T);
+        for (let i = 0; i < tmp.length; i++) gB[i] += this.scale * tmp[i]!;
+      }
+      const dxa = this.alloc(T * r);
+      matmulBT(dlogits, ua.B, dxa, T, r, V);
+      for (let i = 0; i < dxa.length; i++) dxa[i] *= this.scale;
+      const gA = grads.get('unembed.A');
+      if (gA) matmulAT(lnf, dxa, gA, d, r, T, true);
+      const t2 = this.alloc(T * d);
+      matmulBT(dxa, ua.A, t2, T, d, r);
+      for (let i = 0; i < dlnf.length; i++) dlnf[i] += t2[i]!;
+    }
+    let dx = this.alloc(T * d);
+    layerNormBackward(dlnf, xFinal, this.w('lnf.g'), lnfMean, lnfRstd, dx, grads.get('lnf.g'), grads.get('lnf.b'), T, d);
+    const hd = d / nHead;
+    const invSqrt = 1 / Math.sqrt(hd);
+    for (let l = this.c.nLayer - 1; l >= 0; l--) {
+      const p = `h${l}.`;
+      const c = layers[l]!;
+      // MLP
+      const dAct = this.linearBackward(p + 'w2', dx, T, ffn, d, c.lin, grads);
+      const dUp = this.alloc(T * ffn);
+      geluBackward(c.up, dAct, dUp, T * ffn);
+      const dLn2 = this.linearBackward(p + 'w1', dUp, T, d, ffn, c.lin, grads);
+      const dh = this.alloc(T * d);
+      dh.set(dx);
+      layerNormBackward(dLn2, c.h, this.w(p + 'ln2.g'), c.ln2Mean, c.ln2Rstd, dh, grads.get(p + 'ln2.g'), grads.get(p + 'ln2.b'), T, d);
+      // attention
+      const dAttnOut = this.linearBackward(p + 'wo', dh, T, d, d, c.lin, grads);
+      const dq = this.alloc(T * d);
+      const dk = this.alloc(T * d);
+      const dv = this.alloc(T * d);
+      let pi = 0;
+      seqStarts.forEach((s, si) => {
+        const L = seqLens[si]!;
+        for (let h = 0; h < nHead; h++) {
+          const P = c.probs[pi++]!;
+          for (let i = 0; i < L; i++) {
+            const oi = (s + i) * d + h * hd;
+            // dP_ij = dout_i · v_j ; dv_j += P_ij dout_i
+            let rowDot = 0;
+            const dP = new Float64Array(i + 1);
+            for (let j = 0; j <= i; j++) {
+              const vj = (s + j) * d + h * hd;
+              let dot = 0;
+              for (let e = 0; e < hd; e++) {
+                dot += dAttnOut[oi + e]! * c.v[vj + e]!;
+                dv[vj + e] += P[i * L + j]! * dAttnOut[oi + e]!;
+              }
+              dP[j] = dot;
+              rowDot += dot * P[i * L + j]!;
+            }
+            for (let j = 0; j <= i; j++) {
+              const dS = P[i * L + j]! * (dP[j]! - rowDot) * invSqrt;
+              if (dS === 0) continue;
+              const kj = (s + j) * d + h * hd;
+              for (let e = 0; e < hd; e++) {
+                dq[oi + e] += dS * c.k[kj + e]!;
+                dk[kj + e] += dS * c.q[oi + e]!;
+              }
+            }
+          }
+        }
+      });
+      const dLn1 = this.linearBackward(p + 'wq', dq, T, d, d, c.lin, grads);
+      const dLn1k = this.linearBackward(p + 'wk', dk, T, d, d, c.lin, grads);
+      const dLn1v = this.linearBackward(p + 'wv', dv, T, d, d, c.lin, grads);
+      for (let i = 0; i < dLn1.length; i++) dLn1[i] += dLn1k[i]! + dLn1v[i]!;
+      const dxIn = this.alloc(T * d);
+      dxIn.set(dh);
+      layerNormBackward(dLn1, c.xIn, this.w(p + 'ln1.g'), c.ln1Mean, c.ln1Rstd, dxIn, grads.get(p + 'ln1.g'), grads.get(p + 'ln1.b'), T, d);
+      dx = dxIn;
+    }
+    const gPos = grads.get('pos');
+    seqStarts.forEach((s, si) => {
+      for (let i = 0; i < seqLens[si]!; i++) {
+        const t = s + i;
+        if (gTok) {
+          const to = tokens[t]! * d;
+          for (let j = 0; j < d; j++) gTok[to + j] += dx[t * d + j]!;
+        }
+        if (gPos) for (let j = 0; j < d; j++) gPos[i * d + j] += dx[t * d + j]!;
+      }
+    });
+  }
+}
+
+/** Base weights with the LoRA adapters folded in (W + scale·A·B), for fast sampling. */
+export function mergeLora(c: GptConfig, base: Params, lora: Params | undefined, spec: LoraSpec | undefined): Params {
+  const merged: Params = new Map();
+  for (const [k, v] of base) merged.set(k, Float32Array.from(v));
+  if (!lora || !spec) return merged;
+  const scale = spec.alpha / spec.rank;
+  const r = spec.rank;
+  const fold = (name: string, din: number, dout: number) => {
+    const A = lora.get(`${name}.A`);
+    const B = lora.get(`${name}.B`);
+    if (!A || !B) return;
+    const ab = new Float32Array(din * dout);
+    matmul(A, B, ab, din, dout, r);
+    const w = merged.get(name)!;
+    for (let i = 0; i < w.length; i++) w[i] += scale * ab[i]!;
+  };
+  for (let l = 0; l < c.nLayer; l++) {
+    for (const w of ATTN_LINEARS) fold(`h${l}.${w}`, c.d, c.d);
+    fold(`h${l}.w1`, c.d, c.ffn);
+    fold(`h${l}.w2`, c.ffn, c.d);
+  }
+  // The unembedding is tied to `tok`; its adapter is kept separate so the embedding stays untouched.
+  const A = lora.get('unembed.A');
+  const B = lora.get('unembed.B');
+  if (A && B) {
+    const ab = new Float32Array(c.d * c.vocabSize);
+    matmul(A, B, ab, c.d, c.vocabSize, r);
+    const un = new Float32Array(c.vocabSize * c.d);
+    const tok = merged.get('tok')!;
+    // unembedding matrix (V×d) = tok + scale·(A·B)ᵀ
+    for (let vI = 0; vI < c.vocabSize; vI++) for (let j = 0; j < c.d; j++) un[vI * c.d + j] = tok[vI * c.d + j]! + scale * ab[j * c.vocabSize + vI]!;
+    merged.set('unembed', un);
+  }
+  return merged;
+}
