@@ -15,9 +15,11 @@ export interface KernelShape {
   kc: number;
   /** columns of a packed panel of op(B) (multiple of nr) */
   nc: number;
+  /** products with fewer rows than this read a non-transposed B in place instead of packing it */
+  directBMaxRows: number;
 }
 
-export const DEFAULT_SHAPE: KernelShape = { mr: 4, nr: 8, mc: 128, kc: 256, nc: 512 };
+export const DEFAULT_SHAPE: KernelShape = { mr: 4, nr: 8, mc: 128, kc: 256, nc: 512, directBMaxRows: 32 };
 
 /** Bytes of scratch one thread's gemm call needs (packed A, packed B, one edge tile). */
 export function workspaceBytes(s: KernelShape): number {
@@ -86,10 +88,13 @@ function buildPack(): FnBuilder {
   return f;
 }
 
-/** micro(ap, bp, kc, c, ldcBytes, mr, nr, alpha, load, tmp): one MR×NR tile of C. */
+/**
+ * micro(ap, bp, kc, c, ldcBytes, mr, nr, alpha, load, tmp, bstep): one MR×NR tile of C; op(B)'s
+ * rows are `bstep` bytes apart (NR·4 when packed, B's row pitch when read in place).
+ */
 function buildMicro(s: KernelShape): FnBuilder {
-  const f = new FnBuilder(undefined, [I32, I32, I32, I32, I32, I32, I32, F32, I32, I32], []);
-  const [ap, bp, kc, c, ldc, mr, nr, alpha, load, tmp] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const f = new FnBuilder(undefined, [I32, I32, I32, I32, I32, I32, I32, F32, I32, I32, I32], []);
+  const [ap, bp, kc, c, ldc, mr, nr, alpha, load, tmp, bstep] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   const nv = s.nr / 4;
   const acc: Local[] = [];
   for (let i = 0; i < s.mr * nv; i++) acc.push(f.local(V128));
@@ -115,7 +120,7 @@ function buildMicro(s: KernelShape): FnBuilder {
       }
     }
     f.get(ap).i32(4 * s.mr).add().set(ap);
-    f.get(bp).i32(4 * s.nr).add().set(bp);
+    f.get(bp).get(bstep).add().set(bp);
     f.get(p).i32(1).sub().tee(p).brIf(0);
   });
   f.get(alpha).f32x4Splat().set(alphav);
@@ -169,18 +174,34 @@ function buildDriver(s: KernelShape): FnBuilder {
   const apk = f.local(I32);
   const bpk = f.local(I32);
   const tmp = f.local(I32);
+  const direct = f.local(I32);
+  const tail = f.local(I32);
   for (const x of [sai, sap, sbp, sbj, ldc]) f.get(x).i32(4).mul().set(x);
   f.get(ws).i32(s.mc * s.kc * 4).add().set(bpk);
   f.get(bpk).i32(s.kc * s.nc * 4).add().set(tmp);
   f.get(ws).set(apk);
+  // few rows of C: reading op(B) in place beats packing it (the pack would cost as much as the
+  // product); needs op(B)'s rows contiguous, i.e. B not transposed
+  f.get(sbj).i32(4).eq().get(m).i32(s.directBMaxRows).ltS().and().set(direct);
   f.forRange(jc, () => f.i32(0), () => f.get(n), () => f.i32(s.nc), () => {
     min(f, () => f.i32(s.nc), () => f.get(n).get(jc).sub());
     f.set(nc);
     f.forRange(pc, () => f.i32(0), () => f.get(k), () => f.i32(s.kc), () => {
       min(f, () => f.i32(s.kc), () => f.get(k).get(pc).sub());
       f.set(kc);
-      f.get(b).get(pc).get(sbp).mul().add().get(jc).get(sbj).mul().add();
-      f.get(sbp).get(sbj).get(kc).get(nc).i32(s.nr).get(bpk).call(FN_PACK);
+      f.get(direct).ifElse(
+        () => {
+          // only the last, partial strip is packed (full strips are read from B itself)
+          f.get(nc).get(nc).i32(s.nr).rem().sub().set(tail);
+          f.get(b).get(pc).get(sbp).mul().add().get(jc).get(tail).add().get(sbj).mul().add();
+          f.get(sbp).get(sbj).get(kc).get(nc).get(tail).sub().i32(s.nr).get(bpk).get(tail).get(kc).mul().i32(4).mul().add().call(FN_PACK);
+        },
+        () => {
+          f.i32(0).set(tail);
+          f.get(b).get(pc).get(sbp).mul().add().get(jc).get(sbj).mul().add();
+          f.get(sbp).get(sbj).get(kc).get(nc).i32(s.nr).get(bpk).call(FN_PACK);
+        },
+      );
       f.get(accumulate).get(pc).i32(0).gtS().or().set(ld);
       f.forRange(ic, () => f.i32(0), () => f.get(m), () => f.i32(s.mc), () => {
         min(f, () => f.i32(s.mc), () => f.get(m).get(ic).sub());
@@ -190,13 +211,18 @@ function buildDriver(s: KernelShape): FnBuilder {
         f.forRange(js, () => f.i32(0), () => f.get(nc), () => f.i32(s.nr), () => {
           f.forRange(is, () => f.i32(0), () => f.get(mc), () => f.i32(s.mr), () => {
             f.get(apk).get(is).get(kc).mul().i32(4).mul().add();
+            // strips before `tail` are in place in B (direct mode), the others packed
+            f.get(b).get(pc).get(sbp).mul().add().get(jc).get(js).add().get(sbj).mul().add();
             f.get(bpk).get(js).get(kc).mul().i32(4).mul().add();
+            f.get(js).get(tail).ltS().select();
             f.get(kc);
             f.get(c).get(ic).get(is).add().get(ldc).mul().add().get(jc).get(js).add().i32(4).mul().add();
             f.get(ldc);
             min(f, () => f.i32(s.mr), () => f.get(mc).get(is).sub());
             min(f, () => f.i32(s.nr), () => f.get(nc).get(js).sub());
-            f.get(alpha).get(ld).get(tmp).call(FN_MICRO);
+            f.get(alpha).get(ld).get(tmp);
+            f.get(sbp).i32(s.nr * 4).get(js).get(tail).ltS().select();
+            f.call(FN_MICRO);
           });
         });
       });

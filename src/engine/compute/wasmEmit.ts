@@ -107,6 +107,10 @@ export class FnBuilder {
   mul(): this {
     return this.op(0x6c);
   }
+  /** i32.rem_s */
+  rem(): this {
+    return this.op(0x6f);
+  }
   ltS(): this {
     return this.op(0x48);
   }
