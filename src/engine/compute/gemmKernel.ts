@@ -33,9 +33,12 @@ const FN_MICRO = 1;
  * Exports `gemm(a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, accumulate, ws)`: addresses in
  * bytes, strides in elements: op(A)[i][p] = a[i*sai + p*sap], op(B)[p][j] = b[p*sbp + j*sbj],
  * C[i][j] = c[i*ldc + j]. Requires k ≥ 1; `ws` points at workspaceBytes(shape) free bytes.
+ * Also exports `dotBT(a, b, c, m, n, k, alpha, accumulate)`: C = alpha·A·Bᵀ (+ C) for A m×k and
+ * B n×k both row-major, as dot products along k — for a few rows, where packing Bᵀ costs more
+ * than the product.
  */
 export function buildGemmModule(pages: number, shared: boolean, s: KernelShape = DEFAULT_SHAPE): Uint8Array {
-  return encodeModule({ pages, shared }, [buildPack(), buildMicro(s), buildDriver(s)]);
+  return encodeModule({ pages, shared }, [buildPack(), buildMicro(s), buildDriver(s), buildDotBT()]);
 }
 
 function min(f: FnBuilder, x: () => void, y: () => void): void {
@@ -225,6 +228,77 @@ function buildDriver(s: KernelShape): FnBuilder {
             f.call(FN_MICRO);
           });
         });
+      });
+    });
+  });
+  return f;
+}
+
+/** dotBT(a, b, c, m, n, k, alpha, accumulate): see buildGemmModule. */
+function buildDotBT(): FnBuilder {
+  const f = new FnBuilder('dotBT', [I32, I32, I32, I32, I32, I32, F32, I32], []);
+  const [a, b, c, m, n, k, alpha, accumulate] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const i = f.local(I32);
+  const j = f.local(I32);
+  const p = f.local(I32);
+  const arow = f.local(I32);
+  const crow = f.local(I32);
+  const k4 = f.local(I32);
+  const av = f.local(V128);
+  const bp: Local[] = [0, 1, 2, 3].map(() => f.local(I32));
+  const acc: Local[] = [0, 1, 2, 3].map(() => f.local(V128));
+  const sum: Local[] = [0, 1, 2, 3].map(() => f.local(F32));
+  const x = f.local(F32);
+  // k rounded down to a multiple of 4: the SIMD part of each dot product
+  f.get(k).get(k).i32(4).rem().sub().set(k4);
+  /** `cols` (4 or 1) columns of C starting at j, for row i */
+  const columns = (cols: number): void => {
+    for (let t = 0; t < cols; t++) {
+      f.get(b).get(j).i32(t).add().get(k).mul().i32(4).mul().add().set(bp[t]!);
+      f.v128Zero().set(acc[t]!);
+    }
+    f.forRange(p, () => f.i32(0), () => f.get(k4), () => f.i32(4), () => {
+      f.get(arow).get(p).i32(4).mul().add().v128Load().set(av);
+      for (let t = 0; t < cols; t++) {
+        f.get(acc[t]!).get(av).get(bp[t]!).get(p).i32(4).mul().add().v128Load().f32x4Mul().f32x4Add().set(acc[t]!);
+      }
+    });
+    for (let t = 0; t < cols; t++) {
+      const v = acc[t]!;
+      f.get(v).f32x4ExtractLane(0).get(v).f32x4ExtractLane(1).f32Add().get(v).f32x4ExtractLane(2).get(v).f32x4ExtractLane(3).f32Add().f32Add().set(sum[t]!);
+    }
+    f.forRange(p, () => f.get(k4), () => f.get(k), () => f.i32(1), () => {
+      f.get(arow).get(p).i32(4).mul().add().f32Load().set(x);
+      for (let t = 0; t < cols; t++) {
+        f.get(sum[t]!).get(x).get(bp[t]!).get(p).i32(4).mul().add().f32Load().f32Mul().f32Add().set(sum[t]!);
+      }
+    });
+    for (let t = 0; t < cols; t++) {
+      f.get(sum[t]!).get(alpha).f32Mul().set(sum[t]!);
+      f.get(accumulate).ifElse(() => {
+        f.get(crow).get(j).i32(t).add().i32(4).mul().add().set(bp[t]!);
+        f.get(bp[t]!).get(bp[t]!).f32Load().get(sum[t]!).f32Add().f32Store();
+      }, () => {
+        f.get(crow).get(j).i32(t).add().i32(4).mul().add().get(sum[t]!).f32Store();
+      });
+    }
+  };
+  f.forRange(i, () => f.i32(0), () => f.get(m), () => f.i32(1), () => {
+    f.get(a).get(i).get(k).mul().i32(4).mul().add().set(arow);
+    f.get(c).get(i).get(n).mul().i32(4).mul().add().set(crow);
+    f.i32(0).set(j);
+    f.block(() => {
+      f.loop(() => {
+        f.get(j).i32(4).add().get(n).gtS().brIf(1);
+        columns(4);
+        f.get(j).i32(4).add().set(j).br(0);
+      });
+    });
+    f.block(() => {
+      f.loop(() => {
+        f.get(j).get(n).geS().brIf(1);
+        columns(1);
+        f.get(j).i32(1).add().set(j).br(0);
       });
     });
   });

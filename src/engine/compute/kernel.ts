@@ -53,9 +53,12 @@ for (;;) {
 `;
 
 const PAGE = 65536;
+/** A·Bᵀ with at most this many rows runs as dot products (no packing of Bᵀ); measured crossover */
+const DOT_BT_MAX_ROWS = 32;
 
 export class GemmKernel {
   private readonly gemmFn: GemmExport;
+  private readonly dotBTFn: (a: number, b: number, c: number, m: number, n: number, k: number, alpha: number, accumulate: number) => void;
   private readonly heap: Heap;
   private readonly ctrl: Int32Array;
   private readonly ctrlF: Float32Array;
@@ -72,9 +75,10 @@ export class GemmKernel {
     readonly threads: 1 | 2,
     opts: ComputeOptions,
   ) {
-    const fn = new WebAssembly.Instance(module, { env: { memory } }).exports.gemm;
-    if (typeof fn !== 'function') throw new Error('compute: the generated module has no gemm export');
-    this.gemmFn = fn;
+    const { gemm, dotBT } = new WebAssembly.Instance(module, { env: { memory } }).exports;
+    if (typeof gemm !== 'function' || typeof dotBT !== 'function') throw new Error('compute: the generated module lacks its exports');
+    this.gemmFn = gemm;
+    this.dotBTFn = dotBT;
     this.ctrl = new Int32Array(memory.buffer, 0, CTRL_INTS);
     this.ctrlF = new Float32Array(memory.buffer, 0, CTRL_INTS);
     const wsBytes = workspaceBytes(DEFAULT_SHAPE);
@@ -180,6 +184,10 @@ export class GemmKernel {
     const sbj = opts.transB ? k : 1;
     const alpha = opts.alpha ?? 1;
     const acc = opts.accumulate ? 1 : 0;
+    if (opts.transB && !opts.transA && m <= DOT_BT_MAX_ROWS) {
+      this.dotBTFn(a, b, c, m, n, k, alpha, acc);
+      return;
+    }
     if (!this.helper || 2 * m * n * k < this.minParallelFlops || (m < 8 && n < 16)) {
       this.gemmFn(a, b, c, m, n, k, sai, sap, sbp, sbj, n, alpha, acc, this.ws[0]);
       return;

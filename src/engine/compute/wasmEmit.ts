@@ -167,6 +167,11 @@ export class FnBuilder {
   f32x4Splat(): this {
     return this.simd(0x13);
   }
+  f32x4ExtractLane(lane: number): this {
+    this.simd(0x1f);
+    this.code.push(lane);
+    return this;
+  }
   f32x4Add(): this {
     return this.simd(0xe4);
   }

@@ -50,12 +50,15 @@ const LAYOUTS: Array<{ name: string; opts: GemmOptions }> = [
   { name: 'Aᵀ·Bᵀ', opts: { transA: true, transB: true } },
 ];
 const ODD = [1, 3, 17, 63, 65, 257];
-/** each odd size in each dimension, plus k = 1 and tiny products */
+/** each odd size in each dimension, plus k = 1, tiny products, and the few-row paths' boundaries */
 const SHAPES: Array<[number, number, number]> = [
   ...ODD.map((d): [number, number, number] => [d, 17, 65]),
   ...ODD.map((d): [number, number, number] => [17, d, 63]),
   ...ODD.map((d): [number, number, number] => [65, 3, d]),
   [257, 65, 1],
+  [3, 17, 1],
+  [5, 9, 6],
+  [32, 63, 17],
   [1, 1, 1],
   [3, 3, 3],
   [63, 257, 17],
