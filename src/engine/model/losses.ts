@@ -41,7 +41,8 @@ export function computeLoss(loss: LossFn, x: LossInputs, datum: number): LossOut
   const n = x.logprobs.length;
   const lp = x.logprobs;
   const grad = new Float64Array(n);
-  const el = new Float32Array(n);
+  // elementwise losses in float64 while summing; reported as float32
+  const el = new Float64Array(n);
   let total = 0;
   switch (loss) {
     case 'cross_entropy': {
@@ -88,5 +89,5 @@ export function computeLoss(loss: LossFn, x: LossInputs, datum: number): LossOut
     }
   }
   for (let t = 0; t < n; t++) total += el[t]!;
-  return { loss: total, grad, elementwise: el };
+  return { loss: total, grad, elementwise: Float32Array.from(el) };
 }
