@@ -33,8 +33,8 @@ const FN_MICRO = 1;
  * Exports `gemm(a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, accumulate, ws)`: addresses in
  * bytes, strides in elements: op(A)[i][p] = a[i*sai + p*sap], op(B)[p][j] = b[p*sbp + j*sbj],
  * C[i][j] = c[i*ldc + j]. Requires k ≥ 1; `ws` points at workspaceBytes(shape) free bytes.
- * Also exports `dotBT(a, b, c, m, n, k, alpha, accumulate)`: C = alpha·A·Bᵀ (+ C) for A m×k and
- * B n×k both row-major, as dot products along k — for a few rows, where packing Bᵀ costs more
+ * Also exports `dotBT(a, b, c, m, n, k, lda, ldb, ldc, alpha, accumulate)`: C = alpha·A·Bᵀ (+ C)
+ * for A m×k and B n×k both row-major (row pitches in elements), as dot products along k — for a few rows, where packing Bᵀ costs more
  * than the product.
  */
 export function buildGemmModule(pages: number, shared: boolean, s: KernelShape = DEFAULT_SHAPE): Uint8Array {
@@ -234,10 +234,10 @@ function buildDriver(s: KernelShape): FnBuilder {
   return f;
 }
 
-/** dotBT(a, b, c, m, n, k, alpha, accumulate): see buildGemmModule. */
+/** dotBT(a, b, c, m, n, k, lda, ldb, ldc, alpha, accumulate): see buildGemmModule. */
 function buildDotBT(): FnBuilder {
-  const f = new FnBuilder('dotBT', [I32, I32, I32, I32, I32, I32, F32, I32], []);
-  const [a, b, c, m, n, k, alpha, accumulate] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const f = new FnBuilder('dotBT', [I32, I32, I32, I32, I32, I32, I32, I32, I32, F32, I32], []);
+  const [a, b, c, m, n, k, lda, ldb, ldc, alpha, accumulate] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   const i = f.local(I32);
   const j = f.local(I32);
   const p = f.local(I32);
@@ -254,7 +254,7 @@ function buildDotBT(): FnBuilder {
   /** `cols` (4 or 1) columns of C starting at j, for row i */
   const columns = (cols: number): void => {
     for (let t = 0; t < cols; t++) {
-      f.get(b).get(j).i32(t).add().get(k).mul().i32(4).mul().add().set(bp[t]!);
+      f.get(b).get(j).i32(t).add().get(ldb).mul().i32(4).mul().add().set(bp[t]!);
       f.v128Zero().set(acc[t]!);
     }
     f.forRange(p, () => f.i32(0), () => f.get(k4), () => f.i32(4), () => {
@@ -284,8 +284,8 @@ function buildDotBT(): FnBuilder {
     }
   };
   f.forRange(i, () => f.i32(0), () => f.get(m), () => f.i32(1), () => {
-    f.get(a).get(i).get(k).mul().i32(4).mul().add().set(arow);
-    f.get(c).get(i).get(n).mul().i32(4).mul().add().set(crow);
+    f.get(a).get(i).get(lda).mul().i32(4).mul().add().set(arow);
+    f.get(c).get(i).get(ldc).mul().i32(4).mul().add().set(crow);
     f.i32(0).set(j);
     f.block(() => {
       f.loop(() => {

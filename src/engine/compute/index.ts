@@ -15,7 +15,7 @@ import { ComputeOptions, GemmKernel } from './kernel';
 import { GemmOptions, gemmReference } from './reference';
 
 export { ComputeOptions, GemmKernel } from './kernel';
-export { GemmOptions, gemmReference } from './reference';
+export { GemmOptions, gemmReference, gemmStrides } from './reference';
 
 export interface ComputeInfo {
   /** which implementation gemm() uses */

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { buildGemmModule, DEFAULT_SHAPE, workspaceBytes } from './gemmKernel';
 import { Heap } from './heap';
-import { checkGemmArgs, GemmOptions, gemmReference } from './reference';
+import { checkGemmArgs, GemmOptions, gemmReference, GemmStrides } from './reference';
 
 export interface ComputeOptions {
   /** size of the kernel's memory in MiB, fixed for its lifetime (default 256) */
@@ -19,6 +19,10 @@ export interface ComputeOptions {
 type GemmExport = (
   a: number, b: number, c: number, m: number, n: number, k: number,
   sai: number, sap: number, sbp: number, sbj: number, ldc: number, alpha: number, accumulate: number, ws: number,
+) => void;
+
+type DotBTExport = (
+  a: number, b: number, c: number, m: number, n: number, k: number, lda: number, ldb: number, ldc: number, alpha: number, accumulate: number,
 ) => void;
 
 // control block at byte 0: [seq, done, 14 gemm arguments, helper failed]; alpha is held as float bits
@@ -58,7 +62,7 @@ const DOT_BT_MAX_ROWS = 32;
 
 export class GemmKernel {
   private readonly gemmFn: GemmExport;
-  private readonly dotBTFn: (a: number, b: number, c: number, m: number, n: number, k: number, alpha: number, accumulate: number) => void;
+  private readonly dotBTFn: DotBTExport;
   private readonly heap: Heap;
   private readonly ctrl: Int32Array;
   private readonly ctrlF: Float32Array;
@@ -145,10 +149,10 @@ export class GemmKernel {
 
   /** C[m×n] = alpha·op(A)·op(B) (+ C if accumulate); row-major; op(A) is m×k, op(B) is k×n. */
   gemm(a: Float32Array, b: Float32Array, c: Float32Array, m: number, n: number, k: number, opts: GemmOptions = {}): void {
-    checkGemmArgs(a, b, c, m, n, k);
+    const st = checkGemmArgs(a, b, c, m, n, k, opts);
     if (m === 0 || n === 0) return;
     if (k === 0) {
-      if (!opts.accumulate) c.fill(0, 0, m * n);
+      if (!opts.accumulate) for (let i = 0; i < m; i++) c.fill(0, i * st.ldc, i * st.ldc + n);
       return;
     }
     const temps: Float32Array[] = [];
@@ -161,35 +165,33 @@ export class GemmKernel {
       return t;
     };
     try {
-      const wa = place(a, m * k, true);
-      const wb = wa && place(b, k * n, true);
-      const wc = wb && place(c, m * n, opts.accumulate === true);
+      const wa = place(a, st.spanA, true);
+      const wb = wa && place(b, st.spanB, true);
+      // C is copied in when its old values count, or when it has gaps between rows to preserve
+      const wc = wb && place(c, st.spanC, opts.accumulate === true || st.ldc !== n);
       if (!wa || !wb || !wc) {
         // the kernel's memory is full: stay correct, if slow
         gemmReference(a, b, c, m, n, k, opts);
         return;
       }
       if (temps.length > 0) this.copiedCalls++;
-      this.run(wa.byteOffset, wb.byteOffset, wc.byteOffset, m, n, k, opts);
-      if (wc !== c) c.set(wc.subarray(0, m * n));
+      this.run(wa.byteOffset, wb.byteOffset, wc.byteOffset, m, n, k, st, opts);
+      if (wc !== c) c.set(wc.subarray(0, st.spanC));
     } finally {
       for (const t of temps) this.free(t);
     }
   }
 
-  private run(a: number, b: number, c: number, m: number, n: number, k: number, opts: GemmOptions): void {
-    const sai = opts.transA ? 1 : k;
-    const sap = opts.transA ? m : 1;
-    const sbp = opts.transB ? 1 : n;
-    const sbj = opts.transB ? k : 1;
+  private run(a: number, b: number, c: number, m: number, n: number, k: number, st: GemmStrides, opts: GemmOptions): void {
+    const { sai, sap, sbp, sbj, ldc } = st;
     const alpha = opts.alpha ?? 1;
     const acc = opts.accumulate ? 1 : 0;
     if (opts.transB && !opts.transA && m <= DOT_BT_MAX_ROWS) {
-      this.dotBTFn(a, b, c, m, n, k, alpha, acc);
+      this.dotBTFn(a, b, c, m, n, k, sai, sbj, ldc, alpha, acc);
       return;
     }
     if (!this.helper || 2 * m * n * k < this.minParallelFlops || (m < 8 && n < 16)) {
-      this.gemmFn(a, b, c, m, n, k, sai, sap, sbp, sbj, n, alpha, acc, this.ws[0]);
+      this.gemmFn(a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, acc, this.ws[0]);
       return;
     }
     // split C in two along its longer side, at a multiple of the micro-tile
@@ -198,7 +200,7 @@ export class GemmKernel {
     if (m >= n) {
       const h = Math.ceil(m / 2 / 4) * 4;
       mine = [a, b, c, h, n];
-      job = [a + h * sai * 4, b, c + h * n * 4, m - h, n];
+      job = [a + h * sai * 4, b, c + h * ldc * 4, m - h, n];
     } else {
       const h = Math.ceil(n / 2 / 8) * 8;
       mine = [a, b, c, m, h];
@@ -211,14 +213,14 @@ export class GemmKernel {
     x[9] = sap;
     x[10] = sbp;
     x[11] = sbj;
-    x[12] = n;
+    x[12] = ldc;
     this.ctrlF[ALPHA_SLOT] = alpha;
     x[14] = acc;
     x[15] = this.ws[1];
     const seq = (this.seq = (this.seq + 1) & 0x3fffffff || 1);
     Atomics.store(x, 0, seq);
     Atomics.notify(x, 0);
-    this.gemmFn(mine[0]!, mine[1]!, mine[2]!, mine[3]!, mine[4]!, k, sai, sap, sbp, sbj, n, alpha, acc, this.ws[0]);
+    this.gemmFn(mine[0]!, mine[1]!, mine[2]!, mine[3]!, mine[4]!, k, sai, sap, sbp, sbj, ldc, alpha, acc, this.ws[0]);
     for (;;) {
       const done = Atomics.load(x, 1);
       if (done === seq) break;

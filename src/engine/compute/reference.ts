@@ -11,16 +11,71 @@ export interface GemmOptions {
   accumulate?: boolean;
   /** scale of the product (default 1) */
   alpha?: number;
+  /** row pitch of A as stored, in elements (default: its width, k, or m when transA) — e.g. one head's columns of a wider matrix */
+  lda?: number;
+  /** row pitch of B as stored (default n, or k when transB) */
+  ldb?: number;
+  /** row pitch of C (default n); elements between rows are left untouched */
+  ldc?: number;
 }
 
-/** Throws if the arrays are too short for the shapes; shared by every implementation. */
-export function checkGemmArgs(a: ArrayLike<number>, b: ArrayLike<number>, c: ArrayLike<number>, m: number, n: number, k: number): void {
+/** Element strides of op(A), op(B) and C: op(A)[i][p] = a[i*sai + p*sap], op(B)[p][j] = b[p*sbp + j*sbj], C[i][j] = c[i*ldc + j]. */
+export interface GemmStrides {
+  sai: number;
+  sap: number;
+  sbp: number;
+  sbj: number;
+  ldc: number;
+  /** elements each operand spans from its first to its last element (0 when empty) */
+  spanA: number;
+  spanB: number;
+  spanC: number;
+}
+
+function pitch(name: string, given: number | undefined, width: number): number {
+  const ld = given ?? width;
+  if (!Number.isInteger(ld) || ld < width) throw new Error(`gemm: ${name} must be an integer ≥ ${width}, got ${given}`);
+  return ld;
+}
+
+const span = (rows: number, cols: number, ld: number): number => (rows === 0 || cols === 0 ? 0 : (rows - 1) * ld + cols);
+
+export function gemmStrides(m: number, n: number, k: number, opts: GemmOptions): GemmStrides {
+  const [aRows, aCols] = opts.transA ? [k, m] : [m, k];
+  const [bRows, bCols] = opts.transB ? [n, k] : [k, n];
+  const lda = pitch('lda', opts.lda, aCols);
+  const ldb = pitch('ldb', opts.ldb, bCols);
+  const ldc = pitch('ldc', opts.ldc, n);
+  return {
+    sai: opts.transA ? 1 : lda,
+    sap: opts.transA ? lda : 1,
+    sbp: opts.transB ? 1 : ldb,
+    sbj: opts.transB ? ldb : 1,
+    ldc,
+    spanA: span(aRows, aCols, lda),
+    spanB: span(bRows, bCols, ldb),
+    spanC: span(m, n, ldc),
+  };
+}
+
+/** Checks shapes and pitches against the arrays' lengths; shared by every implementation. */
+export function checkGemmArgs(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  c: ArrayLike<number>,
+  m: number,
+  n: number,
+  k: number,
+  opts: GemmOptions = {},
+): GemmStrides {
   for (const [name, v] of [['m', m], ['n', n], ['k', k]] as const) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`gemm: ${name} must be a non-negative integer, got ${v}`);
   }
-  if (a.length < m * k) throw new Error(`gemm: A has ${a.length} elements, needs ${m * k} (m=${m}, k=${k})`);
-  if (b.length < k * n) throw new Error(`gemm: B has ${b.length} elements, needs ${k * n} (k=${k}, n=${n})`);
-  if (c.length < m * n) throw new Error(`gemm: C has ${c.length} elements, needs ${m * n} (m=${m}, n=${n})`);
+  const st = gemmStrides(m, n, k, opts);
+  if (a.length < st.spanA) throw new Error(`gemm: A has ${a.length} elements, needs ${st.spanA} (m=${m}, k=${k}, lda=${opts.lda ?? 'default'})`);
+  if (b.length < st.spanB) throw new Error(`gemm: B has ${b.length} elements, needs ${st.spanB} (k=${k}, n=${n}, ldb=${opts.ldb ?? 'default'})`);
+  if (c.length < st.spanC) throw new Error(`gemm: C has ${c.length} elements, needs ${st.spanC} (m=${m}, n=${n}, ldc=${opts.ldc ?? 'default'})`);
+  return st;
 }
 
 /** C[m×n] = alpha·op(A)·op(B) (+ C if accumulate); row-major; op(A) is m×k, op(B) is k×n. */
@@ -33,13 +88,8 @@ export function gemmReference(
   k: number,
   opts: GemmOptions = {},
 ): void {
-  checkGemmArgs(a, b, c, m, n, k);
+  const { sai, sap, sbp, sbj, ldc } = checkGemmArgs(a, b, c, m, n, k, opts);
   const alpha = opts.alpha ?? 1;
-  // op(A)[i][p] = a[i*sai + p*sap]; op(B)[p][j] = b[p*sbp + j*sbj]
-  const sai = opts.transA ? 1 : k;
-  const sap = opts.transA ? m : 1;
-  const sbp = opts.transB ? 1 : n;
-  const sbj = opts.transB ? k : 1;
   const row = new Float64Array(n);
   for (let i = 0; i < m; i++) {
     row.fill(0);
@@ -48,7 +98,7 @@ export function gemmReference(
       const bp = p * sbp;
       for (let j = 0; j < n; j++) row[j]! += av * b[bp + j * sbj]!;
     }
-    const ci = i * n;
+    const ci = i * ldc;
     if (opts.accumulate) for (let j = 0; j < n; j++) c[ci + j] = c[ci + j]! + alpha * row[j]!;
     else for (let j = 0; j < n; j++) c[ci + j] = alpha * row[j]!;
   }

@@ -1,7 +1,7 @@
 // The WASM SIMD GEMM against the pure-TypeScript reference: every layout, accumulate and alpha,
 // odd sizes in each dimension, operands inside and outside the kernel's memory, one and two threads.
 import assert from 'node:assert/strict';
-import { allocF32, computeInfo, freeF32, gemm, GemmKernel, GemmOptions, gemmReference, initCompute, isKernelArray } from '../../../src/engine/compute';
+import { allocF32, computeInfo, freeF32, gemm, GemmKernel, GemmOptions, gemmReference, gemmStrides, initCompute, isKernelArray } from '../../../src/engine/compute';
 
 /** deterministic values in [-1, 1) so failures reproduce */
 function filled(arr: Float32Array, seed: number): Float32Array {
@@ -31,12 +31,13 @@ function assertClose(got: Float32Array, want: Float32Array, bound: Float32Array,
 type Place = (len: number) => Float32Array;
 
 function check(run: typeof gemm, place: Place, m: number, n: number, k: number, opts: GemmOptions, seed: number): void {
-  const a = filled(place(m * k), seed);
-  const b = filled(place(k * n), seed + 1);
-  const c = filled(place(m * n), seed + 2);
+  const st = gemmStrides(m, n, k, opts);
+  const a = filled(place(st.spanA), seed);
+  const b = filled(place(st.spanB), seed + 1);
+  const c = filled(place(st.spanC), seed + 2);
   const want = Float32Array.from(c);
   gemmReference(a, b, want, m, n, k, opts);
-  const bound = new Float32Array(m * n);
+  const bound = new Float32Array(c.length);
   gemmReference(a.map(Math.abs), b.map(Math.abs), bound, m, n, k, { ...opts, alpha: Math.abs(opts.alpha ?? 1), accumulate: false });
   if (opts.accumulate) for (let i = 0; i < bound.length; i++) bound[i]! += Math.abs(c[i]!);
   run(a, b, c, m, n, k, opts);
@@ -75,6 +76,14 @@ describe('compute: reference gemm', () => {
     assert.deepEqual([...c], [22, 28, 49, 64]);
     gemmReference(Float32Array.of(1, 2, 3, 4, 5, 6), Float32Array.of(1, 3, 5, 2, 4, 6), c, 2, 2, 3, { transB: true, accumulate: true, alpha: 0.5 });
     assert.deepEqual([...c], [33, 42, 73.5, 96]);
+    // A·B on a 2×2 window (lda = 3) into the even slots of a 2×3 C (ldc = 3); C[·][2] untouched
+    const wide = Float32Array.of(9, 9, 9, 9, 9, 9);
+    gemmReference(Float32Array.of(1, 2, 0, 3, 4, 0), Float32Array.of(1, 0, 0, 1), wide, 2, 2, 2, { lda: 3, ldc: 3 });
+    assert.deepEqual([...wide], [1, 2, 9, 3, 4, 9]);
+  });
+
+  it('rejects a row pitch narrower than the matrix', () => {
+    assert.throws(() => gemmReference(new Float32Array(6), new Float32Array(6), new Float32Array(4), 2, 2, 3, { lda: 2 }), /lda must be an integer ≥ 3/);
   });
 
   it('rejects arrays too short for the shapes', () => {
@@ -104,6 +113,20 @@ describe('compute: WASM SIMD gemm, one thread', function () {
       assert.ok(k1.copiedCalls > before);
     });
   }
+
+  it('honours row pitches (lda, ldb, ldc) in every layout and leaves the gaps of C untouched', () => {
+    let seed = 300;
+    const inMemory: Place = (len) => k1.alloc(len) ?? assert.fail('kernel memory full');
+    for (const { opts } of LAYOUTS) {
+      for (const [m, n, k] of [[17, 63, 65], [3, 17, 5], [65, 9, 1], [40, 24, 16]] as Array<[number, number, number]>) {
+        const pitched: GemmOptions = { ...opts, lda: (opts.transA ? m : k) + 3, ldb: (opts.transB ? k : n) + 5, ldc: n + 7 };
+        for (const s of SCALINGS) {
+          check((...x) => k1.gemm(...x), inMemory, m, n, k, { ...pitched, ...s }, seed++);
+          check((...x) => k1.gemm(...x), (len) => new Float32Array(len), m, n, k, { ...pitched, ...s }, seed++);
+        }
+      }
+    }
+  });
 
   it('spans several packed blocks in every dimension (k > kc, n > nc, m > mc)', () => {
     for (const { opts } of LAYOUTS) check((...x) => k1.gemm(...x), (len) => new Float32Array(len), 131, 517, 300, { ...opts, accumulate: true, alpha: 0.5 }, 7);
@@ -156,6 +179,10 @@ describe('compute: WASM SIMD gemm, two threads over shared memory', function () 
       const place: Place = (len) => k2.alloc(len) ?? assert.fail('kernel memory full');
       const shapes: Array<[number, number, number]> = [[257, 63, 65], [17, 257, 63], [9, 17, 3], [65, 65, 1], [300, 40, 300]];
       for (const [m, n, k] of shapes) for (const s of SCALINGS) check((...x) => k2.gemm(...x), place, m, n, k, { ...opts, ...s }, seed++);
+      for (const [m, n, k] of [[130, 33, 40], [33, 130, 40]] as Array<[number, number, number]>) {
+        const pitched: GemmOptions = { ...opts, lda: (opts.transA ? m : k) + 1, ldb: (opts.transB ? k : n) + 2, ldc: n + 3 };
+        check((...x) => k2.gemm(...x), place, m, n, k, { ...pitched, accumulate: true }, seed++);
+      }
     });
   }
 
