@@ -153,8 +153,8 @@ export class ServiceClient {
     return this.jwt ?? this.opts.apiKey ?? '';
   }
 
-  submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return withSubmissionRetries(fn, { sleep: this.sleep, signal, budgetMs: this.opts.submissionBudgetMs });
+  submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retryConflicts = true): Promise<T> {
+    return withSubmissionRetries(fn, { sleep: this.sleep, signal, budgetMs: this.opts.submissionBudgetMs, retryConflicts });
   }
 
   private async bootstrap(): Promise<void> {
@@ -336,8 +336,12 @@ export class ServiceClient {
     return this.submissionRetries(() => this.transport.json(schema, { method, path, ...extra }), extra.signal);
   }
 
-  private async restEmpty(method: 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown, signal?: AbortSignal): Promise<void> {
-    await this.submissionRetries(() => this.transport.call({ method, path, json, signal }), signal);
+  /**
+   * A REST call without an answer body. Publish/unpublish answer 409 for "already public/private":
+   * unlike the Python SDK, that is final here rather than retried for five minutes.
+   */
+  private async restEmpty(method: 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown, signal?: AbortSignal, retryConflicts = true): Promise<void> {
+    await this.submissionRetries(() => this.transport.call({ method, path, json, signal, retryConflicts }), signal, retryConflicts);
   }
 
   weightsInfo(tinkerPath: string, signal?: AbortSignal) {
@@ -385,12 +389,12 @@ export class ServiceClient {
 
   publishCheckpoint(tinkerPath: string, signal?: AbortSignal) {
     const { runId, checkpointId } = splitTinkerPath(tinkerPath);
-    return this.restEmpty('POST', `/api/v1/training_runs/${encodeURIComponent(runId)}/checkpoints/${checkpointId}/publish`, undefined, signal);
+    return this.restEmpty('POST', `/api/v1/training_runs/${encodeURIComponent(runId)}/checkpoints/${checkpointId}/publish`, undefined, signal, false);
   }
 
   unpublishCheckpoint(tinkerPath: string, signal?: AbortSignal) {
     const { runId, checkpointId } = splitTinkerPath(tinkerPath);
-    return this.restEmpty('DELETE', `/api/v1/training_runs/${encodeURIComponent(runId)}/checkpoints/${checkpointId}/publish`, undefined, signal);
+    return this.restEmpty('DELETE', `/api/v1/training_runs/${encodeURIComponent(runId)}/checkpoints/${checkpointId}/publish`, undefined, signal, false);
   }
 
   /** Sets the checkpoint to expire in `ttlSeconds`, or removes the expiry with null. */

@@ -54,6 +54,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** false: no HTTP-layer retries (retrieve_future, asample, save weights, heartbeats) */
   retry?: boolean;
+  /** false: a 409 answer is final rather than a transient conflict to retry */
+  retryConflicts?: boolean;
   signal?: AbortSignal;
   /** do not follow redirects (archive URLs) and return 3xx as a result */
   acceptRedirect?: boolean;
@@ -111,7 +113,9 @@ export class Transport {
       const shouldRetryHeader = res?.headers['x-should-retry'];
       const retryable =
         shouldRetryHeader === 'true' ||
-        (shouldRetryHeader !== 'false' && (failure !== undefined || (status !== undefined && (RETRYABLE_STATUS(status) || isProxyEmpty400(res!)))));
+        (shouldRetryHeader !== 'false' &&
+          (failure !== undefined ||
+            (status !== undefined && ((RETRYABLE_STATUS(status) && !(status === 409 && o.retryConflicts === false)) || isProxyEmpty400(res!)))));
       if (!retryable || attempt >= maxRetries) {
         if (failure) throw failure;
         throw errorForStatus(status!, `${o.method} ${o.path}`, this.redact(res!.body.toString('utf8')));
@@ -221,7 +225,16 @@ function retryAfterMs(h: Record<string, string>): number | undefined {
  */
 export async function withSubmissionRetries<T>(
   fn: () => Promise<T>,
-  o: { sleep: Sleep; signal?: AbortSignal; now?: () => number; budgetMs?: number; billingPauseMs?: number; onRetry?: (err: Error, delayMs: number) => void },
+  o: {
+    sleep: Sleep;
+    signal?: AbortSignal;
+    now?: () => number;
+    budgetMs?: number;
+    billingPauseMs?: number;
+    onRetry?: (err: Error, delayMs: number) => void;
+    /** false: a 409 is final (publish/unpublish, where it means "already public/private") */
+    retryConflicts?: boolean;
+  },
 ): Promise<T> {
   const now = o.now ?? Date.now;
   const start = now();
@@ -239,7 +252,8 @@ export async function withSubmissionRetries<T>(
         attempt--;
         continue;
       }
-      const retryable = e instanceof ConnectionError || (e instanceof TinkerApiError && RETRYABLE_STATUS(e.status));
+      const retryable =
+        e instanceof ConnectionError || (e instanceof TinkerApiError && RETRYABLE_STATUS(e.status) && !(e.status === 409 && o.retryConflicts === false));
       const delay = Math.min(2 ** attempt, 30) * 1000;
       if (!retryable || now() - start + delay > budget) throw e;
       o.onRetry?.(e, delay);

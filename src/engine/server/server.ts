@@ -468,10 +468,11 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const b = parseJson(req, W.SaveWeightsRequest);
     const m = model(b.model_id);
     const run = runOf(m.id);
-    if (!b.overwrite && run.checkpoints.some((c) => c.checkpoint_id === `weights/${b.path}`)) {
-      throw new HttpError(409, `checkpoint weights/${b.path} already exists for ${m.id}; pass overwrite to replace it`);
-    }
     return submitTraining(m, b.seq_id, 'save_weights', req.body, async () => {
+      // reported through the future, not as HTTP 409, which clients retry as a transient conflict
+      if (!b.overwrite && run.checkpoints.some((c) => c.checkpoint_id === `weights/${b.path}`)) {
+        throw new FutureError(`checkpoint weights/${b.path} already exists for ${m.id}; save under another name or pass overwrite`);
+      }
       const bytes = await backend.exportState(m.id, true);
       const c = await store.writeCheckpoint(run, 'weights', b.path, bytes, b.ttl_seconds);
       return { kind: 'json', body: { path: c.tinker_path, type: 'save_weights' } };
@@ -665,14 +666,6 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
       .sort((a, b) => b.time.localeCompare(a.time));
     return { json: { checkpoints: all.slice(offset, offset + limit).map(checkpointJson), cursor: { offset, limit, total_count: all.length } } };
   });
-  r.add('DELETE', api('training_runs/{run}/checkpoints/{ckpt}*'), async (req) => {
-    let ckptId = req.params.ckpt!;
-    const type = req.query.get('checkpoint_type');
-    if (!ckptId.includes('/') && (type === 'training' || type === 'sampler')) ckptId = `${type === 'training' ? 'weights' : 'sampler_weights'}/${ckptId}`;
-    const { run } = checkpointOf(req.params.run!, ckptId);
-    await store.deleteCheckpoint(run, ckptId);
-    return { status: 204, empty: true };
-  });
   r.add('POST', api('training_runs/{run}/checkpoints/{ckpt}*/publish'), async (req) => {
     const { c } = checkpointOf(req.params.run!, req.params.ckpt!);
     if (c.public) throw new HttpError(409, `checkpoint ${c.checkpoint_id} is already public`);
@@ -712,6 +705,15 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     return { bytes: buildArchive(bytes, d, c.tinker_path), contentType: 'application/x-tar' };
   });
 
+  // after the routes with a suffix: the greedy {ckpt}* would swallow '/publish' and '/ttl'
+  r.add('DELETE', api('training_runs/{run}/checkpoints/{ckpt}*'), async (req) => {
+    let ckptId = req.params.ckpt!;
+    const type = req.query.get('checkpoint_type');
+    if (!ckptId.includes('/') && (type === 'training' || type === 'sampler')) ckptId = `${type === 'training' ? 'weights' : 'sampler_weights'}/${ckptId}`;
+    const { run } = checkpointOf(req.params.run!, ckptId);
+    await store.deleteCheckpoint(run, ckptId);
+    return { status: 204, empty: true };
+  });
   // Engine-specific: the append-only record of applied training steps (for tests and diagnostics).
   r.add('GET', api('_engine/applied_steps'), async (req) => {
     const modelId = req.query.get('model_id');
