@@ -3,8 +3,8 @@
 // (LocalBackend.forwardBackward with cross_entropy + optimStep, on a full-parameter training model)
 // and writes src/engine/weights/arith-gpt.tsw. Deterministic given --seed.
 //
-//   npm run build && npx tsc -p . && node scripts/pretrain-arith.mjs [--seed 1] [--batch 32] [--lr 1e-3]
-//        [--max-minutes 30] [--eval-every 50] [--stop-at 0.35] [--out src/engine/weights]
+//   npm run build && npx tsc -p . && node scripts/pretrain-arith.mjs [--seed 1] [--batch 32] [--lr 2e-3]
+//        [--max-minutes 25] [--eval-every 100] [--stop-at 0.35] [--threads 1] [--out src/engine/weights]
 //
 // Data: "What is x + y?" with x, y drawn uniformly from 0..99 by a seeded PRNG, in the chat layout the
 // model declares (chatml); the loss is on the answer and its <|im_end|> only. Pairs with
@@ -27,9 +27,9 @@ const args = Object.fromEntries(
 );
 const seed = Number(args.seed ?? 1);
 const batch = Number(args.batch ?? 32);
-const lr = Number(args.lr ?? 1e-3);
-const maxMinutes = Number(args['max-minutes'] ?? 30);
-const evalEvery = Number(args['eval-every'] ?? 50);
+const lr = Number(args.lr ?? 2e-3);
+const maxMinutes = Number(args['max-minutes'] ?? 25);
+const evalEvery = Number(args['eval-every'] ?? 100);
 const stopAt = Number(args['stop-at'] ?? 0.35);
 const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
 
@@ -39,6 +39,8 @@ const holdout = [];
 for (let x = 0; x < 100; x++) for (let y = 0; y < 100; y++) if (isHoldout(x, y)) holdout.push([x, y]);
 const evalSet = holdout.filter((_, i) => i % 10 === 0); // 100 holdout problems
 
+const { initCompute } = require(path.join(root, 'out/src/engine/compute/index.js'));
+await initCompute({ threads: Number(args.threads ?? 1), log: (l) => console.log(l) });
 const backend = new LocalBackend({ weightsDir: path.join(root, '.no-weights') });
 backend.createFullTrainingModel('pretrain', RANDOM_MODEL);
 const rng = new Rng(seed);

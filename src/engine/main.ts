@@ -30,7 +30,7 @@ function parseArgs(argv: string[]): { port: number; host: string; dataDir: strin
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const backend = await createComputeBackend({ inWorker: args.inWorker });
+  const backend = await createComputeBackend({ inWorker: args.inWorker, gemmThreads: 2 });
   const server = await startEngineServer({ port: args.port, host: args.host, dataDir: args.dataDir, backend, log: (l) => console.error(`[engine] ${l}`) });
   console.log(`Tinker engine listening on ${server.url}`);
   console.error(`[engine] data dir ${args.dataDir}; models: ${backend.listBaseModels().map((m) => m.name).join(', ')}`);

@@ -55,6 +55,8 @@ export interface LocalBackendOptions {
   weightsDir?: string;
   /** only for tests and pretraining: the random model's architecture */
   config?: GptConfig;
+  /** GEMM threads, used where the backend runs in its own worker */
+  gemmThreads?: 1 | 2;
 }
 
 export class LocalBackend implements ComputeBackend {

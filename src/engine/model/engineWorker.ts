@@ -1,8 +1,10 @@
 // Worker-thread side of WorkerBackend: a LocalBackend answering method calls from the parent.
 import { parentPort, workerData } from 'node:worker_threads';
+import { initCompute } from '../compute';
 import { LocalBackend, LocalBackendOptions } from './backend';
 
-const backend = new LocalBackend(workerData as LocalBackendOptions);
+const options = workerData as LocalBackendOptions;
+const backend = new LocalBackend(options);
 const methods: Record<string, (...args: never[]) => unknown> = {
   ping: () => 'pong',
   createTrainingModel: backend.createTrainingModel.bind(backend),
@@ -18,7 +20,7 @@ const methods: Record<string, (...args: never[]) => unknown> = {
 };
 
 // Calls run one at a time, in arrival order: the model is not re-entrant.
-let queue: Promise<void> = Promise.resolve();
+let queue: Promise<unknown> = initCompute({ threads: options.gemmThreads ?? 1, log: (l) => console.error(`[engine] ${l}`) });
 parentPort!.on('message', (msg: { id: number; method: string; args: never[] }) => {
   queue = queue.then(async () => {
     try {

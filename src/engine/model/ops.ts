@@ -2,6 +2,8 @@
 // Float64Array, which the gradient checks use). GEMM comes in the three layouts training needs:
 // A·B (forward), A·Bᵀ (input gradients) and Aᵀ·B (weight gradients).
 
+import { gemm } from '../compute';
+
 export type Arr = Float32Array | Float64Array;
 
 /**
@@ -69,18 +71,24 @@ function transposed(b: Arr, rows: number, cols: number): Float64Array | Float32A
   return t;
 }
 
+// float32 goes to the WASM SIMD kernel (src/engine/compute); float64 (gradient checks) stays here.
+const f32 = (a: Arr): a is Float32Array => a instanceof Float32Array;
+
 /** C[m×n] (+)= A[m×k] · B[k×n] */
 export function matmul(a: Arr, b: Arr, c: Arr, m: number, n: number, k: number, accumulate = false): void {
+  if (f32(a) && f32(b) && f32(c)) return gemm(a, b, c, m, n, k, { accumulate });
   dotTiles(a, transposed(b, k, n), c, m, n, k, accumulate);
 }
 
 /** C[m×n] (+)= A[m×k] · B[n×k]ᵀ */
 export function matmulBT(a: Arr, b: Arr, c: Arr, m: number, n: number, k: number, accumulate = false): void {
+  if (f32(a) && f32(b) && f32(c)) return gemm(a, b, c, m, n, k, { transB: true, accumulate });
   dotTiles(a, b, c, m, n, k, accumulate);
 }
 
 /** C[m×n] (+)= A[k×m]ᵀ · B[k×n] */
 export function matmulAT(a: Arr, b: Arr, c: Arr, m: number, n: number, k: number, accumulate = false): void {
+  if (f32(a) && f32(b) && f32(c)) return gemm(a, b, c, m, n, k, { transA: true, accumulate });
   dotTiles(transposed(a, k, m), transposed(b, k, n), c, m, n, k, accumulate);
 }
 
