@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerCommands } from './vscode/commands';
+import { TinkerConnection } from './vscode/connection';
+import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
 import { RunsModel } from './vscode/runsModel';
 import { RunsTreeProvider } from './vscode/runsTree';
@@ -42,7 +44,10 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const checkpointsTree = own(new CheckpointsTreeProvider(runs));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
-  for (const d of registerCommands({ log, apiKeys, runs })) own(d);
+  const engine = own(new LocalEngine(context.extensionPath, context.globalStorageUri, log));
+  stopEngine = () => engine.stop();
+  const connection = own(new TinkerConnection(engine, apiKeys, log, String(context.extension.packageJSON.version)));
+  for (const d of registerCommands({ log, apiKeys, runs, connection })) own(d);
 
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
@@ -54,10 +59,18 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     }
   };
   void refreshStatus();
-  own(apiKeys.onDidChange(() => void refreshStatus()));
+  own(
+    apiKeys.onDidChange(() => {
+      connection.reset();
+      void refreshStatus();
+    }),
+  );
   own(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affects(e, 'backend', 'cloudBaseUrl', 'customBaseUrl')) void refreshStatus();
+      if (affects(e, 'backend', 'cloudBaseUrl', 'customBaseUrl')) {
+        connection.reset();
+        void refreshStatus();
+      }
       if (affects(e, 'runsDirectory')) runs.setFolder(runsDirectory(context.globalStorageUri));
     }),
   );
@@ -83,6 +96,9 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   };
 }
 
-export function deactivate(): void {
-  // Everything is owned by context.subscriptions and disposed by VS Code.
+let stopEngine: (() => Promise<void>) | undefined;
+
+/** Disposables go with context.subscriptions; the local engine is stopped and awaited here. */
+export async function deactivate(): Promise<void> {
+  await stopEngine?.();
 }

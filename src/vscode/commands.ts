@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../core/config/backendKinds';
 import { CheckpointNode, checkpointPath } from './checkpointsTree';
+import { TinkerConnection } from './connection';
 import { Log } from './log';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore, validateApiKey } from './secrets';
@@ -15,6 +16,7 @@ export interface CommandServices {
   log: Log;
   apiKeys: ApiKeyStore;
   runs: RunsModel;
+  connection: TinkerConnection;
 }
 
 type Handler = (...args: unknown[]) => unknown;
@@ -31,6 +33,7 @@ export function registerCommands(s: CommandServices): vscode.Disposable[] {
     'tinker.refreshRuns': () => s.runs.refresh(),
     'tinker.copyCheckpointPath': (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
     'tinker.showLog': () => s.log.show(),
+    'tinker.showModels': (opts?: unknown) => showModels(s, opts),
   };
   return Object.entries(table).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
@@ -143,4 +146,35 @@ async function copyCheckpointPath(node: unknown, which: unknown): Promise<string
   await vscode.env.clipboard.writeText(p);
   void vscode.window.setStatusBarMessage(`Copied ${p}`, 4000);
   return p;
+}
+
+interface ModelRow {
+  name: string;
+  maxContextLength?: number;
+}
+
+/**
+ * Lists the models the current backend serves (starting the local engine if needed). Called with
+ * { quiet: true } it returns the list without showing a picker (for tests and other commands).
+ */
+async function showModels(s: CommandServices, opts: unknown): Promise<ModelRow[] | undefined> {
+  const quiet = typeof opts === 'object' && opts !== null && (opts as { quiet?: unknown }).quiet === true;
+  const models = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: 'Tinker: listing models' },
+    async () => {
+      const client = await s.connection.get();
+      const caps = await client.capabilities();
+      return caps.supported_models.flatMap((m) => (m.model_name ? [{ name: m.model_name, maxContextLength: m.max_context_length ?? undefined }] : []));
+    },
+  );
+  if (quiet) return models;
+  const picked = await vscode.window.showQuickPick(
+    models.map((m) => ({ label: m.name, description: m.maxContextLength ? `context ${m.maxContextLength} tokens` : undefined })),
+    { title: 'Tinker: Models on this backend', placeHolder: 'Pick a model to copy its name' },
+  );
+  if (picked) {
+    await vscode.env.clipboard.writeText(picked.label);
+    void vscode.window.setStatusBarMessage(`Copied ${picked.label}`, 4000);
+  }
+  return models;
 }

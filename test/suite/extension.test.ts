@@ -126,6 +126,16 @@ suite('Tinker Studio in the extension host', () => {
     assert.strictEqual(await api.apiKeySource(), before);
   });
 
+  test('Show Available Models starts the local engine and lists the models it serves', async () => {
+    await activateExtension();
+    await vscode.commands.executeCommand('tinker.selectBackend', 'local');
+    const models = await vscode.commands.executeCommand<Array<{ name: string; maxContextLength?: number }>>('tinker.showModels', { quiet: true });
+    assert.ok(Array.isArray(models), 'the command returns the model list');
+    const random = models.find((m) => m.name === 'tinker-studio/random-gpt');
+    assert.ok(random, `random-gpt is listed (got ${models.map((m) => m.name).join(', ')})`);
+    assert.strictEqual(random.maxContextLength, 64);
+  });
+
   test('rendered transcripts open as the Tinker Transcript language', async () => {
     await activateExtension();
     assert.ok((await vscode.languages.getLanguages()).includes('tinker-transcript'));

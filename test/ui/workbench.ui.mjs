@@ -50,6 +50,17 @@ export const tests = [
     },
   },
   {
+    name: 'Show Available Models starts the local engine and lists its models in a quick pick',
+    async run({ page, screenshot }) {
+      await runCommand(page, 'Tinker: Show Available Models');
+      const palette = page.locator('.quick-input-widget');
+      await palette.locator('.monaco-list-row', { hasText: 'tinker-studio/random-gpt' }).waitFor({ timeout: 60_000 });
+      await palette.locator('.monaco-list-row', { hasText: 'context 64 tokens' }).first().waitFor({ timeout: 10_000 });
+      await screenshot('show-models-quick-pick');
+      await page.keyboard.press('Escape');
+    },
+  },
+  {
     name: 'Select Backend from the command palette switches to a custom server',
     async run({ page, screenshot }) {
       const status = page.locator(STATUS).getByText('Tinker: local engine');

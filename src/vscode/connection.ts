@@ -1,0 +1,66 @@
+// One Tinker connection per window: resolves the backend from settings (starting the local engine
+// when it is "local"), takes the API key from secret storage, and hands out a connected
+// ServiceClient. A settings or key change drops the cached client so the next use reconnects.
+import * as vscode from 'vscode';
+import type { ServiceClient } from '../core/tinker/client';
+import { describeBackend } from '../core/config/backendKinds';
+import { LocalEngine } from './localEngine';
+import { Log } from './log';
+import { ApiKeyStore } from './secrets';
+import { readBackend } from './settings';
+
+export class TinkerConnection implements vscode.Disposable {
+  private client: Promise<ServiceClient> | undefined;
+
+  constructor(
+    private readonly engine: LocalEngine,
+    private readonly apiKeys: ApiKeyStore,
+    private readonly log: Log,
+    private readonly version: string,
+  ) {}
+
+  /** The connected client (connecting on first use). */
+  get(): Promise<ServiceClient> {
+    this.client ??= this.connect().catch((err: unknown) => {
+      this.client = undefined;
+      throw err;
+    });
+    return this.client;
+  }
+
+  private async connect(): Promise<ServiceClient> {
+    const backend = await readBackend();
+    let baseUrl: string;
+    let apiKey: string | undefined;
+    if (backend.kind === 'local') {
+      baseUrl = await this.engine.ensureStarted();
+    } else {
+      baseUrl = backend.baseUrl;
+      apiKey = (await this.apiKeys.get())?.key;
+      if (backend.kind === 'cloud' && !apiKey) {
+        throw new Error('The Tinker cloud needs an API key: run "Tinker: Set API Key" (or set TINKER_API_KEY).');
+      }
+    }
+    const { ServiceClient } = await import('../core/tinker/client');
+    const client = await ServiceClient.connect({
+      baseUrl,
+      apiKey,
+      clientVersion: this.version,
+      onWarning: (m) => this.log.warn(m),
+      onQueueState: (e) => this.log.info(`request ${e.requestId} (${e.requestType}): queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),
+    });
+    this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl} (session ${client.sessionId})`);
+    return client;
+  }
+
+  /** Forget the current client (settings or key changed); the next get() reconnects. */
+  reset(): void {
+    const c = this.client;
+    this.client = undefined;
+    void c?.then((x) => x.close()).catch(() => undefined);
+  }
+
+  dispose(): void {
+    this.reset();
+  }
+}

@@ -1,0 +1,67 @@
+// The embedded engine as the extension runs it: started on demand (when the backend is "local" and
+// something needs a server), in its own Node process so the editor never waits on training maths,
+// with its checkpoints in the extension's global storage; stopped on deactivate.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { EngineProcess, startEngineProcess } from '../engine/launcher';
+import { Log } from './log';
+
+export class LocalEngine implements vscode.Disposable {
+  private running: EngineProcess | undefined;
+  private starting: Promise<EngineProcess> | undefined;
+
+  constructor(
+    private readonly extensionPath: string,
+    private readonly storage: vscode.Uri,
+    private readonly log: Log,
+  ) {}
+
+  /** The engine's URL when it is running. */
+  get url(): string | undefined {
+    return this.running?.url;
+  }
+
+  /** Starts the engine if needed (with a cancellable progress notification) and returns its URL. */
+  async ensureStarted(): Promise<string> {
+    if (this.running) return this.running.url;
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return (await this.starting).url;
+  }
+
+  private async start(): Promise<EngineProcess> {
+    const proc = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Starting the local Tinker engine…', cancellable: true },
+      (_progress, token) => {
+        const abort = new AbortController();
+        token.onCancellationRequested(() => abort.abort());
+        return startEngineProcess({
+          entry: path.join(this.extensionPath, 'dist', 'engine.js'),
+          dataDir: path.join(this.storage.fsPath, 'engine'),
+          signal: abort.signal,
+          onLog: (line) => this.log.info(`[engine] ${line}`),
+        });
+      },
+    );
+    this.running = proc;
+    this.log.info(`local engine listening on ${proc.url} (pid ${proc.pid})`);
+    void proc.exited.then((code) => {
+      if (this.running === proc) {
+        this.running = undefined;
+        this.log.warn(`local engine exited (code ${code})`);
+      }
+    });
+    return proc;
+  }
+
+  async stop(): Promise<void> {
+    const proc = this.running;
+    this.running = undefined;
+    await proc?.stop();
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
