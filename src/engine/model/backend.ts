@@ -249,6 +249,8 @@ export class LocalBackend implements ComputeBackend {
       v.set(t);
     }
     for (const g of m.grads.values()) g.fill(0);
+    // the model now is the checkpoint's (its LoRA seed included), so a re-export is bit-identical
+    m.lora = { ...d.lora };
     if (withOptimizer) {
       if (!d.hasOptimizerState) throw new Error('the checkpoint has no optimizer state');
       for (const [k, v] of m.adam.m) v.set(f.tensors.get(`m:${k}`)!);
