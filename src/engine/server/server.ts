@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ComputeBackend, EngineDatum, InputTensor, LossFn, SamplingParams as EngineSamplingParams } from '../contract';
+import type { ComputeBackend, EngineDatum, InputTensor, LoraConfig, LossFn, SamplingParams as EngineSamplingParams } from '../contract';
 import { decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSampleResponse } from '../../core/tinker/proto';
 import type { Datum, ForwardBackwardOutput, ForwardBackwardRequestData, SampleResponse, TensorData } from '../../core/tinker/types';
 import * as W from '../../core/tinker/wire';
@@ -305,6 +305,28 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     return { run, c };
   }
 
+  /** A new live training model: tracked for ordering, owned by its session, recorded as a training run. */
+  async function registerModel(id: string, s: Session, baseModel: string, lora: LoraConfig, userMetadata: Record<string, unknown> | null | undefined): Promise<void> {
+    models.set(id, { id, sessionId: s.id, baseModel, nextSeq: 1, waiting: new Map(), submitted: new Map(), pumping: false, released: false });
+    s.models.add(id);
+    const now = new Date().toISOString();
+    await store.putRun({
+      training_run_id: id,
+      base_model: baseModel,
+      model_owner: ENGINE_USER,
+      is_lora: true,
+      corrupted: false,
+      lora_rank: lora.rank,
+      train_attn: lora.trainAttn,
+      train_mlp: lora.trainMlp,
+      train_unembed: lora.trainUnembed,
+      created: now,
+      last_request_time: now,
+      user_metadata: normalizeStrings(userMetadata),
+      checkpoints: [],
+    });
+  }
+
   const future = (id: string, model_id?: string): Reply => ({ json: model_id ? { request_id: id, model_id } : { request_id: id } });
 
   function normalizeStrings(metadata: Record<string, unknown> | null | undefined): Record<string, string> | null {
@@ -358,25 +380,9 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const requestId = futures.create();
     futures.track(requestId, async () => {
       const seed = lc.seed ?? randomBytes(4).readUInt32LE(0);
-      await backend.createTrainingModel(id, b.base_model, { rank: lc.rank, seed, trainAttn: lc.train_attn, trainMlp: lc.train_mlp, trainUnembed: lc.train_unembed });
-      models.set(id, { id, sessionId: s.id, baseModel: b.base_model, nextSeq: 1, waiting: new Map(), submitted: new Map(), pumping: false, released: false });
-      s.models.add(id);
-      const now = new Date().toISOString();
-      await store.putRun({
-        training_run_id: id,
-        base_model: b.base_model,
-        model_owner: ENGINE_USER,
-        is_lora: true,
-        corrupted: false,
-        lora_rank: lc.rank,
-        train_attn: lc.train_attn,
-        train_mlp: lc.train_mlp,
-        train_unembed: lc.train_unembed,
-        created: now,
-        last_request_time: now,
-        user_metadata: normalizeStrings(b.user_metadata),
-        checkpoints: [],
-      });
+      const lora: LoraConfig = { rank: lc.rank, seed, trainAttn: lc.train_attn, trainMlp: lc.train_mlp, trainUnembed: lc.train_unembed };
+      await backend.createTrainingModel(id, b.base_model, lora);
+      await registerModel(id, s, b.base_model, lora, b.user_metadata);
       return { kind: 'json', body: { model_id: id, type: 'create_model' } };
     });
     return future(requestId, id);
@@ -528,24 +534,8 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
       if (b.optimizer && !desc.hasOptimizerState) throw new FutureError(`checkpoint ${b.path} has no optimizer state`);
       await backend.createTrainingModel(id, desc.baseModel, desc.lora);
       await backend.importState(id, bytes, b.optimizer);
-      models.set(id, { id, sessionId: s.id, baseModel: desc.baseModel, nextSeq: 1, waiting: new Map(), submitted: new Map(), pumping: false, released: false });
-      s.models.add(id);
+      await registerModel(id, s, desc.baseModel, desc.lora, b.user_metadata);
       const now = new Date().toISOString();
-      await store.putRun({
-        training_run_id: id,
-        base_model: desc.baseModel,
-        model_owner: ENGINE_USER,
-        is_lora: true,
-        corrupted: false,
-        lora_rank: desc.lora.rank,
-        train_attn: desc.lora.trainAttn,
-        train_mlp: desc.lora.trainMlp,
-        train_unembed: desc.lora.trainUnembed,
-        created: now,
-        last_request_time: now,
-        user_metadata: normalizeStrings(b.user_metadata),
-        checkpoints: [],
-      });
       await store.recordApplied({ model_id: id, seq_id: 0, type: 'load_weights', request_id: requestId, time: now });
       return { kind: 'json', body: { path: b.path, model_id: id, type: 'load_weights' } };
     });
