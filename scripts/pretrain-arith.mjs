@@ -4,7 +4,7 @@
 // and writes src/engine/weights/arith-gpt.tsw. Deterministic given --seed.
 //
 //   npm run build && npx tsc -p . && node scripts/pretrain-arith.mjs [--seed 1] [--batch 32] [--lr 2e-3]
-//        [--max-minutes 25] [--eval-every 100] [--stop-at 0.35] [--threads 1] [--out src/engine/weights]
+//        [--max-minutes 25] [--max-steps N] [--eval-every 100] [--stop-at 0.35] [--threads 1] [--out src/engine/weights]
 //
 // Data: "What is x + y?" with x, y drawn uniformly from 0..99 by a seeded PRNG, in the chat layout the
 // model declares (chatml); the loss is on the answer and its <|im_end|> only. Pairs with
@@ -29,6 +29,8 @@ const seed = Number(args.seed ?? 1);
 const batch = Number(args.batch ?? 32);
 const lr = Number(args.lr ?? 2e-3);
 const maxMinutes = Number(args['max-minutes'] ?? 25);
+// a fixed number of steps reproduces a shipped file exactly (the time limit depends on the machine)
+const maxSteps = args['max-steps'] !== undefined ? Number(args['max-steps']) : Infinity;
 const evalEvery = Number(args['eval-every'] ?? 100);
 const stopAt = Number(args['stop-at'] ?? 0.35);
 const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
@@ -90,7 +92,7 @@ for (;;) {
     const answerTokens = data.reduce((a, d) => a + d.lossFnInputs.weights.data.reduce((s, w) => s + w, 0), 0);
     console.log(`step ${step}  loss/answer-token ${(fb.metrics['loss:sum'] / answerTokens).toFixed(4)}  ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
-  const outOfTime = Date.now() - t0 > maxMinutes * 60_000;
+  const outOfTime = Date.now() - t0 > maxMinutes * 60_000 || step >= maxSteps;
   if (step % evalEvery === 0 || outOfTime) {
     acc1 = await accuracy(1);
     console.log(`step ${step}: holdout accuracy ${(100 * acc1).toFixed(1)}% at temperature 1 (${evalSet.length} problems)`);
