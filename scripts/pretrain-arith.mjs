@@ -7,8 +7,8 @@
 //        [--max-minutes 25] [--max-steps N] [--eval-every 100] [--stop-at 0.35] [--threads 1] [--out src/engine/weights]
 //
 // Data: "What is x + y?" with x, y drawn uniformly from 0..99 by a seeded PRNG, in the chat layout the
-// model declares (chatml); the loss is on the answer and its <|im_end|> only. Pairs with
-// (x·100 + y) % 10 == 7 are the holdout: never trained on. Training stops early, as soon as the
+// model declares (chatml); the loss is on the answer and its <|im_end|> only. The holdout pairs
+// (isArithHoldout: 10 % of the pairs, picked by a hash) are never trained on. Training stops early, as soon as the
 // holdout accuracy at temperature 1 reaches --stop-at, so that GRPO has signal to work with (the
 // model is right often, but far from always).
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { LocalBackend } = require(path.join(root, 'out/src/engine/model/backend.js'));
 const { Rng } = require(path.join(root, 'out/src/engine/model/gpt.js'));
-const { RANDOM_MODEL, encodeChat, decodeBytes } = require(path.join(root, 'out/src/engine/model/models.js'));
+const { RANDOM_MODEL, encodeChat, decodeBytes, isArithHoldout } = require(path.join(root, 'out/src/engine/model/models.js'));
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
@@ -36,7 +36,7 @@ const stopAt = Number(args['stop-at'] ?? 0.35);
 const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
 
 export const prompt = (x, y) => `<|im_start|>user\nWhat is ${x} + ${y}?<|im_end|>\n<|im_start|>assistant\n`;
-const isHoldout = (x, y) => (x * 100 + y) % 10 === 7;
+const isHoldout = isArithHoldout; // 10 % of the pairs, picked by a hash (models.ts)
 const holdout = [];
 for (let x = 0; x < 100; x++) for (let y = 0; y < 100; y++) if (isHoldout(x, y)) holdout.push([x, y]);
 const evalSet = holdout.filter((_, i) => i % 10 === 0); // 100 holdout problems

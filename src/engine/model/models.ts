@@ -67,3 +67,18 @@ export function decodeBytes(tokens: ArrayLike<number>): string {
   flush();
   return out;
 }
+
+/**
+ * The arithmetic holdout: the pairs (x, y), x and y in 0..99, that pretraining never sees and that
+ * evaluations use. A hash picks 10 % of the pairs with no digit pattern, so the holdout measures
+ * addition learnt, not a digit left out (an earlier rule, (100x + y) mod 10 = 7, held out every y
+ * ending in 7 — a digit the model then never saw in that position).
+ */
+export function isArithHoldout(x: number, y: number): boolean {
+  let h = (x * 100 + y + 1) >>> 0;
+  // murmur3's 32-bit finaliser
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  h = (h ^ (h >>> 16)) >>> 0;
+  return h % 10 === 0;
+}

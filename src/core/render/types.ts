@@ -1,0 +1,61 @@
+// The contract of the rendering layer: tokenizers turn text into ids and back; renderers turn a
+// conversation into the exact token ids a model family expects (grpo-reference §7) and parse a
+// sampled completion back into a message. Everything the GRPO loop, the playground and the dry runs
+// know about a model family goes through these two interfaces.
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface Message {
+  role: Role;
+  /** the visible text of the message */
+  content: string;
+  /** reasoning text (`<think>…</think>` for Qwen3), when the family has it */
+  thinking?: string;
+}
+
+export interface Tokenizer {
+  /** e.g. "Qwen/Qwen3-8B" or "byte" */
+  readonly name: string;
+  readonly vocabSize: number;
+  /** ids of `text` with no special tokens added and special-token text not interpreted */
+  encode(text: string): number[];
+  /** text of `ids`; special tokens are written out as their text (e.g. `<|im_end|>`) */
+  decode(ids: readonly number[]): string;
+  /** the id of a special token given its text, if the vocabulary has it */
+  specialTokenId(text: string): number | undefined;
+  /** true for ids of special (added/control) tokens */
+  isSpecial(id: number): boolean;
+  readonly eosTokenId?: number;
+  readonly bosTokenId?: number;
+}
+
+/** What a sampling call stops on: strings (role_colon) or token ids (every other renderer). */
+export type StopSequences = { kind: 'strings'; strings: string[] } | { kind: 'tokens'; tokens: number[] };
+
+/** How a completion ended: on the renderer's stop sequence, on EOS, or neither (cut off / malformed). */
+export type Termination = 'stop_sequence' | 'eos' | 'malformed';
+
+export interface ParsedResponse {
+  message: Message;
+  termination: Termination;
+}
+
+export interface SupervisedExample {
+  /** the whole rendered conversation */
+  tokens: number[];
+  /** one weight per token of `tokens`: 1 where the model is trained to produce the token */
+  weights: number[];
+}
+
+export interface Renderer {
+  /** the cookbook's renderer name, e.g. "qwen3_disable_thinking", or "chatml" for the engine's models */
+  readonly name: string;
+  readonly tokenizer: Tokenizer;
+  /** the prompt ids, ending exactly where the model's first sampled token goes */
+  buildGenerationPrompt(messages: readonly Message[]): number[];
+  stopSequences(): StopSequences;
+  /** sampled ids (stop token included when sampling stopped on it) → message and termination */
+  parseResponse(tokens: readonly number[]): ParsedResponse;
+  /** tokens and per-token weights for SFT (trained on the last assistant message) */
+  buildSupervisedExample(messages: readonly Message[]): SupervisedExample;
+}
