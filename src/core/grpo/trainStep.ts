@@ -1,0 +1,75 @@
+// The training half of a GRPO iteration: group-centred advantages → the cookbook's datums → one
+// forward_backward and one optim_step submitted back to back (the service runs them in order, so the
+// trainer log-probs are those of the weights that sampled) → the sample/train KL metrics.
+import { computeAdvantages } from './advantages';
+import { RLDatum, sampleTrainKl, trajectoryToDatum } from './datums';
+import type { RolloutGroup, ScoredRollout } from './rollout';
+import type { TrainingClient } from '../tinker/client';
+import type { Datum, LossFnType } from '../tinker/types';
+
+/** Adam as the cookbook passes it everywhere in RL (grpo-reference §1.6). */
+export const COOKBOOK_ADAM = { beta1: 0.9, beta2: 0.95, eps: 1e-8 } as const;
+
+/** A datum on the wire: the mask stays local (prompt positions are masked by advantage 0). */
+export function toWireDatum(d: RLDatum): Datum {
+  return {
+    model_input: { chunks: [{ type: 'encoded_text', tokens: d.modelInput }] },
+    loss_fn_inputs: {
+      target_tokens: { dtype: 'int64', data: d.targetTokens },
+      logprobs: { dtype: 'float32', data: d.logprobs },
+      advantages: { dtype: 'float32', data: d.advantages },
+    },
+  };
+}
+
+/** Keeps the groups that carry a learning signal; if none does, the first group alone (as the cookbook). */
+export function removeConstantRewardGroups<G extends RolloutGroup<ScoredRollout>>(groups: readonly G[]): G[] {
+  const kept = groups.filter((g) => g.rollouts.some((r) => r.reward !== g.rollouts[0]!.reward));
+  return kept.length > 0 ? kept : groups.slice(0, 1);
+}
+
+export interface BatchDatums {
+  /** advantages_P_G, aligned with the groups' rollouts */
+  advantages: number[][];
+  /** datums in group order, then trajectory order */
+  datums: RLDatum[];
+}
+
+export function buildDatums(groups: readonly RolloutGroup<ScoredRollout>[]): BatchDatums {
+  const advantages = computeAdvantages(groups.map((g) => g.rollouts.map((r) => r.reward)));
+  const datums: RLDatum[] = [];
+  groups.forEach((g, p) =>
+    g.rollouts.forEach((r, t) => {
+      // an empty completion has no action token to train on (its reward still counted in the mean)
+      if (r.tokens.length > 0) datums.push(trajectoryToDatum(g.promptTokens, r.tokens, r.logprobs, advantages[p]![t]!));
+    }),
+  );
+  return { advantages, datums };
+}
+
+export interface TrainStepOptions {
+  lossFn: LossFnType;
+  lossFnConfig?: Record<string, number>;
+  learningRate: number;
+}
+
+/** forward_backward and optim_step back to back; returns the optimizer's metrics merged with the KL metrics. */
+export async function trainStep(tc: TrainingClient, datums: readonly RLDatum[], o: TrainStepOptions): Promise<Record<string, number>> {
+  if (datums.length === 0) throw new Error('no datum to train on');
+  const fbSubmitted = tc.forwardBackward(datums.map(toWireDatum), o.lossFn, o.lossFnConfig);
+  const optSubmitted = tc.optimStep({ learning_rate: o.learningRate, ...COOKBOOK_ADAM });
+  const [fb, opt] = await Promise.all([fbSubmitted, optSubmitted]);
+  const [out, optResult] = await Promise.all([fb.result(), opt.result()]);
+  const trainLogprobs = out.loss_fn_outputs.map((x, i) => {
+    const lp = x['logprobs'];
+    if (!lp) throw new Error(`forward_backward returned no logprobs for datum ${i}`);
+    return lp.data;
+  });
+  const kl = sampleTrainKl(datums, trainLogprobs);
+  return {
+    ...(optResult.metrics ?? {}),
+    'optim/kl_sample_train_v1': kl.kl_sample_train_v1,
+    'optim/kl_sample_train_v2': kl.kl_sample_train_v2,
+    'optim/entropy': kl.entropy,
+  };
+}

@@ -1,0 +1,154 @@
+// Writing a run directory in the tinker-cookbook layout (grpo-reference §4): config.json,
+// metrics.jsonl, checkpoints.jsonl, iteration_NNNNNN/… . Appended records are written with one
+// write(2) of a whole line on a file opened O_APPEND, so a crash leaves either the whole line or (at
+// worst) a partial last line that readers already skip; whole files are written to a temp file and
+// renamed over the target. Also reads back where a run can resume.
+//
+// Resume semantics (documented for readers): a resumed run appends further metrics lines; a step can
+// then appear twice (it ran after the last state checkpoint, then the process died). Readers merge
+// lines per step, later values win (`mergeMetrics`), so each step appears once in the merged record.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { stringifyJsonLine } from './jsonl';
+import { CheckpointRecord, parseRecords } from './runDirectory';
+
+/** checkpoints.jsonl key order of the cookbook: known keys first, then loop-state extras. */
+const CHECKPOINT_KEY_ORDER = ['name', 'batch', 'epoch', 'final', 'state_path', 'sampler_path'] as const;
+
+export function orderCheckpointRecord(record: CheckpointRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of CHECKPOINT_KEY_ORDER) if (record[k] !== undefined && record[k] !== null) out[k] = record[k];
+  for (const [k, v] of Object.entries(record)) if (!(k in out) && v !== undefined && v !== null && !(CHECKPOINT_KEY_ORDER as readonly string[]).includes(k)) out[k] = v;
+  return out;
+}
+
+/** `iteration_000042` */
+export function iterationDirName(i: number): string {
+  return `iteration_${String(i).padStart(6, '0')}`;
+}
+
+/** `<name>-YYYYMMDD-HHMMSS` in UTC. */
+export function runDirName(name: string, at: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${at.getUTCFullYear()}${p(at.getUTCMonth() + 1)}${p(at.getUTCDate())}-${p(at.getUTCHours())}${p(at.getUTCMinutes())}${p(at.getUTCSeconds())}`;
+  const safe = name.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._]+|[._]+$/g, '') || 'run';
+  return `${safe}-${stamp}`;
+}
+
+/** Appends `line + "\n"` with a single write on an O_APPEND descriptor. */
+function appendLine(file: string, line: string): void {
+  const bytes = Buffer.from(`${line}\n`, 'utf8');
+  const fd = fs.openSync(file, 'a');
+  try {
+    const n = fs.writeSync(fd, bytes, 0, bytes.length);
+    if (n !== bytes.length) throw new Error(`short write to ${file} (${n} of ${bytes.length} bytes; disk full?)`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Writes a whole file atomically: a temp file in the same directory, fsync, rename. */
+export function writeFileAtomic(file: string, content: string): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeSync(fd, content);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+/** Truncates a JSONL file after its last "\n" (no-op when it ends in one or does not exist). */
+export function dropPartialTail(file: string): void {
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (buf.length === 0 || buf[buf.length - 1] === 0x0a) return;
+  fs.truncateSync(file, buf.lastIndexOf(0x0a) + 1);
+}
+
+export class RunWriter {
+  private constructor(readonly dir: string) {}
+
+  /** A new run directory `<runsDir>/<name>-YYYYMMDD-HHMMSS` (a suffix -2, -3… if that exists). */
+  static create(runsDir: string, name: string, at = new Date()): RunWriter {
+    fs.mkdirSync(runsDir, { recursive: true });
+    const base = runDirName(name, at);
+    for (let k = 1; ; k++) {
+      const dir = path.join(runsDir, k === 1 ? base : `${base}-${k}`);
+      try {
+        fs.mkdirSync(dir);
+        return new RunWriter(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
+  }
+
+  /**
+   * An existing run directory, to resume. A partial last line left by a crash mid-write is cut off
+   * first, so the next append starts a line of its own instead of gluing onto the fragment.
+   */
+  static open(dir: string): RunWriter {
+    if (!fs.existsSync(path.join(dir, 'config.json'))) throw new Error(`${dir} is not a run directory (no config.json)`);
+    for (const f of ['metrics.jsonl', 'checkpoints.jsonl']) dropPartialTail(path.join(dir, f));
+    return new RunWriter(path.resolve(dir));
+  }
+
+  get name(): string {
+    return path.basename(this.dir);
+  }
+
+  writeConfig(config: Record<string, unknown>): void {
+    writeFileAtomic(path.join(this.dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  }
+
+  readConfig(): unknown {
+    const file = path.join(this.dir, 'config.json');
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`${file}: ${(err as Error).message}`);
+    }
+  }
+
+  /** One metrics.jsonl line `{"step": i, ...metrics}`. */
+  appendMetrics(step: number, metrics: Record<string, number>): void {
+    appendLine(path.join(this.dir, 'metrics.jsonl'), stringifyJsonLine({ step, ...metrics }));
+  }
+
+  appendCheckpoint(record: CheckpointRecord): void {
+    appendLine(path.join(this.dir, 'checkpoints.jsonl'), stringifyJsonLine(orderCheckpointRecord(record)));
+  }
+
+  /** Appends a line to the plain-text log (logs.log), secrets already redacted by the caller. */
+  appendLog(line: string): void {
+    appendLine(path.join(this.dir, 'logs.log'), line.replace(/\n/g, '\n  '));
+  }
+
+  /** (Over)writes iteration_NNNNNN/<file> with one JSON line per record. */
+  writeIterationFile(iteration: number, file: string, records: readonly unknown[]): void {
+    const dir = path.join(this.dir, iterationDirName(iteration));
+    fs.mkdirSync(dir, { recursive: true });
+    writeFileAtomic(path.join(dir, file), records.map((r) => `${stringifyJsonLine(r)}\n`).join(''));
+  }
+
+  readCheckpoints(): CheckpointRecord[] {
+    const file = path.join(this.dir, 'checkpoints.jsonl');
+    if (!fs.existsSync(file)) return [];
+    const { records, problems } = parseRecords(fs.readFileSync(file, 'utf8'), file, CheckpointRecord);
+    if (problems.length) throw new Error(`${problems[0]!.file}:${problems[0]!.line}: ${problems[0]!.message}`);
+    return records;
+  }
+
+  /** The last record with a state_path (the cookbook's get_last_checkpoint), if any. */
+  lastStateCheckpoint(): CheckpointRecord | undefined {
+    return [...this.readCheckpoints()].reverse().find((r) => typeof r.state_path === 'string');
+  }
+}
