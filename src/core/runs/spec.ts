@@ -325,7 +325,7 @@ export function formatIssue(issue: Issue): string {
       if (issue.message && !issue.message.startsWith('Too small')) return `${where()}: ${issue.message}`;
       const bound = String(issue.minimum);
       if (issue.origin === 'string') return issue.minimum === 1 ? `${where()}: must not be empty` : `${where()}: must be at least ${bound} characters long`;
-      if (issue.origin === 'array') return `${where()}: must have at least ${bound} items`;
+      if (issue.origin === 'array') return issue.minimum === 1 ? `${where()}: must not be empty` : `${where()}: must have at least ${bound} items`;
       return `${where()}: must be ${issue.inclusive ? 'at least' : 'greater than'} ${bound}`;
     }
     case 'unrecognized_keys':

@@ -1,0 +1,59 @@
+// Problems from a JSONL file: one JSON object per line, each checked on its own. A bad line is
+// reported as `<file>:<line>: <what is wrong>` and, by the spec's policy, skipped or fatal.
+import { promises as fs } from 'node:fs';
+import { DatasetError, ProblemFields, recordToProblem } from './problem';
+import type { Problem } from './types';
+
+export type InvalidLinePolicy = 'skip' | 'stop';
+
+export interface JsonlProblems {
+  problems: Problem[];
+  skipped: Array<{ where: string; reason: string }>;
+}
+
+/**
+ * Reads `file` (shown as `label` in ids and messages). Blank lines are ignored, a UTF-8 BOM and CRLF
+ * line ends are tolerated; a last line without "\n" is fine when it is complete JSON and reported as
+ * cut off when it is not.
+ */
+export async function readJsonlProblems(file: string, label: string, fields: ProblemFields, policy: InvalidLinePolicy): Promise<JsonlProblems> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new DatasetError(`${label}: cannot read the dataset file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split('\n');
+  const endsWithNewline = lines[lines.length - 1] === '';
+  if (endsWithNewline) lines.pop();
+
+  const problems: Problem[] = [];
+  const skipped: JsonlProblems['skipped'] = [];
+  lines.forEach((raw, i) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '') return;
+    const where = `${label}:${i + 1}`;
+    const isLastWithoutNewline = !endsWithNewline && i === lines.length - 1;
+    let reason: string;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+      const result = recordToProblem(value, fields, where);
+      if (result.ok) {
+        problems.push(result.problem);
+        return;
+      }
+      reason = result.reason;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      reason = isLastWithoutNewline
+        ? `the last line is cut off (no newline at the end, and not complete JSON: ${why})`
+        : `invalid JSON: ${why}`;
+    }
+    if (policy === 'stop')
+      throw new DatasetError(`${where}: ${reason} (set dataset.on_invalid_line to "skip" to leave such lines out)`);
+    skipped.push({ where, reason });
+  });
+  return { problems, skipped };
+}

@@ -1,0 +1,76 @@
+// One record (a JSONL line or a dataset row) → a problem: the prompt conversation and the ground
+// truth, checked field by field so a bad record is reported with what is wrong in it.
+import { z } from 'zod';
+import type { Message } from '../render/types';
+import { formatIssue } from '../runs/spec';
+import type { Problem } from './types';
+
+/** A dataset that cannot be used; the message names the file and line (or row) and the field. */
+export class DatasetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatasetError';
+  }
+}
+
+export interface ProblemFields {
+  promptField: string;
+  groundTruthField: string;
+  systemPrompt?: string;
+}
+
+/** A chat list as a prompt: roles and text; it must end with the user turn the model answers. */
+const ChatList = z
+  .array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))
+  .min(1)
+  .refine((m) => m.at(-1)?.role === 'user', { message: 'must end with a user message (the model answers it)' });
+
+const GroundTruth = z.union([z.string(), z.number().refine(Number.isFinite)]);
+
+export type RecordResult = { ok: true; problem: Problem } | { ok: false; reason: string };
+
+/** The system prompt (if any) and then the question, or the record's own conversation. */
+export function problemToMessages(prompt: string | readonly Message[], systemPrompt?: string): Message[] {
+  const convo: Message[] = typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : prompt.map((m) => ({ ...m }));
+  // a conversation that brings its own system message keeps it
+  if (systemPrompt === undefined || convo[0]?.role === 'system') return convo;
+  return [{ role: 'system', content: systemPrompt }, ...convo];
+}
+
+/** Reads one record; `reason` says what is wrong with it in terms of its fields. */
+export function recordToProblem(record: unknown, fields: ProblemFields, id: string): RecordResult {
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    return { ok: false, reason: `expected a JSON object, got ${Array.isArray(record) ? 'a list' : record === null ? 'null' : typeof record}` };
+  const rec = new Map(Object.entries(record));
+  const { promptField, groundTruthField } = fields;
+
+  const promptKey = rec.has(promptField) ? promptField : rec.has('messages') ? 'messages' : undefined;
+  if (promptKey === undefined)
+    return { ok: false, reason: `missing field "${promptField}"${promptField === 'messages' ? '' : ' (or a "messages" chat list)'}` };
+  const promptValue = rec.get(promptKey);
+  let prompt: string | Message[];
+  if (typeof promptValue === 'string') {
+    if (promptValue.trim() === '') return { ok: false, reason: `field "${promptKey}" is empty` };
+    prompt = promptValue;
+  } else if (Array.isArray(promptValue)) {
+    const chat = ChatList.safeParse(promptValue, { reportInput: true });
+    if (!chat.success) return { ok: false, reason: `field "${promptKey}"${formatIssue(chat.error.issues[0]!).replace(/^\(top level\)/, '')}` };
+    prompt = chat.data;
+  } else {
+    return { ok: false, reason: `field "${promptKey}" must be a string or a chat list [{role, content}, …], not ${kindOf(promptValue)}` };
+  }
+
+  if (!rec.has(groundTruthField)) return { ok: false, reason: `missing field "${groundTruthField}"` };
+  const truth = GroundTruth.safeParse(rec.get(groundTruthField));
+  if (!truth.success) return { ok: false, reason: `field "${groundTruthField}" must be a string or a number, not ${kindOf(rec.get(groundTruthField))}` };
+
+  return { ok: true, problem: { id, messages: problemToMessages(prompt, fields.systemPrompt), groundTruth: String(truth.data) } };
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  return `a ${typeof v}`;
+}
