@@ -1,0 +1,281 @@
+// The GRPO loop (grpo-reference §1.2), synchronous and on-policy. Iteration i:
+//   1. metrics progress/batch, optim/lr, progress/done_frac;
+//   2. holdout evaluation first when eval_every > 0 and i % eval_every == 0 (group size 1, temperature
+//      1.0, `test/` metrics) with the current sampler — the weights after i updates;
+//   3. all groups sampled concurrently, one request per group with num_samples = group_size (the
+//      cookbook's rl/train.py sends G requests of one sample: same distribution, fewer round trips);
+//   4. completions parsed by the renderer, scored by the reward runner (a reward error scores 0 and is
+//      reported, never fatal); rollout summaries and every sample written;
+//   5. constant-reward groups kept with zero advantage unless remove_constant_reward_groups;
+//   6. datums, then forward_backward + optim_step submitted back to back; KL/entropy metrics;
+//   7. a fresh sampler: from the checkpoint saved at s = i+1 when s % save_every == 0, else an
+//      ephemeral snapshot; 8. one metrics.jsonl line, then the checkpoint record.
+// A `final` checkpoint follows the last iteration. Cancelling (the signal) stops between phases: a
+// step whose update was not submitted is dropped whole; a step whose update was submitted is finished
+// and written. Then a state checkpoint at the current step is saved so a resume repeats nothing.
+import type { PromptPool, Problem } from '../data/types';
+import type { Renderer } from '../render/types';
+import type { RewardRunner } from '../reward/types';
+import type { CheckpointRecord } from '../runs/runDirectory';
+import type { RunWriter } from '../runs/runWriter';
+import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
+import type { LossFnType, SamplingParams } from '../tinker/types';
+import { prefixKeys, trajectoryMetrics, TrajectoryStats } from './metrics';
+import { rolloutSummaries, sampleRecords } from './records';
+import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam } from './rollout';
+import { SpanTimer } from './spanTimer';
+import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep';
+import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from './types';
+import { computeAdvantages } from './advantages';
+
+/** The resolved settings of a run (the spec after defaults: learning rate, renderer, …). */
+export interface GrpoLoopConfig {
+  model: string;
+  /** a tinker:// state path to start from (weights only, fresh optimizer) */
+  loadCheckpointPath?: string;
+  loraRank: number;
+  learningRate: number;
+  groupsPerBatch: number;
+  groupSize: number;
+  maxTokens: number;
+  temperature: number;
+  iterations: number;
+  saveEvery: number;
+  evalEvery: number;
+  lossFn: LossFnType;
+  lossFnConfig?: Record<string, number>;
+  removeConstantRewardGroups: boolean;
+  /** TTL of periodic checkpoints (the final one has none) */
+  ttlSeconds?: number;
+  /** LoRA initialisation seed */
+  seed?: number;
+  /** stop strings replacing the renderer's stop sequences */
+  stop?: string[];
+}
+
+export interface RunGrpoOptions {
+  service: ServiceClient;
+  config: GrpoLoopConfig;
+  renderer: Renderer;
+  pool: PromptPool;
+  reward: RewardRunner;
+  writer: RunWriter;
+  /** the checkpoint to resume from (the last record with a state_path) */
+  resumeFrom?: CheckpointRecord;
+  signal?: AbortSignal;
+  onEvent?: (e: GrpoEvent) => void;
+  log?: (line: string) => void;
+}
+
+/** Problems of batch i: the train pool read cyclically, P at a time (deterministic, so resume reuses it). */
+export function batchProblems(train: readonly Problem[], i: number, groupsPerBatch: number): Problem[] {
+  if (train.length === 0) throw new Error('the train split is empty');
+  return Array.from({ length: groupsPerBatch }, (_, k) => train[(i * groupsPerBatch + k) % train.length]!);
+}
+
+export function checkpointName(step: number): string {
+  return String(step).padStart(6, '0');
+}
+
+function stats(groups: readonly RolloutGroup<ScoredRollout>[]): TrajectoryStats[][] {
+  return groups.map((g) => g.rollouts.map((r) => ({ obTokens: g.promptTokens.length, acTokens: r.tokens.length, reward: r.reward, truncated: r.stopReason === 'length', metrics: r.metrics })));
+}
+
+class Cancelled extends Error {}
+
+export async function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
+  const c = o.config;
+  const emit = (e: GrpoEvent) => o.onEvent?.(e);
+  const log = (line: string) => {
+    o.log?.(line);
+    o.writer.appendLog(`${new Date().toISOString()} ${line}`);
+  };
+  const signal = o.signal;
+  const checkCancel = () => {
+    if (signal?.aborted) throw new Cancelled('cancelled');
+  };
+  const startStep = o.resumeFrom?.batch ?? 0;
+  const endStep = c.iterations;
+  const promptCache = new Map<string, number[]>();
+  const promptOf = (p: Problem) => {
+    let t = promptCache.get(p.id);
+    if (!t) promptCache.set(p.id, (t = o.renderer.buildGenerationPrompt(p.messages)));
+    return t;
+  };
+  const stop = c.stop?.length ? c.stop : stopParam(o.renderer.stopSequences());
+  const trainParams: SamplingParams = { max_tokens: c.maxTokens, temperature: c.temperature, stop };
+  const evalParams: SamplingParams = { max_tokens: c.maxTokens, temperature: 1, stop };
+
+  let status: GrpoRunStatus = 'completed';
+  let error: string | undefined;
+  let iterationsRun = 0;
+  let lastStep = startStep - 1;
+  let firstTestReward: number | undefined;
+  let lastTestReward: number | undefined;
+  let lastSavedBatch = startStep;
+  let tc: TrainingClient | undefined;
+
+  emit({ type: 'started', runDir: o.writer.dir, runName: o.writer.name, model: c.model, startStep, endStep, resumed: o.resumeFrom !== undefined });
+  log(`${o.resumeFrom ? `resuming at step ${startStep} from ${o.resumeFrom.state_path}` : 'starting'}: ${c.model}, ${c.groupsPerBatch} groups × ${c.groupSize}, lr ${c.learningRate}, steps ${startStep}..${endStep - 1}`);
+
+  /** Samples the holdout (one sample per problem) and returns its test/ metrics. */
+  const evaluate = async (i: number, sampler: SamplingClient): Promise<Record<string, number>> => {
+    const problems = o.pool.holdout;
+    let done = 0;
+    emit({ type: 'phase', step: i, phase: 'eval', done, total: problems.length });
+    const groups = await Promise.all(
+      problems.map(async (p) => {
+        const g = await sampleGroup(sampler, o.renderer, p, promptOf(p), 1, evalParams, signal);
+        emit({ type: 'phase', step: i, phase: 'eval', done: ++done, total: problems.length });
+        return g;
+      }),
+    );
+    const scored = await scoreGroups(groups, o.reward, signal);
+    reportRewardErrors(i, scored, 'eval');
+    o.writer.writeIterationFile(i, 'eval_test_rollout_summaries.jsonl', rolloutSummaries('eval/test', i, scored));
+    o.writer.writeIterationFile(i, 'eval_test_samples.jsonl', sampleRecords(o.renderer, scored, computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)))));
+    return prefixKeys(trajectoryMetrics(stats(scored)), 'test');
+  };
+
+  const reportRewardErrors = (i: number, groups: readonly RolloutGroup<ScoredRollout>[], what: string) => {
+    const failed = groups.flatMap((g) => g.rollouts.filter((r) => r.rewardError).map((r) => ({ g, e: r.rewardError! })));
+    if (failed.length === 0) return;
+    const first = failed[0]!;
+    const where = first.e.line ? ` (line ${first.e.line})` : '';
+    const message = `${failed.length} of ${groups.reduce((n, g) => n + g.rollouts.length, 0)} ${what} rewards failed and scored 0; first (${first.g.problem.id}): ${first.e.kind}${where}: ${first.e.message}`;
+    emit({ type: 'warning', step: i, message });
+    log(`${message}${first.e.traceback ? `\n${first.e.traceback}` : ''}`);
+  };
+
+  /** Saves a checkpoint under `name` (state, or state and sampler weights) and returns its record. */
+  const saveCheckpoint = async (client: TrainingClient, name: string, batch: number, kind: 'state' | 'both', ttlSeconds?: number): Promise<CheckpointRecord> => {
+    const stateSubmitted = client.saveState(name, { ttlSeconds });
+    const samplerSubmitted = kind === 'both' ? client.saveWeightsForSampler(name, { ttlSeconds }) : undefined;
+    const state = await (await stateSubmitted).result();
+    const sampler = samplerSubmitted ? await (await samplerSubmitted).result() : undefined;
+    return { name, batch, state_path: state.path, ...(sampler?.path ? { sampler_path: sampler.path } : {}) };
+  };
+
+  try {
+    if (startStep >= endStep) {
+      log(`nothing to run: the run is at step ${startStep} of ${endStep}`);
+      emit({ type: 'finished', runDir: o.writer.dir, status, lastStep });
+      return { runDir: o.writer.dir, status, iterationsRun };
+    }
+    const userMetadata = { renderer_name: o.renderer.name };
+    if (o.resumeFrom?.state_path) tc = await o.service.createTrainingClientFromState(o.resumeFrom.state_path, { withOptimizer: true, userMetadata }, signal);
+    else if (c.loadCheckpointPath) tc = await o.service.createTrainingClientFromState(c.loadCheckpointPath, { withOptimizer: false, userMetadata }, signal);
+    else tc = await o.service.createLoraTrainingClient(c.model, { rank: c.loraRank, seed: c.seed, userMetadata }, signal);
+    const trainer = tc;
+    let sampler = await trainer.saveWeightsAndGetSamplingClient(signal);
+
+    for (let i = startStep; i < endStep; i++) {
+      checkCancel();
+      const timer = new SpanTimer();
+      const t0 = performance.now();
+      const metrics: Record<string, number> = { 'progress/batch': i, 'optim/lr': c.learningRate, 'progress/done_frac': (i + 1) / endStep };
+
+      if (c.evalEvery > 0 && i % c.evalEvery === 0 && o.pool.holdout.length > 0) {
+        const test = await timer.time('run_evaluations_parallel', () => evaluate(i, sampler));
+        Object.assign(metrics, test);
+        const r = test['test/env/all/reward/total'];
+        if (r !== undefined) {
+          firstTestReward ??= r;
+          lastTestReward = r;
+        }
+        checkCancel();
+      }
+
+      const problems = batchProblems(o.pool.train, i, c.groupsPerBatch);
+      const total = problems.length * c.groupSize;
+      let sampled = 0;
+      emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
+      const current = sampler;
+      const groups = await timer.time('sampling', () =>
+        Promise.all(
+          problems.map(async (p) => {
+            const g = await sampleGroup(current, o.renderer, p, promptOf(p), c.groupSize, trainParams, signal);
+            sampled += g.rollouts.length;
+            emit({ type: 'phase', step: i, phase: 'sampling', done: sampled, total });
+            return g;
+          }),
+        ),
+      );
+      checkCancel();
+      emit({ type: 'phase', step: i, phase: 'rewards', done: 0, total });
+      const scored = await timer.time('rewards', () => scoreGroups(groups, o.reward, signal));
+      emit({ type: 'phase', step: i, phase: 'rewards', done: total, total });
+      reportRewardErrors(i, scored, 'train');
+      checkCancel();
+
+      // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
+      const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
+      o.writer.writeIterationFile(i, 'train_rollout_summaries.jsonl', rolloutSummaries('train', i, scored));
+      o.writer.writeIterationFile(i, 'train_samples.jsonl', sampleRecords(o.renderer, scored, allAdvantages));
+
+      const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
+      if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
+      Object.assign(metrics, trajectoryMetrics(stats(kept)));
+      const { datums } = buildDatums(kept);
+
+      // From here the update is submitted: the step is finished and written even if cancelled.
+      emit({ type: 'phase', step: i, phase: 'training' });
+      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate })));
+
+      const s = i + 1;
+      let record: CheckpointRecord | undefined;
+      emit({ type: 'phase', step: i, phase: 'checkpoint' });
+      sampler = await timer.time('save_checkpoint_and_get_sampling_client', async () => {
+        if (c.saveEvery > 0 && s % c.saveEvery === 0) {
+          record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(s), s, 'both', c.ttlSeconds));
+          return o.service.createSamplingClient({ modelPath: record.sampler_path! });
+        }
+        return trainer.saveWeightsAndGetSamplingClient();
+      });
+
+      metrics['time/total'] = (performance.now() - t0) / 1000;
+      Object.assign(metrics, timer.metrics());
+      o.writer.appendMetrics(i, metrics);
+      emit({ type: 'metrics', step: i, metrics });
+      if (record) {
+        o.writer.appendCheckpoint(record);
+        lastSavedBatch = s;
+        emit({ type: 'checkpoint', record });
+      }
+      iterationsRun++;
+      lastStep = i;
+      log(`step ${i}: reward ${fmt(metrics['env/all/reward/total'])}, frac_mixed ${fmt(metrics['env/all/by_group/frac_mixed'])}, kl_v1 ${fmt(metrics['optim/kl_sample_train_v1'])}${metrics['test/env/all/reward/total'] !== undefined ? `, test reward ${fmt(metrics['test/env/all/reward/total'])}` : ''}, ${fmt(metrics['time/total'])} s`);
+    }
+
+    const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
+    o.writer.appendCheckpoint(final);
+    emit({ type: 'checkpoint', record: final });
+    log(`finished: ${iterationsRun} iterations, final checkpoint ${final.state_path}`);
+  } catch (err) {
+    if (err instanceof Cancelled || signal?.aborted) {
+      status = 'cancelled';
+      const batch = lastStep + 1;
+      if (tc && batch > lastSavedBatch) {
+        try {
+          // a resume point at exactly the steps written, so resuming repeats and loses nothing
+          const rec = await saveCheckpoint(tc, checkpointName(batch), batch, 'state', c.ttlSeconds);
+          o.writer.appendCheckpoint(rec);
+          emit({ type: 'checkpoint', record: rec });
+        } catch (saveErr) {
+          log(`cancelled; saving a resume checkpoint at step ${batch} failed: ${(saveErr as Error).message}`);
+        }
+      }
+      log(`cancelled after ${iterationsRun} iterations (next step ${batch})`);
+    } else {
+      status = 'failed';
+      error = (err as Error)?.message ?? String(err);
+      log(`failed at step ${lastStep + 1}: ${error}`);
+    }
+  }
+  emit({ type: 'finished', runDir: o.writer.dir, status, lastStep });
+  return { runDir: o.writer.dir, status, iterationsRun, ...(error ? { error } : {}), ...(firstTestReward !== undefined ? { firstTestReward, lastTestReward } : {}) };
+}
+
+function fmt(v: number | undefined): string {
+  return v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(3);
+}
