@@ -19,6 +19,12 @@ export interface Tokenizer {
   readonly vocabSize: number;
   /** ids of `text` with no special tokens added and special-token text not interpreted */
   encode(text: string): number[];
+  /**
+   * ids of `text` with no special tokens added, special-token text becoming the special token
+   * (HF `encode(text, add_special_tokens=False)`): what renderers use for headers and, where the
+   * cookbook does, for message content
+   */
+  encodeWithSpecialTokens(text: string): number[];
   /** text of `ids`; special tokens are written out as their text (e.g. `<|im_end|>`) */
   decode(ids: readonly number[]): string;
   /** the id of a special token given its text, if the vocabulary has it */

@@ -1,0 +1,28 @@
+// Renderer names → renderers. The names are the cookbook's; `chatml` is the embedded engine's.
+import { ChatmlRenderer } from './chatml';
+import { ModelConfigurationError } from './errors';
+import { Llama3Renderer } from './llama3';
+import { Qwen3Renderer } from './qwen3';
+import { RoleColonRenderer } from './roleColon';
+import type { Renderer, Tokenizer } from './types';
+
+const FACTORIES: Readonly<Record<string, (t: Tokenizer) => Renderer>> = {
+  role_colon: (t) => new RoleColonRenderer(t),
+  llama3: (t) => new Llama3Renderer(t),
+  qwen3: (t) => new Qwen3Renderer(t, false),
+  qwen3_disable_thinking: (t) => new Qwen3Renderer(t, true),
+  chatml: (t) => new ChatmlRenderer(t),
+};
+
+/** The renderers Tinker Studio implements. */
+export const RENDERER_NAMES: readonly string[] = Object.keys(FACTORIES);
+
+export function isImplementedRenderer(name: string): boolean {
+  return Object.hasOwn(FACTORIES, name);
+}
+
+export function getRenderer(name: string, tokenizer: Tokenizer): Renderer {
+  const make = Object.hasOwn(FACTORIES, name) ? FACTORIES[name] : undefined;
+  if (!make) throw new ModelConfigurationError(`renderer "${name}" is not implemented in Tinker Studio; available: ${RENDERER_NAMES.join(', ')}`);
+  return make(tokenizer);
+}
