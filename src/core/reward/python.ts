@@ -1,0 +1,60 @@
+// The Python reward runner: `compute_reward(completion, ground_truth) -> float` in a persistent pool
+// of `python -c <worker>` processes (see pythonWorkerSource.ts), each under an address-space cap
+// (RLIMIT_AS), with a filtered environment and the reward file's folder as working directory.
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { workerEnvironment } from './env';
+import { RewardLoadError } from './errors';
+import { WorkerExit, WorkerPool } from './pool';
+import { PYTHON_WORKER_SOURCE } from './pythonWorkerSource';
+import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
+import { spawnWorkerProcess } from './workerProcess';
+
+export const REWARD_DEFAULTS = { python: 'python3', workers: 2, timeoutMs: 10_000, memoryMb: 1024 } as const;
+
+export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
+  const file = path.resolve(opts.file);
+  const source = await readSource(file);
+  const memoryMb = opts.memoryMb ?? REWARD_DEFAULTS.memoryMb;
+  const command = {
+    command: opts.python ?? REWARD_DEFAULTS.python,
+    args: ['-c', PYTHON_WORKER_SOURCE],
+    env: workerEnvironment({ PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' }),
+    cwd: path.dirname(file),
+    channel: 'fd' as const,
+  };
+  const pool = new WorkerPool((handlers) => spawnWorkerProcess(command, handlers), {
+    file,
+    workers: opts.workers ?? REWARD_DEFAULTS.workers,
+    timeoutMs: opts.timeoutMs ?? REWARD_DEFAULTS.timeoutMs,
+    load: { type: 'load', file, source, format: 'python', memoryMb },
+    functionName: 'compute_reward',
+    describeCrash: (exit) => describePythonCrash(file, exit),
+  });
+  await pool.start();
+  return pool;
+}
+
+export async function readSource(file: string): Promise<string> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new RewardLoadError(file, { message: `cannot read the file (${err instanceof Error ? err.message : String(err)})` });
+  }
+}
+
+/** a dead Python worker's last words: faulthandler's report names the reward file's line */
+function describePythonCrash(file: string, exit: WorkerExit): Pick<RewardError, 'message' | 'traceback' | 'line'> {
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  const tail = exit.outputTail.trim();
+  const fatal = tail.lastIndexOf('Fatal Python error');
+  const report = fatal >= 0 ? tail.slice(fatal) : undefined;
+  const frames = report ? [...report.matchAll(/File "([^"]+)", line (\d+)/g)].filter((m) => m[1] === file) : [];
+  const first = frames[0];
+  const reason = report ? `: ${report.split('\n')[0]}` : '';
+  return {
+    message: `the Python worker ${how} while running compute_reward${reason}; it was replaced`,
+    ...(report ? { traceback: report } : {}),
+    ...(first ? { line: Number(first[2]) } : {}),
+  };
+}

@@ -1,0 +1,162 @@
+// The Python side of the reward worker, run as `python -c <this>`: shipped as a string so the
+// esbuild bundle needs no extra file. Protocol: JSON lines, requests on fd 3, answers on fd 4, so
+// whatever user code prints (fd 1/2) cannot corrupt it. See protocol.ts for the messages.
+export const PYTHON_WORKER_SOURCE = String.raw`
+import ast, faulthandler, inspect, io, json, math, numbers, os, sys, threading, time, traceback, types
+
+def send(out, msg):
+    out.write((json.dumps(msg) + "\n").encode("utf-8"))
+
+def locate_definition(source, name):
+    # line/column (1-based) of the top-level def or assignment of name, for load errors
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None, None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node.lineno, node.col_offset + 1
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return node.lineno, node.col_offset + 1
+    return None, None
+
+def describe(exc, tb, file):
+    # message, traceback text from the user's frames on, and the innermost frame in the reward file
+    text = "".join(traceback.format_exception(type(exc), exc, tb))
+    message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    info = {"message": message, "traceback": text[-20000:]}
+    for frame in traceback.extract_tb(tb):
+        if frame.filename == file and frame.lineno:
+            info["line"] = frame.lineno
+            colno = getattr(frame, "colno", None)
+            if colno is not None:
+                info["column"] = colno + 1
+            else:
+                info.pop("column", None)
+    return info
+
+def as_reward(value):
+    if isinstance(value, numbers.Real):
+        try:
+            number = float(value)
+        except Exception:
+            return None
+        if math.isfinite(number):
+            return number
+    return None
+
+def watch_parent():
+    # exit when the parent is gone, even while user code spins
+    parent = os.getppid()
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+def load(msg, out):
+    file = msg["file"]
+    source = msg["source"]
+    try:
+        import resource
+        cap = int(msg["memoryMb"]) * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        code = compile(source, file, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        info = {"message": "%s: %s" % (type(e).__name__, e.msg), "traceback": "".join(traceback.format_exception_only(type(e), e))}
+        if e.lineno:
+            info["line"] = e.lineno
+        if e.offset and e.offset > 0:
+            info["column"] = e.offset
+        return None, info
+    name = os.path.splitext(os.path.basename(file))[0] or "reward"
+    module = types.ModuleType(name)
+    module.__file__ = file
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(file))
+    sys.argv = [file]
+    try:
+        exec(code, module.__dict__)
+    except BaseException as e:
+        info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, file)
+        return None, info
+    line, column = locate_definition(source, "compute_reward")
+    where = {}
+    if line:
+        where["line"] = line
+    if column:
+        where["column"] = column
+    fn = module.__dict__.get("compute_reward")
+    if fn is None:
+        return None, {"message": "no function compute_reward(completion, ground_truth) is defined at the top level of the file"}
+    if not callable(fn):
+        return None, dict(where, message="compute_reward is a %s, not a function" % type(fn).__name__)
+    if inspect.iscoroutinefunction(fn):
+        return None, dict(where, message="compute_reward must be a plain def, not async def")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind("", "")
+        except TypeError:
+            return None, dict(where, message="compute_reward must take exactly two positional parameters (completion, ground_truth); it is declared as compute_reward%s" % signature)
+    return fn, None
+
+def main():
+    os.set_inheritable(3, False)
+    os.set_inheritable(4, False)
+    requests = io.open(3, "rb")
+    out = io.open(4, "wb", buffering=0)
+    faulthandler.enable(all_threads=False)
+    threading.Thread(target=watch_parent, daemon=True).start()
+    fn = None
+    file = None
+    memory_mb = "?"
+    for line in requests:
+        msg = json.loads(line)
+        if msg["type"] == "load":
+            file = msg["file"]
+            memory_mb = msg["memoryMb"]
+            fn, error = load(msg, out)
+            if error is not None:
+                error["type"] = "load_error"
+                send(out, error)
+                os._exit(0)
+            send(out, {"type": "ready"})
+            continue
+        for index, (completion, ground_truth) in enumerate(msg["cases"]):
+            start = time.perf_counter()
+            try:
+                value = fn(completion, ground_truth)
+            except MemoryError:
+                value = None
+                send(out, {"type": "failure", "index": index, "kind": "crash", "durationMs": (time.perf_counter() - start) * 1000.0,
+                           "message": "compute_reward ran out of memory (the cap is %s MB); the worker was replaced" % memory_mb})
+                os._exit(70)
+            except BaseException as e:
+                info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, file)
+                info.update({"type": "failure", "index": index, "kind": "exception", "durationMs": (time.perf_counter() - start) * 1000.0})
+                send(out, info)
+                continue
+            duration = (time.perf_counter() - start) * 1000.0
+            reward = as_reward(value)
+            if reward is None:
+                try:
+                    raw = repr(value)
+                except BaseException:
+                    raw = "<unrepresentable %s>" % type(value).__name__
+                send(out, {"type": "failure", "index": index, "kind": "invalid_result", "durationMs": duration, "raw": raw[:1000],
+                           "message": "compute_reward returned %s (%s), not a finite number" % (raw[:80], type(value).__name__)})
+            else:
+                send(out, {"type": "reward", "index": index, "reward": reward, "durationMs": duration})
+
+main()
+`;
