@@ -5,6 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { findJsonSyntaxError } from './jsonSyntax';
 
 const positiveInt = () => z.number().int().min(1);
 
@@ -288,20 +289,10 @@ export function parseJsonWithPosition(text: string, fileLabel: string): unknown 
   try {
     return JSON.parse(body);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const at = /at position (\d+)/.exec(message);
-    const offset = at ? Number(at[1]) : body.length;
-    const { line, column } = lineColumn(body, offset);
-    const reason = message.replace(/\s*in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
-    throw new RunSpecError([`${fileLabel}:${line}:${column}: invalid JSON: ${reason}`]);
+    const found = findJsonSyntaxError(body);
+    if (found) throw new RunSpecError([`${fileLabel}:${found.line}:${found.column}: invalid JSON: ${found.message}`]);
+    throw new RunSpecError([`${fileLabel}: invalid JSON: ${err instanceof Error ? err.message : String(err)}`]);
   }
-}
-
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
-  return { line, column };
 }
 
 type Issue = z.core.$ZodIssue;
