@@ -51,10 +51,10 @@ export function tokenizerCacheDir(cacheDir: string, repo: string): string {
 const inFlight = new Map<string, Promise<HubFiles>>();
 
 /** Ensures both tokenizer files of `repo` are in the cache, downloading the missing ones. */
-export function ensureTokenizerFiles(opts: HubOptions): Promise<HubFiles> {
+export async function ensureTokenizerFiles(opts: HubOptions): Promise<HubFiles> {
   const dir = tokenizerCacheDir(opts.cacheDir, opts.repo);
   const missing = TOKENIZER_FILES.filter((f) => !fs.existsSync(path.join(dir, f)));
-  if (missing.length === 0) return Promise.resolve({ dir, fetched: [] });
+  if (missing.length === 0) return { dir, fetched: [] };
   // one download per folder at a time, however many runs ask for it
   const running = inFlight.get(dir);
   if (running) return running;

