@@ -4,7 +4,7 @@
 // handling, compute_logprobs, a concurrency limit). It speaks tinker-protocol.md as the Python SDK
 // 0.25 does, so it works against the Tinker cloud, SkyRL and the embedded engine alike.
 import * as zlib from 'node:zlib';
-import { ConflictError, ConnectionError, NotFoundError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError } from './errors';
+import { ConflictError, ConnectionError, NotFoundError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError, TrainingSequenceError } from './errors';
 import { APIFuture, CombinedFuture, PollContext, QueueStateEvent, RequestType, ResultDecoder } from './futures';
 import { encodeForwardBackwardRequest } from './proto';
 import { Sleep, Transport, realSleep, withSubmissionRetries } from './transport';
@@ -45,6 +45,8 @@ export interface ServiceClientOptions {
   /** for tests: injectable waiting and randomness */
   sleep?: Sleep;
   random?: () => number;
+  /** for tests: the clock JWT expiry is judged by (ms since the epoch; default Date.now) */
+  now?: () => number;
   /** for tests: the submission-retry budget (default 300 s) */
   submissionBudgetMs?: number;
   onQueueState?: (e: QueueStateEvent) => void;
@@ -100,7 +102,12 @@ export class ServiceClient {
   config!: W.ClientConfigResponse;
   sessionId: string | undefined;
   private jwt: string | undefined;
+  /** earlier JWTs of this client, still redacted from error text */
+  private readonly pastJwts: string[] = [];
   private jwtRefresh: NodeJS.Timeout | undefined;
+  /** the one exchange in flight: the background and the on-demand refresh share it */
+  private refreshing: Promise<void> | undefined;
+  private readonly now: () => number;
   private heartbeat: NodeJS.Timeout | undefined;
   private lastHeartbeatOk = Date.now();
   private modelSeq = 0;
@@ -110,6 +117,7 @@ export class ServiceClient {
 
   private constructor(readonly opts: ServiceClientOptions) {
     this.sleep = opts.sleep ?? realSleep;
+    this.now = opts.now ?? Date.now;
     const version = opts.clientVersion ?? '0.0.0';
     this.transport = new Transport({
       baseUrl: opts.baseUrl ?? process.env.TINKER_BASE_URL ?? DEFAULT_BASE_URL,
@@ -119,7 +127,7 @@ export class ServiceClient {
       random: opts.random,
       maxRetries: opts.maxRetries,
       timeoutMs: opts.requestTimeoutMs,
-      secrets: () => [opts.apiKey ?? '', this.jwt ?? ''],
+      secrets: () => [opts.apiKey ?? '', this.jwt ?? '', ...this.pastJwts],
       headers: {
         'x-stainless-package-version': SDK_COMPAT_VERSION,
         ...(process.env.CLOUDFLARE_ACCESS_CLIENT_ID ? { 'cf-access-client-id': process.env.CLOUDFLARE_ACCESS_CLIENT_ID } : {}),
@@ -149,7 +157,14 @@ export class ServiceClient {
     return c;
   }
 
-  private credential(): string {
+  /**
+   * The credential of the next request: the exchanged JWT when there is one. With 60 s or less left
+   * on it, it is refreshed first (as the SDK does before each request); if that fails the old one is
+   * sent anyway.
+   */
+  private async credential(): Promise<string> {
+    const exp = this.jwt ? jwtExpiry(this.jwt) : undefined;
+    if (exp !== undefined && exp * 1000 - this.now() <= 60_000 && !this.closed) await this.refreshJwt().catch(() => undefined);
     return this.jwt ?? this.opts.apiKey ?? '';
   }
 
@@ -166,7 +181,9 @@ export class ServiceClient {
       if (!(err instanceof NotFoundError)) throw err;
       this.config = W.ClientConfigResponse.parse({});
     }
-    if (this.config.pjwt_auth_enabled && this.opts.apiKey && !this.opts.apiKey.startsWith('eyJ')) await this.refreshJwt();
+    if (this.config.pjwt_auth_enabled && this.opts.apiKey && !this.opts.apiKey.startsWith('eyJ')) {
+      await this.submissionRetries(() => this.exchangeJwt());
+    }
     if (this.opts.withoutSession) return;
     const s = await this.transport.json(W.CreateSessionResponse, {
       method: 'POST',
@@ -184,29 +201,37 @@ export class ServiceClient {
     this.startHeartbeat();
   }
 
-  private async refreshJwt(): Promise<void> {
-    const r = await this.submissionRetries(() =>
-      this.transport.json(W.AuthTokenResponse, {
-        method: 'POST',
-        path: '/api/v1/auth/token',
-        json: {},
-        headers: { 'x-api-key': this.opts.apiKey ?? '' },
-      }),
-    );
-    this.jwt = r.jwt;
-    const exp = jwtExpiry(r.jwt);
-    clearTimeout(this.jwtRefresh);
-    if (exp !== undefined && !this.closed) {
-      const inMs = Math.max(exp * 1000 - Date.now() - 300_000, 1000);
-      this.jwtRefresh = setTimeout(() => {
-        this.refreshJwt().catch(() => {
-          // retried after 60 s; the old token is used meanwhile
-          this.jwtRefresh = setTimeout(() => void this.refreshJwt().catch(() => undefined), 60_000);
-          this.jwtRefresh.unref();
-        });
-      }, inMs);
-      this.jwtRefresh.unref();
+  /** One JWT refresh at a time: callers arriving meanwhile wait for the exchange in flight. */
+  private refreshJwt(): Promise<void> {
+    this.refreshing ??= this.exchangeJwt().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** POST /auth/token with the API key (never with the current JWT), then schedules the background refresh. */
+  private async exchangeJwt(): Promise<void> {
+    const r = await this.transport.json(W.AuthTokenResponse, {
+      method: 'POST',
+      path: '/api/v1/auth/token',
+      json: {},
+      headers: { 'x-api-key': this.opts.apiKey ?? '' },
+    });
+    if (this.jwt && this.jwt !== r.jwt) {
+      this.pastJwts.push(this.jwt);
+      if (this.pastJwts.length > 4) this.pastJwts.shift();
     }
+    this.jwt = r.jwt;
+    this.scheduleJwtRefresh(jwtExpiry(r.jwt));
+  }
+
+  /** Background refresh 300 s before expiry; a failed one is retried after 60 s (the old token is used meanwhile). */
+  private scheduleJwtRefresh(exp: number | undefined, delayMs?: number): void {
+    clearTimeout(this.jwtRefresh);
+    if (this.closed || (exp === undefined && delayMs === undefined)) return;
+    const inMs = delayMs ?? Math.max(exp! * 1000 - this.now() - 300_000, 1000);
+    this.jwtRefresh = setTimeout(() => {
+      this.refreshJwt().catch(() => this.scheduleJwtRefresh(undefined, 60_000));
+    }, inMs);
+    this.jwtRefresh.unref();
   }
 
   private startHeartbeat(): void {
@@ -508,6 +533,8 @@ export class TrainingClient {
   private requestCounter = 0;
   /** submissions of this model happen one after another, in seq_id order */
   private submitChain: Promise<unknown> = Promise.resolve();
+  /** set when a submission failed for good: its seq_id is missing on the server */
+  private broken: TrainingSequenceError | undefined;
 
   constructor(
     readonly service: ServiceClient,
@@ -519,9 +546,23 @@ export class TrainingClient {
     return ++this.requestCounter;
   }
 
-  /** Runs `submit` after every earlier submission of this model has returned. */
+  /**
+   * Runs `submit` after every earlier submission of this model has returned. Once a submission has
+   * failed for good (retries exhausted, cancelled), its seq_id is a gap the server waits on forever,
+   * so later submissions fail at once with a TrainingSequenceError instead of hanging.
+   */
   private ordered<T>(submit: () => Promise<T>): Promise<T> {
-    const run = this.submitChain.then(submit, submit);
+    const guarded = async (): Promise<T> => {
+      if (this.broken) throw this.broken;
+      const firstSeq = this.requestCounter + 1;
+      try {
+        return await submit();
+      } catch (err) {
+        if (this.requestCounter >= firstSeq) this.broken = new TrainingSequenceError(this.modelId, firstSeq, (err as Error).message);
+        throw err;
+      }
+    };
+    const run = this.submitChain.then(guarded, guarded);
     this.submitChain = run.catch(() => undefined);
     return run;
   }

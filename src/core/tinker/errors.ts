@@ -58,6 +58,22 @@ export class PromiseExpiredError extends TinkerError {
   }
 }
 
+/**
+ * An earlier request of a training client could not be submitted, so its seq_id never reached the
+ * server, which runs a model's requests in seq_id order and would wait for it forever.
+ */
+export class TrainingSequenceError extends TinkerError {
+  constructor(
+    readonly modelId: string,
+    readonly missingSeqId: number,
+    cause: string,
+  ) {
+    super(
+      `training client ${modelId}: request seq_id ${missingSeqId} could not be submitted (${cause}); the server would wait for it forever, so no later request is sent — continue from the last checkpoint with a new training client`,
+    );
+  }
+}
+
 /** A response did not have the shape the protocol promises. */
 export class ResponseShapeError extends TinkerError {}
 

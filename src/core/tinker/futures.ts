@@ -76,6 +76,7 @@ export class APIFuture<T> {
           },
           timeoutMs: this.ctx.pollTimeoutMs,
           retry: false,
+          acceptAnyStatus: true,
           signal,
         });
       } catch (err) {

@@ -59,6 +59,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** do not follow redirects (archive URLs) and return 3xx as a result */
   acceptRedirect?: boolean;
+  /** return every HTTP answer, whatever its status (retrieve_future handles each status itself) */
+  acceptAnyStatus?: boolean;
 }
 
 export interface HttpResult {
@@ -108,7 +110,7 @@ export class Transport {
         if (err instanceof CancelledError) throw err;
         failure = err as Error;
       }
-      if (res && (res.status < 300 || (o.acceptRedirect && res.status < 400))) return res;
+      if (res && (res.status < 300 || (o.acceptRedirect && res.status < 400) || o.acceptAnyStatus)) return res;
       const status = res?.status;
       const shouldRetryHeader = res?.headers['x-should-retry'];
       const retryable =
@@ -142,8 +144,11 @@ export class Transport {
     };
     const timeoutMs = o.timeoutMs ?? this.opts.timeoutMs ?? 60_000;
     headers['x-stainless-read-timeout'] = String(Math.round(timeoutMs / 1000));
-    const credential = await this.opts.credential();
-    if (credential) headers['x-api-key'] = credential;
+    // a call that names its own credential (the JWT exchange sends the API key) keeps it
+    if (headers['x-api-key'] === undefined) {
+      const credential = await this.opts.credential();
+      if (credential) headers['x-api-key'] = credential;
+    }
     if (idempotencyKey) headers['x-idempotency-key'] = idempotencyKey;
     let body: string | Uint8Array | undefined;
     if (o.json !== undefined) {

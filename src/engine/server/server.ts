@@ -42,7 +42,10 @@ export interface EngineServer {
 interface Session {
   id: string;
   lastSeen: number;
-  modelSeq: Set<number>;
+  /** model_seq_id → the create request (a replay with the same body gets the same future) */
+  modelSeq: Map<number, { hash: string; requestId: string }>;
+  /** sampling_session_seq_id → the create request (a replay with the same body gets the same sampler) */
+  samplingSeq: Map<number, { hash: string; ready: Promise<void> }>;
   models: Set<string>;
   samplers: Set<string>;
 }
@@ -64,6 +67,8 @@ interface ModelState {
   submitted: Map<number, { hash: string; requestId: string; type: string }>;
   pumping: boolean;
   released: boolean;
+  /** the unload request, so that a replayed unload gets the same future */
+  unloadRequestId?: string;
 }
 
 const ENGINE_USER = 'local-engine';
@@ -81,10 +86,30 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
   const compress = Boolean(opts.compressForwardBackward && zstdDecompress);
   const baseModels = new Map(backend.listBaseModels().map((m) => [m.name, m]));
   let url = '';
+  // Work started by requests (training jobs, model creation, sampling). close() stops taking new
+  // training jobs and waits for these, so a stopped engine's record ends with what it applied and
+  // nothing it was still doing is written to the data dir after a new engine has opened it.
+  let closed = false;
+  const inFlight = new Set<Promise<unknown>>();
+  function background<T>(p: Promise<T>): Promise<T> {
+    inFlight.add(p);
+    const done = () => inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+  const track = (id: string, work: () => Promise<FutureResult>) => futures.track(id, () => background(work()));
 
   // ---------- helpers ----------
 
   const hashOf = (type: string, bytes: Buffer) => createHash('sha256').update(type).update(bytes).digest('hex');
+
+  /** The request id of an earlier identical create for this model_seq_id; 409 if it was used differently. */
+  function modelSeqReplay(s: Session, modelSeqId: number, type: string, body: Buffer): string | undefined {
+    const prior = s.modelSeq.get(modelSeqId);
+    if (!prior) return undefined;
+    if (prior.hash === hashOf(type, body)) return prior.requestId;
+    throw new HttpError(409, `model_seq_id ${modelSeqId} was already used in session ${s.id}`);
+  }
 
   function session(id: string): Session {
     const s = sessions.get(id);
@@ -121,7 +146,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const requestId = futures.create();
     m.submitted.set(seqId, { hash, requestId, type });
     m.waiting.set(seqId, { type, requestId, hash, run });
-    void pump(m);
+    void background(pump(m));
     return { json: { request_id: requestId, model_id: m.id } };
   }
 
@@ -130,6 +155,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     m.pumping = true;
     try {
       for (;;) {
+        if (closed) break;
         const job = m.waiting.get(m.nextSeq);
         if (!job) break;
         m.waiting.delete(m.nextSeq);
@@ -357,7 +383,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
   r.add('POST', api('create_session'), (req) => {
     parseJson(req, W.CreateSessionRequest);
     const id = `sess-${randomBytes(6).toString('hex')}`;
-    sessions.set(id, { id, lastSeen: Date.now(), modelSeq: new Set(), models: new Set(), samplers: new Set() });
+    sessions.set(id, { id, lastSeen: Date.now(), modelSeq: new Map(), samplingSeq: new Map(), models: new Set(), samplers: new Set() });
     return { json: { type: 'create_session', session_id: id, info_message: null, warning_message: null, error_message: null } };
   });
   r.add('POST', api('session_heartbeat'), (req) => {
@@ -375,10 +401,11 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const lc = b.lora_config;
     if (!lc.train_attn && !lc.train_mlp && !lc.train_unembed) throw new HttpError(422, 'lora_config: at least one of train_attn, train_mlp, train_unembed must be true');
     const id = `${s.id}:train:${b.model_seq_id}`;
-    if (s.modelSeq.has(b.model_seq_id)) throw new HttpError(409, `model_seq_id ${b.model_seq_id} was already used in session ${s.id}`);
-    s.modelSeq.add(b.model_seq_id);
+    const replay = modelSeqReplay(s, b.model_seq_id, 'create_model', req.body);
+    if (replay) return future(replay, id);
     const requestId = futures.create();
-    futures.track(requestId, async () => {
+    s.modelSeq.set(b.model_seq_id, { hash: hashOf('create_model', req.body), requestId });
+    track(requestId, async () => {
       const seed = lc.seed ?? randomBytes(4).readUInt32LE(0);
       const lora: LoraConfig = { rank: lc.rank, seed, trainAttn: lc.train_attn, trainMlp: lc.train_mlp, trainUnembed: lc.train_unembed };
       await backend.createTrainingModel(id, b.base_model, lora);
@@ -406,9 +433,13 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
 
   r.add('POST', api('unload_model'), (req) => {
     const b = parseJson(req, W.ModelIdRequest);
+    // a replayed unload (its answer was lost) gets the same future instead of "not loaded"
+    const unloading = models.get(b.model_id);
+    if (unloading?.unloadRequestId) return future(unloading.unloadRequestId, unloading.id);
     const m = model(b.model_id);
     const requestId = futures.create();
-    futures.track(requestId, async () => {
+    m.unloadRequestId = requestId;
+    track(requestId, async () => {
       m.released = true;
       await backend.releaseTrainingModel(m.id);
       sessions.get(m.sessionId)?.models.delete(m.id);
@@ -509,7 +540,8 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const b = parseJson(req, W.LoadWeightsRequest);
     if (b.model_id) {
       const m = model(b.model_id);
-      if (b.seq_id !== 1 || m.nextSeq !== 1 || m.submitted.size > 0) {
+      // a replay of the load itself (its answer was lost) is deduplicated by submitTraining
+      if (b.seq_id !== 1 || (!m.submitted.has(1) && (m.nextSeq !== 1 || m.submitted.size > 0))) {
         throw new HttpError(400, `LoadWeights is not permitted with seq_id ${b.seq_id ?? '(none)'}: it must be the model's first request`);
       }
       return submitTraining(m, 1, 'load_weights', req.body, async () => {
@@ -524,11 +556,12 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     // create-via-load: a new model from the checkpoint's own config (counts as seq 0)
     if (!b.session_id || b.model_seq_id == null) throw new HttpError(422, 'load_weights needs model_id + seq_id, or session_id + model_seq_id');
     const s = session(b.session_id);
-    if (s.modelSeq.has(b.model_seq_id)) throw new HttpError(409, `model_seq_id ${b.model_seq_id} was already used in session ${s.id}`);
-    s.modelSeq.add(b.model_seq_id);
     const id = `${s.id}:train:${b.model_seq_id}`;
+    const replay = modelSeqReplay(s, b.model_seq_id, 'load_weights', req.body);
+    if (replay) return future(replay, id);
     const requestId = futures.create();
-    futures.track(requestId, async () => {
+    s.modelSeq.set(b.model_seq_id, { hash: hashOf('load_weights', req.body), requestId });
+    track(requestId, async () => {
       const { bytes } = await loadCheckpointBytes(b.path, 'weights');
       const desc = backend.describeState(bytes);
       if (b.optimizer && !desc.hasOptimizerState) throw new FutureError(`checkpoint ${b.path} has no optimizer state`);
@@ -558,8 +591,17 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const s = session(b.session_id);
     if ((b.base_model == null) === (b.model_path == null)) throw new HttpError(400, 'give exactly one of base_model and model_path');
     const id = `${s.id}:sample:${b.sampling_session_seq_id}`;
-    if (samplers.has(id)) throw new HttpError(409, `sampling_session_seq_id ${b.sampling_session_seq_id} was already used in session ${s.id}`);
-    await createSampler(id, b.model_path ? { modelPath: b.model_path } : { baseModel: b.base_model! }, s.id);
+    const hash = hashOf('create_sampling_session', req.body);
+    const prior = s.samplingSeq.get(b.sampling_session_seq_id);
+    if (prior && prior.hash !== hash) throw new HttpError(409, `sampling_session_seq_id ${b.sampling_session_seq_id} was already used in session ${s.id}`);
+    if (!prior && samplers.has(id)) throw new HttpError(409, `sampling_session_seq_id ${b.sampling_session_seq_id} was already used in session ${s.id}`);
+    // a replay (its answer was lost) waits for the same sampler instead of getting 409
+    const ready = prior?.ready ?? background(createSampler(id, b.model_path ? { modelPath: b.model_path } : { baseModel: b.base_model! }, s.id));
+    if (!prior) {
+      s.samplingSeq.set(b.sampling_session_seq_id, { hash, ready });
+      ready.catch(() => s.samplingSeq.delete(b.sampling_session_seq_id));
+    }
+    await ready;
     return { json: { type: 'create_sampling_session', sampling_session_id: id } };
   });
 
@@ -589,7 +631,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const params = samplingParams(b.sampling_params);
     const requestId = futures.create();
     const id = samplerId;
-    futures.track(requestId, async () => {
+    track(requestId, async () => {
       const res = await backend.sample(id, {
         prompt: Int32Array.from(tokens),
         numSamples: b.num_samples,
@@ -735,11 +777,14 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     port: addr.port,
     store,
     close: async () => {
+      closed = true;
       clearInterval(sweep);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+      await store.save();
     },
   };
 }
