@@ -68,6 +68,8 @@ export class HfTokenizer implements Tokenizer {
   /** the chat template of tokenizer_config.json, when it has one (tests compare against it) */
   readonly chatTemplate?: string;
   private readonly lib: HfLibTokenizer;
+  /** transformers' default is false when tokenizer_config.json does not say (the library's is true) */
+  private readonly cleanUpSpaces: boolean;
   private readonly addedByContent = new Map<string, AddedToken>();
   private readonly specialIds = new Set<number>();
   /** added tokens that stay recognised when special-token text is not interpreted, longest first */
@@ -96,6 +98,7 @@ export class HfTokenizer implements Tokenizer {
     this.nonSpecialAdded = tj.added_tokens.filter((t) => !t.special).sort((a, b) => b.content.length - a.content.length);
     this.bosTokenId = this.idOf(tokenText(cfg.bos_token));
     this.eosTokenId = this.idOf(tokenText(cfg.eos_token));
+    this.cleanUpSpaces = cfg.clean_up_tokenization_spaces ?? false;
     const tpl = cfg.chat_template;
     this.chatTemplate = typeof tpl === 'string' ? tpl : tpl?.find((t) => t.name === 'default')?.template;
   }
@@ -163,7 +166,7 @@ export class HfTokenizer implements Tokenizer {
     for (const id of ids) {
       if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) throw new RangeError(`${this.name}: token id ${id} is outside the vocabulary (0..${this.vocabSize - 1})`);
     }
-    return this.lib.decode([...ids]);
+    return this.lib.decode([...ids], { clean_up_tokenization_spaces: this.cleanUpSpaces });
   }
 
   specialTokenId(text: string): number | undefined {

@@ -31,6 +31,14 @@ describe('HF tokenizer (@huggingface/tokenizers over real tokenizer files)', () 
     for (const s of SAMPLES) assert.strictEqual(q.decode(q.encode(s)), s);
   });
 
+  it('the two encodings agree on a whole real document (a README shipped in node_modules)', () => {
+    const readme = fs.readFileSync(path.join(path.dirname(require.resolve('@huggingface/tokenizers')), '..', 'README.md'), 'utf8');
+    assert.ok(readme.length > 5000);
+    for (const tok of [qwen3Tokenizer(), llama3Tokenizer()]) assert.deepStrictEqual(tok.encode(readme), tok.encodeWithSpecialTokens(readme), tok.name);
+    const q = qwen3Tokenizer();
+    assert.strictEqual(q.decode(q.encode(readme)), readme);
+  });
+
   it('encode keeps special-token text as text but recognises non-special added tokens such as <think> (split_special_tokens)', () => {
     const q = qwen3Tokenizer();
     const literal = q.encode('a<|im_end|>b<think>c');
@@ -60,6 +68,15 @@ describe('HF tokenizer (@huggingface/tokenizers over real tokenizer files)', () 
     assert.strictEqual(l.eosTokenId, 128001);
     assert.strictEqual(l.specialTokenId('<|eot_id|>'), 128009);
     assert.strictEqual(l.vocabSize, 128256);
+  });
+
+  it("decodes as transformers does, cleaning up spaces only where tokenizer_config.json asks (Llama 3 does, Qwen3 does not)", () => {
+    const l = llama3Tokenizer();
+    assert.strictEqual(l.decode(l.encode("Hello , world ! isn't")), "Hello, world! isn't");
+    const q = qwen3Tokenizer();
+    assert.strictEqual(q.decode(q.encode('Hello , world !')), 'Hello , world !');
+    const plain = new HfTokenizer('x/y', { model: { type: 'WordLevel', vocab: { a: 0, ',': 1 }, unk_token: 'a' }, added_tokens: [], pre_tokenizer: { type: 'Whitespace' }, decoder: null }, {});
+    assert.strictEqual(plain.decode([0, 1]), 'a ,', 'no clean-up when the config does not say');
   });
 
   it('refuses ids outside the vocabulary, naming the id', () => {

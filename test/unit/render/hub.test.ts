@@ -99,6 +99,12 @@ describe('tokenizer files from a stand-in of the Hugging Face hub', () => {
     assert.deepStrictEqual(renderer.buildGenerationPrompt([{ role: 'user', content: 'Hi' }]), [151644, 872, 198, 13048, 151645, 198, 151644, 77091, 198]);
   });
 
+  it('downloads once when several runs ask for the same tokenizer at the same time', async () => {
+    const all = await Promise.all([1, 2, 3].map(() => ensureTokenizerFiles({ repo: 'Qwen/Qwen3-8B', cacheDir, endpoint: hub.endpoint })));
+    assert.strictEqual(hub.seen.length, 2);
+    assert.ok(all.every((f) => f.dir === all[0]!.dir));
+  });
+
   it('follows the redirects the hub answers with', async () => {
     const files = await ensureTokenizerFiles({ repo: 'acme/moved', cacheDir, endpoint: hub.endpoint });
     assert.deepStrictEqual(files.fetched, ['tokenizer.json', 'tokenizer_config.json']);
