@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { request } from 'undici';
 import { z } from 'zod';
+import { formatIssue } from '../runs/spec';
 import { DatasetError } from './problem';
 
 export const DATASETS_SERVER = 'https://datasets-server.huggingface.co';
@@ -137,11 +138,12 @@ async function getJson<T extends z.ZodType>(url: string, schema: T, what: string
       text = await res.body.text();
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      if (attempt < ATTEMPTS) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
+      // a refused connection or an unknown host will not change in a second; a dropped one may
+      if (attempt < ATTEMPTS && code !== 'ECONNREFUSED' && code !== 'ENOTFOUND') {
         await pause(backoffMs(attempt, undefined), opts.signal);
         continue;
       }
-      const code = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
       throw new DatasetError(`dataset.hf: cannot reach the Hugging Face datasets-server at ${originOf(url)} (${code})`);
     }
     if ((status === 429 || status >= 500) && attempt < ATTEMPTS) {
@@ -164,12 +166,9 @@ async function getJson<T extends z.ZodType>(url: string, schema: T, what: string
     } catch {
       throw new DatasetError(`dataset.hf: the datasets-server's answer for ${what} is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
     }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const at = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
-      throw new DatasetError(`dataset.hf: unexpected answer from the datasets-server for ${what}: ${at}: ${issue.message}`);
-    }
+    const parsed = schema.safeParse(json, { reportInput: true });
+    if (!parsed.success)
+      throw new DatasetError(`dataset.hf: unexpected answer from the datasets-server for ${what}: ${formatIssue(parsed.error.issues[0]!)}`);
     return parsed.data;
   }
 }
