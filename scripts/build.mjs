@@ -21,7 +21,10 @@ const nodeEntries = [
 ];
 
 /** Webview entry points (browser): [source, dist name]. */
-const webviewEntries = [];
+const webviewEntries = [
+  // the metrics panel; its CSS imports (its own and uPlot's) become dist/webview/metrics.css
+  ['webview/metrics/main.ts', 'metrics'],
+];
 
 const common = {
   bundle: true,

@@ -1,11 +1,18 @@
 // Entry point: builds the services and registers the adapters. Nothing else lives here.
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerCommands } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
+import { GrpoRunner } from './vscode/grpoRunner';
 import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
+import { MetricsPanels } from './vscode/metricsPanel';
+import { registerRunCommands } from './vscode/runCommands';
+import { RunRegistry } from './vscode/runRegistry';
+import { RunStatusItem } from './vscode/runStatusBar';
+import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/specCodeLens';
 import { RunsModel } from './vscode/runsModel';
 import { RunsTreeProvider } from './vscode/runsTree';
 import { ApiKeyStore } from './vscode/secrets';
@@ -27,6 +34,11 @@ export interface TinkerStudioApi {
   runs: RunsModel;
   runsTree: RunsTreeProvider;
   checkpointsTree: CheckpointsTreeProvider;
+  /** GRPO runs started in this window */
+  registry: RunRegistry;
+  metrics: MetricsPanels;
+  codeLenses: SpecCodeLensProvider;
+  runStatus: RunStatusItem;
 }
 
 export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
@@ -40,14 +52,21 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const log = own(new Log(redactor));
   const apiKeys = own(new ApiKeyStore(context.secrets, redactor));
   const runs = own(new RunsModel(runsDirectory(context.globalStorageUri), log));
-  const runsTree = own(new RunsTreeProvider(runs));
-  const checkpointsTree = own(new CheckpointsTreeProvider(runs));
-  own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
-  own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
+  const registry = own(new RunRegistry());
   const engine = own(new LocalEngine(context.extensionPath, context.globalStorageUri, log));
   stopEngine = () => engine.stop();
   const connection = own(new TinkerConnection(engine, apiKeys, log, String(context.extension.packageJSON.version)));
-  for (const d of registerCommands({ log, apiKeys, runs, connection })) own(d);
+  const runsTree = own(new RunsTreeProvider(runs, registry, connection));
+  const checkpointsTree = own(new CheckpointsTreeProvider(runs));
+  own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
+  own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
+  const metrics = own(new MetricsPanels({ extensionUri: context.extensionUri, log, registry }));
+  const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
+  for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer() })) own(d);
+  for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
+  const runStatus = own(new RunStatusItem(registry));
+  const lenses = own(new SpecCodeLensProvider(runs, registry));
+  own(vscode.languages.registerCodeLensProvider(SPEC_SELECTOR, lenses));
 
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
@@ -93,6 +112,10 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     runs,
     runsTree,
     checkpointsTree,
+    registry,
+    metrics,
+    codeLenses: lenses,
+    runStatus,
   };
 }
 

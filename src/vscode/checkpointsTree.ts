@@ -1,5 +1,8 @@
-// The Checkpoints view: per run, the checkpoints recorded in checkpoints.jsonl (state and/or sampler
-// weights, tinker:// paths); the inline action copies a path.
+// The Checkpoints view: per run, the checkpoints recorded in checkpoints.jsonl, newest first; each
+// expands into its training-state and sampler-weights entries with their tinker:// paths. Inline
+// actions copy a path. The time comes from the record when it has one, else from the file's mtime.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckpointRecord, RunSummary } from '../core/runs/runDirectory';
 import { escapeMd } from './runsTree';
@@ -7,7 +10,20 @@ import { RunsModel } from './runsModel';
 
 export type CheckpointNode =
   | { kind: 'run'; run: RunSummary }
-  | { kind: 'checkpoint'; run: RunSummary; checkpoint: CheckpointRecord };
+  | { kind: 'checkpoint'; run: RunSummary; checkpoint: CheckpointRecord; time: Date | undefined }
+  | { kind: 'path'; run: RunSummary; checkpoint: CheckpointRecord; which: 'state' | 'sampler'; tinkerPath: string };
+
+/** A time the record carries (ISO string or Unix seconds/milliseconds), if any. */
+export function recordTime(c: CheckpointRecord): Date | undefined {
+  for (const key of ['time', 'created_at', 'timestamp', 'saved_at']) {
+    const v: unknown = c[key];
+    let d: Date | undefined;
+    if (typeof v === 'string') d = new Date(v);
+    else if (typeof v === 'number' && Number.isFinite(v)) d = new Date(v < 1e11 ? v * 1000 : v);
+    if (d && !Number.isNaN(d.getTime())) return d;
+  }
+  return undefined;
+}
 
 export class CheckpointsTreeProvider implements vscode.TreeDataProvider<CheckpointNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -24,7 +40,22 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       return runs.filter((r) => r.checkpoints.length > 0).map((run) => ({ kind: 'run', run }));
     }
     if (element.kind === 'run') {
-      return [...element.run.checkpoints].reverse().map((checkpoint) => ({ kind: 'checkpoint', run: element.run, checkpoint }));
+      const fileTime = await mtime(path.join(element.run.dir, 'checkpoints.jsonl'));
+      const list = [...element.run.checkpoints].reverse();
+      return list.map((checkpoint, i) => ({
+        kind: 'checkpoint',
+        run: element.run,
+        checkpoint,
+        // Only the newest record was certainly written at the file's mtime.
+        time: recordTime(checkpoint) ?? (i === 0 ? fileTime : undefined),
+      }));
+    }
+    if (element.kind === 'checkpoint') {
+      const c = element.checkpoint;
+      const out: CheckpointNode[] = [];
+      if (c.state_path) out.push({ kind: 'path', run: element.run, checkpoint: c, which: 'state', tinkerPath: c.state_path });
+      if (c.sampler_path) out.push({ kind: 'path', run: element.run, checkpoint: c, which: 'sampler', tinkerPath: c.sampler_path });
+      return out;
     }
     return [];
   }
@@ -35,17 +66,30 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       item.id = `ckpt-run:${node.run.dir}`;
       item.iconPath = new vscode.ThemeIcon('folder');
       item.description = `${node.run.checkpoints.length} checkpoint${node.run.checkpoints.length === 1 ? '' : 's'}`;
+      item.contextValue = 'tinker.checkpointRun';
+      return item;
+    }
+    if (node.kind === 'path') {
+      const item = new vscode.TreeItem(node.which === 'state' ? 'state' : 'sampler', vscode.TreeItemCollapsibleState.None);
+      item.id = `ckpt-path:${node.run.dir}:${node.checkpoint.name}:${node.which}:${node.tinkerPath}`;
+      item.description = node.tinkerPath;
+      item.iconPath = new vscode.ThemeIcon(node.which === 'state' ? 'database' : 'symbol-event');
+      item.tooltip = `${node.which === 'state' ? 'Training state (weights + optimizer), for resuming or further training' : 'Sampler weights, for sampling'}\n${node.tinkerPath}`;
+      item.contextValue = 'tinker.checkpointPath';
       return item;
     }
     const c = node.checkpoint;
-    const item = new vscode.TreeItem(c.name, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(c.name, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `ckpt:${node.run.dir}:${c.name}:${c.state_path ?? ''}:${c.sampler_path ?? ''}`;
     item.contextValue = 'tinker.checkpoint';
     const kinds = [c.state_path ? 'state' : undefined, c.sampler_path ? 'sampler' : undefined].filter(Boolean);
-    item.description = [kinds.join(' + '), c.batch !== undefined ? `batch ${c.batch}` : undefined].filter(Boolean).join(' · ');
-    item.iconPath = new vscode.ThemeIcon(c.name === 'final' ? 'star-full' : 'save');
+    item.description = [kinds.join(' + '), c.batch !== undefined ? `batch ${c.batch}` : undefined, node.time ? formatTime(node.time) : undefined]
+      .filter(Boolean)
+      .join(' · ');
+    item.iconPath = new vscode.ThemeIcon(c.name === 'final' || c.final === true ? 'star-full' : 'save');
     const tip = new vscode.MarkdownString();
     tip.appendMarkdown(`**${escapeMd(c.name)}** of ${escapeMd(node.run.name)}\n\n`);
+    if (node.time) tip.appendMarkdown(`Saved: ${node.time.toLocaleString()}\n\n`);
     if (c.state_path) tip.appendMarkdown(`State: \`${c.state_path}\`\n\n`);
     if (c.sampler_path) tip.appendMarkdown(`Sampler: \`${c.sampler_path}\``);
     item.tooltip = tip;
@@ -61,4 +105,17 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
 /** The path to copy for a checkpoint: the sampler path when there is one (what sampling needs). */
 export function checkpointPath(c: CheckpointRecord): string | undefined {
   return c.sampler_path ?? c.state_path;
+}
+
+async function mtime(file: string): Promise<Date | undefined> {
+  try {
+    return (await fs.promises.stat(file)).mtime;
+  } catch {
+    return undefined;
+  }
+}
+
+function formatTime(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }

@@ -17,9 +17,11 @@ export interface CommandServices {
   apiKeys: ApiKeyStore;
   runs: RunsModel;
   connection: TinkerConnection;
+  /** also called by Refresh Runs (the server's training runs are fetched again) */
+  onRefresh?: () => void;
 }
 
-type Handler = (...args: unknown[]) => unknown;
+export type Handler = (...args: unknown[]) => unknown;
 
 export function registerCommands(s: CommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
@@ -30,18 +32,26 @@ export function registerCommands(s: CommandServices): vscode.Disposable[] {
       void vscode.window.showInformationMessage('Tinker API key removed from VS Code secret storage.');
     },
     'tinker.openRunsFolder': () => openRunsFolder(s),
-    'tinker.refreshRuns': () => s.runs.refresh(),
+    'tinker.refreshRuns': () => {
+      s.onRefresh?.();
+      return s.runs.refresh();
+    },
     'tinker.copyCheckpointPath': (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
     'tinker.showLog': () => s.log.show(),
     'tinker.showModels': (opts?: unknown) => showModels(s, opts),
   };
+  return registerTable(table, s.log);
+}
+
+/** Registers each handler so that a failure is logged and shown, never thrown into the host. */
+export function registerTable(table: Record<string, Handler>, log: Log): vscode.Disposable[] {
   return Object.entries(table).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
         return await handler(...args);
       } catch (err) {
-        s.log.error(`${id} failed`, err);
-        void vscode.window.showErrorMessage(s.log.redactor.redact((err as Error).message ?? String(err)));
+        log.error(`${id} failed`, err);
+        void vscode.window.showErrorMessage(log.redactor.redact(err instanceof Error ? err.message : String(err)));
         return undefined;
       }
     }),
@@ -127,6 +137,11 @@ async function openRunsFolder(s: CommandServices): Promise<void> {
 
 async function copyCheckpointPath(node: unknown, which: unknown): Promise<string | undefined> {
   const n = node as CheckpointNode | undefined;
+  if (n?.kind === 'path') {
+    await vscode.env.clipboard.writeText(n.tinkerPath);
+    void vscode.window.setStatusBarMessage(`Copied ${n.tinkerPath}`, 4000);
+    return n.tinkerPath;
+  }
   if (!n || n.kind !== 'checkpoint') throw new Error('Select a checkpoint in the Checkpoints view to copy its path.');
   let p = checkpointPath(n.checkpoint);
   if (which === 'state' || which === 'sampler') {

@@ -3,7 +3,7 @@
 // ServiceClient. A settings or key change drops the cached client so the next use reconnects.
 import * as vscode from 'vscode';
 import type { ServiceClient } from '../core/tinker/client';
-import { describeBackend } from '../core/config/backendKinds';
+import { ResolvedBackend, describeBackend } from '../core/config/backendKinds';
 import { LocalEngine } from './localEngine';
 import { Log } from './log';
 import { ApiKeyStore } from './secrets';
@@ -29,7 +29,14 @@ export class TinkerConnection implements vscode.Disposable {
   }
 
   private async connect(): Promise<ServiceClient> {
-    const backend = await readBackend();
+    return this.open(await readBackend());
+  }
+
+  /**
+   * A new client of its own for `backend` (a GRPO run closes its client when it ends, so it must not
+   * get the shared one). Starts the local engine when needed.
+   */
+  async open(backend: ResolvedBackend): Promise<ServiceClient> {
     let baseUrl: string;
     let apiKey: string | undefined;
     if (backend.kind === 'local') {

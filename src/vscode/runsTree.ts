@@ -1,48 +1,176 @@
-// The Runs view: one row per local run directory (status, iteration, last reward).
+// The Runs view: one row per local run directory (status, iteration, last reward), then a "Server"
+// node listing the backend's training runs (fetched when expanded; a failure shows as a row).
+// Status: "running" and how a run ended in this window come from the run registry; any other run
+// counts as completed when it has a final checkpoint, else as not finished (it can be resumed).
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
+import type { TrainingRun } from '../core/tinker/wire';
+import { TinkerConnection } from './connection';
+import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
+import { describeProgress } from './runStatusBar';
+import { readBackend } from './settings';
 
-export class RunsTreeProvider implements vscode.TreeDataProvider<RunSummary>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export type LocalRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'not finished';
+
+export type RunsNode =
+  | { kind: 'run'; run: RunSummary; status: LocalRunStatus; active?: ActiveRun }
+  | { kind: 'server' }
+  | { kind: 'serverRun'; run: TrainingRun }
+  | { kind: 'message'; text: string; detail?: string; error: boolean };
+
+const SERVER_NODE: RunsNode = { kind: 'server' };
+
+export function localRunStatus(run: RunSummary, active: ActiveRun | undefined): LocalRunStatus {
+  if (active && active.status !== 'starting') return active.status;
+  return run.finished ? 'completed' : 'not finished';
+}
+
+export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly sub: vscode.Disposable;
+  private readonly subs: vscode.Disposable[];
+  private server: Promise<RunsNode[]> | undefined;
+  private serverLabel = 'Server';
 
-  constructor(private readonly model: RunsModel) {
-    this.sub = model.onDidChange(() => this.changed.fire());
+  constructor(
+    private readonly model: RunsModel,
+    private readonly registry: RunRegistry,
+    private readonly connection: TinkerConnection,
+  ) {
+    this.subs = [
+      model.onDidChange(() => this.changed.fire(undefined)),
+      registry.onDidChange(() => this.changed.fire(undefined)),
+    ];
   }
 
-  getChildren(element?: RunSummary): Promise<RunSummary[]> | RunSummary[] {
-    return element ? [] : this.model.list();
+  /** Re-reads the server's training runs the next time the Server node is shown. */
+  refreshServer(): void {
+    this.server = undefined;
+    this.changed.fire(undefined);
   }
 
-  getTreeItem(run: RunSummary): vscode.TreeItem {
-    const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.None);
-    item.id = `run:${run.dir}`;
-    item.contextValue = 'tinker.run';
-    item.resourceUri = vscode.Uri.file(run.dir);
-    const parts: string[] = [];
-    if (run.lastStep !== undefined) parts.push(`iteration ${run.lastStep}`);
-    if (run.lastReward !== undefined) parts.push(`reward ${run.lastReward.toFixed(3)}`);
-    parts.push(run.finished ? 'finished' : 'not finished');
-    item.description = parts.join(' · ');
-    item.iconPath = new vscode.ThemeIcon(
-      run.problems.length ? 'warning' : run.finished ? 'pass' : 'circle-large-outline',
-    );
-    const tip = new vscode.MarkdownString(undefined, true);
-    tip.appendMarkdown(`**${escapeMd(run.name)}**\n\n`);
-    if (run.model) tip.appendMarkdown(`Model: \`${escapeMd(run.model)}\`\n\n`);
-    tip.appendMarkdown(`Steps logged: ${run.steps}\n\nCheckpoints: ${run.checkpoints.length}\n\n`);
-    tip.appendMarkdown(`Folder: \`${escapeMd(run.dir)}\``);
-    if (run.problems.length) tip.appendMarkdown(`\n\n$(warning) ${run.problems.length} unreadable line(s); see Tinker: Show Log`);
-    item.tooltip = tip;
-    return item;
+  async getChildren(element?: RunsNode): Promise<RunsNode[]> {
+    if (!element) {
+      const runs = await this.model.list();
+      const local: RunsNode[] = runs.map((run) => {
+        const active = this.registry.byDir(run.dir);
+        return { kind: 'run', run, status: localRunStatus(run, active), active };
+      });
+      try {
+        const { describeBackend } = await import('../core/config/backendKinds');
+        this.serverLabel = `Server: ${describeBackend(await readBackend())}`;
+      } catch {
+        this.serverLabel = 'Server';
+      }
+      return [...local, SERVER_NODE];
+    }
+    if (element.kind === 'server') {
+      this.server ??= this.loadServerRuns();
+      return this.server;
+    }
+    return [];
+  }
+
+  /** The local run rows only (what tests and commands look for). */
+  async localRuns(): Promise<Array<Extract<RunsNode, { kind: 'run' }>>> {
+    return (await this.getChildren()).filter((n): n is Extract<RunsNode, { kind: 'run' }> => n.kind === 'run');
+  }
+
+  private async loadServerRuns(): Promise<RunsNode[]> {
+    try {
+      const client = await this.connection.get();
+      const runs = await client.allTrainingRuns(AbortSignal.timeout(30_000));
+      if (runs.length === 0) return [{ kind: 'message', text: 'No training runs on this server yet', error: false }];
+      return runs.map((run) => ({ kind: 'serverRun', run }));
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      return [{ kind: 'message', text: 'Could not list the server’s training runs', detail: text, error: true }];
+    }
+  }
+
+  getTreeItem(node: RunsNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'run':
+        return runItem(node.run, node.status, node.active);
+      case 'server': {
+        const item = new vscode.TreeItem(this.serverLabel, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = 'server';
+        item.iconPath = new vscode.ThemeIcon('server-environment');
+        item.description = 'training runs';
+        item.tooltip = 'Training runs the backend knows about (its training-runs REST API). Expand to fetch; refresh to fetch again.';
+        item.contextValue = 'tinker.server';
+        return item;
+      }
+      case 'serverRun': {
+        const r = node.run;
+        const item = new vscode.TreeItem(r.training_run_id, vscode.TreeItemCollapsibleState.None);
+        item.id = `server-run:${r.training_run_id}`;
+        item.iconPath = new vscode.ThemeIcon(r.corrupted ? 'warning' : 'cloud');
+        item.description = [r.base_model, r.lora_rank ? `rank ${r.lora_rank}` : undefined, r.last_request_time ? `last ${formatTime(r.last_request_time)}` : undefined]
+          .filter(Boolean)
+          .join(' · ');
+        const tip = new vscode.MarkdownString();
+        tip.appendMarkdown(`**${escapeMd(r.training_run_id)}**\n\nBase model: \`${r.base_model}\`\n\n`);
+        if (r.last_checkpoint) tip.appendMarkdown(`Last state: \`${r.last_checkpoint.tinker_path}\`\n\n`);
+        if (r.last_sampler_checkpoint) tip.appendMarkdown(`Last sampler: \`${r.last_sampler_checkpoint.tinker_path}\``);
+        item.tooltip = tip;
+        item.contextValue = 'tinker.serverRun';
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
+        item.description = node.detail;
+        item.tooltip = node.detail ? `${node.text}: ${node.detail}` : node.text;
+        if (node.error) item.command = { command: 'tinker.showLog', title: 'Show Log' };
+        return item;
+      }
+    }
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }
+}
+
+const STATUS_ICON: Record<LocalRunStatus, vscode.ThemeIcon> = {
+  running: new vscode.ThemeIcon('sync~spin'),
+  completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
+  failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+  cancelled: new vscode.ThemeIcon('circle-slash'),
+  'not finished': new vscode.ThemeIcon('circle-large-outline'),
+};
+
+function runItem(run: RunSummary, status: LocalRunStatus, active: ActiveRun | undefined): vscode.TreeItem {
+  const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.None);
+  item.id = `run:${run.dir}`;
+  item.contextValue = status === 'running' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
+  item.resourceUri = vscode.Uri.file(run.dir);
+  const parts: string[] = [];
+  if (status === 'running' && active) parts.push(describeProgress(active));
+  else if (run.lastStep !== undefined) parts.push(`iteration ${run.lastStep}`);
+  const reward = status === 'running' && active?.lastReward !== undefined ? active.lastReward : run.lastReward;
+  if (reward !== undefined) parts.push(`reward ${reward.toFixed(3)}`);
+  parts.push(status);
+  item.description = parts.join(' · ');
+  item.iconPath = run.problems.length && status !== 'running' ? new vscode.ThemeIcon('warning') : STATUS_ICON[status];
+  item.command = { command: 'tinker.openMetrics', title: 'Open Metrics', arguments: [run.dir] };
+  const tip = new vscode.MarkdownString(undefined, true);
+  tip.appendMarkdown(`**${escapeMd(run.name)}** — ${status}\n\n`);
+  if (run.model) tip.appendMarkdown(`Model: \`${escapeMd(run.model)}\`\n\n`);
+  tip.appendMarkdown(`Steps logged: ${run.steps}\n\nCheckpoints: ${run.checkpoints.length}\n\n`);
+  if (active?.error) tip.appendMarkdown(`Error: ${escapeMd(active.error)}\n\n`);
+  tip.appendMarkdown(`Folder: \`${escapeMd(run.dir)}\``);
+  if (run.problems.length) tip.appendMarkdown(`\n\n$(warning) ${run.problems.length} unreadable line(s); see Tinker: Show Log`);
+  item.tooltip = tip;
+  return item;
+}
+
+function formatTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
 export function escapeMd(s: string): string {

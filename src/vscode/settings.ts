@@ -16,6 +16,25 @@ export async function readBackend(): Promise<ResolvedBackend> {
   );
 }
 
+/**
+ * The backend a run spec names ("local" | "cloud" | "custom", and its own base_url for "custom"),
+ * with the URLs the settings give where the spec has none.
+ */
+export async function readBackendFor(kind: BackendKind, baseUrl?: string): Promise<ResolvedBackend> {
+  const { resolveBackend } = await import('../core/config/backend');
+  const c = vscode.workspace.getConfiguration(SECTION);
+  return resolveBackend(
+    { backend: kind, cloudBaseUrl: c.get('cloudBaseUrl'), customBaseUrl: kind === 'custom' && baseUrl ? baseUrl : c.get('customBaseUrl') },
+    process.env,
+  );
+}
+
+/** The Python interpreter setting (empty: not set). */
+export function pythonPathSetting(): string | undefined {
+  const v = vscode.workspace.getConfiguration(SECTION).get<string>('pythonPath', '').trim();
+  return v || undefined;
+}
+
 export async function writeBackend(kind: BackendKind, customBaseUrl?: string): Promise<void> {
   const c = vscode.workspace.getConfiguration(SECTION);
   if (customBaseUrl !== undefined) await c.update('customBaseUrl', customBaseUrl, vscode.ConfigurationTarget.Global);

@@ -65,13 +65,11 @@ suite('Tinker Studio in the extension host', () => {
   test('the Runs view lists the run directories of the workspace runs folder', async () => {
     const api = await activateExtension();
     await vscode.commands.executeCommand('tinker.runs.focus');
-    const runs = await waitFor('the fixture run', async () => {
-      const rows = await api.runsTree.getChildren();
-      return rows.find((r) => r.name === 'arith-demo') ? rows : undefined;
-    });
-    const item = api.runsTree.getTreeItem(runs.find((r) => r.name === 'arith-demo')!);
+    const row = await waitFor('the fixture run', async () => (await api.runsTree.localRuns()).find((r) => r.run.name === 'arith-demo'));
+    const item = api.runsTree.getTreeItem(row);
     assert.strictEqual(item.label, 'arith-demo');
     assert.strictEqual(item.description, 'iteration 2 · reward 0.500 · not finished');
+    assert.strictEqual(row.status, 'not finished');
   });
 
   test('a run written while the view is open appears without a manual refresh', async () => {
@@ -81,7 +79,7 @@ suite('Tinker Studio in the extension host', () => {
     const dir = path.join(workspaceRoot(), 'runs', 'live-run');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'metrics.jsonl'), '{"step": 0, "env/all/reward/total": 0.125}\n');
-    const row = await waitFor('live-run in the Runs view', async () => (await api.runsTree.getChildren()).find((r) => r.name === 'live-run'));
+    const row = await waitFor('live-run in the Runs view', async () => (await api.runsTree.localRuns()).find((r) => r.run.name === 'live-run'));
     assert.strictEqual(api.runsTree.getTreeItem(row).description, 'iteration 0 · reward 0.125 · not finished');
   });
 
@@ -94,7 +92,7 @@ suite('Tinker Studio in the extension host', () => {
     assert.ok(ckpt && ckpt.kind === 'checkpoint');
     const item = api.checkpointsTree.getTreeItem(ckpt);
     assert.strictEqual(item.label, '000002');
-    assert.strictEqual(item.description, 'state + sampler · batch 2');
+    assert.match(String(item.description), /^state \+ sampler · batch 2 · \d{4}-\d\d-\d\d \d\d:\d\d$/, 'kinds, batch, and the time (file mtime: the record has none)');
     assert.strictEqual(item.contextValue, 'tinker.checkpoint');
     const copied = await vscode.commands.executeCommand<string>('tinker.copyCheckpointPath', ckpt, 'state');
     assert.strictEqual(copied, 'tinker://run-1/weights/000002');

@@ -1,0 +1,53 @@
+// Status bar item for GRPO runs in progress: "iteration k/N · phase", a click cancels (after a
+// confirmation in the Cancel Run command). Hidden when nothing runs.
+import * as vscode from 'vscode';
+import { ActiveRun, RunRegistry } from './runRegistry';
+
+export function describeProgress(run: ActiveRun): string {
+  if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return 'starting';
+  const k = Math.min(run.step + 1, run.endStep);
+  const phase = run.phase
+    ? ` · ${run.phase}${run.phaseDone !== undefined && run.phaseTotal ? ` ${run.phaseDone}/${run.phaseTotal}` : ''}`
+    : '';
+  return `iteration ${k}/${run.endStep}${phase}`;
+}
+
+export class RunStatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('tinker.run', vscode.StatusBarAlignment.Left, 49);
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly registry: RunRegistry) {
+    this.item.name = 'Tinker GRPO Run';
+    this.sub = registry.onDidChange(() => this.update());
+  }
+
+  /** The text shown (for tests); undefined when hidden. */
+  get text(): string | undefined {
+    return this.registry.active().length ? this.item.text : undefined;
+  }
+
+  private update(): void {
+    const active = this.registry.active();
+    const run = active[active.length - 1];
+    if (!run) {
+      this.item.hide();
+      return;
+    }
+    const more = active.length > 1 ? ` (+${active.length - 1})` : '';
+    this.item.text = `$(sync~spin) GRPO ${run.runName}: ${describeProgress(run)}${more}`;
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`**${run.runName}** — ${describeProgress(run)}\n\n`);
+    if (run.lastReward !== undefined) tip.appendMarkdown(`Reward: ${run.lastReward.toFixed(3)}\n\n`);
+    if (run.lastTestReward !== undefined) tip.appendMarkdown(`Holdout reward: ${run.lastTestReward.toFixed(3)}\n\n`);
+    if (run.runDir) tip.appendMarkdown(`\`${run.runDir}\`\n\n`);
+    tip.appendMarkdown('Click to cancel the run.');
+    this.item.tooltip = tip;
+    this.item.command = { command: 'tinker.cancelRun', title: 'Cancel Run', arguments: [run.runDir ?? run.id] };
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,78 @@
+// CodeLenses on the first line of a run spec (*.grpo.json): "Start run"; "Resume run" when a run
+// directory started from this spec stopped before its final checkpoint; while a run of the spec is
+// going, its progress and "Cancel run" instead.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { RunRegistry } from './runRegistry';
+import { RunsModel } from './runsModel';
+import { describeProgress } from './runStatusBar';
+
+export const SPEC_SELECTOR: vscode.DocumentSelector = { pattern: '**/*.grpo.json' };
+
+/** The newest run directory in the runs folder started from `specFile` that has no final checkpoint. */
+export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, specFile: string): Promise<string | undefined> {
+  const want = path.resolve(specFile);
+  for (const run of await runs.list()) {
+    if (run.finished) continue;
+    const active = registry.byDir(run.dir);
+    if (active && (active.status === 'running' || active.status === 'starting' || active.status === 'completed')) continue;
+    if ((await specFileOf(run.dir)) === want) return run.dir;
+  }
+  return undefined;
+}
+
+async function specFileOf(runDir: string): Promise<string | undefined> {
+  try {
+    const cfg: unknown = JSON.parse(await fs.promises.readFile(path.join(runDir, 'config.json'), 'utf8'));
+    if (typeof cfg === 'object' && cfg !== null && 'spec_file' in cfg && typeof cfg.spec_file === 'string') return path.resolve(cfg.spec_file);
+  } catch {
+    // not one of ours, or still being written
+  }
+  return undefined;
+}
+
+export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly subs: vscode.Disposable[];
+
+  constructor(
+    private readonly runs: RunsModel,
+    private readonly registry: RunRegistry,
+  ) {
+    this.subs = [runs.onDidChange(() => this.changed.fire()), registry.onDidChange(() => this.changed.fire())];
+  }
+
+  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    const range = new vscode.Range(0, 0, 0, 0);
+    const specFile = doc.uri.fsPath;
+    const running = this.registry.active().find((r) => r.specFile && path.resolve(r.specFile) === path.resolve(specFile));
+    if (running) {
+      return [
+        new vscode.CodeLens(range, { title: `$(sync~spin) ${running.runName}: ${describeProgress(running)}`, command: running.runDir ? 'tinker.openMetrics' : '', arguments: running.runDir ? [running.runDir] : [] }),
+        new vscode.CodeLens(range, { title: 'Cancel run', command: 'tinker.cancelRun', arguments: [running.runDir ?? running.id] }),
+      ];
+    }
+    const lenses = [new vscode.CodeLens(range, { title: '$(play) Start run', tooltip: 'Start a GRPO run from this spec', command: 'tinker.startGrpoRun', arguments: [doc.uri] })];
+    if (doc.uri.scheme === 'file') {
+      const resumable = await resumableRunFor(this.runs, this.registry, specFile);
+      if (resumable) {
+        lenses.push(
+          new vscode.CodeLens(range, {
+            title: `$(debug-continue) Resume run ${path.basename(resumable)}`,
+            tooltip: `Continue ${resumable} from its last state checkpoint`,
+            command: 'tinker.resumeRun',
+            arguments: [resumable, doc.uri],
+          }),
+        );
+      }
+    }
+    return lenses;
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
+}

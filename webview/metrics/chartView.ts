@@ -1,0 +1,134 @@
+// One chart of the metrics panel: a titled section with a uPlot line chart of a few metrics over
+// iterations, each drawn smoothed (solid) over its raw values (faint). A chart whose metrics were
+// never logged says so instead of drawing empty axes.
+import uPlot from 'uplot';
+import type { ChartSpec } from '../shared/metricsProtocol';
+import { emaSmooth } from '../shared/smoothing';
+import { ChartTheme, withAlpha } from './theme';
+
+export interface ChartData {
+  steps: number[];
+  column(key: string): Array<number | null>;
+}
+
+export interface ChartOptions {
+  smoothing: number;
+  showRaw: boolean;
+  theme: ChartTheme;
+  width: number;
+}
+
+const HEIGHT = 170;
+
+function fmt(v: number | null | undefined): string {
+  if (v === null || v === undefined) return '–';
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
+  return a >= 100 ? v.toFixed(0) : v.toPrecision(3);
+}
+
+export class ChartView {
+  readonly el: HTMLElement;
+  private readonly plotEl: HTMLElement;
+  private readonly latestEl: HTMLElement;
+  private readonly emptyEl: HTMLElement;
+  private plot: uPlot | undefined;
+  /** what the current plot was built for; a change rebuilds it */
+  private shape = '';
+
+  constructor(
+    private readonly spec: ChartSpec,
+    parent: HTMLElement,
+  ) {
+    this.el = document.createElement('section');
+    this.el.className = 'chart';
+    this.el.setAttribute('role', 'group');
+    const title = document.createElement('h2');
+    title.id = `chart-${spec.id}-title`;
+    title.textContent = spec.title;
+    this.el.setAttribute('aria-labelledby', title.id);
+    this.latestEl = document.createElement('div');
+    this.latestEl.className = 'latest';
+    this.plotEl = document.createElement('div');
+    this.plotEl.className = 'plot';
+    this.plotEl.setAttribute('role', 'img');
+    this.emptyEl = document.createElement('p');
+    this.emptyEl.className = 'empty';
+    this.emptyEl.textContent = `Not logged yet: ${spec.series.map((s) => s.key).join(', ')}`;
+    this.el.append(title, this.latestEl, this.plotEl, this.emptyEl);
+    parent.append(this.el);
+  }
+
+  render(data: ChartData, o: ChartOptions): void {
+    const present = this.spec.series
+      .map((s, i) => ({ ...s, color: o.theme.palette[i % o.theme.palette.length]!, raw: data.column(s.key) }))
+      .filter((s) => s.raw.some((v) => v !== null));
+    const lastStep = data.steps[data.steps.length - 1];
+    if (present.length === 0) {
+      this.destroyPlot();
+      this.el.classList.add('no-data');
+      this.latestEl.textContent = '';
+      this.plotEl.removeAttribute('aria-label');
+      return;
+    }
+    this.el.classList.remove('no-data');
+
+    const latest = present.map((s) => {
+      let i = s.raw.length - 1;
+      while (i >= 0 && s.raw[i] === null) i--;
+      return { label: s.label, value: i >= 0 ? s.raw[i] : null, step: i >= 0 ? data.steps[i] : undefined };
+    });
+    const summary = latest.map((l) => `${l.label} ${fmt(l.value)}`).join(' · ');
+    this.latestEl.textContent = `${summary}${lastStep !== undefined ? ` (iteration ${lastStep})` : ''}`;
+    this.plotEl.setAttribute('aria-label', `${this.spec.title}: ${summary}, latest values; ${data.steps.length} iterations`);
+
+    const showRaw = o.showRaw && o.smoothing > 0;
+    const columns: uPlot.AlignedData = [
+      data.steps,
+      ...present.flatMap((s) => [s.raw, o.smoothing > 0 ? emaSmooth(s.raw, o.smoothing) : s.raw]),
+    ];
+    const shape = JSON.stringify([present.map((s) => s.key), showRaw, o.theme, o.width]);
+    if (this.plot && shape === this.shape) {
+      this.plot.setData(columns);
+      return;
+    }
+    this.destroyPlot();
+    this.shape = shape;
+    const axis: uPlot.Axis = {
+      stroke: o.theme.foreground,
+      font: o.theme.font,
+      grid: { stroke: o.theme.grid, width: 1 },
+      ticks: { stroke: o.theme.grid, width: 1 },
+    };
+    this.plot = new uPlot(
+      {
+        width: Math.max(o.width, 200),
+        height: HEIGHT,
+        scales: { x: { time: false }, y: this.spec.unit === 'fraction' ? { range: [0, 1] } : {} },
+        axes: [{ ...axis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 56, values: (_u, ticks) => ticks.map((t) => fmt(t)) }],
+        legend: { show: true, live: true },
+        cursor: { drag: { x: false, y: false } },
+        series: [
+          { label: 'iteration', value: (_u, v) => (v === null ? '–' : String(v)) },
+          ...present.flatMap((s): uPlot.Series[] => [
+            { label: `${s.label} (raw)`, stroke: withAlpha(s.color, 0.35), width: 1, show: showRaw, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) },
+            { label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: data.steps.length < 3 }, value: (_u, v) => fmt(v) },
+          ]),
+        ],
+      },
+      columns,
+      this.plotEl,
+    );
+  }
+
+  private destroyPlot(): void {
+    this.plot?.destroy();
+    this.plot = undefined;
+    this.shape = '';
+  }
+
+  destroy(): void {
+    this.destroyPlot();
+    this.el.remove();
+  }
+}

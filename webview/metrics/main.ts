@@ -1,0 +1,183 @@
+// The metrics panel: live charts of a run's metrics.jsonl (reward, no-signal groups, KL, entropy,
+// tokens, truncation, holdout reward, time) with EMA smoothing. It asks the host for a snapshot
+// when it loads (also after being hidden or a window reload) and then merges appended rows.
+import {
+  Checkbox,
+  provideVSCodeDesignSystem,
+  vsCodeBadge,
+  vsCodeButton,
+  vsCodeCheckbox,
+  vsCodeDivider,
+  vsCodeProgressRing,
+} from '@vscode/webview-ui-toolkit';
+import 'uplot/dist/uPlot.min.css';
+import './metrics.css';
+import { CHARTS, MetricRow, MetricsPanelState, RunInfo, ToWebview } from '../shared/metricsProtocol';
+import { ChartView } from './chartView';
+import { readTheme } from './theme';
+import { getState, post, setState } from './vscodeApi';
+
+provideVSCodeDesignSystem().register(vsCodeBadge(), vsCodeButton(), vsCodeCheckbox(), vsCodeDivider(), vsCodeProgressRing());
+
+const DEFAULT_SMOOTHING = 0.6;
+
+const app = document.getElementById('app');
+if (!app) throw new Error('metrics panel: #app is missing');
+app.innerHTML = `
+  <header class="run">
+    <div class="title-row">
+      <h1 id="run-name">Metrics</h1>
+      <vscode-badge id="run-status"></vscode-badge>
+      <vscode-progress-ring id="running" aria-label="Run in progress" hidden></vscode-progress-ring>
+    </div>
+    <div class="meta" id="run-meta"></div>
+  </header>
+  <div class="controls">
+    <label for="smoothing">Smoothing</label>
+    <input type="range" id="smoothing" min="0" max="0.99" step="0.01" />
+    <output id="smoothing-value" for="smoothing"></output>
+    <vscode-checkbox id="show-raw" checked>Show raw values</vscode-checkbox>
+    <vscode-button id="reveal" appearance="secondary">Open Run Folder</vscode-button>
+  </div>
+  <vscode-divider role="separator"></vscode-divider>
+  <p id="message" role="status"></p>
+  <main id="charts" class="charts" aria-label="Charts"></main>`;
+
+function byId(id: string): HTMLElement {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`metrics panel: #${id} is missing`);
+  return el;
+}
+
+function inputById(id: string): HTMLInputElement {
+  const el = byId(id);
+  if (!(el instanceof HTMLInputElement)) throw new Error(`metrics panel: #${id} is not an input`);
+  return el;
+}
+
+const nameEl = byId('run-name');
+const statusEl = byId('run-status');
+const runningEl = byId('running');
+const metaEl = byId('run-meta');
+const messageEl = byId('message');
+const chartsEl = byId('charts');
+const smoothingEl = inputById('smoothing');
+const smoothingValueEl = byId('smoothing-value');
+const showRawEl = byId('show-raw');
+
+const saved = MetricsPanelState.safeParse(getState());
+let runDir = saved.success ? saved.data.runDir : undefined;
+let smoothing = saved.success && saved.data.smoothing !== undefined ? saved.data.smoothing : DEFAULT_SMOOTHING;
+let showRaw = true;
+const rows = new Map<number, Record<string, number | null>>();
+const charts = CHARTS.map((spec) => new ChartView(spec, chartsEl));
+let theme = readTheme();
+
+function saveState(): void {
+  if (runDir) setState({ runDir, smoothing });
+}
+
+function showSmoothing(): void {
+  smoothingEl.value = String(smoothing);
+  smoothingValueEl.textContent = smoothing.toFixed(2);
+  smoothingEl.setAttribute('aria-valuetext', smoothing === 0 ? 'off' : smoothing.toFixed(2));
+}
+
+let frame = 0;
+function scheduleRender(): void {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    render();
+  });
+}
+
+function render(): void {
+  const steps = [...rows.keys()].sort((a, b) => a - b);
+  const data = {
+    steps,
+    column: (key: string) => steps.map((s) => rows.get(s)?.[key] ?? null),
+  };
+  for (const chart of charts) {
+    chart.render(data, { smoothing, showRaw, theme, width: Math.max(chart.el.clientWidth - 2, 200) });
+  }
+}
+
+function merge(incoming: MetricRow[]): void {
+  for (const r of incoming) rows.set(r.step, { ...(rows.get(r.step) ?? {}), ...r.values });
+}
+
+function showRun(run: RunInfo): void {
+  nameEl.textContent = run.name;
+  document.title = `Metrics: ${run.name}`;
+  statusEl.textContent = run.status;
+  statusEl.setAttribute('aria-label', `status ${run.status}`);
+  statusEl.dataset.status = run.status.replace(/\s+/g, '-');
+  runningEl.hidden = run.status !== 'running';
+  const parts: string[] = [];
+  if (run.model) parts.push(run.model);
+  if (run.progress) {
+    parts.push(`iteration ${Math.min(run.progress.step + 1, run.progress.endStep)}/${run.progress.endStep}${run.progress.phase ? ` · ${run.progress.phase}` : ''}`);
+  }
+  parts.push(run.dir);
+  metaEl.textContent = parts.join(' · ');
+}
+
+function onMessage(raw: unknown): void {
+  const parsed = ToWebview.safeParse(raw);
+  if (!parsed.success) {
+    post({ type: 'webviewError', message: `unexpected message from the host: ${parsed.error.issues[0]?.message ?? 'invalid'}` });
+    return;
+  }
+  const msg = parsed.data;
+  switch (msg.type) {
+    case 'snapshot':
+      runDir = msg.run.dir;
+      saveState();
+      rows.clear();
+      merge(msg.rows);
+      showRun(msg.run);
+      messageEl.textContent =
+        (msg.rows.length === 0 ? 'No metrics logged yet; charts fill in as iterations finish. ' : '') +
+        (msg.problems.length ? `${msg.problems.length} unreadable line(s) in metrics.jsonl were left out (see Tinker: Show Log).` : '');
+      scheduleRender();
+      break;
+    case 'append':
+      merge(msg.rows);
+      if (rows.size > 0 && messageEl.textContent?.startsWith('No metrics')) messageEl.textContent = '';
+      scheduleRender();
+      break;
+    case 'run':
+      showRun(msg.run);
+      break;
+    case 'error':
+      messageEl.textContent = msg.message;
+      break;
+  }
+}
+
+window.addEventListener('message', (e: MessageEvent<unknown>) => onMessage(e.data));
+window.addEventListener('error', (e) => post({ type: 'webviewError', message: String(e.message).slice(0, 4000) }));
+
+smoothingEl.addEventListener('input', () => {
+  const v = Number(smoothingEl.value);
+  smoothing = Number.isFinite(v) ? Math.min(Math.max(v, 0), 0.99) : DEFAULT_SMOOTHING;
+  showSmoothing();
+  saveState();
+  scheduleRender();
+});
+showRawEl.addEventListener('change', () => {
+  showRaw = showRawEl instanceof Checkbox ? showRawEl.checked : true;
+  scheduleRender();
+});
+byId('reveal').addEventListener('click', () => post({ type: 'revealRunDir' }));
+
+// Theme switches change the body's class; canvases must be redrawn with the new colours.
+new MutationObserver(() => {
+  theme = readTheme();
+  scheduleRender();
+}).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+new ResizeObserver(() => scheduleRender()).observe(chartsEl);
+
+showSmoothing();
+post({ type: 'ready' });

@@ -1,0 +1,112 @@
+// The messages between the metrics panel (webview/metrics) and its host (src/vscode/metricsPanel.ts).
+// Both sides import this file; each parses what it receives with these schemas. The host sends a
+// full snapshot whenever the webview says it is ready (first load, re-shown, reloaded), then appends.
+// Metric values are numbers or null: NaN and ±Infinity (the cookbook writes them) do not survive
+// the JSON transport, and a chart shows null as a gap.
+import { z } from 'zod';
+
+export const MetricRow = z.object({
+  step: z.number().int(),
+  values: z.record(z.string(), z.number().nullable()),
+});
+export type MetricRow = z.infer<typeof MetricRow>;
+
+export const RunStatus = z.enum(['running', 'completed', 'failed', 'cancelled', 'not finished']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const RunInfo = z.object({
+  name: z.string(),
+  dir: z.string(),
+  model: z.string().optional(),
+  status: RunStatus,
+  /** the iteration the run is in and how many it will run, while it runs */
+  progress: z.object({ step: z.number().int(), endStep: z.number().int(), phase: z.string().optional() }).optional(),
+});
+export type RunInfo = z.infer<typeof RunInfo>;
+
+export const ToWebview = z.discriminatedUnion('type', [
+  /** everything known about the run; replaces whatever the webview shows */
+  z.object({ type: z.literal('snapshot'), run: RunInfo, rows: z.array(MetricRow), problems: z.array(z.string()) }),
+  /** rows logged since the last snapshot or append (a step seen before is merged into its row) */
+  z.object({ type: z.literal('append'), rows: z.array(MetricRow) }),
+  z.object({ type: z.literal('run'), run: RunInfo }),
+  /** the run directory could not be read; the message says what to do */
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type ToWebview = z.infer<typeof ToWebview>;
+
+export const FromWebview = z.discriminatedUnion('type', [
+  /** the webview has loaded and wants a snapshot */
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('revealRunDir') }),
+  z.object({ type: z.literal('showLog') }),
+  /** something failed inside the webview (logged by the host) */
+  z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
+]);
+export type FromWebview = z.infer<typeof FromWebview>;
+
+/** What the webview keeps with vscode.setState, and the serializer receives after a window reload. */
+export const MetricsPanelState = z.object({
+  runDir: z.string().min(1),
+  smoothing: z.number().min(0).max(0.99).optional(),
+});
+export type MetricsPanelState = z.infer<typeof MetricsPanelState>;
+
+/** A metrics.jsonl record as a row: numeric values only, non-finite ones as null. */
+export function toMetricRow(record: { step: number } & Record<string, unknown>): MetricRow {
+  const values: Record<string, number | null> = {};
+  for (const [k, v] of Object.entries(record)) {
+    if (k === 'step' || typeof v !== 'number') continue;
+    values[k] = Number.isFinite(v) ? v : null;
+  }
+  return { step: record.step, values };
+}
+
+/** The charts of the panel: which metrics each plots (in the cookbook's names). */
+export interface ChartSpec {
+  id: string;
+  title: string;
+  series: Array<{ key: string; label: string }>;
+  /** y range fixed to [0, 1] */
+  unit?: 'fraction';
+}
+
+export const CHARTS: ChartSpec[] = [
+  {
+    id: 'reward',
+    title: 'Reward',
+    series: [
+      { key: 'env/all/reward/total', label: 'train' },
+      { key: 'test/env/all/reward/total', label: 'holdout (test)' },
+    ],
+  },
+  {
+    id: 'groups',
+    title: 'Groups by signal',
+    unit: 'fraction',
+    series: [
+      { key: 'env/all/by_group/frac_mixed', label: 'mixed' },
+      { key: 'env/all/by_group/frac_all_good', label: 'all good' },
+      { key: 'env/all/by_group/frac_all_bad', label: 'all bad' },
+    ],
+  },
+  {
+    id: 'kl',
+    title: 'KL sample ↔ train',
+    series: [
+      { key: 'optim/kl_sample_train_v1', label: 'v1' },
+      { key: 'optim/kl_sample_train_v2', label: 'v2' },
+    ],
+  },
+  { id: 'entropy', title: 'Entropy', series: [{ key: 'optim/entropy', label: 'entropy' }] },
+  {
+    id: 'tokens',
+    title: 'Tokens per turn',
+    series: [
+      { key: 'env/all/ac_tokens_per_turn', label: 'sampled' },
+      { key: 'env/all/ob_tokens_per_turn', label: 'prompt' },
+    ],
+  },
+  { id: 'truncated', title: 'Cut off by max_tokens', unit: 'fraction', series: [{ key: 'env/all/frac_truncated', label: 'fraction truncated' }] },
+  { id: 'time', title: 'Time per iteration (s)', series: [{ key: 'time/total', label: 'total' }] },
+];
