@@ -236,7 +236,7 @@ async function readCache(file: string, ref: HfDatasetRef): Promise<HfRows | unde
 /** Write to a temporary file next to the target, then rename: readers see the old file or the new. */
 async function writeAtomic(file: string, text: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await fs.writeFile(tmp, text);
   await fs.rename(tmp, file);
 }

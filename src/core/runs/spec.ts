@@ -214,6 +214,9 @@ export function runSpecJsonSchema(): Record<string, unknown> {
     io: 'input',
     // the "exactly one of" refinements are invisible to JSON schema; say them so editors flag them too
     override: ({ zodSchema, jsonSchema }) => {
+      // integers carry the safe-integer range as bounds; noise in an editor's hover
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       if (zodSchema === DatasetSpec) jsonSchema.oneOf = [{ required: ['path'] }, { required: ['hf'] }];
       if (zodSchema === HoldoutSpec) jsonSchema.oneOf = [{ required: ['path'] }, { required: ['fraction'] }];
     },
