@@ -84,6 +84,8 @@ interface Slot {
   onReady?(error?: LoadErrorDetail | Error): void;
 }
 
+const isLive = (s: Slot) => s.state !== 'dead' && s.killedFor === undefined;
+
 export class WorkerPool implements RewardRunner {
   readonly file: string;
   private readonly slots = new Set<Slot>();
@@ -153,7 +155,7 @@ export class WorkerPool implements RewardRunner {
 
   /** process ids of the live workers (for tests and diagnostics) */
   pids(): number[] {
-    return [...this.slots].flatMap((s) => (s.state !== 'dead' && s.proc.pid !== undefined ? [s.proc.pid] : []));
+    return [...this.slots].flatMap((s) => (isLive(s) && s.proc.pid !== undefined ? [s.proc.pid] : []));
   }
 
   private startSlot(): { slot: Slot; loaded: Promise<LoadErrorDetail | Error | undefined> } {
@@ -177,7 +179,7 @@ export class WorkerPool implements RewardRunner {
 
   private ensureWorkers(): void {
     if (this.closed) return;
-    const live = [...this.slots].filter((s) => s.state !== 'dead').length;
+    const live = [...this.slots].filter(isLive).length;
     for (let i = live; i < Math.max(1, this.opts.workers); i++) {
       const { slot, loaded } = this.startSlot();
       void loaded.then((failure) => {
@@ -194,7 +196,7 @@ export class WorkerPool implements RewardRunner {
 
   private onStartFailure(failure: LoadErrorDetail | Error): void {
     this.startFailures++;
-    const anyReady = [...this.slots].some((s) => s.state === 'idle' || s.state === 'busy');
+    const anyReady = [...this.slots].some((s) => isLive(s) && (s.state === 'idle' || s.state === 'busy'));
     if (this.startFailures < MAX_START_FAILURES || anyReady) {
       if (!anyReady) this.ensureWorkers();
       return;
@@ -341,6 +343,8 @@ export class WorkerPool implements RewardRunner {
     slot.killedFor = why;
     this.stopCaseTimer(slot);
     slot.proc.kill();
+    // the replacement starts loading while the old process is still being reaped
+    if (why === 'timeout' || why === 'protocol' || why === 'abort') this.ensureWorkers();
   }
 
   private settleCase(call: Call, position: number, outcome: RewardOutcome): void {
