@@ -244,7 +244,7 @@ export async function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
       }
       iterationsRun++;
       lastStep = i;
-      log(`step ${i}: reward ${fmt(metrics['env/all/reward/total'])}, frac_mixed ${fmt(metrics['env/all/by_group/frac_mixed'])}, kl_v1 ${fmt(metrics['optim/kl_sample_train_v1'])}${metrics['test/env/all/reward/total'] !== undefined ? `, test reward ${fmt(metrics['test/env/all/reward/total'])}` : ''}, ${fmt(metrics['time/total'])} s`);
+      log(`step ${i}/${endStep}: reward ${fmt(metrics['env/all/reward/total'])}, frac_mixed ${fmt(metrics['env/all/by_group/frac_mixed'])}, truncated ${fmt(metrics['env/all/frac_truncated'])}, kl_v1 ${exp(metrics['optim/kl_sample_train_v1'])}, entropy ${fmt(metrics['optim/entropy'])}${metrics['test/env/all/reward/total'] !== undefined ? `, test reward ${fmt(metrics['test/env/all/reward/total'])}` : ''}, ${fmt(metrics['time/total'])} s`);
     }
 
     const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
@@ -274,6 +274,10 @@ export async function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
   }
   emit({ type: 'finished', runDir: o.writer.dir, status, lastStep });
   return { runDir: o.writer.dir, status, iterationsRun, ...(error ? { error } : {}), ...(firstTestReward !== undefined ? { firstTestReward, lastTestReward } : {}) };
+}
+
+function exp(v: number | undefined): string {
+  return v === undefined ? '-' : v.toExponential(2);
 }
 
 function fmt(v: number | undefined): string {

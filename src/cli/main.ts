@@ -1,0 +1,119 @@
+// The headless CLI on the same core as the extension: `tinker-studio grpo <spec>` (see USAGE).
+// Backend "local" runs the embedded engine in this process (its compute in a worker thread, its data
+// under the cache dir); "cloud" and "custom" take the API key from TINKER_API_KEY.
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { resolveBackend } from '../core/config/backend';
+import { Redactor } from '../core/config/redact';
+import { startGrpoRun } from '../core/grpo/start';
+import type { ResolvedRunSpec } from '../core/runs/spec';
+import { ServiceClient } from '../core/tinker/client';
+import { createComputeBackend } from '../engine/model';
+import { startEngineServer } from '../engine/server';
+import { GrpoArgs, USAGE, UsageError, parseArgs } from './args';
+import { Progress } from './progress';
+import { summaryTable } from './summary';
+
+const VERSION = '0.1.0';
+
+interface Closer {
+  close(): Promise<void>;
+}
+
+/** Opens the backend the flags (or else the spec) name; `closers` collects what must be stopped after. */
+function connector(args: GrpoArgs, cacheDir: string, closers: Closer[], log: (l: string) => void) {
+  return async (spec: ResolvedRunSpec): Promise<ServiceClient> => {
+    const kind = args.backend ?? spec.backend;
+    const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
+    if (kind === 'local') {
+      const backend = await createComputeBackend({ inWorker: true, gemmThreads: 2 });
+      closers.push(backend);
+      const dataDir = path.join(cacheDir, 'engine');
+      const server = await startEngineServer({ dataDir, backend });
+      closers.unshift(server);
+      log(`embedded engine on ${server.url} (data ${dataDir})`);
+      return ServiceClient.connect({ baseUrl: server.url, clientVersion: VERSION });
+    }
+    const resolved = resolveBackend(
+      { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },
+      kind === 'cloud' && !args.baseUrl ? { TINKER_BASE_URL: process.env.TINKER_BASE_URL } : {},
+    );
+    if (resolved.kind === 'local') throw new Error('unreachable: local handled above');
+    if (resolved.needsApiKey && !apiKey) throw new Error('the cloud backend needs an API key: set TINKER_API_KEY');
+    log(`connecting to ${resolved.baseUrl}`);
+    return ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey, clientVersion: VERSION });
+  };
+}
+
+const redactor = new Redactor();
+redactor.add(process.env.TINKER_API_KEY?.trim());
+const redactSecrets = (text: string) => redactor.redact(text);
+
+async function main(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`tinker-studio: ${err.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args.command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const cacheDir = path.resolve(args.cacheDir ?? process.env.TINKER_STUDIO_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'tinker-studio'));
+  const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
+  const tty = Boolean(process.stderr.isTTY);
+  const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
+  const log = (line: string) => progress.log(redactSecrets(line));
+
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      log('cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)');
+      ac.abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+
+  const closers: Closer[] = [];
+  try {
+    const result = await startGrpoRun({
+      ...(args.spec ? { specFile: path.resolve(args.spec) } : {}),
+      ...(args.resume ? { resumeDir: path.resolve(args.resume) } : {}),
+      runsDir,
+      cacheDir,
+      python: args.python,
+      connect: connector(args, cacheDir, closers, log),
+      signal: ac.signal,
+      onEvent: (e) => progress.onEvent(e),
+      log,
+    });
+    process.stdout.write(`\n${summaryTable(result.runDir)}\n\n`);
+    process.stdout.write(`run ${result.status}: ${result.runDir} (${result.iterationsRun} iterations this time)\n`);
+    if (result.error) process.stderr.write(`error: ${redactSecrets(result.error)}\n`);
+    if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio grpo --resume ${result.runDir}\n`);
+    return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
+  } catch (err) {
+    process.stderr.write(`tinker-studio: ${redactSecrets((err as Error)?.message ?? String(err))}\n`);
+    return 1;
+  } finally {
+    for (const c of closers) await c.close().catch(() => undefined);
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`tinker-studio: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

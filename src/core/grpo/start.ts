@@ -1,0 +1,154 @@
+// The one entry point that starts (or resumes) a GRPO run; the CLI and the VS Code command both call
+// it. Keep this signature stable:
+//
+//   startGrpoRun({
+//     specFile?: string,              // a *.grpo.json file …
+//     spec?: ResolvedRunSpec,         // … or a spec already parsed (paths absolute)
+//     runsDir: string,                // the run directory is created here: <name>-YYYYMMDD-HHMMSS
+//     connect: (spec) => Promise<ServiceClient>,  // opens the backend the spec names (the caller owns
+//                                     //   engines/keys; the ServiceClient is closed when the run ends)
+//     cacheDir: string,               // tokenizer files, Hugging Face dataset pages
+//     python?: string,                // interpreter for Python reward files (default python3)
+//     resumeDir?: string,             // an existing run directory to resume (spec from its config.json
+//                                     //   unless specFile/spec is given)
+//     signal?: AbortSignal,           // cancel: the run stops cleanly, status 'cancelled'
+//     onEvent?: (e: GrpoEvent) => void,
+//     log?: (line: string) => void,   // human-readable progress lines (no secrets)
+//   }): Promise<GrpoRunResult>
+//
+// It rejects only for problems found before the run directory exists (invalid spec, dataset, reward
+// file that does not load, renderer, connection); once the directory exists it always resolves, with
+// status 'completed' | 'cancelled' | 'failed' and the error in words. Resuming a directory whose last
+// state checkpoint is `final` resolves at once as completed.
+import * as path from 'node:path';
+import { loadPromptPool } from '../data/pool';
+import { loadRenderer } from '../render';
+import { getLr } from '../render/modelInfo';
+import { createRewardRunner } from '../reward';
+import type { RewardRunner } from '../reward/types';
+import { ResolvedRunSpec, RunSpec, parseRunSpecFile } from '../runs/spec';
+import { RunWriter } from '../runs/runWriter';
+import type { ServiceClient } from '../tinker/client';
+import { GrpoLoopConfig, runGrpo } from './loop';
+import type { GrpoEvent, GrpoRunResult } from './types';
+
+export interface StartGrpoRunOptions {
+  specFile?: string;
+  spec?: ResolvedRunSpec;
+  runsDir: string;
+  connect: (spec: ResolvedRunSpec) => Promise<ServiceClient>;
+  cacheDir: string;
+  python?: string;
+  resumeDir?: string;
+  signal?: AbortSignal;
+  onEvent?: (e: GrpoEvent) => void;
+  log?: (line: string) => void;
+}
+
+/** The loop's settings from a spec and the resolved learning rate. */
+export function loopConfig(spec: ResolvedRunSpec, learningRate: number): GrpoLoopConfig {
+  return {
+    model: spec.model,
+    loadCheckpointPath: spec.load_checkpoint_path,
+    loraRank: spec.lora_rank,
+    learningRate,
+    groupsPerBatch: spec.groups_per_batch,
+    groupSize: spec.group_size,
+    maxTokens: spec.max_tokens,
+    temperature: spec.temperature,
+    iterations: spec.iterations,
+    saveEvery: spec.save_every,
+    evalEvery: spec.eval_every,
+    lossFn: spec.loss_fn,
+    lossFnConfig: spec.loss_fn_config,
+    removeConstantRewardGroups: spec.remove_constant_reward_groups,
+    ttlSeconds: spec.ttl_seconds,
+    seed: spec.seed,
+    stop: spec.stop,
+  };
+}
+
+/** The spec stored in a run's config.json (its spec keys; the resolved extras are left out). */
+export function specFromConfig(config: unknown, file: string): ResolvedRunSpec {
+  if (typeof config !== 'object' || config === null) throw new Error(`${file}: not a JSON object`);
+  const keys = Object.keys(RunSpec.shape);
+  const picked = Object.fromEntries(Object.entries(config).filter(([k]) => keys.includes(k)));
+  const r = RunSpec.safeParse(picked);
+  if (!r.success) throw new Error(`${file}: the stored spec is not valid: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.data.name) throw new Error(`${file}: the stored spec has no name`);
+  return { ...r.data, name: r.data.name };
+}
+
+function resolveLearningRate(spec: ResolvedRunSpec): number {
+  if (spec.learning_rate !== undefined) return spec.learning_rate;
+  try {
+    return getLr(spec.model);
+  } catch (err) {
+    throw new Error(`no learning_rate in the spec and none known for ${spec.model} (${(err as Error).message}); set "learning_rate"`);
+  }
+}
+
+export async function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
+  const log = o.log ?? (() => undefined);
+  const resume = o.resumeDir ? RunWriter.open(o.resumeDir) : undefined;
+  let spec: ResolvedRunSpec;
+  let specFile: string | undefined;
+  if (o.spec) spec = o.spec;
+  else if (o.specFile) {
+    const loaded = await parseRunSpecFile(o.specFile);
+    spec = loaded.spec;
+    specFile = loaded.file;
+  } else if (resume) spec = specFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
+  else throw new Error('startGrpoRun needs a specFile, a spec or a resumeDir');
+
+  const resumeFrom = resume?.lastStateCheckpoint();
+  if (resume && resumeFrom?.name === 'final') {
+    log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
+    o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? spec.iterations) - 1 });
+    return { runDir: resume.dir, status: 'completed', iterationsRun: 0 };
+  }
+
+  const learningRate = resolveLearningRate(spec);
+  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir });
+  for (const w of warnings) log(`warning: ${w}`);
+  const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
+  const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir });
+  for (const s of pool.skipped.slice(0, 5)) log(`skipped ${s.where}: ${s.reason}`);
+  if (pool.skipped.length > 5) log(`… ${pool.skipped.length - 5} more lines skipped`);
+  log(`${pool.train.length} train problems, ${pool.holdout.length} holdout problems; renderer ${renderer.name}; lr ${learningRate}`);
+
+  let reward: RewardRunner | undefined;
+  let service: ServiceClient | undefined;
+  try {
+    reward = await createRewardRunner({ file: spec.reward.file, python: o.python, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
+    service = await o.connect(spec);
+    const writer = resume ?? RunWriter.create(o.runsDir, spec.name);
+    if (!resume) {
+      writer.writeConfig({
+        ...spec,
+        renderer: renderer.name,
+        learning_rate: learningRate,
+        model_name: spec.model,
+        renderer_name: renderer.name,
+        log_path: writer.dir,
+        ...(specFile ? { spec_file: specFile } : {}),
+        created_at: new Date().toISOString(),
+      });
+    }
+    return await runGrpo({
+      service,
+      config: loopConfig(spec, learningRate),
+      renderer,
+      pool,
+      reward,
+      writer,
+      resumeFrom,
+      signal: o.signal,
+      onEvent: o.onEvent,
+      log,
+    });
+  } finally {
+    await reward?.close().catch(() => undefined);
+    service?.close();
+  }
+}
