@@ -18,6 +18,7 @@ const nodeEntries = [
   ['src/extension.ts', 'extension'],
   ['src/engine/main.ts', 'engine'],
   ['src/engine/model/engineWorker.ts', 'engineWorker'],
+  ['src/cli/main.ts', 'cli'], // the headless CLI (package.json "bin"), run as `node dist/cli.js`
 ];
 
 /** Webview entry points (browser): [source, dist name]. */
@@ -48,7 +49,7 @@ for (const [src, name] of existing(nodeEntries)) {
       target: 'node20',
       external: ['vscode'],
       // lets activate() report how long evaluating the bundle took, next to its own time
-      banner: name === 'extension' ? { js: 'var __tinkerLoadStart = performance.now(), __tinkerLoadEnd;' } : undefined,
+      banner: name === 'extension' ? { js: 'var __tinkerLoadStart = performance.now(), __tinkerLoadEnd;' } : name === 'cli' ? { js: '#!/usr/bin/env node' } : undefined,
       footer: name === 'extension' ? { js: '__tinkerLoadEnd = performance.now();' } : undefined,
     }),
   );
