@@ -38,13 +38,27 @@ function int32Bytes(values: NumArray): Uint8Array {
 }
 
 function int64Bytes(values: NumArray): Uint8Array {
-  const out = new BigInt64Array(values.length);
+  if (!LITTLE_ENDIAN) {
+    const big = new BigInt64Array(values.length);
+    for (let i = 0; i < values.length; i++) big[i] = BigInt(checkedInt(values[i]!, i));
+    return new Uint8Array(big.buffer);
+  }
+  // two little-endian 32-bit words per value: exact for safe integers, and no BigInt per token
+  const out = new Uint32Array(values.length * 2);
   for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (!Number.isInteger(v)) throw new Error(`int64 tensor holds a non-integer value ${v} at index ${i}`);
-    out[i] = BigInt(v);
+    const v = checkedInt(values[i]!, i);
+    if (Number.isSafeInteger(v)) {
+      const hi = Math.floor(v / 4294967296);
+      out[2 * i] = v - hi * 4294967296;
+      out[2 * i + 1] = hi >>> 0;
+    } else new DataView(out.buffer).setBigInt64(8 * i, BigInt(v), true);
   }
   return new Uint8Array(out.buffer);
+}
+
+function checkedInt(v: number, i: number): number {
+  if (!Number.isInteger(v)) throw new Error(`int64 tensor holds a non-integer value ${v} at index ${i}`);
+  return v;
 }
 
 /** A copy of `bytes` aligned for typed-array views (payloads inside a message may be unaligned). */

@@ -83,12 +83,18 @@ export class ProtoWriter {
     this.varint(v);
   }
 
-  /** A nested message written by `write` into a scratch writer, then copied in length-delimited. */
-  messageField(field: number, write: (w: ProtoWriter) => void, scratch = new ProtoWriter(64)): void {
-    scratch.pos = 0;
-    write(scratch);
-    this.bytesField(field, scratch.finish());
+  /**
+   * A nested message written by `write` into a scratch writer, then copied in length-delimited. The
+   * scratch writer is reused for every nested message of this writer (its contents are copied out
+   * at once), so a thousand datums do not allocate and regrow a thousand small buffers.
+   */
+  messageField(field: number, write: (w: ProtoWriter) => void, scratch?: ProtoWriter): void {
+    const s = scratch ?? (this.child ??= new ProtoWriter(64));
+    s.pos = 0;
+    write(s);
+    this.bytesField(field, s.finish());
   }
+  private child: ProtoWriter | undefined;
 
   /** Packed repeated varints (proto3 default for repeated scalars). */
   packedVarints(field: number, values: readonly number[]): void {
