@@ -7,7 +7,7 @@ import { createPythonRewardRunner } from './python';
 import type { RewardRunner, RewardRunnerOptions } from './types';
 
 export { RewardLoadError } from './errors';
-export { REWARD_DEFAULTS } from './python';
+export { REWARD_DEFAULTS } from './source';
 export type { RewardCase, RewardError, RewardErrorKind, RewardOutcome, RewardRunner, RewardRunnerOptions } from './types';
 
 const NODE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts']);

@@ -10,7 +10,7 @@ import { workerEnvironment } from './env';
 import { RewardLoadError } from './errors';
 import { NODE_WORKER_SOURCE } from './nodeWorkerSource';
 import { LoadErrorDetail, WorkerExit, WorkerPool } from './pool';
-import { REWARD_DEFAULTS, readSource } from './python';
+import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
 import { spawnWorkerProcess } from './workerProcess';
 
@@ -22,7 +22,7 @@ const SwcError = z.object({ code: z.string(), message: z.string(), startLine: z.
 export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
   const file = path.resolve(opts.file);
   const ext = path.extname(file).toLowerCase();
-  const original = await readSource(file);
+  const original = opts.source ?? (await readRewardSource(file, opts.source));
   const typescript = ext === '.ts' || ext === '.mts' || ext === '.cts';
   const source = typescript ? stripTypes(await loadAmaro(), file, original) : original;
   const format: Format = ext === '.mjs' || ext === '.mts' ? 'module' : detectFormat(file, source, ext === '.cjs' || ext === '.cts');
@@ -41,6 +41,7 @@ export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise
     file,
     workers: opts.workers ?? REWARD_DEFAULTS.workers,
     timeoutMs: opts.timeoutMs ?? REWARD_DEFAULTS.timeoutMs,
+    loadTimeoutMs: loadTimeoutMs(opts),
     load: { type: 'load', file, source, format, memoryMb },
     functionName: 'computeReward',
     describeCrash: (exit) => describeNodeCrash(file, memoryMb, exit),

@@ -35,6 +35,8 @@ export interface PoolOptions {
   file: string;
   workers: number;
   timeoutMs: number;
+  /** time limit for loading the file in each worker */
+  loadTimeoutMs: number;
   /** the `load` message every worker gets first (the same source for every replacement) */
   load: ToWorker & { type: 'load' };
   /** the function's name as the user wrote it, for messages */
@@ -79,10 +81,12 @@ interface Slot {
   /** the worker reported its own fatal failure (e.g. out of memory) and will exit: blame no case */
   exiting: boolean;
   /** why the pool killed it, if it did */
-  killedFor?: 'timeout' | 'abort' | 'close' | 'protocol';
+  killedFor?: 'timeout' | 'abort' | 'close' | 'protocol' | 'load';
   exited: Promise<void>;
   onReady?(error?: LoadErrorDetail | Error): void;
 }
+
+const workerCount = (n: number) => (Number.isFinite(n) ? Math.max(1, Math.floor(n)) : 1);
 
 const isLive = (s: Slot) => s.state !== 'dead' && s.killedFor === undefined;
 
@@ -102,7 +106,7 @@ export class WorkerPool implements RewardRunner {
 
   /** starts every worker and waits until each has loaded the file; rejects with RewardLoadError */
   async start(): Promise<void> {
-    const started = Array.from({ length: Math.max(1, this.opts.workers) }, () => this.startSlot());
+    const started = Array.from({ length: workerCount(this.opts.workers) }, () => this.startSlot());
     const results = await Promise.all(started.map((s) => s.loaded));
     const failure = results.find((r) => r !== undefined);
     if (failure !== undefined) {
@@ -129,7 +133,7 @@ export class WorkerPool implements RewardRunner {
         signal?.removeEventListener('abort', onAbort);
         reject(e);
       };
-      const workers = Math.max(1, this.opts.workers);
+      const workers = workerCount(this.opts.workers);
       const size = Math.min(MAX_BATCH, Math.max(1, Math.ceil(cases.length / (workers * 4))));
       for (let i = 0; i < cases.length; i += size) {
         const indices: number[] = [];
@@ -174,13 +178,22 @@ export class WorkerPool implements RewardRunner {
     const slot: Slot = { proc: this.spawn(handlers), state: 'starting', next: 0, caseStartedAt: 0, exiting: false, exited, onReady };
     this.slots.add(slot);
     slot.proc.send(this.opts.load);
+    // module-level code that never finishes must not hang the caller
+    const limitMs = this.opts.loadTimeoutMs;
+    const loadTimer = setTimeout(() => {
+      if (slot.state !== 'starting' || !slot.onReady) return;
+      slot.onReady({ message: `loading the file took longer than ${limitMs} ms (module-level code that never finishes?)` });
+      slot.onReady = undefined;
+      this.kill(slot, 'load');
+    }, limitMs);
+    void loaded.then(() => clearTimeout(loadTimer));
     return { slot, loaded };
   }
 
   private ensureWorkers(): void {
     if (this.closed) return;
     const live = [...this.slots].filter(isLive).length;
-    for (let i = live; i < Math.max(1, this.opts.workers); i++) {
+    for (let i = live; i < workerCount(this.opts.workers); i++) {
       const { slot, loaded } = this.startSlot();
       void loaded.then((failure) => {
         if (failure === undefined) {
@@ -307,7 +320,7 @@ export class WorkerPool implements RewardRunner {
     this.stopCaseTimer(slot);
     this.slots.delete(slot);
     if (wasStarting && slot.onReady) {
-      slot.onReady(info.spawnError ?? this.startFailureMessage(info));
+      slot.onReady(info.spawnError ?? this.diedWhileLoading(info));
       slot.onReady = undefined;
     }
     const batch = slot.batch;
@@ -332,10 +345,11 @@ export class WorkerPool implements RewardRunner {
     this.dispatch();
   }
 
-  private startFailureMessage(info: WorkerExit): Error {
+  /** the file's module-level code killed the worker (exit, crash): a load error of the file */
+  private diedWhileLoading(info: WorkerExit): LoadErrorDetail {
     const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
     const tail = info.outputTail.trim();
-    return new Error(`the reward worker ${how} before loading ${this.opts.file}${tail ? `:\n${tail}` : ''}`);
+    return { message: `the worker ${how} while loading the file`, ...(tail ? { traceback: tail.slice(-4000) } : {}) };
   }
 
   private kill(slot: Slot, why: NonNullable<Slot['killedFor']>): void {

@@ -1,20 +1,17 @@
 // The Python reward runner: `compute_reward(completion, ground_truth) -> float` in a persistent pool
 // of `python -c <worker>` processes (see pythonWorkerSource.ts), each under an address-space cap
 // (RLIMIT_AS), with a filtered environment and the reward file's folder as working directory.
-import { promises as fs } from 'fs';
 import * as path from 'path';
 import { workerEnvironment } from './env';
-import { RewardLoadError } from './errors';
 import { WorkerExit, WorkerPool } from './pool';
 import { PYTHON_WORKER_SOURCE } from './pythonWorkerSource';
+import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
 import { spawnWorkerProcess } from './workerProcess';
 
-export const REWARD_DEFAULTS = { python: 'python3', workers: 2, timeoutMs: 10_000, memoryMb: 1024 } as const;
-
 export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
   const file = path.resolve(opts.file);
-  const source = await readSource(file);
+  const source = opts.source ?? (await readRewardSource(file, opts.source));
   const memoryMb = opts.memoryMb ?? REWARD_DEFAULTS.memoryMb;
   const command = {
     command: opts.python ?? REWARD_DEFAULTS.python,
@@ -27,20 +24,13 @@ export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promi
     file,
     workers: opts.workers ?? REWARD_DEFAULTS.workers,
     timeoutMs: opts.timeoutMs ?? REWARD_DEFAULTS.timeoutMs,
+    loadTimeoutMs: loadTimeoutMs(opts),
     load: { type: 'load', file, source, format: 'python', memoryMb },
     functionName: 'compute_reward',
     describeCrash: (exit) => describePythonCrash(file, exit),
   });
   await pool.start();
   return pool;
-}
-
-export async function readSource(file: string): Promise<string> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch (err) {
-    throw new RewardLoadError(file, { message: `cannot read the file (${err instanceof Error ? err.message : String(err)})` });
-  }
 }
 
 /** a dead Python worker's last words: faulthandler's report names the reward file's line */

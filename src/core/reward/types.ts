@@ -46,6 +46,9 @@ export interface RewardRunner {
 export interface RewardRunnerOptions {
   /** absolute path of a .py, .js, .mjs, .cjs or .ts file */
   file: string;
+  /** the file's text to run instead of what is on disk (an editor's unsaved contents); positions
+   *  in errors and tracebacks still name `file`, and its folder stays the working directory */
+  source?: string;
   /** Python interpreter (default "python3") */
   python?: string;
   /** parallel workers (default: 2) */
@@ -54,4 +57,6 @@ export interface RewardRunnerOptions {
   timeoutMs?: number;
   /** memory cap per worker in MB (default 1024) */
   memoryMb?: number;
+  /** time limit for loading the file (module-level code, imports) in ms (default: the larger of 30_000 and timeoutMs) */
+  loadTimeoutMs?: number;
 }

@@ -68,6 +68,34 @@ describe('Loading a reward file', function () {
       assert.match(e.error.traceback ?? '', /line 3, in <module>/);
     });
 
+    it('reports module-level code that kills the worker', async () => {
+      const e = await rejectsToLoad(rewardFile('r.py', 'import os\nos._exit(4)\ndef compute_reward(c, g):\n    return 1\n'), /^the worker exited with code 4 while loading the file$/);
+      assert.match(e.message, /^Cannot load reward file r\.py: the worker exited with code 4/);
+    });
+
+    it('gives up on module-level code that never finishes after the load time limit', async () => {
+      const file = rewardFile('r.py', 'import time\nwhile True:\n    time.sleep(1)\n');
+      await assert.rejects(
+        createRewardRunner({ file, workers: 1, loadTimeoutMs: 2000 }),
+        (e: unknown) => e instanceof RewardLoadError && /loading the file took longer than 2000 ms/.test(e.error.message),
+      );
+    });
+
+    it('runs the source it is given instead of the file on disk, with positions in that file', async () => {
+      const file = rewardFile('r.py', 'def compute_reward(c, g):\n    return 1.0\n');
+      const runner = await createRewardRunner({ file, source: 'def compute_reward(c, g):\n    return 0.5 if c else 1 / 0\n', workers: 1 });
+      try {
+        const [edited, failing] = await runner.score([{ completion: 'x', groundTruth: '' }, { completion: '', groundTruth: '' }]);
+        assert.ok(edited?.ok && edited.reward === 0.5);
+        assert.ok(failing && !failing.ok && failing.error.line === 2);
+      } finally {
+        await runner.close();
+      }
+      // a syntax error in the given text is reported although the file on disk is valid
+      const broken = createRewardRunner({ file, source: 'def (c, g):\n', workers: 1 });
+      await assert.rejects(broken, (e: unknown) => e instanceof RewardLoadError && e.line === 1 && e.column === 5 && e.file === file);
+    });
+
     it('reports a file that does not exist', async () => {
       await rejectsToLoad('/nonexistent/dir/reward.py', /cannot read the file/);
     });
@@ -116,6 +144,21 @@ describe('Loading a reward file', function () {
       const src = 'const table = JSON.parse("{not json");\nexport function computeReward(c, g) { return table[c] ?? 0; }\n';
       const e = await rejectsToLoad(rewardFile('r.mjs', src), /^SyntaxError: .*JSON/, { line: 1, column: 20 });
       assert.match(e.error.traceback ?? '', /r\.mjs:1:20/);
+    });
+
+    it('reports module-level code that exits the worker', async () => {
+      await rejectsToLoad(rewardFile('r.cjs', 'process.exit(3);\nexports.computeReward = (c, g) => 1;\n'), /^the worker exited with code 3 while loading the file$/);
+    });
+
+    it('runs the TypeScript source it is given instead of the file on disk', async () => {
+      const file = rewardFile('r.ts', 'export function computeReward(c: string, g: string): number { return 1; }\n');
+      const runner = await createRewardRunner({ file, source: 'export function computeReward(c: string, g: string): number { return 0.25; }\n', workers: 1 });
+      try {
+        const [outcome] = await runner.score([{ completion: 'x', groundTruth: 'y' }]);
+        assert.ok(outcome?.ok && outcome.reward === 0.25);
+      } finally {
+        await runner.close();
+      }
     });
 
     it('rejects a file type it cannot run', async () => {

@@ -1,0 +1,143 @@
+// Reading what a finished (or running) GRPO run sampled, for re-scoring with an edited reward
+// function: the samples of iteration_NNNNNN/train_samples.jsonl grouped as the run grouped them,
+// and the runs of a runs folder that used a given reward file (their config.json names it).
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { RewardExample } from './examples';
+
+const SampleLine = z.object({
+  group_idx: z.number().int().min(0),
+  traj_idx: z.number().int().min(0),
+  problem_id: z.string().optional(),
+  /** the parsed message content the reward function saw */
+  content: z.string(),
+  ground_truth: z.string(),
+  reward: z.number(),
+});
+export type SampleLine = z.infer<typeof SampleLine>;
+
+export interface SampleGroup {
+  iteration: number;
+  groupIdx: number;
+  problemId?: string;
+  groundTruth: string;
+  samples: SampleLine[];
+}
+
+export interface RunSamples {
+  runDir: string;
+  /** the iterations read, ascending */
+  iterations: number[];
+  groups: SampleGroup[];
+  /** lines that were not samples, as "<file>:<line>: <why>" (a run being written may end mid-line) */
+  problems: string[];
+}
+
+const ITERATION_DIR = /^iteration_(\d{6,})$/;
+
+/** iteration numbers of a run directory that have a train_samples.jsonl, ascending */
+export async function sampledIterations(runDir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(runDir);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const name of names) {
+    const m = ITERATION_DIR.exec(name);
+    if (!m) continue;
+    try {
+      await fs.access(path.join(runDir, name, 'train_samples.jsonl'));
+      found.push(Number(m[1]));
+    } catch {
+      // an iteration that wrote no samples yet
+    }
+  }
+  return found.sort((a, b) => a - b);
+}
+
+/** Reads the samples of the last sampled iteration (`which: 'last'`) or of every iteration. */
+export async function readRunSamples(runDir: string, which: 'last' | 'all' = 'last'): Promise<RunSamples> {
+  const all = await sampledIterations(runDir);
+  if (all.length === 0) throw new Error(`${runDir} has no iteration_NNNNNN/train_samples.jsonl yet (no training iteration has finished)`);
+  const iterations = which === 'last' ? all.slice(-1) : all;
+  const groups: SampleGroup[] = [];
+  const problems: string[] = [];
+  for (const it of iterations) {
+    const file = path.join(runDir, `iteration_${String(it).padStart(6, '0')}`, 'train_samples.jsonl');
+    const text = await fs.readFile(file, 'utf8');
+    const byGroup = new Map<number, SampleGroup>();
+    text.split('\n').forEach((raw, i) => {
+      if (raw.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        problems.push(`${file}:${i + 1}: not valid JSON`);
+        return;
+      }
+      const r = SampleLine.safeParse(value);
+      if (!r.success) {
+        problems.push(`${file}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
+        return;
+      }
+      let g = byGroup.get(r.data.group_idx);
+      if (!g) {
+        g = { iteration: it, groupIdx: r.data.group_idx, groundTruth: r.data.ground_truth, samples: [], ...(r.data.problem_id !== undefined ? { problemId: r.data.problem_id } : {}) };
+        byGroup.set(r.data.group_idx, g);
+      }
+      g.samples.push(r.data);
+    });
+    for (const g of [...byGroup.values()].sort((a, b) => a.groupIdx - b.groupIdx)) {
+      g.samples.sort((a, b) => a.traj_idx - b.traj_idx);
+      groups.push(g);
+    }
+  }
+  return { runDir, iterations, groups, problems };
+}
+
+const RunConfig = z.object({ reward: z.object({ file: z.string() }).optional(), spec_file: z.string().optional() });
+
+/** Run directories in `runsDir` whose config.json names `rewardFile`, newest first (by name time stamp, then mtime). */
+export async function runsUsingReward(runsDir: string, rewardFile: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(runsDir);
+  } catch {
+    return [];
+  }
+  const target = path.resolve(rewardFile);
+  const found: Array<{ dir: string; mtime: number }> = [];
+  for (const name of names) {
+    const dir = path.join(runsDir, name);
+    try {
+      const config = RunConfig.safeParse(JSON.parse(await fs.readFile(path.join(dir, 'config.json'), 'utf8')));
+      if (!config.success || !config.data.reward) continue;
+      const base = config.data.spec_file ? path.dirname(config.data.spec_file) : dir;
+      if (path.resolve(base, config.data.reward.file) !== target) continue;
+      found.push({ dir, mtime: (await fs.stat(path.join(dir, 'config.json'))).mtimeMs });
+    } catch {
+      // not a run directory
+    }
+  }
+  return found.sort((a, b) => b.mtime - a.mtime || b.dir.localeCompare(a.dir)).map((f) => f.dir);
+}
+
+/**
+ * Examples from a run: one completion per group (the first of each), with the run's ground truth,
+ * up to `max`; spread over the groups so the dataset's variety shows.
+ */
+export function examplesFromRun(samples: RunSamples, max: number): RewardExample[] {
+  const out: RewardExample[] = [];
+  const runName = path.basename(samples.runDir);
+  for (const g of samples.groups) {
+    for (const s of g.samples) {
+      if (out.length >= max) return out;
+      out.push({ completion: s.content, groundTruth: s.ground_truth, recorded: s.reward, source: `${runName}, iteration ${g.iteration}, group ${g.groupIdx}, sample ${s.traj_idx}` });
+      break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,252 @@
+// Validation of a reward file's text (an editor's contents, saved or not): a static scan for
+// networking/process modules, then the file loaded in the real reward runner (a separate process
+// with the time limit and memory cap) and every example scored twice. Everything that goes wrong
+// becomes a diagnostic at an exact position: load errors where Python/V8 put them, exceptions at
+// the innermost line of the reward file in the traceback, whole-function problems (time limit,
+// non-finite or out-of-range results, different results for the same input) on the function's
+// name, and mismatches with an expected reward on the examples file's line.
+import * as path from 'node:path';
+import { createRewardRunner, RewardLoadError } from './index';
+import type { RewardOutcome, RewardRunner } from './types';
+import {
+  compareDiagnostics,
+  functionAnchor,
+  lineRange,
+  linesOf,
+  Range,
+  restOfLineRange,
+  RewardDiagnostic,
+  RewardDiagnosticCode,
+  tokenRange,
+} from './diagnostics';
+import { matches, RewardExample } from './examples';
+import { scanForSideEffects, ScanLanguage } from './staticScan';
+
+export const DEFAULT_REWARD_RANGE: readonly [number, number] = [0, 1];
+
+export interface ValidateRewardOptions {
+  /** absolute path of the reward file (positions in tracebacks name it) */
+  file: string;
+  /** the text to validate */
+  source: string;
+  examples: readonly RewardExample[];
+  /** the examples file's text, to place mismatch diagnostics on each line's `expected` value */
+  examplesText?: string;
+  /** rewards outside [min, max] are reported (default [0, 1]) */
+  range?: readonly [number, number];
+  /** per-call time limit in ms (default 10 000, as in run specs) */
+  timeoutMs?: number;
+  memoryMb?: number;
+  python?: string;
+  signal?: AbortSignal;
+}
+
+export interface ExampleResult {
+  example: RewardExample;
+  outcome: RewardOutcome;
+  /** the same example scored again (only when the first call succeeded) */
+  repeat?: RewardOutcome;
+  /** whether the reward equals `example.expected` (undefined without an expected reward) */
+  matches?: boolean;
+}
+
+export interface ExampleSummary {
+  total: number;
+  /** examples that carry an expected reward */
+  withExpected: number;
+  matched: number;
+  /** examples whose call failed (exception, time limit, crash, not a finite number) */
+  failed: number;
+  /** mean reward as a run would see it (a failed call scores 0) */
+  mean: number;
+}
+
+export interface RewardValidation {
+  /** problems in the reward file */
+  diagnostics: RewardDiagnostic[];
+  /** problems to show on the examples file, keyed by its line (mismatches with `expected`) */
+  exampleDiagnostics: RewardDiagnostic[];
+  /** false when the file could not be loaded (then no example ran) */
+  loaded: boolean;
+  results: ExampleResult[];
+  summary?: ExampleSummary;
+}
+
+export function rewardLanguage(file: string): ScanLanguage {
+  return path.extname(file).toLowerCase() === '.py' ? 'python' : 'javascript';
+}
+
+export function functionName(language: ScanLanguage): string {
+  return language === 'python' ? 'compute_reward' : 'computeReward';
+}
+
+/** Validates a reward file's text; rejects only when `signal` aborts. */
+export async function validateReward(o: ValidateRewardOptions): Promise<RewardValidation> {
+  const language = rewardLanguage(o.file);
+  const staticDiagnostics = scanForSideEffects(o.source, language);
+  let runner: RewardRunner;
+  try {
+    runner = await createRewardRunner({
+      file: o.file,
+      source: o.source,
+      workers: 1,
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+      ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
+      ...(o.python !== undefined ? { python: o.python } : {}),
+    });
+  } catch (err) {
+    o.signal?.throwIfAborted();
+    const d = err instanceof RewardLoadError ? loadDiagnostic(o.source, language, err) : { ...lineRange(o.source, 1), severity: 'error' as const, code: 'load' as const, message: err instanceof Error ? err.message : String(err) };
+    return { diagnostics: [...staticDiagnostics, d].sort(compareDiagnostics), exampleDiagnostics: [], loaded: false, results: [] };
+  }
+  try {
+    o.signal?.throwIfAborted();
+    const results = await scoreTwice(runner, o.examples, o.signal);
+    const range = o.range ?? DEFAULT_REWARD_RANGE;
+    const diagnostics = [...staticDiagnostics, ...outcomeDiagnostics(o, language, results, range)].sort(compareDiagnostics);
+    return {
+      diagnostics,
+      exampleDiagnostics: mismatchDiagnostics(results, o.examplesText),
+      loaded: true,
+      results,
+      ...(results.length > 0 ? { summary: summarize(results) } : {}),
+    };
+  } finally {
+    await runner.close();
+  }
+}
+
+async function scoreTwice(runner: RewardRunner, examples: readonly RewardExample[], signal?: AbortSignal): Promise<ExampleResult[]> {
+  const cases = examples.map((e) => ({ completion: e.completion, groundTruth: e.groundTruth }));
+  const first = await runner.score(cases, signal);
+  // the same inputs again, in the same worker when it survived: a counter or an unseeded random shows
+  const again = examples.flatMap((_, i) => (first[i]!.ok ? [i] : []));
+  const second = await runner.score(again.map((i) => cases[i]!), signal);
+  const repeats = new Map(again.map((i, k) => [i, second[k]!]));
+  return examples.map((example, i) => {
+    const outcome = first[i]!;
+    const repeat = repeats.get(i);
+    return {
+      example,
+      outcome,
+      ...(repeat ? { repeat } : {}),
+      ...(example.expected !== undefined ? { matches: outcome.ok && matches(example.expected, outcome.reward) } : {}),
+    };
+  });
+}
+
+export function summarize(results: readonly ExampleResult[]): ExampleSummary {
+  const withExpected = results.filter((r) => r.matches !== undefined).length;
+  const matched = results.filter((r) => r.matches === true).length;
+  const failed = results.filter((r) => !r.outcome.ok).length;
+  const mean = results.length ? results.reduce((s, r) => s + r.outcome.reward, 0) / results.length : 0;
+  return { total: results.length, withExpected, matched, failed, mean };
+}
+
+/** "Test on 5 examples — 3 match, mean 0.63" (the CodeLens title) */
+export function summaryText(s: ExampleSummary): string {
+  const match = s.withExpected === s.total ? `${s.matched} match` : `${s.matched} of ${s.withExpected} match`;
+  const failed = s.failed > 0 ? `, ${s.failed} failed` : '';
+  return `Test on ${s.total} example${s.total === 1 ? '' : 's'} — ${match}, mean ${formatReward(s.mean, 2)}${failed}`;
+}
+
+export function formatReward(x: number, digits?: number): string {
+  if (digits !== undefined) return x.toFixed(digits);
+  return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(6)));
+}
+
+function loadDiagnostic(source: string, language: ScanLanguage, err: RewardLoadError): RewardDiagnostic {
+  const e = err.error;
+  const message = e.message;
+  let code: RewardDiagnosticCode = 'load';
+  if (/^(SyntaxError|IndentationError|TabError|TypeScript feature not supported)\b/.test(message)) code = 'syntax';
+  else if (/no function|not a function/.test(message)) code = 'missing-function';
+  else if (/must take exactly|must be a plain def/.test(message)) code = 'parameters';
+  let range: Range;
+  if (code === 'syntax' && e.line !== undefined) range = tokenRange(source, e.line, e.column);
+  else if (code === 'parameters' || code === 'missing-function') range = e.line !== undefined ? functionAnchor(source, language) : lineRange(source, 1);
+  else range = e.line !== undefined ? restOfLineRange(source, e.line, e.column) : lineRange(source, 1);
+  const prefix = code === 'load' ? 'the file raised while loading: ' : '';
+  return { ...range, severity: 'error', code, message: `${prefix}${message}` };
+}
+
+interface Finding {
+  code: RewardDiagnosticCode;
+  severity: RewardDiagnostic['severity'];
+  range: Range;
+  /** the message without the "(on k of N examples, first …)" tail */
+  text: string;
+  example: RewardExample;
+}
+
+function outcomeDiagnostics(o: ValidateRewardOptions, language: ScanLanguage, results: readonly ExampleResult[], range: readonly [number, number]): RewardDiagnostic[] {
+  const fn = functionName(language);
+  const anchor = functionAnchor(o.source, language);
+  const findings: Finding[] = [];
+  for (const r of results) {
+    const out = r.outcome;
+    if (!out.ok) {
+      const e = out.error;
+      if (e.kind === 'exception') {
+        const at = e.line !== undefined && e.line <= linesOf(o.source).length ? restOfLineRange(o.source, e.line, e.column) : anchor;
+        findings.push({ code: 'exception', severity: 'error', range: at, text: e.message, example: r.example });
+      } else if (e.kind === 'timeout') {
+        findings.push({ code: 'timeout', severity: 'error', range: anchor, text: `${fn} took longer than the time limit of ${o.timeoutMs ?? 10_000} ms; the call was stopped`, example: r.example });
+      } else if (e.kind === 'invalid_result') {
+        findings.push({ code: 'not-finite', severity: 'error', range: anchor, text: `${fn} returned ${out.raw ?? 'a value'}, not a finite number`, example: r.example });
+      } else {
+        const at = e.line !== undefined ? restOfLineRange(o.source, e.line, undefined) : anchor;
+        findings.push({ code: 'crash', severity: 'error', range: at, text: e.message, example: r.example });
+      }
+      continue;
+    }
+    if (out.reward < range[0] || out.reward > range[1]) {
+      findings.push({ code: 'out-of-range', severity: 'warning', range: anchor, text: `${fn} returned ${formatReward(out.reward)}, outside the reward range [${formatReward(range[0])}, ${formatReward(range[1])}]`, example: r.example });
+    }
+    const again = r.repeat;
+    if (again && !(again.ok && again.reward === out.reward)) {
+      const second = again.ok ? formatReward(again.reward) : `a failure (${again.error.message})`;
+      findings.push({
+        code: 'nondeterministic',
+        severity: 'warning',
+        range: anchor,
+        text: `${fn} gave different results for the same input: ${formatReward(out.reward)}, then ${second}; reward functions must be deterministic`,
+        example: r.example,
+      });
+    }
+  }
+  // one diagnostic per kind and place, counting the examples it happened on
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const key = `${f.code}|${f.range.line}:${f.range.column}|${f.code === 'exception' || f.code === 'crash' ? f.text : ''}`;
+    const list = groups.get(key);
+    if (list) list.push(f);
+    else groups.set(key, [f]);
+  }
+  return [...groups.values()].map((list) => {
+    const first = list[0]!;
+    const where = list.length === 1 ? `on example ${first.example.source}` : `on ${list.length} of ${results.length} examples, first ${first.example.source}`;
+    return { ...first.range, severity: first.severity, code: first.code, message: `${first.text} (${where})` };
+  });
+}
+
+/** A mismatch with an expected reward, on the examples file at that example's `expected` value. */
+function mismatchDiagnostics(results: readonly ExampleResult[], text: string | undefined): RewardDiagnostic[] {
+  return results.flatMap((r): RewardDiagnostic[] => {
+    if (r.matches !== false || r.example.line === undefined || r.example.expected === undefined) return [];
+    const got = r.outcome.ok ? `got ${formatReward(r.outcome.reward)}` : `the call failed: ${r.outcome.error.message}`;
+    const line = r.example.line;
+    const d: RewardDiagnostic = { line, column: 1, endLine: line, endColumn: 1, severity: 'warning', code: 'example-mismatch', message: `expected ${formatReward(r.example.expected)}, ${got}` };
+    return [text === undefined ? d : placeOnExpected(text, d)];
+  });
+}
+
+/** Narrows a mismatch diagnostic to the `expected` value on its line of the examples file text. */
+function placeOnExpected(text: string, d: RewardDiagnostic): RewardDiagnostic {
+  const raw = linesOf(text)[d.line - 1];
+  if (raw === undefined) return d;
+  const m = /"expected"\s*:\s*(-?[\d.eE+-]+)/.exec(raw);
+  if (!m) return { ...d, ...lineRange(text, d.line) };
+  const column = m.index + m[0].length - m[1]!.length + 1;
+  return { ...d, column, endColumn: column + m[1]!.length };
+}
