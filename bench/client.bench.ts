@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import { ServiceClient, chunkDatums } from '../src/core/tinker/client';
 import { decodeForwardBackwardOutput, decodeSampleResponse, encodeForwardBackwardOutput, encodeForwardBackwardRequest, encodeSampleResponse } from '../src/core/tinker/proto';
-import { ClientConfigResponse } from '../src/core/tinker/wire';
+import { ClientConfigResponse, RetrieveFutureRequest } from '../src/core/tinker/wire';
 import { Datum, ForwardBackwardOutput, SampleResponse, textInput } from '../src/core/tinker/types';
 
 const DATUMS = 1024;
@@ -102,7 +102,7 @@ function standInServer(): void {
       }
       if (p.endsWith('/asample')) return json(res, { request_id: `s-${++counter}` });
       if (p.endsWith('/retrieve_future')) {
-        const id = (JSON.parse(body.toString('utf8')) as { request_id: string }).request_id;
+        const id = RetrieveFutureRequest.parse(JSON.parse(body.toString('utf8'))).request_id;
         if (id === 'cm') return json(res, { model_id: 'stand-in:train:0', type: 'create_model' });
         if (id.startsWith('fb-')) return proto(res, fbBytes(pending.get(id)!));
         return proto(res, sampleBytes);

@@ -226,8 +226,8 @@ export class ServiceClient {
   /** Background refresh 300 s before expiry; a failed one is retried after 60 s (the old token is used meanwhile). */
   private scheduleJwtRefresh(exp: number | undefined, delayMs?: number): void {
     clearTimeout(this.jwtRefresh);
-    if (this.closed || (exp === undefined && delayMs === undefined)) return;
-    const inMs = delayMs ?? Math.max(exp! * 1000 - this.now() - 300_000, 1000);
+    const inMs = delayMs ?? (exp === undefined ? undefined : Math.max(exp * 1000 - this.now() - 300_000, 1000));
+    if (this.closed || inMs === undefined) return;
     this.jwtRefresh = setTimeout(() => {
       this.refreshJwt().catch(() => this.scheduleJwtRefresh(undefined, 60_000));
     }, inMs);

@@ -9,7 +9,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { decodeForwardBackwardRequest } from '../../../src/core/tinker/proto';
+
+const JsonObject = z.record(z.string(), z.unknown());
+const Claims = z.object({ exp: z.number() });
 
 export type Fault =
   /** answer `status` without forwarding, or (afterForward) after the engine handled the request */
@@ -90,7 +94,7 @@ export class CloudAuthStandIn {
     const [h, p, sig] = token.split('.');
     if (!h || !p || !sig) return 'not a JWT';
     if (this.sign(`${h}.${p}`) !== sig) return 'bad signature';
-    const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as { exp: number };
+    const claims = Claims.parse(JSON.parse(Buffer.from(p, 'base64url').toString('utf8')));
     if (claims.exp * 1000 <= this.opts.now()) return 'expired';
     return undefined;
   }
@@ -239,7 +243,7 @@ export class FaultProxy extends EventEmitter {
         return;
       }
       if (auth && pr.path === '/api/v1/client/config' && up.status === 200) {
-        const cfg = JSON.parse(up.body.toString('utf8')) as Record<string, unknown>;
+        const cfg = JsonObject.parse(JSON.parse(up.body.toString('utf8')));
         up.body = Buffer.from(JSON.stringify({ ...cfg, pjwt_auth_enabled: true }));
       }
     }
@@ -325,8 +329,8 @@ function describe(req: http.IncomingMessage, path: string, body: Buffer): Proxie
   const ctype = header(req, 'content-type') ?? '';
   if (ctype.includes('application/json') && body.length) {
     try {
-      const v: unknown = JSON.parse(body.toString('utf8'));
-      if (v && typeof v === 'object' && !Array.isArray(v)) json = v as Record<string, unknown>;
+      const v = JsonObject.safeParse(JSON.parse(body.toString('utf8')));
+      if (v.success) json = v.data;
     } catch {
       /* not JSON after all: forwarded as is */
     }
