@@ -83,7 +83,7 @@ export function parseExamples(text: string, label: string): ParsedExamples {
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : '(line)';
   if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (allowed: completion, ground_truth, expected)`;
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${field}: is required`;
+  if (issue.path.length > 0 && issue.input === undefined) return `${field}: is required`;
   if (issue.code === 'invalid_type' && issue.path.length === 0) return 'must be a JSON object {"completion": …, "ground_truth": …, "expected": …}';
   return `${field}: ${issue.message}`;
 }

@@ -53,8 +53,12 @@ describe('Reward validation', function () {
     dir = tempDir();
   });
 
-  const validate = (name: string, source: string, examples: readonly RewardExample[] = EXAMPLES, o: Partial<ValidateRewardOptions> = {}) =>
-    validateReward({ file: path.join(dir, name), source, examples, timeoutMs: 3000, ...o });
+  // the file on disk holds something else: validation runs the editor's text (ES modules need the file to exist)
+  const validate = (name: string, source: string, examples: readonly RewardExample[] = EXAMPLES, o: Partial<ValidateRewardOptions> = {}) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, '\n');
+    return validateReward({ file, source, examples, timeoutMs: 3000, ...o });
+  };
 
   it('passes a correct Python function: every example matches, nothing to report', async () => {
     const v = await validate('good.py', GOOD_PY);
@@ -210,7 +214,7 @@ describe('Reward validation', function () {
     const throws = 'export function computeReward(completion: string, groundTruth: string): number {\n  if (completion === "5") throw new RangeError("too big");\n  return 1;\n}\n';
     const v = await validate('throws.ts', throws);
     assert.deepStrictEqual(brief(v.diagnostics), [
-      { ...at(throws, 'throw new RangeError("too big");'), severity: 'error', code: 'exception', message: 'RangeError: too big (on example case 5)' },
+      { ...at(throws, 'new RangeError("too big");'), severity: 'error', code: 'exception', message: 'RangeError: too big (on example case 5)' },
     ]);
 
     const good = await validate('good.ts', GOOD_TS);
