@@ -10,7 +10,7 @@ import { workerEnvironment } from './env';
 import { RewardLoadError } from './errors';
 import { NODE_WORKER_SOURCE } from './nodeWorkerSource';
 import { LoadErrorDetail, WorkerExit, WorkerPool } from './pool';
-import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS } from './source';
+import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS, workingDirectory } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
 import { spawnWorkerProcess } from './workerProcess';
 
@@ -34,7 +34,7 @@ export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise
     // ELECTRON_RUN_AS_NODE: inside VS Code, process.execPath is the editor's binary; NODE_OPTIONS
     // could preload debuggers or loaders into user code, so it is dropped
     env: workerEnvironment({ ELECTRON_RUN_AS_NODE: '1' }, withoutNodeOptions(process.env)),
-    cwd: path.dirname(file),
+    cwd: workingDirectory(file),
     channel: 'ipc' as const,
   };
   const pool = new WorkerPool((handlers) => spawnWorkerProcess(command, handlers), {

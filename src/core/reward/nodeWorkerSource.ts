@@ -82,7 +82,9 @@ function kindOf(value) {
 
 async function importModule() {
   if (typeof Module.register === 'function') {
+    // resolve too: the text may be an editor's unsaved contents of a file not (yet) on disk
     const hooks = 'let target, text; export function initialize(d) { target = d.url; text = d.source; } ' +
+      'export async function resolve(s, context, next) { return s === target ? { url: target, format: "module", shortCircuit: true } : next(s, context); } ' +
       'export async function load(u, context, next) { return u === target ? { format: "module", source: text, shortCircuit: true } : next(u, context); }';
     Module.register('data:text/javascript,' + encodeURIComponent(hooks), { data: { url, source } });
   } else if (!file.endsWith('.mjs')) {

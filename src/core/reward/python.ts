@@ -5,7 +5,7 @@ import * as path from 'path';
 import { workerEnvironment } from './env';
 import { WorkerExit, WorkerPool } from './pool';
 import { PYTHON_WORKER_SOURCE } from './pythonWorkerSource';
-import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS } from './source';
+import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS, workingDirectory } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
 import { spawnWorkerProcess } from './workerProcess';
 
@@ -17,7 +17,7 @@ export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promi
     command: opts.python ?? REWARD_DEFAULTS.python,
     args: ['-c', PYTHON_WORKER_SOURCE],
     env: workerEnvironment({ PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' }),
-    cwd: path.dirname(file),
+    cwd: workingDirectory(file),
     channel: 'fd' as const,
   };
   const pool = new WorkerPool((handlers) => spawnWorkerProcess(command, handlers), {

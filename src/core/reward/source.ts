@@ -1,6 +1,8 @@
 // The text a runner executes, read once at creation (or given by the caller): every worker, and
 // every replacement, then loads the same text even if the file changes on disk meanwhile.
-import { promises as fs } from 'fs';
+import { existsSync, promises as fs } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { RewardLoadError } from './errors';
 import type { RewardRunnerOptions } from './types';
 
@@ -19,4 +21,10 @@ export async function readRewardSource(file: string, source?: string): Promise<s
   } catch (err) {
     throw new RewardLoadError(file, { message: `cannot read the file (${err instanceof Error ? err.message : String(err)})` });
   }
+}
+
+/** the reward file's folder (relative paths in user code), or the temp dir if it does not exist yet */
+export function workingDirectory(file: string): string {
+  const dir = path.dirname(file);
+  return existsSync(dir) ? dir : os.tmpdir();
 }

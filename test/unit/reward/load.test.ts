@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import { createRewardRunner, RewardLoadError } from '../../../src/core/reward';
-import { positionOf, rewardFile } from './fixtures';
+import * as path from 'path';
+import { positionOf, rewardFile, rewards, tempDir } from './fixtures';
 
 /** creating the runner must reject with a load error at this position, with this message */
 async function rejectsToLoad(file: string, message: RegExp, at?: { line: number; column?: number }): Promise<RewardLoadError> {
@@ -158,6 +159,21 @@ describe('Loading a reward file', function () {
         assert.ok(outcome?.ok && outcome.reward === 0.25);
       } finally {
         await runner.close();
+      }
+    });
+
+    it('runs the text of a file that is not on disk yet (an unsaved editor), CommonJS or ES module', async () => {
+      for (const [name, source] of [
+        ['unsaved.ts', 'export function computeReward(c: string, g: string): number { return c === g ? 1 : 0; }\n'],
+        ['unsaved.cjs', 'exports.computeReward = (c, g) => (c === g ? 1 : 0);\n'],
+      ]) {
+        const file = path.join(tempDir(), name);
+        const runner = await createRewardRunner({ file, source, workers: 1 });
+        try {
+          assert.deepStrictEqual(rewards(await runner.score([{ completion: 'a', groundTruth: 'a' }, { completion: 'a', groundTruth: 'b' }])), [1, 0]);
+        } finally {
+          await runner.close();
+        }
       }
     });
 
