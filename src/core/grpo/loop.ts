@@ -13,6 +13,7 @@
 // A `final` checkpoint follows the last iteration. Cancelling (the signal) stops between phases: a
 // step whose update was not submitted is dropped whole; a step whose update was submitted is finished
 // and written. Then a state checkpoint at the current step is saved so a resume repeats nothing.
+import { setMaxListeners } from 'node:events';
 import type { PromptPool, Problem } from '../data/types';
 import type { Renderer } from '../render/types';
 import type { RewardRunner } from '../reward/types';
@@ -84,6 +85,20 @@ function stats(groups: readonly RolloutGroup<ScoredRollout>[]): TrajectoryStats[
 class Cancelled extends Error {}
 
 export async function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
+  // one internal signal for the many concurrent requests of a step (each adds an abort listener)
+  const inner = new AbortController();
+  setMaxListeners(0, inner.signal);
+  const onAbort = () => inner.abort();
+  if (o.signal?.aborted) inner.abort();
+  else o.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await runLoop({ ...o, signal: inner.signal });
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
   const c = o.config;
   const emit = (e: GrpoEvent) => o.onEvent?.(e);
   const log = (line: string) => {
