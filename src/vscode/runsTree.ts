@@ -63,7 +63,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       } catch {
         this.serverLabel = 'Server';
       }
-      return [...local, SERVER_NODE];
+      // With no local run the view stays empty, so its welcome content (what to do first) shows.
+      return local.length ? [...local, SERVER_NODE] : [];
     }
     if (element.kind === 'server') {
       this.server ??= this.loadServerRuns();

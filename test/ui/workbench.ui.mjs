@@ -99,7 +99,8 @@ export const tests = [
       await open(empty);
       await openTinker(page);
       await pane(page, 'Runs').getByText('No runs yet in the runs folder.').waitFor({ timeout: 30_000 });
-      await pane(page, 'Runs').getByRole('button', { name: 'Open Runs Folder' }).waitFor({ timeout: 10_000 });
+      await pane(page, 'Runs').locator('.monaco-button', { hasText: 'Open Runs Folder' }).waitFor({ timeout: 10_000 });
+      await pane(page, 'Runs').locator('.monaco-button', { hasText: 'Start GRPO Run' }).waitFor({ timeout: 10_000 });
       await screenshot('tinker-view-welcome');
     },
   },

@@ -20,11 +20,20 @@ export interface ChartOptions {
 
 const HEIGHT = 170;
 
+/** A value for the summary line and legend: 3 significant digits, exponent form when tiny or huge. */
 function fmt(v: number | null | undefined): string {
   if (v === null || v === undefined) return '–';
   const a = Math.abs(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
   return a >= 100 ? v.toFixed(0) : v.toPrecision(3);
+}
+
+/** An axis tick: as short as possible (trailing zeros dropped), so it fits the axis gutter. */
+function tick(v: number): string {
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(1).replace('.0e', 'e').replace('e+', 'e');
+  const s = a >= 100 ? v.toFixed(0) : v.toPrecision(3);
+  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
 }
 
 export class ChartView {
@@ -61,7 +70,7 @@ export class ChartView {
 
   render(data: ChartData, o: ChartOptions): void {
     const present = this.spec.series
-      .map((s, i) => ({ ...s, color: o.theme.palette[i % o.theme.palette.length]!, raw: data.column(s.key) }))
+      .map((s) => ({ ...s, color: o.theme.palette[s.color], raw: data.column(s.key) }))
       .filter((s) => s.raw.some((v) => v !== null));
     const lastStep = data.steps[data.steps.length - 1];
     if (present.length === 0) {
@@ -105,14 +114,14 @@ export class ChartView {
         width: Math.max(o.width, 200),
         height: HEIGHT,
         scales: { x: { time: false }, y: this.spec.unit === 'fraction' ? { range: [0, 1] } : {} },
-        axes: [{ ...axis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 56, values: (_u, ticks) => ticks.map((t) => fmt(t)) }],
+        axes: [{ ...axis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, values: (_u, ticks) => ticks.map(tick) }],
         legend: { show: true, live: true },
         cursor: { drag: { x: false, y: false } },
         series: [
-          { label: 'iteration', value: (_u, v) => (v === null ? '–' : String(v)) },
+          { label: 'iteration', value: (_u, v) => (v === null ? '' : String(v)) },
           ...present.flatMap((s): uPlot.Series[] => [
-            { label: `${s.label} (raw)`, stroke: withAlpha(s.color, 0.35), width: 1, show: showRaw, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) },
-            { label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: data.steps.length < 3 }, value: (_u, v) => fmt(v) },
+            { label: `${s.label} (raw)`, stroke: withAlpha(s.color, 0.35), width: 1, show: showRaw, spanGaps: true, points: { show: false }, value: (_u, v) => (v === null ? '' : fmt(v)) },
+            { label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: data.steps.length < 3 }, value: (_u, v) => (v === null ? '' : fmt(v)) },
           ]),
         ],
       },

@@ -1,11 +1,12 @@
 // Colours and fonts of the current VS Code theme, read from the CSS variables VS Code sets on the
 // webview's <html>; charts draw on canvas, so they need the values, not the variables.
+import type { ChartColor } from '../shared/metricsProtocol';
 
 export interface ChartTheme {
   foreground: string;
   grid: string;
   font: string;
-  palette: string[];
+  palette: Record<ChartColor, string>;
 }
 
 function cssVar(name: string, fallback: string): string {
@@ -21,15 +22,25 @@ export function readTheme(): ChartTheme {
     foreground: cssVar('--vscode-charts-foreground', cssVar('--vscode-foreground', dark ? '#cccccc' : '#333333')),
     grid: cssVar('--vscode-charts-lines', dark ? 'rgba(204,204,204,0.18)' : 'rgba(51,51,51,0.14)'),
     font: `${size} ${family}`,
-    palette: [
-      cssVar('--vscode-charts-blue', '#3794ff'),
-      cssVar('--vscode-charts-orange', '#d18616'),
-      cssVar('--vscode-charts-green', '#89d185'),
-      cssVar('--vscode-charts-red', '#f14c4c'),
-      cssVar('--vscode-charts-purple', '#b180d7'),
-      cssVar('--vscode-charts-yellow', '#cca700'),
-    ],
+    // Some themes leave charts.orange at its default, a translucent minimap colour: lines need it opaque.
+    palette: {
+      blue: opaque(cssVar('--vscode-charts-blue', '#3794ff')),
+      orange: opaque(cssVar('--vscode-charts-orange', '#d18616')),
+      green: opaque(cssVar('--vscode-charts-green', '#388a34')),
+      red: opaque(cssVar('--vscode-charts-red', '#e51400')),
+      purple: opaque(cssVar('--vscode-charts-purple', '#652d90')),
+      yellow: opaque(cssVar('--vscode-charts-yellow', '#bf8803')),
+    },
   };
+}
+
+/** The colour without its alpha channel (#rrggbbaa, #rgba, rgba()). */
+export function opaque(color: string): string {
+  const hex = /^#([0-9a-f]{8}|[0-9a-f]{4})$/i.exec(color);
+  if (hex) return hex[1]!.length === 8 ? `#${hex[1]!.slice(0, 6)}` : `#${hex[1]!.slice(0, 3)}`;
+  const rgba = /^rgba\(([^,]+),([^,]+),([^,]+),[^)]+\)$/i.exec(color);
+  if (rgba) return `rgb(${rgba[1]!.trim()}, ${rgba[2]!.trim()}, ${rgba[3]!.trim()})`;
+  return color;
 }
 
 /** The colour with the given opacity (for the raw, unsmoothed line under the smoothed one). */

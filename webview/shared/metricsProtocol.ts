@@ -63,10 +63,13 @@ export function toMetricRow(record: { step: number } & Record<string, unknown>):
 }
 
 /** The charts of the panel: which metrics each plots (in the cookbook's names). */
+/** VS Code's chart colours (theme variables --vscode-charts-<name>). */
+export type ChartColor = 'blue' | 'orange' | 'green' | 'red' | 'purple' | 'yellow';
+
 export interface ChartSpec {
   id: string;
   title: string;
-  series: Array<{ key: string; label: string }>;
+  series: Array<{ key: string; label: string; color: ChartColor }>;
   /** y range fixed to [0, 1] */
   unit?: 'fraction';
 }
@@ -76,8 +79,8 @@ export const CHARTS: ChartSpec[] = [
     id: 'reward',
     title: 'Reward',
     series: [
-      { key: 'env/all/reward/total', label: 'train' },
-      { key: 'test/env/all/reward/total', label: 'holdout (test)' },
+      { key: 'env/all/reward/total', label: 'train', color: 'blue' },
+      { key: 'test/env/all/reward/total', label: 'holdout (test)', color: 'purple' },
     ],
   },
   {
@@ -85,28 +88,28 @@ export const CHARTS: ChartSpec[] = [
     title: 'Groups by signal',
     unit: 'fraction',
     series: [
-      { key: 'env/all/by_group/frac_mixed', label: 'mixed' },
-      { key: 'env/all/by_group/frac_all_good', label: 'all good' },
-      { key: 'env/all/by_group/frac_all_bad', label: 'all bad' },
+      { key: 'env/all/by_group/frac_mixed', label: 'mixed', color: 'blue' },
+      { key: 'env/all/by_group/frac_all_good', label: 'all good', color: 'green' },
+      { key: 'env/all/by_group/frac_all_bad', label: 'all bad', color: 'red' },
     ],
   },
   {
     id: 'kl',
     title: 'KL sample ↔ train',
     series: [
-      { key: 'optim/kl_sample_train_v1', label: 'v1' },
-      { key: 'optim/kl_sample_train_v2', label: 'v2' },
+      { key: 'optim/kl_sample_train_v1', label: 'v1', color: 'blue' },
+      { key: 'optim/kl_sample_train_v2', label: 'v2', color: 'orange' },
     ],
   },
-  { id: 'entropy', title: 'Entropy', series: [{ key: 'optim/entropy', label: 'entropy' }] },
+  { id: 'entropy', title: 'Entropy', series: [{ key: 'optim/entropy', label: 'entropy', color: 'blue' }] },
   {
     id: 'tokens',
     title: 'Tokens per turn',
     series: [
-      { key: 'env/all/ac_tokens_per_turn', label: 'sampled' },
-      { key: 'env/all/ob_tokens_per_turn', label: 'prompt' },
+      { key: 'env/all/ac_tokens_per_turn', label: 'sampled', color: 'blue' },
+      { key: 'env/all/ob_tokens_per_turn', label: 'prompt', color: 'orange' },
     ],
   },
-  { id: 'truncated', title: 'Cut off by max_tokens', unit: 'fraction', series: [{ key: 'env/all/frac_truncated', label: 'fraction truncated' }] },
-  { id: 'time', title: 'Time per iteration (s)', series: [{ key: 'time/total', label: 'total' }] },
+  { id: 'truncated', title: 'Cut off by max_tokens', unit: 'fraction', series: [{ key: 'env/all/frac_truncated', label: 'fraction truncated', color: 'orange' }] },
+  { id: 'time', title: 'Time per iteration (s)', series: [{ key: 'time/total', label: 'total', color: 'blue' }] },
 ];

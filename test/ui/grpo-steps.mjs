@@ -1,0 +1,173 @@
+// Steps shared by grpo-light.ui.mjs and grpo-dark.ui.mjs: a short variant of the arithmetic example
+// run through the command palette on the local engine, then the metrics panel (also after a window
+// reload) and both trees, with screenshots. Completion is observed in the UI, never waited out.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const RUN_TIMEOUT = 360_000;
+
+/** The short variant of examples/arithmetic, written into the workspace under arith/. */
+export function writeShortArithmetic(workspace) {
+  const dir = path.join(workspace, 'arith');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of ['train.jsonl', 'holdout.jsonl', 'reward.py']) fs.copyFileSync(path.join(root, 'examples/arithmetic', f), path.join(dir, f));
+  const spec = JSON.parse(fs.readFileSync(path.join(root, 'examples/arithmetic/arith.grpo.json'), 'utf8'));
+  Object.assign(spec, { name: 'arith-short', iterations: 8, groups_per_batch: 8, group_size: 8, eval_every: 2, save_every: 4 });
+  spec.dataset = { ...spec.dataset, holdout_max: 48 };
+  fs.writeFileSync(path.join(dir, 'arith-short.grpo.json'), `${JSON.stringify(spec, null, 2)}\n`);
+  return dir;
+}
+
+function pane(page, title) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) });
+}
+
+async function openTinker(page) {
+  const icon = page.locator('.activitybar .action-item a[aria-label^="Tinker"]').first();
+  await icon.waitFor({ timeout: 60_000 });
+  const header = page.locator('.pane-header', { hasText: 'Runs' });
+  if (!(await header.isVisible())) await icon.click();
+  await header.waitFor({ timeout: 30_000 });
+}
+
+async function runCommand(page, title) {
+  const palette = page.locator('.quick-input-widget');
+  await page.keyboard.press('F1');
+  await palette.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(title);
+  await palette.locator('.monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** The metrics webview's document (two nested iframes in the workbench). */
+function metricsFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+async function waitForCharts(page) {
+  const frame = metricsFrame(page);
+  await frame.locator('#run-name', { hasText: 'arith-short' }).waitFor({ timeout: 60_000 });
+  await frame.locator('.chart:not(.no-data) .uplot canvas').first().waitFor({ timeout: 60_000 });
+  // every chart with data has drawn its canvas; the group chart has its three series in the legend
+  await frame.locator('#chart-groups-title').waitFor({ timeout: 30_000 });
+  await frame.locator('.chart', { has: frame.locator('#chart-groups-title') }).locator('.u-legend', { hasText: 'all bad' }).waitFor({ timeout: 30_000 });
+  return frame;
+}
+
+async function setSidebar(page, visible) {
+  const sidebar = page.locator('#workbench\\.parts\\.sidebar');
+  if ((await sidebar.isVisible()) !== visible) {
+    await page.keyboard.press('Control+B');
+    await sidebar.waitFor({ state: visible ? 'visible' : 'hidden', timeout: 15_000 });
+  }
+}
+
+/** Drags the sash between the side bar and the editor so tree rows show their descriptions. */
+async function widenSidebar(page, x) {
+  const sidebar = await page.locator('#workbench\\.parts\\.sidebar').boundingBox();
+  if (!sidebar) return;
+  const edge = sidebar.x + sidebar.width;
+  let box;
+  for (const sash of await page.locator('.monaco-sash.vertical').all()) {
+    const b = await sash.boundingBox();
+    if (b && b.height > 200 && Math.abs(b.x + b.width / 2 - edge) < 8) box = b;
+  }
+  if (!box) throw new Error('the side bar sash was not found');
+  await page.mouse.move(box.x + box.width / 2, box.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(x, box.y + 200, { steps: 8 });
+  await page.mouse.up();
+  await page.mouse.move(x + 300, 20); // off the sash, so it is not drawn highlighted
+}
+
+export function grpoTests(suffix) {
+  const shot = (name) => `${name}${suffix}`;
+  return [
+    {
+      name: 'arithmetic example: Start GRPO Run from the command palette runs it to completion',
+      async run({ page, open, workspace, screenshot }) {
+        writeShortArithmetic(workspace);
+        await open();
+        await openTinker(page);
+        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'arith-demo' }).waitFor({ timeout: 30_000 });
+        // open the spec (Quick Open), so the command runs it
+        await page.keyboard.press('Control+P');
+        await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
+        await page.keyboard.type('arith-short.grpo.json');
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'arith-short.grpo.json' }).first().waitFor({ timeout: 15_000 });
+        await page.keyboard.press('Enter');
+        await page.locator('.tab', { hasText: 'arith-short.grpo.json' }).waitFor({ timeout: 15_000 });
+        await page.locator('.codelens-decoration', { hasText: 'Start run' }).waitFor({ timeout: 30_000 });
+        await runCommand(page, 'Tinker: Start GRPO Run');
+        const status = page.locator('#workbench\\.parts\\.statusbar').getByText(/GRPO arith-short: iteration \d+\/8/);
+        await status.waitFor({ timeout: 120_000 });
+        await screenshot(shot('grpo-running'));
+        const row = pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'arith-short' });
+        await row.filter({ hasText: 'completed' }).waitFor({ timeout: RUN_TIMEOUT });
+        await page.locator('.notification-toast', { hasText: 'GRPO run arith-short completed' }).waitFor({ timeout: 30_000 });
+      },
+    },
+    {
+      name: 'arithmetic example: Open Metrics on the finished-run notification shows the charts',
+      async run({ page, screenshot, log }) {
+        // more room for the charts; done before the webview takes the keyboard focus
+        await setSidebar(page, false);
+        const toast = page.locator('.notification-toast', { hasText: 'GRPO run arith-short completed' });
+        await toast.getByRole('button', { name: 'Open Metrics' }).click();
+        const frame = await waitForCharts(page);
+        await frame.locator('.chart', { has: frame.locator('#chart-reward-title') }).locator('.latest', { hasText: 'holdout (test)' }).waitFor({ timeout: 30_000 });
+        const colours = await frame.locator('html').evaluate((el) =>
+          ['blue', 'orange', 'green', 'red', 'purple'].map((c) => `${c}=${getComputedStyle(el).getPropertyValue(`--vscode-charts-${c}`).trim()}`).join(' '),
+        );
+        log(`theme chart colours in the webview: ${colours}`);
+        await screenshot(shot('metrics-panel'));
+      },
+    },
+    {
+      name: 'arithmetic example: the metrics panel is restored with its charts after a window reload',
+      async run({ page, screenshot }) {
+        // "Developer: Reload Window" through the command center (the webview holds the keyboard
+        // focus): the workbench saves its state, then reloads, as a person's reload would.
+        await page.locator('.command-center-center').click();
+        await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
+        await page.keyboard.type('>Developer: Reload Window');
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Developer: Reload Window' }).first().waitFor({ timeout: 15_000 });
+        await Promise.all([page.waitForEvent('load', { timeout: 90_000 }), page.keyboard.press('Enter')]);
+        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        await waitForCharts(page);
+        await screenshot(shot('metrics-panel-restored'));
+      },
+    },
+    {
+      name: 'arithmetic example: the Runs view shows the run as completed with iteration and reward',
+      async run({ page, screenshot }) {
+        await openTinker(page);
+        await widenSidebar(page, 620);
+        const row = pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'arith-short' });
+        await row.filter({ hasText: /iteration 7 · reward \d\.\d{3} · completed/ }).waitFor({ timeout: 30_000 });
+        // the Server node lists the engine's training runs when expanded
+        const server = pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'Server: local engine' });
+        await server.waitFor({ timeout: 10_000 });
+        await server.click();
+        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'tinker-studio/arith-gpt · rank 8' }).first().waitFor({ timeout: 30_000 });
+        await screenshot(shot('runs-tree'));
+      },
+    },
+    {
+      name: 'arithmetic example: the Checkpoints view lists the run’s checkpoints with state and sampler paths',
+      async run({ page, screenshot }) {
+        const header = page.locator('.pane-header', { hasText: 'Checkpoints' });
+        if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+        const ckpts = pane(page, 'Checkpoints');
+        const final = ckpts.locator('.monaco-list-row', { hasText: 'final' }).first();
+        await final.waitFor({ timeout: 30_000 });
+        await final.click();
+        await page.keyboard.press('ArrowRight');
+        await ckpts.locator('.monaco-list-row', { hasText: /sampler\s*tinker:\/\// }).first().waitFor({ timeout: 15_000 });
+        await screenshot(shot('checkpoints-tree'));
+      },
+    },
+  ];
+}
