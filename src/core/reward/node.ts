@@ -22,7 +22,7 @@ const SwcError = z.object({ code: z.string(), message: z.string(), startLine: z.
 export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
   const file = path.resolve(opts.file);
   const ext = path.extname(file).toLowerCase();
-  const original = opts.source ?? (await readRewardSource(file, opts.source));
+  const original = await readRewardSource(file, opts.source);
   const typescript = ext === '.ts' || ext === '.mts' || ext === '.cts';
   const source = typescript ? stripTypes(await loadAmaro(), file, original) : original;
   const format: Format = ext === '.mjs' || ext === '.mts' ? 'module' : detectFormat(file, source, ext === '.cjs' || ext === '.cts');

@@ -122,7 +122,7 @@ export class WorkerPool implements RewardRunner {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (cases.length === 0) return Promise.resolve([]);
     return new Promise<RewardOutcome[]>((resolve, reject) => {
-      const call: Call = { cases, outcomes: new Array(cases.length), remaining: cases.length, settled: false, resolve, reject };
+      const call: Call = { cases, outcomes: new Array<RewardOutcome>(cases.length), remaining: cases.length, settled: false, resolve, reject };
       const onAbort = () => this.abort(call, signal?.reason);
       signal?.addEventListener('abort', onAbort, { once: true });
       call.resolve = (o) => {

@@ -11,7 +11,7 @@ import { spawnWorkerProcess } from './workerProcess';
 
 export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
   const file = path.resolve(opts.file);
-  const source = opts.source ?? (await readRewardSource(file, opts.source));
+  const source = await readRewardSource(file, opts.source);
   const memoryMb = opts.memoryMb ?? REWARD_DEFAULTS.memoryMb;
   const command = {
     command: opts.python ?? REWARD_DEFAULTS.python,
