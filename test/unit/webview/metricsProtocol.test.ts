@@ -1,0 +1,63 @@
+import * as assert from 'assert';
+import { CHARTS, FromWebview, MetricsPanelState, ToWebview, toMetricRow } from '../../../webview/shared/metricsProtocol';
+import { emaSmooth } from '../../../webview/shared/smoothing';
+
+describe('metrics panel protocol', () => {
+  it('a metrics record becomes a row of its numeric values, non-finite ones as null', () => {
+    assert.deepStrictEqual(toMetricRow({ step: 3, a: 0.5, b: NaN, c: Infinity, d: 'text', e: null }), {
+      step: 3,
+      values: { a: 0.5, b: null, c: null },
+    });
+  });
+
+  it('rows survive the JSON transport of webview messages unchanged', () => {
+    const msg = { type: 'snapshot', run: { name: 'r', dir: '/x/r', status: 'running', progress: { step: 1, endStep: 5, phase: 'sampling' } }, rows: [toMetricRow({ step: 0, kl: NaN, r: 1 })], problems: [] };
+    const back = ToWebview.parse(JSON.parse(JSON.stringify(msg)));
+    assert.deepStrictEqual(back, msg);
+  });
+
+  it('messages from the webview are checked: unknown types, missing fields and oversized reports are refused', () => {
+    assert.ok(FromWebview.safeParse({ type: 'ready' }).success);
+    for (const bad of [null, 'ready', { type: 'nope' }, { type: 'webviewError' }, { type: 'webviewError', message: 'x'.repeat(4001) }]) {
+      assert.ok(!FromWebview.safeParse(bad).success, JSON.stringify(bad)?.slice(0, 40));
+    }
+  });
+
+  it('restored panel state must name a run directory', () => {
+    assert.ok(MetricsPanelState.safeParse({ runDir: '/runs/a', smoothing: 0.6 }).success);
+    assert.ok(!MetricsPanelState.safeParse({}).success);
+    assert.ok(!MetricsPanelState.safeParse({ runDir: '' }).success);
+    assert.ok(!MetricsPanelState.safeParse({ runDir: '/a', smoothing: 2 }).success);
+  });
+
+  it('charts plot the cookbook metric names, each once', () => {
+    const keys = CHARTS.flatMap((c) => c.series.map((s) => s.key));
+    assert.strictEqual(new Set(keys).size, keys.length);
+    for (const k of ['env/all/reward/total', 'test/env/all/reward/total', 'env/all/by_group/frac_mixed', 'env/all/by_group/frac_all_good', 'env/all/by_group/frac_all_bad', 'optim/kl_sample_train_v1', 'optim/kl_sample_train_v2', 'optim/entropy', 'env/all/frac_truncated', 'time/total']) {
+      assert.ok(keys.includes(k), k);
+    }
+  });
+});
+
+describe('EMA smoothing', () => {
+  it('weight 0 leaves values as they are', () => {
+    assert.deepStrictEqual(emaSmooth([1, 2, 3], 0), [1, 2, 3]);
+  });
+
+  it('is debiased: a constant series stays constant from the first point', () => {
+    for (const v of emaSmooth([4, 4, 4, 4], 0.9)) assert.ok(Math.abs(v! - 4) < 1e-12);
+  });
+
+  it('matches a hand computation at weight 0.5', () => {
+    // last: 0.5·0+0.5·2=1 → /(1-0.5)=2; then 0.5·1+0.5·4=2.5 → /(1-0.25)=3.333…
+    const [a, b] = emaSmooth([2, 4], 0.5);
+    assert.strictEqual(a, 2);
+    assert.ok(Math.abs(b! - 10 / 3) < 1e-12);
+  });
+
+  it('keeps gaps as gaps without resetting the average', () => {
+    const out = emaSmooth([2, null, 4], 0.5);
+    assert.strictEqual(out[1], null);
+    assert.ok(Math.abs(out[2]! - 10 / 3) < 1e-12);
+  });
+});
