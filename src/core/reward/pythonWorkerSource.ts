@@ -2,7 +2,11 @@
 // esbuild bundle needs no extra file. Protocol: JSON lines, requests on fd 3, answers on fd 4, so
 // whatever user code prints (fd 1/2) cannot corrupt it. See protocol.ts for the messages.
 export const PYTHON_WORKER_SOURCE = String.raw`
-import ast, faulthandler, inspect, io, json, math, numbers, os, sys, threading, time, traceback, types
+import sys
+# python -c puts the working directory (the reward file's folder) first on sys.path: drop it before
+# the worker's own imports, so a user file named json.py cannot stand in for the standard module
+sys.path = [p for p in sys.path if p not in ("", ".")]
+import ast, faulthandler, inspect, io, json, math, numbers, os, threading, time, traceback, types
 
 def send(out, msg):
     out.write((json.dumps(msg) + "\n").encode("utf-8"))
@@ -75,7 +79,11 @@ def load(msg, out):
         if e.offset and e.offset > 0:
             info["column"] = e.offset
         return None, info
-    name = os.path.splitext(os.path.basename(file))[0] or "reward"
+    # the file's own name as module name (pickle, dataclasses look it up), unless that would hide
+    # a module already imported (a reward file named json.py)
+    name = os.path.splitext(os.path.basename(file))[0]
+    if not name.isidentifier() or name in sys.modules:
+        name = "__tinker_reward__"
     module = types.ModuleType(name)
     module.__file__ = file
     sys.modules[name] = module
@@ -85,6 +93,8 @@ def load(msg, out):
         exec(code, module.__dict__)
     except BaseException as e:
         info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, file)
+        if isinstance(e, MemoryError) or "failed to map segment" in str(e):
+            info["message"] += " (the worker's memory cap is %s MB)" % msg["memoryMb"]
         return None, info
     line, column = locate_definition(source, "compute_reward")
     where = {}

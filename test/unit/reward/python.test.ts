@@ -59,6 +59,13 @@ describe('Python reward runner', function () {
     assert.strictEqual(r.pids().length, 2);
   });
 
+  it('serves many concurrent score() calls (one per GRPO group), each getting its own outcomes', async () => {
+    const r = await start();
+    const groups = Array.from({ length: 24 }, (_, g) => Array.from({ length: 8 }, (_, i) => (g === 5 && i === 3 ? 'exit' : String(g * 8 + i))));
+    const outs = await Promise.all(groups.map((group) => r.score(cases(...group))));
+    outs.forEach((out, g) => assert.deepStrictEqual(rewards(out), groups[g].map((n) => (n === 'exit' ? 'crash' : Number(n) * 2 + 2))));
+  });
+
   it('is chosen by createRewardRunner for a .py file', async () => {
     const r = await createRewardRunner({ file: rewardFile('r.py', 'def compute_reward(c, g):\n    return 0.5\n'), workers: 1 });
     try {
@@ -202,6 +209,14 @@ describe('Python reward runner', function () {
     assert.ok(workers.every((pid) => !isAlive(pid)), 'workers are gone when close() resolves');
     await waitFor(() => grandchildren.every((pid) => !isAlive(pid)), 'the processes the reward code started to be gone');
     await assert.rejects(r.score(cases('a')), /closed/);
+  });
+
+  it('loads a reward file named like a standard module without hiding that module', async () => {
+    runner = await createPythonRewardRunner({
+      file: rewardFile('json.py', 'import json as stdlib_json\ndef compute_reward(completion, ground_truth):\n    return float(stdlib_json.loads(completion)["score"])\n'),
+      workers: 1,
+    });
+    assert.deepStrictEqual(rewards(await runner.score(cases('{"score": 0.75}'))), [0.75]);
   });
 
   it('fails to start with a clear error when the interpreter does not exist', async () => {
