@@ -250,6 +250,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
       metrics['time/total'] = (performance.now() - t0) / 1000;
       Object.assign(metrics, timer.metrics());
+      o.writer.appendTimingSpans(i, timer.timingSpans());
       o.writer.appendMetrics(i, metrics);
       emit({ type: 'metrics', step: i, metrics });
       if (record) {

@@ -123,6 +123,11 @@ export class RunWriter {
     appendLine(path.join(this.dir, 'metrics.jsonl'), stringifyJsonLine({ step, ...metrics }));
   }
 
+  /** One timing_spans.jsonl line `{"step": i, "spans": [...]}`. */
+  appendTimingSpans(step: number, spans: readonly unknown[]): void {
+    appendLine(path.join(this.dir, 'timing_spans.jsonl'), stringifyJsonLine({ step, spans }));
+  }
+
   appendCheckpoint(record: CheckpointRecord): void {
     appendLine(path.join(this.dir, 'checkpoints.jsonl'), stringifyJsonLine(orderCheckpointRecord(record)));
   }

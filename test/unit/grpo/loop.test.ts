@@ -142,6 +142,13 @@ describe('GRPO loop on the embedded engine', function () {
       assert.ok(evalEvents.every((e) => e.type === 'phase' && e.step !== 1));
     });
 
+    it('writes timing_spans.jsonl, one line per step, with the timed spans', () => {
+      const lines = readJsonl(path.join(runDir, 'timing_spans.jsonl')) as Array<{ step: number; spans: Array<{ name: string; duration: number; wall_start: number; wall_end: number }> }>;
+      assert.deepStrictEqual(lines.map((l) => l.step), [0, 1, 2]);
+      assert.deepStrictEqual(lines[1]!.spans.map((s) => s.name), ['sampling', 'rewards', 'train_step', 'save_checkpoint', 'save_checkpoint_and_get_sampling_client']);
+      for (const s of lines[0]!.spans) assert.ok(s.wall_end >= s.wall_start && s.duration >= 0);
+    });
+
     it('saves the periodic checkpoint at s = i + 1 (kind both) and a final one, in the cookbook record form', () => {
       const recs = readCheckpointLines(runDir);
       assert.deepStrictEqual(recs.map((r) => [r.name, r.batch]), [['000002', 2], ['final', 3]]);

@@ -110,6 +110,22 @@ describe('GRPO span timings', () => {
     });
   });
 
+  it('lists the timed spans with wall times from the earliest start, for timing_spans.jsonl', async () => {
+    let clock = 100;
+    const timer = new SpanTimer(() => clock);
+    await timer.time('outer', async () => {
+      clock += 1;
+      await timer.time('inner', async () => {
+        clock += 2;
+      });
+      clock += 0.5;
+    });
+    assert.deepStrictEqual(timer.timingSpans(), [
+      { name: 'inner', duration: 2, wall_start: 1, wall_end: 3 },
+      { name: 'outer', duration: 3.5, wall_start: 0, wall_end: 3.5 },
+    ]);
+  });
+
   it('records a span that throws', async () => {
     let clock = 10;
     const timer = new SpanTimer(() => clock);
