@@ -5,8 +5,17 @@ import * as os from 'os';
 import * as path from 'path';
 import type { RewardCase, RewardOutcome } from '../../../src/core/reward';
 
+const created: string[] = [];
+
 export function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-reward-test-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-reward-test-'));
+  created.push(dir);
+  return dir;
+}
+
+/** removes every temp dir made so far (call once the runners using them are closed) */
+export function removeTempDirs(): void {
+  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** writes `source` as `name` in a fresh temp dir and returns its absolute path */

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { createRewardRunner, RewardLoadError } from '../../../src/core/reward';
 import * as path from 'path';
-import { positionOf, rewardFile, rewards, tempDir } from './fixtures';
+import { positionOf, removeTempDirs, rewardFile, rewards, tempDir } from './fixtures';
 
 /** creating the runner must reject with a load error at this position, with this message */
 async function rejectsToLoad(file: string, message: RegExp, at?: { line: number; column?: number }): Promise<RewardLoadError> {
@@ -23,6 +23,7 @@ async function rejectsToLoad(file: string, message: RegExp, at?: { line: number;
 
 describe('Loading a reward file', function () {
   this.timeout(60_000);
+  after(removeTempDirs);
 
   describe('Python', () => {
     it('reports a syntax error at its line and column', async () => {

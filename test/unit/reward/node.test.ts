@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { createRewardRunner } from '../../../src/core/reward';
 import { createNodeRewardRunner } from '../../../src/core/reward/node';
-import { cases, failure, isAlive, positionOf, rewardFile, rewards, waitFor } from './fixtures';
+import { cases, failure, isAlive, positionOf, removeTempDirs, rewardFile, rewards, waitFor } from './fixtures';
 
 // every behaviour below runs in real Node child processes; TypeScript so that stripping matters
 const BEHAVIOURS_TS = `
@@ -35,6 +35,7 @@ function helper(text: string): number {
 
 describe('JS/TS reward runner', function () {
   this.timeout(60_000);
+  after(removeTempDirs);
   let runner: Awaited<ReturnType<typeof createNodeRewardRunner>> | undefined;
   afterEach(async () => {
     await runner?.close();

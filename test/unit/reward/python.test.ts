@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { createRewardRunner, RewardRunner } from '../../../src/core/reward';
 import { createPythonRewardRunner } from '../../../src/core/reward/python';
-import { cases, failure, isAlive, positionOf, rewardFile, rewards, waitFor } from './fixtures';
+import { cases, failure, isAlive, positionOf, removeTempDirs, rewardFile, rewards, waitFor } from './fixtures';
 
 // every behaviour below runs real python3 worker processes
 const BEHAVIOURS = `
@@ -37,6 +37,7 @@ def helper(text):
 
 describe('Python reward runner', function () {
   this.timeout(60_000);
+  after(removeTempDirs);
   let runner: (RewardRunner & { pids(): number[] }) | undefined;
   afterEach(async () => {
     await runner?.close();
