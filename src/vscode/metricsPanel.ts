@@ -11,6 +11,7 @@ import type { MetricsTail } from '../core/runs/metricsTail';
 import type { MetricRow, RunInfo, ToWebview } from '../../webview/shared/metricsProtocol';
 import { Log } from './log';
 import { RunRegistry } from './runRegistry';
+import { throttle } from './throttle';
 
 export const METRICS_VIEW_TYPE = 'tinker.metrics';
 const POLL_MS = 2000;
@@ -41,6 +42,8 @@ export class MetricsPanel implements vscode.Disposable {
   private readonly disposed = new vscode.EventEmitter<void>();
   readonly onDidDispose = this.disposed.event;
   private isDisposed = false;
+  /** progress events arrive per sample; the header follows at most four times a second */
+  private readonly postRunSoon = throttle(() => void this.postRun(), 250);
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -62,9 +65,10 @@ export class MetricsPanel implements vscode.Disposable {
       s.registry.onDidReceiveEvent(({ run, event }) => {
         if (!run.runDir || path.resolve(run.runDir) !== path.resolve(runDir)) return;
         if (event.type === 'metrics' || event.type === 'finished') void this.readMore();
-        if (event.type === 'started' || event.type === 'phase' || event.type === 'finished') void this.postRun();
+        if (event.type === 'started' || event.type === 'phase' || event.type === 'finished') this.postRunSoon();
       }),
     );
+    this.disposables.push(this.postRunSoon);
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(runDir), 'metrics.jsonl'));
     watcher.onDidChange(() => void this.readMore());
     watcher.onDidCreate(() => void this.readMore());

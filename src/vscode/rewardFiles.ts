@@ -5,7 +5,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { matchesGlob } from '../core/reward/globMatch';
-import { REWARD_EXTENSIONS, ResolvedRunSpec, parseRunSpecText, resolveRunSpec } from '../core/runs/spec';
+import { hasRewardExtension } from '../core/reward/files';
+import type { ResolvedRunSpec } from '../core/runs/spec';
 import { Log } from './log';
 import { SECTION } from './settings';
 
@@ -16,10 +17,6 @@ export interface RewardFileInfo {
 }
 
 const SPEC_GLOB = '**/*.grpo.json';
-
-export function hasRewardExtension(file: string): boolean {
-  return (REWARD_EXTENSIONS as readonly string[]).includes(path.extname(file).toLowerCase());
-}
 
 export class RewardFileIndex implements vscode.Disposable {
   private readonly bySpec = new Map<string, { rewardFile: string; spec: ResolvedRunSpec }>();
@@ -66,6 +63,7 @@ export class RewardFileIndex implements vscode.Disposable {
   private async readSpec(specFile: string): Promise<void> {
     try {
       const text = await fs.readFile(specFile, 'utf8');
+      const { parseRunSpecText, resolveRunSpec } = await import('../core/runs/spec'); // zod: after activation
       const spec = resolveRunSpec(parseRunSpecText(text, path.basename(specFile)), specFile);
       this.bySpec.set(specFile, { rewardFile: spec.reward.file, spec });
     } catch (err) {

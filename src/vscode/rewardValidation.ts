@@ -9,10 +9,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RewardDiagnostic } from '../core/reward/diagnostics';
 import { lineRange } from '../core/reward/diagnostics';
-import { examplesFileFor, isExamplesFile, parseExamples, rewardFilesFor, RewardExample } from '../core/reward/examples';
-import { examplesFromRun, readRunSamples, runsUsingReward } from '../core/reward/runSamples';
+import type { RewardExample } from '../core/reward/examples';
+import { examplesFileFor, isExamplesFile, rewardFilesFor } from '../core/reward/files';
 import { scanForSideEffects } from '../core/reward/staticScan';
-import { DEFAULT_REWARD_RANGE, RewardValidation, rewardLanguage, validateReward } from '../core/reward/validate';
+import { DEFAULT_REWARD_RANGE, rewardLanguage } from '../core/reward/summary';
+import type { RewardValidation } from '../core/reward/validate';
 import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { RewardFileIndex } from './rewardFiles';
@@ -157,6 +158,8 @@ export class RewardValidator implements vscode.Disposable {
       const examplesFile = examplesFileFor(file);
       const examplesUri = vscode.Uri.file(examplesFile);
       const examplesText = (await this.textOf(examplesFile))?.text;
+      // zod and the runners load on first use, not at activation
+      const [{ parseExamples }, { validateReward }] = await Promise.all([import('../core/reward/examples'), import('../core/reward/validate')]);
       const parsed = examplesText === undefined ? { examples: [], diagnostics: [] } : parseExamples(examplesText, path.basename(examplesFile));
 
       if (!this.trust.isTrusted) {
@@ -205,6 +208,7 @@ export class RewardValidator implements vscode.Disposable {
 
   private async runExamples(file: string): Promise<{ runDir: string; examples: RewardExample[] } | undefined> {
     try {
+      const { examplesFromRun, readRunSamples, runsUsingReward } = await import('../core/reward/runSamples');
       for (const runDir of await runsUsingReward(this.o.runsFolder(), file)) {
         try {
           return { runDir, examples: examplesFromRun(await readRunSamples(runDir), RUN_EXAMPLES) };

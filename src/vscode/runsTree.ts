@@ -10,6 +10,7 @@ import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { readBackend } from './settings';
+import { throttle } from './throttle';
 
 export type LocalRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'not finished';
 
@@ -38,10 +39,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     private readonly registry: RunRegistry,
     private readonly connection: TinkerConnection,
   ) {
-    this.subs = [
-      model.onDidChange(() => this.changed.fire(undefined)),
-      registry.onDidChange(() => this.changed.fire(undefined)),
-    ];
+    // A run reports progress many times a second; the view follows it at most twice a second.
+    const fromRegistry = throttle(() => this.changed.fire(undefined), 500);
+    this.subs = [model.onDidChange(() => this.changed.fire(undefined)), registry.onDidChange(fromRegistry), fromRegistry];
   }
 
   /** Re-reads the server's training runs the next time the Server node is shown. */

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
+import { throttle } from './throttle';
 
 export const SPEC_SELECTOR: vscode.DocumentSelector = { pattern: '**/*.grpo.json' };
 
@@ -41,7 +42,8 @@ export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Dis
     private readonly runs: RunsModel,
     private readonly registry: RunRegistry,
   ) {
-    this.subs = [runs.onDidChange(() => this.changed.fire()), registry.onDidChange(() => this.changed.fire())];
+    const fromRegistry = throttle(() => this.changed.fire(), 500);
+    this.subs = [runs.onDidChange(() => this.changed.fire()), registry.onDidChange(fromRegistry), fromRegistry];
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {

@@ -41,7 +41,8 @@ export function specText(a: SpecAnswers): string {
     save_every: Math.max(1, Math.floor(a.iterations / 2)),
     dataset: {
       path: rel(a.dataset),
-      ...(a.holdout === 'none' ? {} : { holdout: 'path' in a.holdout ? { path: rel(a.holdout.path) } : { fraction: a.holdout.fraction } }),
+      // evaluations sample at most 200 holdout problems, so they stay quick next to training
+      ...(a.holdout === 'none' ? {} : { holdout: 'path' in a.holdout ? { path: rel(a.holdout.path) } : { fraction: a.holdout.fraction }, holdout_max: 200 }),
     },
     reward: { file: rel(a.reward) },
   };

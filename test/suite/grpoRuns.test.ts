@@ -167,7 +167,7 @@ suite('GRPO runs from the extension host', function () {
     assert.ok(fs.existsSync(target), 'the spec file was written');
     const spec = JSON.parse(fs.readFileSync(target, 'utf8')) as Record<string, unknown>;
     assert.strictEqual(spec.model, 'tinker-studio/arith-gpt');
-    assert.deepStrictEqual(spec.dataset, { path: 'train.jsonl', holdout: { path: 'holdout.jsonl' } });
+    assert.deepStrictEqual(spec.dataset, { path: 'train.jsonl', holdout: { path: 'holdout.jsonl' }, holdout_max: 200 });
     assert.deepStrictEqual(spec.reward, { file: 'reward.py' });
     assert.ok(result);
     assert.strictEqual(result.status, 'completed', result.error);

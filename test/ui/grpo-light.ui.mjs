@@ -1,8 +1,9 @@
 // The main job, in the light theme: the short arithmetic example through the command palette, then
 // the metrics panel (also restored after a reload) and both trees. Screenshots: metrics-panel.png,
-// metrics-panel-restored.png, runs-tree.png, checkpoints-tree.png, grpo-running.png.
+// metrics-panel-restored.png, runs-tree.png, checkpoints-tree.png, grpo-running.png; then the
+// guided flow of quick picks (guided-model-pick.png, guided-run-completed.png).
 import { grpoTests } from './grpo-steps.mjs';
 
 export const settings = { 'workbench.colorTheme': 'Default Light Modern' };
 
-export const tests = grpoTests('');
+export const tests = grpoTests('', { guided: true });

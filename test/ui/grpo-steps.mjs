@@ -82,7 +82,49 @@ async function widenSidebar(page, x) {
   await page.mouse.move(x + 300, 20); // off the sash, so it is not drawn highlighted
 }
 
-export function grpoTests(suffix) {
+/** Answers the quick pick or input box on screen: types `text` (if any) and presses Enter. */
+async function answer(page, titlePart, text) {
+  const widget = page.locator('.quick-input-widget');
+  await widget.locator('.quick-input-title', { hasText: titlePart }).waitFor({ timeout: 60_000 });
+  if (text !== undefined) {
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(text);
+    // a quick pick filters as one types: wait for the row to be the first one
+    const row = widget.locator('.monaco-list-row').first();
+    if (await row.isVisible()) await row.filter({ hasText: text }).waitFor({ timeout: 15_000 }).catch(() => undefined);
+  }
+  await page.keyboard.press('Enter');
+}
+
+/** The guided flow of Start GRPO Run, answered through its quick picks and input boxes. */
+const guidedTest = {
+  name: 'arithmetic example: the guided flow asks step by step, writes the spec and starts it',
+  async run({ page, workspace, screenshot }) {
+    await runCommand(page, 'Tinker: Start GRPO Run');
+    await answer(page, 'Tinker: Start GRPO Run', 'New run spec');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'tinker-studio/arith-gpt' }).waitFor({ timeout: 60_000 });
+    await screenshot('guided-model-pick');
+    await answer(page, 'model', 'tinker-studio/arith-gpt');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'recommended for tinker-studio/arith-gpt' }).waitFor({ timeout: 15_000 });
+    await answer(page, 'renderer'); // the recommended one is first
+    await answer(page, 'dataset', 'train.jsonl');
+    await answer(page, 'holdout', 'holdout.jsonl');
+    await answer(page, 'reward function', 'reward.py');
+    await answer(page, 'group size', '4');
+    await answer(page, 'groups per batch', '4');
+    await answer(page, 'iterations', '2');
+    await answer(page, 'max tokens'); // the default for the engine's models
+    await answer(page, 'spec file');
+    const specFile = path.join(workspace, 'arith', 'arith-gpt-grpo.grpo.json');
+    await page.locator('.tab', { hasText: 'arith-gpt-grpo.grpo.json' }).waitFor({ timeout: 30_000 });
+    const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+    if (spec.group_size !== 4 || spec.iterations !== 2 || spec.dataset?.path !== 'train.jsonl') throw new Error(`unexpected spec: ${JSON.stringify(spec)}`);
+    await page.locator('.notification-toast', { hasText: 'GRPO run arith-gpt-grpo completed' }).waitFor({ timeout: RUN_TIMEOUT });
+    await screenshot('guided-run-completed');
+  },
+};
+
+export function grpoTests(suffix, { guided = false } = {}) {
   const shot = (name) => `${name}${suffix}`;
   return [
     {
@@ -169,5 +211,6 @@ export function grpoTests(suffix) {
         await screenshot(shot('checkpoints-tree'));
       },
     },
+    ...(guided ? [guidedTest] : []),
   ];
 }
