@@ -20,6 +20,8 @@ export class Progress {
   private reward?: number;
   private test?: number;
   private barShown = false;
+  /** steps finished in this invocation */
+  private completed = 0;
 
   constructor(private readonly out: ProgressOutput) {}
 
@@ -48,6 +50,9 @@ export class Progress {
         // the loop's own log line reports the step; the bar just moves on
         this.reward = e.metrics['env/all/reward/total'];
         this.test = e.metrics['test/env/all/reward/total'] ?? this.test;
+        this.completed = e.step + 1 - this.start;
+        this.phase = '';
+        this.total = undefined;
         this.drawBar();
         break;
       case 'checkpoint':
@@ -66,11 +71,10 @@ export class Progress {
     if (!this.out.isTTY || this.end === 0) return;
     const width = 24;
     const span = Math.max(1, this.end - this.start);
-    const within = this.total ? (this.done ?? 0) / this.total : 0;
-    const frac = Math.min(1, (this.step - this.start + within) / span);
-    const filled = Math.round(frac * width);
+    const filled = Math.round(Math.min(1, this.completed / span) * width);
     const phase = this.phase ? ` ${this.phase}${this.total ? ` ${this.done ?? 0}/${this.total}` : ''}` : '';
-    let line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${this.step}/${this.end}${phase}  reward ${fmt(this.reward)}  test ${fmt(this.test)}`;
+    const test = this.test !== undefined ? `  test reward ${fmt(this.test)}` : '';
+    let line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${this.step}/${this.end}${phase}  reward ${fmt(this.reward)}${test}`;
     const cols = this.out.columns ?? 100;
     if (line.length > cols - 1) line = line.slice(0, cols - 1);
     this.out.write(`\r\x1b[2K${line}`);
