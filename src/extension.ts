@@ -9,6 +9,7 @@ import { GrpoRunner } from './vscode/grpoRunner';
 import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
 import { MetricsPanels } from './vscode/metricsPanel';
+import { RewardEditor, registerRewardEditor } from './vscode/rewards';
 import { registerRunCommands } from './vscode/runCommands';
 import { RunRegistry } from './vscode/runRegistry';
 import { RunStatusItem } from './vscode/runStatusBar';
@@ -39,6 +40,8 @@ export interface TinkerStudioApi {
   metrics: MetricsPanels;
   codeLenses: SpecCodeLensProvider;
   runStatus: RunStatusItem;
+  /** the reward-function editor: reward files, validation state, CodeLens */
+  rewards: RewardEditor;
 }
 
 export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
@@ -67,6 +70,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));
   own(vscode.languages.registerCodeLensProvider(SPEC_SELECTOR, lenses));
+  const rewards = registerRewardEditor(context, log, connection);
+  for (const d of rewards.disposables) own(d);
 
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
@@ -116,6 +121,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     metrics,
     codeLenses: lenses,
     runStatus,
+    rewards: rewards.editor,
   };
 }
 

@@ -122,7 +122,7 @@ async function addToRewardFilesSetting(uri: vscode.Uri): Promise<void> {
   const config = vscode.workspace.getConfiguration(SECTION, uri);
   const current = config.get<string[]>('rewardFiles', []);
   if (current.includes(entry)) return;
-  await config.update('rewardFiles', [...current, entry], folder ? vscode.ConfigurationTarget.WorkspaceFolder : vscode.ConfigurationTarget.Global);
+  await config.update('rewardFiles', [...current, entry], folder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
 }
 
 async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?: vscode.Uri, choice?: DryRunChoice): Promise<DryRunReport | undefined> {

@@ -10,7 +10,7 @@ import type { SamplingClient } from '../tinker/client';
 import { createRewardRunner } from './index';
 import { readRunSamples } from './runSamples';
 import type { RewardOutcome, RewardRunner } from './types';
-import { DEFAULT_REWARD_RANGE } from './validate';
+import { DEFAULT_REWARD_RANGE } from './summary';
 
 export interface DryRunGroup {
   /** "iteration 3, group 5" or the problem id */

@@ -2,7 +2,6 @@
 // `<reward name>.examples.jsonl` next to the reward file (one {completion, ground_truth, expected?}
 // per line, each checked with zod, problems reported by line), and cases drawn from a finished run:
 // the dataset's ground truths with the completions the run's model produced.
-import * as path from 'node:path';
 import { z } from 'zod';
 import type { RewardDiagnostic } from './diagnostics';
 import { lineRange } from './diagnostics';
@@ -26,21 +25,7 @@ const ExampleLine = z.strictObject({
   expected: z.number({ error: 'must be a number (the reward you expect)' }).refine(Number.isFinite, 'must be a finite number').optional(),
 });
 
-/** `reward.py` → `reward.examples.jsonl` in the same folder */
-export function examplesFileFor(rewardFile: string): string {
-  const ext = path.extname(rewardFile);
-  return path.join(path.dirname(rewardFile), `${path.basename(rewardFile, ext)}.examples.jsonl`);
-}
-
-/** the reward files an examples file may belong to (its name with each reward extension) */
-export function rewardFilesFor(examplesFile: string): string[] {
-  const base = path.basename(examplesFile).replace(/\.examples\.jsonl$/i, '');
-  return ['.py', '.js', '.mjs', '.cjs', '.ts'].map((ext) => path.join(path.dirname(examplesFile), `${base}${ext}`));
-}
-
-export function isExamplesFile(file: string): boolean {
-  return /\.examples\.jsonl$/i.test(file);
-}
+export { examplesFileFor, isExamplesFile, rewardFilesFor } from './files';
 
 export interface ParsedExamples {
   examples: RewardExample[];

@@ -5,9 +5,8 @@
 // the innermost line of the reward file in the traceback, whole-function problems (time limit,
 // non-finite or out-of-range results, different results for the same input) on the function's
 // name, and mismatches with an expected reward on the examples file's line.
-import * as path from 'node:path';
 import { createRewardRunner, RewardLoadError } from './index';
-import type { RewardOutcome, RewardRunner } from './types';
+import type { RewardRunner } from './types';
 import {
   compareDiagnostics,
   functionAnchor,
@@ -21,8 +20,10 @@ import {
 } from './diagnostics';
 import { matches, RewardExample } from './examples';
 import { scanForSideEffects, ScanLanguage } from './staticScan';
+import { DEFAULT_REWARD_RANGE, ExampleResult, ExampleSummary, formatReward, functionName, rewardLanguage, summarize } from './summary';
 
-export const DEFAULT_REWARD_RANGE: readonly [number, number] = [0, 1];
+export { DEFAULT_REWARD_RANGE, formatReward, functionName, rewardLanguage, summarize, summaryText } from './summary';
+export type { ExampleResult, ExampleSummary } from './summary';
 
 export interface ValidateRewardOptions {
   /** absolute path of the reward file (positions in tracebacks name it) */
@@ -41,26 +42,6 @@ export interface ValidateRewardOptions {
   signal?: AbortSignal;
 }
 
-export interface ExampleResult {
-  example: RewardExample;
-  outcome: RewardOutcome;
-  /** the same example scored again (only when the first call succeeded) */
-  repeat?: RewardOutcome;
-  /** whether the reward equals `example.expected` (undefined without an expected reward) */
-  matches?: boolean;
-}
-
-export interface ExampleSummary {
-  total: number;
-  /** examples that carry an expected reward */
-  withExpected: number;
-  matched: number;
-  /** examples whose call failed (exception, time limit, crash, not a finite number) */
-  failed: number;
-  /** mean reward as a run would see it (a failed call scores 0) */
-  mean: number;
-}
-
 export interface RewardValidation {
   /** problems in the reward file */
   diagnostics: RewardDiagnostic[];
@@ -70,14 +51,6 @@ export interface RewardValidation {
   loaded: boolean;
   results: ExampleResult[];
   summary?: ExampleSummary;
-}
-
-export function rewardLanguage(file: string): ScanLanguage {
-  return path.extname(file).toLowerCase() === '.py' ? 'python' : 'javascript';
-}
-
-export function functionName(language: ScanLanguage): string {
-  return language === 'python' ? 'compute_reward' : 'computeReward';
 }
 
 /** Validates a reward file's text; rejects only when `signal` aborts. */
@@ -133,26 +106,6 @@ async function scoreTwice(runner: RewardRunner, examples: readonly RewardExample
       ...(example.expected !== undefined ? { matches: outcome.ok && matches(example.expected, outcome.reward) } : {}),
     };
   });
-}
-
-export function summarize(results: readonly ExampleResult[]): ExampleSummary {
-  const withExpected = results.filter((r) => r.matches !== undefined).length;
-  const matched = results.filter((r) => r.matches === true).length;
-  const failed = results.filter((r) => !r.outcome.ok).length;
-  const mean = results.length ? results.reduce((s, r) => s + r.outcome.reward, 0) / results.length : 0;
-  return { total: results.length, withExpected, matched, failed, mean };
-}
-
-/** "Test on 5 examples — 3 match, mean 0.63" (the CodeLens title) */
-export function summaryText(s: ExampleSummary): string {
-  const match = s.withExpected === s.total ? `${s.matched} match` : `${s.matched} of ${s.withExpected} match`;
-  const failed = s.failed > 0 ? `, ${s.failed} failed` : '';
-  return `Test on ${s.total} example${s.total === 1 ? '' : 's'} — ${match}, mean ${formatReward(s.mean, 2)}${failed}`;
-}
-
-export function formatReward(x: number, digits?: number): string {
-  if (digits !== undefined) return x.toFixed(digits);
-  return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(6)));
 }
 
 function loadDiagnostic(source: string, language: ScanLanguage, err: RewardLoadError): RewardDiagnostic {
