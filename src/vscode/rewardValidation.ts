@@ -49,9 +49,12 @@ export interface RewardFileState {
   runDir?: string;
 }
 
+/** what validation needs to know about reward files (the RewardFileIndex) */
+export type RewardFileLookup = Pick<RewardFileIndex, 'info' | 'isRewardFile' | 'ready' | 'onDidChange'>;
+
 export interface RewardValidatorOptions {
   log: Log;
-  index: RewardFileIndex;
+  index: RewardFileLookup;
   runsFolder: () => string;
   trust?: TrustSource;
   /** the collection's name (a second validator in tests needs its own) */
