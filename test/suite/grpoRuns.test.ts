@@ -199,6 +199,31 @@ suite('GRPO runs from the extension host', function () {
     assert.strictEqual(api.registry.all().length, before, 'no run was registered');
   });
 
+  test('the metrics panel of a running run receives each iteration as it is logged, and the run’s status', async () => {
+    const spec = writeTinySpec({ name: 'live', iterations: 3, holdout: false });
+    const started = Promise.resolve(vscode.commands.executeCommand<GrpoRunResult>('tinker.startGrpoRun', spec));
+    const run = await waitFor('the run directory', () => api.registry.active().find((r) => r.specFile === spec && r.runDir), RUN_TIMEOUT / 2);
+    await vscode.commands.executeCommand('tinker.openMetrics', run.runDir);
+    const panel = api.metrics.get(run.runDir!);
+    assert.ok(panel);
+    const steps = new Set<number>(panel.lastSnapshot?.rows.map((r) => r.step) ?? []);
+    const statuses: string[] = [];
+    const sub = panel.onDidPost((m) => {
+      if (m.type === 'snapshot' || m.type === 'append') for (const r of m.rows) steps.add(r.step);
+      if (m.type === 'snapshot' || m.type === 'run') statuses.push(m.run.status);
+    });
+    try {
+      const result = await started;
+      assert.ok(result);
+      assert.strictEqual(result.status, 'completed', result.error);
+      await waitFor('every iteration in the panel', () => [0, 1, 2].every((s) => steps.has(s)), 30_000);
+      await waitFor('the completed status in the panel', () => statuses.includes('completed'), 30_000);
+      assert.ok(statuses.includes('running'), `the panel saw the run running (saw ${statuses.join(', ')})`);
+    } finally {
+      sub.dispose();
+    }
+  });
+
   test('Cancel Run with nothing running says so and returns false', async () => {
     assert.strictEqual(await vscode.commands.executeCommand<boolean>('tinker.cancelRun'), false);
   });
