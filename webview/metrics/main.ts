@@ -40,7 +40,7 @@ app.innerHTML = `
     <vscode-button id="reveal" appearance="secondary">Open Run Folder</vscode-button>
   </div>
   <vscode-divider role="separator"></vscode-divider>
-  <p id="message" role="status"></p>
+  <div class="message-row"><p id="message" role="status"></p><vscode-button id="show-log" appearance="secondary" hidden>Show Log</vscode-button></div>
   <main id="charts" class="charts" aria-label="Charts"></main>`;
 
 function byId(id: string): HTMLElement {
@@ -60,6 +60,7 @@ const statusEl = byId('run-status');
 const runningEl = byId('running');
 const metaEl = byId('run-meta');
 const messageEl = byId('message');
+const showLogEl = byId('show-log');
 const chartsEl = byId('charts');
 const smoothingEl = inputById('smoothing');
 const smoothingValueEl = byId('smoothing-value');
@@ -139,7 +140,8 @@ function onMessage(raw: unknown): void {
       showRun(msg.run);
       messageEl.textContent =
         (msg.rows.length === 0 ? 'No metrics logged yet; charts fill in as iterations finish. ' : '') +
-        (msg.problems.length ? `${msg.problems.length} unreadable line(s) in metrics.jsonl were left out (see Tinker: Show Log).` : '');
+        (msg.problems.length ? `${msg.problems.length} unreadable line(s) in metrics.jsonl were left out; the log names them.` : '');
+      showLogEl.hidden = msg.problems.length === 0;
       scheduleRender();
       break;
     case 'append':
@@ -152,6 +154,7 @@ function onMessage(raw: unknown): void {
       break;
     case 'error':
       messageEl.textContent = msg.message;
+      showLogEl.hidden = false;
       break;
   }
 }
@@ -171,6 +174,7 @@ showRawEl.addEventListener('change', () => {
   scheduleRender();
 });
 byId('reveal').addEventListener('click', () => post({ type: 'revealRunDir' }));
+showLogEl.addEventListener('click', () => post({ type: 'showLog' }));
 
 // Theme switches change the body's class; canvases must be redrawn with the new colours.
 new MutationObserver(() => {
