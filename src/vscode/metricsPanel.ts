@@ -143,6 +143,9 @@ export class MetricsPanel implements vscode.Disposable {
       this.snapshotsSent += 1;
     }
     this.post(snapshot);
+    if (!fs.existsSync(this.runDir)) {
+      this.post({ type: 'error', message: `The run directory ${this.runDir} does not exist (moved or deleted?). Open another run with Tinker: Open Metrics.` });
+    }
   }
 
   private async postRun(): Promise<void> {

@@ -175,7 +175,7 @@ export class RewardValidator implements vscode.Disposable {
         return;
       }
 
-      const fromRun = info.specFile ? await this.runExamples(file) : undefined;
+      const fromRun = await this.runExamples(file);
       const examples = [...parsed.examples, ...(fromRun?.examples ?? [])];
       const python = language === 'python' ? (await resolvePython(uri, this.o.log)).path : undefined;
       signal.throwIfAborted();

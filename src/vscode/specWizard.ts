@@ -4,9 +4,13 @@
 // undone) and saved. Answers given up front (tests, other commands) skip their question.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { ResolvedBackend } from '../core/config/backendKinds';
 import { TinkerConnection } from './connection';
+import { readBackend } from './settings';
 
 export interface SpecAnswers {
+  /** where the models were listed from: the backend the settings select */
+  backend: ResolvedBackend;
   model: string;
   renderer: string;
   dataset: string;
@@ -27,10 +31,10 @@ const EXCLUDE = '{**/node_modules/**,**/runs/**,**/.git/**,**/out/**,**/dist/**}
 export function specText(a: SpecAnswers): string {
   const dir = path.dirname(a.specFile);
   const rel = (p: string) => path.relative(dir, p).split(path.sep).join('/');
-  const isLocalModel = a.model.startsWith('tinker-studio/');
   const evalEvery = Math.max(1, Math.min(5, Math.floor(a.iterations / 2)));
   const spec = {
-    backend: isLocalModel ? 'local' : 'cloud',
+    backend: a.backend.kind,
+    ...(a.backend.kind === 'custom' ? { base_url: a.backend.baseUrl } : {}),
     model: a.model,
     renderer: a.renderer,
     group_size: a.groupSize,
@@ -52,6 +56,7 @@ export function specText(a: SpecAnswers): string {
 /** Asks what is missing from `given`; undefined when the user backs out. */
 export async function askSpec(connection: TinkerConnection, given: Partial<SpecAnswers>): Promise<SpecAnswers | undefined> {
   const title = 'New GRPO run';
+  const backend = given.backend ?? (await readBackend());
   const model = given.model ?? (await pickModel(connection, title));
   if (!model) return undefined;
 
@@ -97,7 +102,7 @@ export async function askSpec(connection: TinkerConnection, given: Partial<SpecA
 
   const specFile = given.specFile ?? (await askSpecFile(title, model, dataset));
   if (!specFile) return undefined;
-  return { model, renderer, dataset, holdout, reward, groupSize, groupsPerBatch, iterations, maxTokens, specFile };
+  return { backend, model, renderer, dataset, holdout, reward, groupSize, groupsPerBatch, iterations, maxTokens, specFile };
 }
 
 /** Writes the spec through a WorkspaceEdit (undoable), saves it and shows it. */
