@@ -114,7 +114,7 @@ export class ChartView {
         width: Math.max(o.width, 200),
         height: HEIGHT,
         scales: { x: { time: false }, y: this.spec.unit === 'fraction' ? { range: [0, 1] } : {} },
-        axes: [{ ...axis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, values: (_u, ticks) => ticks.map(tick) }],
+        axes: [{ ...axis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, space: 22, values: (_u, ticks) => ticks.map(tick) }],
         legend: { show: true, live: true },
         cursor: { drag: { x: false, y: false } },
         series: [
