@@ -100,10 +100,17 @@ export async function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
 async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
   const c = o.config;
-  const emit = (e: GrpoEvent) => o.onEvent?.(e);
   const log = (line: string) => {
     o.log?.(line);
     o.writer.appendLog(`${new Date().toISOString()} ${line}`);
+  };
+  // a failing listener (a view, a progress bar) must not stop training
+  const emit = (e: GrpoEvent) => {
+    try {
+      o.onEvent?.(e);
+    } catch (err) {
+      log(`an event listener failed on "${e.type}": ${(err as Error)?.message ?? String(err)}`);
+    }
   };
   const signal = o.signal;
   const checkCancel = () => {
