@@ -260,6 +260,17 @@ suite('Reward functions: inline validation, examples and dry runs', function () 
     const contents = [['4', '4', 'x', '4'], ['1', '2', '3', '5']];
     const lines = contents.flatMap((group, g) => group.map((content, t) => JSON.stringify({ group_idx: g, traj_idx: t, content, ground_truth: '4', reward: 0 })));
     fs.writeFileSync(path.join(runDir, 'iteration_000000', 'train_samples.jsonl'), `${lines.join('\n')}\n`);
+    // the run's completions join the examples: the first sample of each group ("4" and "1", ground truth "4")
+    await replaceText(doc, `# scored on the run's samples too\n${GOOD}`, true);
+    await waitFor(
+      'the CodeLens to count the run examples',
+      async () => {
+        const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+        return lenses.some((l) => l.command?.title === 'Test on 4 examples — 2 of 2 match, mean 0.50');
+      },
+      LIMIT,
+    );
+    assert.strictEqual(api.rewards.validator.state(doc.uri)?.runDir, runDir);
     // unsaved edit: everything containing a digit scores 1
     await replaceText(doc, 'import re\n\ndef compute_reward(completion, ground_truth):\n    return 1.0 if re.search(r"\\d", completion) else 0.0\n', false);
     const report = await vscode.commands.executeCommand<DryRunReport>('tinker.dryRunReward', doc.uri, { runDir });

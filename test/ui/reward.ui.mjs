@@ -1,5 +1,6 @@
 // The reward-function editor as a person sees it: a reward file with a subtle bug opened from Quick
-// Open shows "Test on 3 examples — 2 match, mean 0.67" above the function, a warning squiggle on a
+// Open shows "Test on 5 examples — 2 of 3 match, mean 0.80" above the function (its examples file's three
+// and one completion per group of the run that used it), a warning squiggle on a
 // networking import, the mismatch in the Problems view, the examples in a hover, and a dry run of a
 // run's samples from the command palette.
 import fs from 'node:fs';
@@ -59,7 +60,7 @@ export const tests = [
       await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'contains.py' }).first().waitFor({ timeout: 15_000 });
       await page.keyboard.press('Enter');
       await page.locator('.tab', { hasText: 'contains.py' }).waitFor({ timeout: 15_000 });
-      await page.locator('.codelens-decoration', { hasText: 'Test on 3 examples — 2 match, mean 0.67' }).waitFor({ timeout: 90_000 });
+      await page.locator('.codelens-decoration', { hasText: 'Test on 5 examples — 2 of 3 match, mean 0.80' }).waitFor({ timeout: 90_000 });
       await page.locator('.codelens-decoration', { hasText: 'Dry Run' }).waitFor({ timeout: 10_000 });
       await page.locator('.squiggly-warning').first().waitFor({ timeout: 30_000 });
       // the Problems view: the import warning and the mismatch on the examples file
@@ -91,11 +92,11 @@ export const tests = [
       const palette = page.locator('.quick-input-widget');
       await palette.locator('.monaco-list-row', { hasText: 'contains-run' }).first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
-      // group 0 ("4" in all four) is all good, group 1 mixed: 50% / 50%; shown as a Markdown preview
+      // group 0 ("4" in all four) is all good, group 1 mixed: 50% / 50%; the report opens beside the code
       await page.locator('.tab', { hasText: 'Dry run of contains.py' }).first().waitFor({ timeout: 60_000 });
-      const preview = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-      await preview.getByText('No-signal fractions').first().waitFor({ timeout: 60_000 });
-      await preview.getByText('50.0%').first().waitFor({ timeout: 10_000 });
+      await page.locator('.view-line', { hasText: 'No-signal fractions' }).first().waitFor({ timeout: 30_000 });
+      await page.locator('.view-line', { hasText: '| all good | 50.0% |' }).first().waitFor({ timeout: 10_000 });
+      await page.locator('.view-line', { hasText: '| mixed | 50.0% |' }).first().waitFor({ timeout: 10_000 });
       await screenshot('reward-dry-run');
     },
   },

@@ -2,6 +2,7 @@
 // samples (grouped as the run grouped them) or fresh samples from the model, and report the reward
 // distribution and the GRPO no-signal fractions it would give (groups whose samples all score the
 // same teach nothing: all bad, all good, or mixed — the env/all/by_group/frac_* metrics).
+import * as path from 'node:path';
 import { groupBreakdown, GroupBreakdown } from '../grpo/advantages';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
 import type { Problem } from '../data/types';
@@ -186,7 +187,7 @@ const num = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(3));
 export function dryRunMarkdown(r: DryRunReport, rewardFile: string): string {
   const lines: string[] = [];
   lines.push(`# Dry run of ${rewardFile}`, '');
-  lines.push(r.source === 'run' ? `Re-scored the samples of run \`${r.origin}\`.` : `Scored fresh samples of \`${r.origin}\`.`, '');
+  lines.push(r.source === 'run' ? `Re-scored the samples of run \`${path.basename(r.origin)}\` (${r.origin}).` : `Scored fresh samples of \`${r.origin}\`.`, '');
   lines.push(`${r.samples} samples in ${r.groups.length} groups: mean reward **${num(r.mean)}** (std ${num(r.std)}, min ${num(r.min)}, max ${num(r.max)}).`, '');
   lines.push('## No-signal fractions', '', '| groups | fraction | meaning |', '|---|---|---|');
   lines.push(`| all bad | ${pct(r.breakdown.frac_all_bad)} | every sample scored the same, below 0.5: no learning signal |`);
