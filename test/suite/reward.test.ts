@@ -234,6 +234,19 @@ suite('Reward functions: inline validation, examples and dry runs', function () 
     await cleared;
   });
 
+  test('rapid edits: a newer edit cancels the validation in flight, and the latest text is what is reported', async () => {
+    const doc = await openWith('rapid', GOOD, []);
+    // four broken versions typed in quick succession, then one with only a warning
+    for (let i = 1; i <= 4; i++) await replaceText(doc, `${GOOD}\ndef broken_${i}(:\n`, false);
+    const last = `import socket\n${GOOD}`;
+    const settled = diagnosticsOf(doc.uri, sameAs([{ range: rangeOf(last, 'socket'), severity: W, code: 'network', message: NETWORK('socket') }]), 'the latest edit to be reported');
+    await replaceText(doc, last, false);
+    await settled;
+    await waitFor('the validated version to be the latest', () => api.rewards.validator.state(doc.uri)?.version === doc.version, LIMIT);
+    assert.strictEqual(api.rewards.validator.state(doc.uri)?.validation?.summary?.matched, 2);
+    await fixAndClear(doc);
+  });
+
   test('New Reward Function writes a commented template and its examples, which validate clean', async () => {
     const file = path.join(dir, 'fresh.ts');
     const uri = await vscode.commands.executeCommand<vscode.Uri>('tinker.newRewardFunction', { language: 'typescript', file });

@@ -1,0 +1,29 @@
+// Which files validation treats as reward and examples files: the tinker.rewardFiles globs and the
+// companion examples file names.
+import * as assert from 'assert';
+import * as path from 'path';
+import { examplesFileFor, isExamplesFile, rewardFilesFor } from '../../../src/core/reward/files';
+import { matchesGlob } from '../../../src/core/reward/globMatch';
+
+describe('Reward files and examples files', () => {
+  it('matches the tinker.rewardFiles globs against workspace-relative paths', () => {
+    assert.ok(matchesGlob('rewards/a.py', 'rewards/*.py'));
+    assert.ok(!matchesGlob('rewards/sub/a.py', 'rewards/*.py'), '* stays within a folder');
+    assert.ok(matchesGlob('rewards/sub/a.py', 'rewards/**/*.py'));
+    assert.ok(matchesGlob('a.py', '**/*.py'), '**/ matches no folder too');
+    assert.ok(matchesGlob('x/reward.ts', '**/reward.{py,ts}'));
+    assert.ok(!matchesGlob('x/reward.js', '**/reward.{py,ts}'));
+    assert.ok(matchesGlob('r1.py', 'r?.py'));
+    assert.ok(matchesGlob('r1.py', 'r[0-9].py'));
+    assert.ok(!matchesGlob('rewardXpy', 'reward.py'), 'a dot is literal');
+    assert.ok(matchesGlob('rewards/a.py', './rewards/a.py'));
+  });
+
+  it('names the examples file after the reward file, and back', () => {
+    assert.strictEqual(examplesFileFor(path.join('/w', 'reward.py')), path.join('/w', 'reward.examples.jsonl'));
+    assert.strictEqual(examplesFileFor(path.join('/w', 'score.test.ts')), path.join('/w', 'score.test.examples.jsonl'));
+    assert.ok(isExamplesFile('/w/reward.examples.jsonl'));
+    assert.ok(!isExamplesFile('/w/train.jsonl'));
+    assert.deepStrictEqual(rewardFilesFor(path.join('/w', 'reward.examples.jsonl')), ['.py', '.js', '.mjs', '.cjs', '.ts'].map((e) => path.join('/w', `reward${e}`)));
+  });
+});
