@@ -23,7 +23,7 @@ import { RunWriter } from '../src/core/runs/runWriter';
 import { encodeForwardBackwardRequest } from '../src/core/tinker/proto';
 
 const ITERS = Number(process.env.ITERS ?? 5);
-const GROUPS = Number(process.env.GROUPS ?? 64);
+const GROUPS = Number(process.env.GRPO_GROUPS ?? 64);
 const GROUP_SIZE = Number(process.env.GROUP_SIZE ?? 16);
 const TOKENS = Number(process.env.TOKENS ?? 256);
 
