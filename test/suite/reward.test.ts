@@ -265,6 +265,35 @@ suite('Reward functions: inline validation, examples and dry runs', function () 
     assert.deepStrictEqual(vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Tinker reward'), []);
   });
 
+  test('Dry Run Reward on fresh samples from the spec\'s model (the local engine), G per problem', async () => {
+    fs.writeFileSync(path.join(dir, 'fresh-train.jsonl'), ['{"question": "What is 2 + 2?", "answer": 4}', '{"question": "What is 3 + 4?", "answer": 7}', '{"question": "What is 1 + 1?", "answer": 2}'].join('\n') + '\n');
+    const spec = {
+      backend: 'local',
+      model: 'tinker-studio/arith-gpt',
+      renderer: 'chatml',
+      groups_per_batch: 2,
+      group_size: 3,
+      max_tokens: 4,
+      iterations: 1,
+      dataset: { path: 'fresh-train.jsonl' },
+      reward: { file: 'model.py' },
+    };
+    const specFile = path.join(dir, 'model.grpo.json');
+    fs.writeFileSync(specFile, JSON.stringify(spec));
+    const file = path.join(dir, 'model.py');
+    fs.writeFileSync(file, 'def compute_reward(completion, ground_truth):\n    return 1.0 if ground_truth in completion else 0.0\n');
+    const uri = vscode.Uri.file(file);
+    await waitFor('the spec to name model.py', () => api.rewards.index.info(uri)?.specFile === specFile, LIMIT);
+    const report = await vscode.commands.executeCommand<DryRunReport>('tinker.dryRunReward', uri, { fresh: true });
+    assert.ok(report, 'the command returns the report');
+    assert.strictEqual(report.source, 'model');
+    assert.strictEqual(report.origin, 'tinker-studio/arith-gpt');
+    assert.strictEqual(report.groups.length, 2, 'groups_per_batch problems');
+    assert.ok(report.groups.every((g) => g.rewards.length === 3 && g.rewards.every((r) => r === 0 || r === 1)), 'group_size samples each, scored 0 or 1');
+    assert.deepStrictEqual(report.breakdown, groupBreakdown(report.groups.map((g) => g.rewards)));
+    assert.strictEqual(report.recorded, undefined);
+  });
+
   test("Dry Run Reward re-scores a run's samples with the edited text and reports the no-signal fractions", async () => {
     const doc = await openWith('dry', GOOD, []);
     const runDir = path.join(api.runs.runsFolder, 'reward-dry-run');
