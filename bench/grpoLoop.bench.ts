@@ -5,7 +5,7 @@
 // forward_backward body the client sends, zstd when this Node has it), KL/entropy from trainer
 // log-probs, trajectory metrics, and the run-directory records (rollout summaries and every sample,
 // serialised and written to a temp dir). Prints ms per phase and per iteration; asserts nothing.
-//   BENCH=grpoLoop node scripts/bench.mjs        ITERS=5 GROUPS=64 GROUP_SIZE=16 TOKENS=256
+//   BENCH=grpoLoop node scripts/bench.mjs        ITERS=5 GRPO_GROUPS=64 GROUP_SIZE=16 TOKENS=256
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
