@@ -55,6 +55,7 @@ export interface RewardValidation {
 
 /** Validates a reward file's text; rejects only when `signal` aborts. */
 export async function validateReward(o: ValidateRewardOptions): Promise<RewardValidation> {
+  o.signal?.throwIfAborted();
   const language = rewardLanguage(o.file);
   const staticDiagnostics = scanForSideEffects(o.source, language);
   let runner: RewardRunner;

@@ -151,6 +151,21 @@ describe('Reward validation', function () {
     assert.deepStrictEqual(v.results.map((r) => r.outcome.reward), [0, 1]);
   });
 
+  it('reports a worker that dies on an example as a crash on the function name, and scores the rest', async () => {
+    const src = 'import os\n\ndef compute_reward(completion, ground_truth):\n    if completion == "5":\n        os._exit(3)\n    return 1.0\n';
+    const v = await validate('dies.py', src, [ex('5', 'x'), ex('4', 'x')]);
+    assert.deepStrictEqual(brief(v.diagnostics), [
+      { ...at(src, 'compute_reward'), severity: 'error', code: 'crash', message: 'the Python worker exited with code 3 while running compute_reward; it was replaced (on example case 5)' },
+    ]);
+    assert.deepStrictEqual(v.results.map((r) => r.outcome.reward), [0, 1]);
+  });
+
+  it('rejects when its signal aborts, before anything runs', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('a newer edit'));
+    await assert.rejects(validate('good.py', GOOD_PY, EXAMPLES, { signal: controller.signal }), /a newer edit/);
+  });
+
   it('warns about networking and process-spawning modules at their exact ranges, ignoring comments and strings', async () => {
     const src = [
       '"""uses no socket here"""',
