@@ -42,6 +42,8 @@ export interface TinkerStudioApi {
   runStatus: RunStatusItem;
   /** the reward-function editor: reward files, validation state, CodeLens */
   rewards: RewardEditor;
+  /** starts GRPO runs (the commands' back end) */
+  runner: GrpoRunner;
 }
 
 export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
@@ -122,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     codeLenses: lenses,
     runStatus,
     rewards: rewards.editor,
+    runner,
   };
 }
 

@@ -23,6 +23,8 @@ export interface GrpoRunnerServices {
   registry: RunRegistry;
   /** tokenizer files and dataset pages (the extension's global storage) */
   cacheDir: string;
+  /** Workspace Trust (default: vscode.workspace); tests pass a stand-in of an untrusted workspace */
+  trust?: { readonly isTrusted: boolean };
 }
 
 export interface StartRequest {
@@ -31,13 +33,23 @@ export interface StartRequest {
 }
 
 export class GrpoRunner {
-  constructor(private readonly s: GrpoRunnerServices) {}
+  constructor(readonly s: GrpoRunnerServices) {}
 
   /**
    * Runs a spec (or resumes a run directory) to its end and returns the result; undefined when
    * the user declined a prompt (e.g. the API key). Problems found before the run starts reject.
    */
   async run(req: StartRequest): Promise<GrpoRunResult | undefined> {
+    // A run executes the reward function's code: never in a workspace the user has not trusted.
+    if (!(this.s.trust ?? vscode.workspace).isTrusted) {
+      this.s.log.warn('GRPO run not started: the workspace is not trusted (runs execute the reward function).');
+      void vscode.window
+        .showWarningMessage('GRPO runs execute the reward function, so they are disabled in an untrusted workspace.', 'Manage Workspace Trust')
+        .then((a) => {
+          if (a) void vscode.commands.executeCommand('workbench.trust.manage');
+        });
+      return undefined;
+    }
     const { parseRunSpecFile, RunSpecError } = await import('../core/runs/spec');
     let spec: ResolvedRunSpec | undefined;
     if (req.specFile) {
