@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 360_000;
@@ -30,15 +31,6 @@ async function openTinker(page) {
   const header = page.locator('.pane-header', { hasText: 'Runs' });
   if (!(await header.isVisible())) await icon.click();
   await header.waitFor({ timeout: 30_000 });
-}
-
-async function runCommand(page, title) {
-  const palette = page.locator('.quick-input-widget');
-  await page.keyboard.press('F1');
-  await palette.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.type(title);
-  await palette.locator('.monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
 }
 
 /** The metrics webview's document (two nested iframes in the workbench). */

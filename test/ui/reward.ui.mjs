@@ -5,6 +5,7 @@
 // run's samples from the command palette.
 import fs from 'node:fs';
 import path from 'node:path';
+import { runCommand } from './palette.mjs';
 
 export const settings = { 'tinker.rewardFiles': ['rewards/*.py'], 'files.autoSave': 'off' };
 
@@ -37,15 +38,6 @@ function writeFiles(workspace) {
   ];
   const lines = groups.flatMap((g, gi) => g.map((content, t) => JSON.stringify({ group_idx: gi, traj_idx: t, content, ground_truth: gi === 0 ? '4' : '7', reward: content === (gi === 0 ? '4' : '7') ? 1 : 0 })));
   fs.writeFileSync(path.join(run, 'iteration_000000', 'train_samples.jsonl'), lines.join('\n') + '\n');
-}
-
-async function runCommand(page, title) {
-  const palette = page.locator('.quick-input-widget');
-  await page.keyboard.press('F1');
-  await palette.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.type(title);
-  await palette.locator('.monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
 }
 
 export const tests = [

@@ -1,6 +1,7 @@
 // The Tinker activity-bar container, its views and the command palette, driven like a person would.
 import fs from 'node:fs';
 import path from 'node:path';
+import { runCommand } from './palette.mjs';
 
 const STATUS = '#workbench\\.parts\\.statusbar';
 
@@ -15,15 +16,6 @@ async function openTinker(page) {
 
 function pane(page, title) {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) });
-}
-
-async function runCommand(page, title) {
-  const palette = page.locator('.quick-input-widget');
-  await page.keyboard.press('F1');
-  await palette.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.type(title);
-  await palette.locator('.monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
 }
 
 export const tests = [
