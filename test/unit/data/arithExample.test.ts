@@ -23,13 +23,13 @@ describe('the arithmetic example', () => {
     assert.strictEqual(expectedTrain.length + expectedHoldout.length, 10000);
   });
 
-  it('the spec loads into a pool: every training problem, a 200-problem holdout sample, the exact pretraining question text', async () => {
+  it('the spec loads into a pool: every training problem, every holdout problem, the exact pretraining question text', async () => {
     const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-arith-'));
     try {
       const { spec, dir: specDir } = await parseRunSpecFile(path.join(dir, 'arith.grpo.json'));
       const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir });
       assert.strictEqual(pool.train.length, 8971);
-      assert.strictEqual(pool.holdout.length, 200);
+      assert.strictEqual(pool.holdout.length, 1029);
       assert.deepStrictEqual(pool.skipped, []);
       for (const p of [...pool.train, ...pool.holdout]) {
         const m = /^What is (\d+) \+ (\d+)\?$/.exec(p.messages[0]!.content);
