@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand } from './palette.mjs';
+import { openTinker, pane, runCommand } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 360_000;
@@ -19,18 +19,6 @@ export function writeShortArithmetic(workspace) {
   spec.dataset = { ...spec.dataset, holdout_max: 48 };
   fs.writeFileSync(path.join(dir, 'arith-short.grpo.json'), `${JSON.stringify(spec, null, 2)}\n`);
   return dir;
-}
-
-function pane(page, title) {
-  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) });
-}
-
-async function openTinker(page) {
-  const icon = page.locator('.activitybar .action-item a[aria-label^="Tinker"]').first();
-  await icon.waitFor({ timeout: 60_000 });
-  const header = page.locator('.pane-header', { hasText: 'Runs' });
-  if (!(await header.isVisible())) await icon.click();
-  await header.waitFor({ timeout: 30_000 });
 }
 
 /** The metrics webview's document (two nested iframes in the workbench). */

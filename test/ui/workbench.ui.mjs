@@ -1,22 +1,9 @@
 // The Tinker activity-bar container, its views and the command palette, driven like a person would.
 import fs from 'node:fs';
 import path from 'node:path';
-import { runCommand } from './palette.mjs';
+import { openTinker, pane, runCommand } from './palette.mjs';
 
 const STATUS = '#workbench\\.parts\\.statusbar';
-
-/** Opens the Tinker container from the activity bar (idempotent). */
-async function openTinker(page) {
-  const icon = page.locator('.activitybar .action-item a[aria-label^="Tinker"]').first();
-  await icon.waitFor({ timeout: 60_000 });
-  const header = page.locator('.pane-header', { hasText: 'Runs' });
-  if (!(await header.isVisible())) await icon.click();
-  await header.waitFor({ timeout: 30_000 });
-}
-
-function pane(page, title) {
-  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) });
-}
 
 export const tests = [
   {
