@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MetricsTail } from '../core/runs/metricsTail';
+import type { RunSummary } from '../core/runs/runDirectory';
 import type { MetricRow, RunInfo, ToWebview } from '../../webview/shared/metricsProtocol';
 import { Log } from './log';
 import { RunRegistry } from './runRegistry';
@@ -154,7 +155,9 @@ export class MetricsPanel implements vscode.Disposable {
 
   private async runInfo(): Promise<RunInfo> {
     const active = this.s.registry.byDir(this.runDir);
-    this.model ??= active?.model ?? (await readModelName(this.runDir));
+    let summary: Promise<RunSummary | undefined> | undefined;
+    const summarize = () => (summary ??= readSummary(this.runDir));
+    this.model ??= active?.model ?? (await summarize())?.model;
     const base = { name: path.basename(this.runDir), dir: this.runDir, model: this.model };
     if (active && active.status !== 'starting') {
       const progress =
@@ -163,7 +166,7 @@ export class MetricsPanel implements vscode.Disposable {
           : undefined;
       return { ...base, status: active.status, progress };
     }
-    return { ...base, status: (await hasFinalCheckpoint(this.runDir)) ? 'completed' : 'not finished' };
+    return { ...base, status: (await summarize())?.finished ? 'completed' : 'not finished' };
   }
 
   private post(msg: ToWebview): void {
@@ -281,21 +284,12 @@ function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 </html>`;
 }
 
-async function readModelName(runDir: string): Promise<string | undefined> {
-  try {
-    const { z } = await import('zod');
-    const cfg = z.object({ model_name: z.string().optional() }).passthrough().safeParse(JSON.parse(await fs.promises.readFile(path.join(runDir, 'config.json'), 'utf8')));
-    return cfg.success ? cfg.data.model_name : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function hasFinalCheckpoint(runDir: string): Promise<boolean> {
+/** The run's model and whether it has a final checkpoint (undefined when the folder cannot be read). */
+async function readSummary(runDir: string): Promise<RunSummary | undefined> {
   try {
     const { summarizeRun } = await import('../core/runs/runDirectory');
-    return (await summarizeRun(runDir)).finished;
+    return await summarizeRun(runDir);
   } catch {
-    return false;
+    return undefined;
   }
 }
