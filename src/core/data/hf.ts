@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { request } from 'undici';
 import { z } from 'zod';
+import { writeFileAtomic } from '../runs/runWriter';
 import { formatIssue } from '../runs/spec';
 import { DatasetError } from './problem';
 
@@ -103,7 +104,8 @@ export async function fetchHfRows(ref: HfDatasetRef, opts: HfFetchOptions): Prom
   const rows = [...pages.entries()]
     .sort(([a], [b]) => a - b)
     .flatMap(([, p]) => p.rows.map((r) => ({ rowIdx: r.row_idx, row: r.row, truncated: r.truncated_cells })));
-  await writeAtomic(cacheFile, JSON.stringify({ version: 1, dataset: ref.dataset, config, split: ref.split, rows }));
+  await fs.mkdir(path.dirname(cacheFile), { recursive: true });
+  writeFileAtomic(cacheFile, JSON.stringify({ version: 1, dataset: ref.dataset, config, split: ref.split, rows }));
   return { config, rows };
 }
 
@@ -233,10 +235,3 @@ async function readCache(file: string, ref: HfDatasetRef): Promise<HfRows | unde
   }
 }
 
-/** Write to a temporary file next to the target, then rename: readers see the old file or the new. */
-async function writeAtomic(file: string, text: string): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await fs.writeFile(tmp, text);
-  await fs.rename(tmp, file);
-}

@@ -3,8 +3,8 @@
 // are written, and written atomically, so the cache never holds a partial or foreign file.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { fetch, type Dispatcher } from 'undici';
+import { writeFileAtomic } from '../runs/runWriter';
 import { TokenizerFilesError } from './errors';
 import { TokenizerConfigJson, TokenizerJson } from './hfTokenizer';
 
@@ -123,12 +123,9 @@ async function get(url: string, file: string, model: string, opts: HubOptions): 
 }
 
 function writeAtomically(file: string, text: string): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, file);
+    writeFileAtomic(file, text);
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
     throw new TokenizerFilesError(`cannot write ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
