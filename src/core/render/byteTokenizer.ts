@@ -23,34 +23,19 @@ function escapeRegExp(s: string): string {
 
 export class ByteTokenizer implements Tokenizer {
   readonly name = 'byte';
-  readonly vocabSize: number;
-  readonly eosTokenId: number;
+  readonly vocabSize = ENGINE_BYTE_TOKENIZER.vocabSize;
+  readonly eosTokenId = ENGINE_BYTE_TOKENIZER.specialTokens[ENGINE_BYTE_TOKENIZER.eosToken]!;
   readonly bosTokenId = undefined;
-  private readonly textById = new Map<number, string>();
-  private readonly idByText = new Map<string, number>();
-  private readonly specialRe: RegExp | undefined;
+  private readonly idByText = new Map(Object.entries(ENGINE_BYTE_TOKENIZER.specialTokens));
+  private readonly textById = new Map([...this.idByText].map(([text, id]) => [id, text]));
+  private readonly specialRe = new RegExp([...this.idByText.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
   private readonly utf8 = new TextEncoder();
-
-  constructor(spec: ByteTokenizerSpec = ENGINE_BYTE_TOKENIZER) {
-    this.vocabSize = spec.vocabSize;
-    for (const [text, id] of Object.entries(spec.specialTokens)) {
-      if (!Number.isInteger(id) || id < 256 || id >= spec.vocabSize) throw new RangeError(`byte tokenizer: special token ${text} has id ${id}, outside 256..${spec.vocabSize - 1}`);
-      this.textById.set(id, text);
-      this.idByText.set(text, id);
-    }
-    const eos = this.idByText.get(spec.eosToken);
-    if (eos === undefined) throw new RangeError(`byte tokenizer: the EOS token ${spec.eosToken} is not one of its special tokens`);
-    this.eosTokenId = eos;
-    const texts = [...this.idByText.keys()].sort((a, b) => b.length - a.length);
-    this.specialRe = texts.length ? new RegExp(texts.map(escapeRegExp).join('|'), 'g') : undefined;
-  }
 
   encode(text: string): number[] {
     return [...this.utf8.encode(text)];
   }
 
   encodeWithSpecialTokens(text: string): number[] {
-    if (!this.specialRe) return this.encode(text);
     const out: number[] = [];
     let last = 0;
     for (const m of text.matchAll(this.specialRe)) {
