@@ -1,5 +1,7 @@
 // The list of local runs shared by the Runs and Checkpoints views: read from the runs folder with the
-// core reader, refreshed when run files change (debounced) or on request.
+// core reader, refreshed when run files change (debounced; only the runs whose files changed) or on
+// request (the whole folder).
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
 import { Log } from './log';
@@ -13,6 +15,8 @@ export class RunsModel implements vscode.Disposable {
   private loading: Promise<void> | undefined;
   private again = false;
   private loaded = false;
+  /** what the next read covers: some run directories, or the whole folder */
+  private pending: ReadonlySet<string> | 'all' = new Set();
 
   constructor(
     private folder: string,
@@ -40,6 +44,15 @@ export class RunsModel implements vscode.Disposable {
 
   /** Re-reads the runs folder. A request made while a read is under way runs once more after it. */
   refresh(): Promise<void> {
+    return this.update('all');
+  }
+
+  /**
+   * Re-reads the runs in `what` (run directories) or the whole folder ('all'). Only a known run's
+   * files changing is read alone; anything else (a run appearing, a read failing) lists the folder.
+   */
+  private update(what: 'all' | ReadonlySet<string>): Promise<void> {
+    this.pending = what === 'all' || this.pending === 'all' ? 'all' : new Set([...this.pending, ...what]);
     if (this.loading) {
       this.again = true;
       return this.loading;
@@ -47,10 +60,24 @@ export class RunsModel implements vscode.Disposable {
     this.loading = (async () => {
       do {
         this.again = false;
+        const want = this.pending;
+        this.pending = new Set();
         try {
-          const { listRuns } = await import('../core/runs/runDirectory'); // zod: loaded on first use
-          this.runs = await listRuns(this.folder);
-          for (const run of this.runs) {
+          const { listRuns, summarizeRun } = await import('../core/runs/runDirectory'); // zod: loaded on first use
+          const known = new Set(this.runs.map((r) => r.dir));
+          let fresh: RunSummary[];
+          if (want === 'all' || !this.loaded || [...want].some((d) => !known.has(d))) {
+            fresh = this.runs = await listRuns(this.folder);
+          } else {
+            try {
+              fresh = await Promise.all([...want].map((d) => summarizeRun(d)));
+              const byDir = new Map(fresh.map((r) => [r.dir, r]));
+              this.runs = this.runs.map((r) => byDir.get(r.dir) ?? r).sort((a, b) => b.modifiedMs - a.modifiedMs);
+            } catch {
+              fresh = this.runs = await listRuns(this.folder); // a run folder went away
+            }
+          }
+          for (const run of fresh) {
             for (const p of run.problems) this.log.warn(`${p.file}:${p.line}: ${p.message}`);
           }
         } catch (err) {
@@ -74,10 +101,19 @@ export class RunsModel implements vscode.Disposable {
       '{*,*/metrics.jsonl,*/checkpoints.jsonl,*/config.json}',
     );
     this.watcher = vscode.workspace.createFileSystemWatcher(pattern);
+    let changed: Set<string> | 'all' = new Set();
     const schedule = (uri: vscode.Uri) => {
       this.log.trace(`runs folder changed: ${uri.fsPath}`);
+      // a file inside a run folder: that run; a direct child appearing or going: the whole folder
+      const parts = path.relative(this.folder, uri.fsPath).split(path.sep);
+      if (parts.length === 2 && parts[0] !== '..' && changed !== 'all') changed.add(path.join(this.folder, parts[0]!));
+      else changed = 'all';
       clearTimeout(this.timer);
-      this.timer = setTimeout(() => void this.refresh(), 300);
+      this.timer = setTimeout(() => {
+        const what = changed;
+        changed = new Set();
+        void this.update(what);
+      }, 300);
     };
     this.watcher.onDidCreate(schedule);
     this.watcher.onDidChange(schedule);
