@@ -12,19 +12,9 @@ import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
 import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
 import { EngineServer, startEngineServer } from '../../../src/engine/server';
+import { sftDatum } from './sftDatum';
 
 const IM_END = 258;
-
-export function sftDatum(text: string): Datum {
-  const toks = encodeChat(text);
-  return {
-    model_input: textInput(toks.slice(0, -1)),
-    loss_fn_inputs: {
-      target_tokens: { dtype: 'int64', data: toks.slice(1) },
-      weights: { dtype: 'float32', data: toks.slice(1).map(() => 1) },
-    },
-  };
-}
 
 export async function startEngine(dir: string, extra: Partial<Parameters<typeof startEngineServer>[0]> = {}, backend?: ComputeBackend) {
   const b = backend ?? (await createComputeBackend({ weightsDir: path.join(dir, 'no-weights') }));

@@ -19,26 +19,16 @@ import {
   TrainingSequenceError,
 } from '../../../src/core/tinker/errors';
 import { Sleep, realSleep } from '../../../src/core/tinker/transport';
-import { Datum, textInput } from '../../../src/core/tinker/types';
+import { textInput } from '../../../src/core/tinker/types';
 import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
 import { CloudAuthStandIn, Fault, FaultProxy, ProxiedRequest, SeenRequest } from './faultProxy';
 import { AppliedStep, RestartableEngine } from './restartableEngine';
+import { sftDatum } from './sftDatum';
 
 const IM_END = 258;
 const ADAM = { learning_rate: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
 
-function sft(text: string): Datum {
-  const toks = encodeChat(text);
-  return {
-    model_input: textInput(toks.slice(0, -1)),
-    loss_fn_inputs: {
-      target_tokens: { dtype: 'int64', data: toks.slice(1) },
-      weights: { dtype: 'float32', data: toks.slice(1).map(() => 1) },
-    },
-  };
-}
-
-const qa = (x: number, y: number) => sft(`<|im_start|>user\nWhat is ${x} + ${y}?<|im_end|>\n<|im_start|>assistant\n${x + y}<|im_end|>`);
+const qa = (x: number, y: number) => sftDatum(`<|im_start|>user\nWhat is ${x} + ${y}?<|im_end|>\n<|im_start|>assistant\n${x + y}<|im_end|>`);
 const batchOf = (step: number) => [qa(step, 7), qa(3 * step + 1, 12)];
 const probe = qa(41, 17);
 
