@@ -8,9 +8,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { computeAdvantages, groupBreakdown } from '../src/core/grpo/advantages';
-import { RLDatum, sampleTrainKl, trajectoryToDatum } from '../src/core/grpo/datums';
+import { sampleTrainKl, trajectoryToDatum } from '../src/core/grpo/datums';
+import { COOKBOOK_ADAM, toWireDatum } from '../src/core/grpo/trainStep';
 import { SamplingClient, ServiceClient } from '../src/core/tinker/client';
-import { Datum, textInput } from '../src/core/tinker/types';
+import { textInput } from '../src/core/tinker/types';
 import { createComputeBackend } from '../src/engine/model';
 import { ARITH_MODEL, RANDOM_MODEL, decodeBytes, encodeChat, isArithHoldout } from '../src/engine/model/models';
 import { startEngineServer } from '../src/engine/server';
@@ -24,17 +25,6 @@ const IM_END = 258;
 const prompt = (x: number, y: number) => `<|im_start|>user\nWhat is ${x} + ${y}?<|im_end|>\n<|im_start|>assistant\n`;
 const isHoldout = isArithHoldout; // never seen in pretraining
 const reward = (tokens: number[], x: number, y: number): number => (decodeBytes(tokens).replace('<|im_end|>', '').trim() === String(x + y) ? 1 : 0);
-
-function toWire(d: RLDatum): Datum {
-  return {
-    model_input: textInput(d.modelInput),
-    loss_fn_inputs: {
-      target_tokens: { dtype: 'int64', data: d.targetTokens },
-      logprobs: { dtype: 'float32', data: d.logprobs },
-      advantages: { dtype: 'float32', data: d.advantages },
-    },
-  };
-}
 
 async function accuracy(s: SamplingClient, problems: Array<[number, number]>, temperature = 1): Promise<number> {
   const rewards = await Promise.all(
@@ -84,8 +74,8 @@ async function main(): Promise<void> {
       );
       const adv = computeAdvantages(groups.map((g) => g.rewards));
       const datums = groups.flatMap((g, gi) => g.seqs.map((q, si) => trajectoryToDatum(g.p, q.tokens, q.logprobs ?? [], adv[gi]![si]!)));
-      const fb = await tc.forwardBackward(datums.map(toWire), 'importance_sampling');
-      const opt = await tc.optimStep({ learning_rate: LR, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+      const fb = await tc.forwardBackward(datums.map(toWireDatum), 'importance_sampling');
+      const opt = await tc.optimStep({ learning_rate: LR, ...COOKBOOK_ADAM });
       const out = await fb.result();
       await opt.result();
       const kl = sampleTrainKl(datums, out.loss_fn_outputs.map((o) => o.logprobs!.data));

@@ -1,11 +1,11 @@
 // The training half of a GRPO iteration: group-centred advantages → the cookbook's datums → one
 // forward_backward and one optim_step submitted back to back (the service runs them in order, so the
 // trainer log-probs are those of the weights that sampled) → the sample/train KL metrics.
-import { computeAdvantages } from './advantages';
+import { computeAdvantages, isConstantGroup } from './advantages';
 import { RLDatum, sampleTrainKl, trajectoryToDatum } from './datums';
 import type { RolloutGroup, ScoredRollout } from './rollout';
 import type { TrainingClient } from '../tinker/client';
-import type { Datum, LossFnType } from '../tinker/types';
+import { Datum, LossFnType, textInput } from '../tinker/types';
 
 /** Adam as the cookbook passes it everywhere in RL (grpo-reference §1.6). */
 export const COOKBOOK_ADAM = { beta1: 0.9, beta2: 0.95, eps: 1e-8 } as const;
@@ -13,7 +13,7 @@ export const COOKBOOK_ADAM = { beta1: 0.9, beta2: 0.95, eps: 1e-8 } as const;
 /** A datum on the wire: the mask stays local (prompt positions are masked by advantage 0). */
 export function toWireDatum(d: RLDatum): Datum {
   return {
-    model_input: { chunks: [{ type: 'encoded_text', tokens: d.modelInput }] },
+    model_input: textInput(d.modelInput),
     loss_fn_inputs: {
       target_tokens: { dtype: 'int64', data: d.targetTokens },
       logprobs: { dtype: 'float32', data: d.logprobs },
@@ -24,7 +24,7 @@ export function toWireDatum(d: RLDatum): Datum {
 
 /** Keeps the groups that carry a learning signal; if none does, the first group alone (as the cookbook). */
 export function removeConstantRewardGroups<G extends RolloutGroup<ScoredRollout>>(groups: readonly G[]): G[] {
-  const kept = groups.filter((g) => g.rollouts.some((r) => r.reward !== g.rollouts[0]!.reward));
+  const kept = groups.filter((g) => !isConstantGroup(g.rollouts.map((r) => r.reward)));
   return kept.length > 0 ? kept : groups.slice(0, 1);
 }
 
