@@ -2,8 +2,8 @@
 // completed since the previous read. A trailing line without "\n" is left for a later read; a file
 // that shrank (rewritten or replaced) is read again from the start and reported as a reset.
 import { promises as fs } from 'node:fs';
-import { JsonlProblem, parseJsonLine } from './jsonl';
-import { MetricsRecord } from './runDirectory';
+import type { JsonlProblem } from './jsonl';
+import { MetricsRecord, parseRecords } from './runDirectory';
 
 export interface MetricsTailRead {
   records: MetricsRecord[];
@@ -54,21 +54,11 @@ export class MetricsTail {
       const { bytesRead } = await handle.read(buf, 0, buf.length, this.offset);
       const end = buf.subarray(0, bytesRead).lastIndexOf(NEWLINE);
       if (end < 0) return { records: [], problems: [], reset };
-      const text = buf.subarray(0, end).toString('utf8');
+      const text = buf.subarray(0, end + 1).toString('utf8');
       this.offset += end + 1;
-      const records: MetricsRecord[] = [];
-      const problems: JsonlProblem[] = [];
-      for (const raw of text.split('\n')) {
-        this.line += 1;
-        if (raw.trim() === '') continue;
-        try {
-          const parsed = MetricsRecord.safeParse(parseJsonLine(raw));
-          if (parsed.success) records.push(parsed.data);
-          else problems.push({ file: this.file, line: this.line, message: `${parsed.error.issues[0]?.path.join('.') || '(record)'}: ${parsed.error.issues[0]?.message}` });
-        } catch (err) {
-          problems.push({ file: this.file, line: this.line, message: (err as Error).message });
-        }
-      }
+      const { records, problems } = parseRecords(text, this.file, MetricsRecord);
+      for (const p of problems) p.line += this.line;
+      this.line += text.split('\n').length - 1;
       return { records, problems, reset };
     } finally {
       await handle.close();
