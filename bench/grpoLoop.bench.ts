@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { sampleTrainKl } from '../src/core/grpo/datums';
-import { trajectoryMetrics } from '../src/core/grpo/metrics';
+import { trajectoryMetrics, trajectoryStats } from '../src/core/grpo/metrics';
 import { rolloutSummaries, sampleRecords } from '../src/core/grpo/records';
 import { Rollout, RolloutGroup, attachRewards } from '../src/core/grpo/rollout';
 import { buildDatums, toWireDatum } from '../src/core/grpo/trainStep';
@@ -89,7 +89,7 @@ function main(): void {
       sampleTrainKl(built.datums, train);
     });
     t('metrics', () => {
-      trajectoryMetrics(scored.map((g) => g.rollouts.map((r) => ({ obTokens: g.promptTokens.length, acTokens: r.tokens.length, reward: r.reward, truncated: r.stopReason === 'length', metrics: r.metrics }))));
+      trajectoryMetrics(trajectoryStats(scored));
     });
     t('records', () => {
       writer.writeIterationFile(0, 'train_rollout_summaries.jsonl', rolloutSummaries('train', 0, scored));

@@ -21,7 +21,7 @@ import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
-import { prefixKeys, trajectoryMetrics, TrajectoryStats } from './metrics';
+import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
 import { rolloutSummaries, sampleRecords } from './records';
 import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam } from './rollout';
 import { SpanTimer } from './spanTimer';
@@ -76,10 +76,6 @@ export function batchProblems(train: readonly Problem[], i: number, groupsPerBat
 
 export function checkpointName(step: number): string {
   return String(step).padStart(6, '0');
-}
-
-function stats(groups: readonly RolloutGroup<ScoredRollout>[]): TrajectoryStats[][] {
-  return groups.map((g) => g.rollouts.map((r) => ({ obTokens: g.promptTokens.length, acTokens: r.tokens.length, reward: r.reward, truncated: r.stopReason === 'length', metrics: r.metrics })));
 }
 
 class Cancelled extends Error {}
@@ -156,7 +152,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
     reportRewardErrors(i, scored, 'eval');
     o.writer.writeIterationFile(i, 'eval_test_rollout_summaries.jsonl', rolloutSummaries('eval/test', i, scored));
     o.writer.writeIterationFile(i, 'eval_test_samples.jsonl', sampleRecords(o.renderer, scored, computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)))));
-    return prefixKeys(trajectoryMetrics(stats(scored)), 'test');
+    return prefixKeys(trajectoryMetrics(trajectoryStats(scored)), 'test');
   };
 
   const reportRewardErrors = (i: number, groups: readonly RolloutGroup<ScoredRollout>[], what: string) => {
@@ -237,7 +233,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
       const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
       if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
-      Object.assign(metrics, trajectoryMetrics(stats(kept)));
+      Object.assign(metrics, trajectoryMetrics(trajectoryStats(kept)));
       const { datums } = buildDatums(kept);
 
       // From here the update is submitted: the step is finished and written even if cancelled.

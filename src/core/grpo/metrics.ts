@@ -2,6 +2,7 @@
 // (`env/all/…`) and for the holdout evaluation (`test/env/all/…`), plus `env/all/frac_truncated`: the
 // fraction of samples cut off by max_tokens (stop reason "length"), which the cookbook does not log.
 import { groupBreakdown } from './advantages';
+import type { RolloutGroup, ScoredRollout } from './rollout';
 
 /** What the metrics need of one single-turn trajectory. */
 export interface TrajectoryStats {
@@ -14,6 +15,11 @@ export interface TrajectoryStats {
   truncated: boolean;
   /** per-transition metrics (e.g. format, correct) */
   metrics: Record<string, number>;
+}
+
+/** The stats of every trajectory of scored rollout groups, group by group. */
+export function trajectoryStats(groups: readonly RolloutGroup<ScoredRollout>[]): TrajectoryStats[][] {
+  return groups.map((g) => g.rollouts.map((r) => ({ obTokens: g.promptTokens.length, acTokens: r.tokens.length, reward: r.reward, truncated: r.stopReason === 'length', metrics: r.metrics })));
 }
 
 /** Metrics of `groups` (each a list of trajectories) under `prefix` (e.g. "env/all"). */
