@@ -17,6 +17,7 @@ import { RunWriter } from '../../../src/core/runs/runWriter';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
 import { POOL, TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readJsonl, readMetricsLines, startTestEngine, writeReward } from './engineFixture';
+import { TRAJECTORY_KEYS } from './metricKeys';
 
 const config = (o: Partial<GrpoLoopConfig> = {}): GrpoLoopConfig => ({
   model: RANDOM_MODEL,
@@ -40,20 +41,7 @@ const EVERY_STEP_KEYS = [
   'progress/batch',
   'optim/lr',
   'progress/done_frac',
-  'env/all/ac_tokens_per_turn',
-  'env/all/ob_tokens_per_turn',
-  'env/all/turns_per_episode',
-  'env/all/total_episodes',
-  'env/all/total_turns',
-  'env/all/total_ac_tokens',
-  'env/all/total_ob_tokens',
-  'env/all/reward/total',
-  'env/all/format',
-  'env/all/correct',
-  'env/all/frac_truncated',
-  'env/all/by_group/frac_mixed',
-  'env/all/by_group/frac_all_good',
-  'env/all/by_group/frac_all_bad',
+  ...TRAJECTORY_KEYS,
   'grad_norm:last', // the engine's optimizer metrics, merged verbatim
   'learning_rate:last',
   'optim/kl_sample_train_v1',

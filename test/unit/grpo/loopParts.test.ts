@@ -10,6 +10,7 @@ import { RolloutGroup, ScoredRollout, attachRewards, stepMetrics, stopParam } fr
 import { SpanTimer } from '../../../src/core/grpo/spanTimer';
 import { COOKBOOK_ADAM, buildDatums, removeConstantRewardGroups, toWireDatum } from '../../../src/core/grpo/trainStep';
 import type { ParsedResponse } from '../../../src/core/render/types';
+import { TRAJECTORY_KEYS } from './metricKeys';
 
 const t = (obTokens: number, acTokens: number, reward: number, truncated = false, metrics: Record<string, number> = {}): TrajectoryStats => ({ obTokens, acTokens, reward, truncated, metrics });
 const problem = (id: string): Problem => ({ id, messages: [{ role: 'user', content: id }], groundTruth: '1' });
@@ -53,22 +54,7 @@ describe('GRPO trajectory metrics', () => {
 
   it('keeps the cookbook key order: totals, reward, step metrics, frac_truncated, by_group', () => {
     const keys = Object.keys(trajectoryMetrics([[t(1, 1, 0, false, { format: 1, correct: 0 })]]));
-    assert.deepStrictEqual(keys, [
-      'env/all/ac_tokens_per_turn',
-      'env/all/ob_tokens_per_turn',
-      'env/all/turns_per_episode',
-      'env/all/total_episodes',
-      'env/all/total_turns',
-      'env/all/total_ac_tokens',
-      'env/all/total_ob_tokens',
-      'env/all/reward/total',
-      'env/all/format',
-      'env/all/correct',
-      'env/all/frac_truncated',
-      'env/all/by_group/frac_mixed',
-      'env/all/by_group/frac_all_good',
-      'env/all/by_group/frac_all_bad',
-    ]);
+    assert.deepStrictEqual(keys, TRAJECTORY_KEYS);
   });
 
   it('averages a step metric over the trajectories that report it (missing is not zero)', () => {
