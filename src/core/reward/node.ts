@@ -9,10 +9,9 @@ import { z } from 'zod';
 import { workerEnvironment } from './env';
 import { RewardLoadError } from './errors';
 import { NODE_WORKER_SOURCE } from './nodeWorkerSource';
-import { LoadErrorDetail, WorkerExit, WorkerPool } from './pool';
-import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS, workingDirectory } from './source';
+import type { LoadErrorDetail, WorkerExit } from './pool';
+import { readRewardSource, REWARD_DEFAULTS, startRewardPool } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
-import { spawnWorkerProcess } from './workerProcess';
 
 type Format = 'commonjs' | 'module';
 
@@ -28,29 +27,26 @@ export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise
   const format: Format = ext === '.mjs' || ext === '.mts' ? 'module' : detectFormat(file, source, ext === '.cjs' || ext === '.cts');
   const transform = format === 'module' ? await loadAmaro() : undefined;
   const memoryMb = opts.memoryMb ?? REWARD_DEFAULTS.memoryMb;
-  const command = {
-    command: process.execPath,
-    args: [`--max-old-space-size=${memoryMb}`, '-e', NODE_WORKER_SOURCE],
-    // ELECTRON_RUN_AS_NODE: inside VS Code, process.execPath is the editor's binary; NODE_OPTIONS
-    // could preload debuggers or loaders into user code, so it is dropped
-    env: workerEnvironment({ ELECTRON_RUN_AS_NODE: '1' }, withoutNodeOptions(process.env)),
-    cwd: workingDirectory(file),
-    channel: 'ipc' as const,
-  };
-  const pool = new WorkerPool((handlers) => spawnWorkerProcess(command, handlers), {
-    file,
-    workers: opts.workers ?? REWARD_DEFAULTS.workers,
-    timeoutMs: opts.timeoutMs ?? REWARD_DEFAULTS.timeoutMs,
-    loadTimeoutMs: loadTimeoutMs(opts),
-    load: { type: 'load', file, source, format, memoryMb },
-    functionName: 'computeReward',
-    describeCrash: (exit) => describeNodeCrash(file, memoryMb, exit),
-    // V8 gives an ES module's syntax error no position; swc's parser does
-    completeLoadError: (detail) =>
-      transform && detail.line === undefined && detail.message.startsWith('SyntaxError') ? { ...detail, ...swcPosition(transform, file, source) } : detail,
-  });
-  await pool.start();
-  return pool;
+  return startRewardPool(
+    opts,
+    {
+      command: process.execPath,
+      args: [`--max-old-space-size=${memoryMb}`, '-e', NODE_WORKER_SOURCE],
+      // ELECTRON_RUN_AS_NODE: inside VS Code, process.execPath is the editor's binary; NODE_OPTIONS
+      // could preload debuggers or loaders into user code, so it is dropped
+      env: workerEnvironment({ ELECTRON_RUN_AS_NODE: '1' }, withoutNodeOptions(process.env)),
+      channel: 'ipc',
+    },
+    {
+      file,
+      load: { type: 'load', file, source, format, memoryMb },
+      functionName: 'computeReward',
+      describeCrash: (exit) => describeNodeCrash(file, memoryMb, exit),
+      // V8 gives an ES module's syntax error no position; swc's parser does
+      completeLoadError: (detail) =>
+        transform && detail.line === undefined && detail.message.startsWith('SyntaxError') ? { ...detail, ...swcPosition(transform, file, source) } : detail,
+    },
+  );
 }
 
 type Transform = (typeof import('amaro'))['transformSync'];

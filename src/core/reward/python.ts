@@ -3,34 +3,30 @@
 // (RLIMIT_AS), with a filtered environment and the reward file's folder as working directory.
 import * as path from 'path';
 import { workerEnvironment } from './env';
-import { WorkerExit, WorkerPool } from './pool';
+import type { WorkerExit } from './pool';
 import { PYTHON_WORKER_SOURCE } from './pythonWorkerSource';
-import { loadTimeoutMs, readRewardSource, REWARD_DEFAULTS, workingDirectory } from './source';
+import { readRewardSource, REWARD_DEFAULTS, startRewardPool } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
-import { spawnWorkerProcess } from './workerProcess';
 
 export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
   const file = path.resolve(opts.file);
   const source = await readRewardSource(file, opts.source);
   const memoryMb = opts.memoryMb ?? REWARD_DEFAULTS.memoryMb;
-  const command = {
-    command: opts.python ?? REWARD_DEFAULTS.python,
-    args: ['-c', PYTHON_WORKER_SOURCE],
-    env: workerEnvironment({ PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' }),
-    cwd: workingDirectory(file),
-    channel: 'fd' as const,
-  };
-  const pool = new WorkerPool((handlers) => spawnWorkerProcess(command, handlers), {
-    file,
-    workers: opts.workers ?? REWARD_DEFAULTS.workers,
-    timeoutMs: opts.timeoutMs ?? REWARD_DEFAULTS.timeoutMs,
-    loadTimeoutMs: loadTimeoutMs(opts),
-    load: { type: 'load', file, source, format: 'python', memoryMb },
-    functionName: 'compute_reward',
-    describeCrash: (exit) => describePythonCrash(file, exit),
-  });
-  await pool.start();
-  return pool;
+  return startRewardPool(
+    opts,
+    {
+      command: opts.python ?? REWARD_DEFAULTS.python,
+      args: ['-c', PYTHON_WORKER_SOURCE],
+      env: workerEnvironment({ PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' }),
+      channel: 'fd',
+    },
+    {
+      file,
+      load: { type: 'load', file, source, format: 'python', memoryMb },
+      functionName: 'compute_reward',
+      describeCrash: (exit) => describePythonCrash(file, exit),
+    },
+  );
 }
 
 /** a dead Python worker's last words: faulthandler's report names the reward file's line */
