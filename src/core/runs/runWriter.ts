@@ -18,7 +18,7 @@ const CHECKPOINT_KEY_ORDER = ['name', 'batch', 'epoch', 'final', 'state_path', '
 export function orderCheckpointRecord(record: CheckpointRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of CHECKPOINT_KEY_ORDER) if (record[k] !== undefined && record[k] !== null) out[k] = record[k];
-  for (const [k, v] of Object.entries(record)) if (!(k in out) && v !== undefined && v !== null && !(CHECKPOINT_KEY_ORDER as readonly string[]).includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(record)) if (!(k in out) && v !== undefined && v !== null) out[k] = v;
   return out;
 }
 
