@@ -57,6 +57,12 @@ export function restOfLineRange(source: string, line: number, column: number | u
   return { line: whole.line, column, endLine: whole.line, endColumn: end + 1 };
 }
 
+/** 1-based line and column of a 0-based offset in `source` */
+export function positionAt(source: string, offset: number): { line: number; column: number } {
+  const before = source.slice(0, offset).split('\n');
+  return { line: before.length, column: before[before.length - 1]!.length + 1 };
+}
+
 const WORD = /[A-Za-z0-9_$]/;
 
 /** the identifier at (line, column), else the single character there, else the line */
@@ -81,10 +87,7 @@ export function functionNameRange(source: string, language: 'python' | 'javascri
   for (const re of patterns) {
     const m = re.exec(source);
     if (!m) continue;
-    const at = m.index + m[0].lastIndexOf(m[1]!);
-    const before = source.slice(0, at).split(/\r?\n/);
-    const line = before.length;
-    const column = before[before.length - 1]!.length + 1;
+    const { line, column } = positionAt(source, m.index + m[0].lastIndexOf(m[1]!));
     return { line, column, endLine: line, endColumn: column + m[1]!.length };
   }
   return undefined;

@@ -2,7 +2,7 @@
 // be offline and deterministic). Nothing is executed: the text is lexed just enough to skip
 // comments (and, in Python, string literals), then import statements and a few well-known calls
 // are matched, each reported at the exact range of the module name or call.
-import type { RewardDiagnostic } from './diagnostics';
+import { positionAt, RewardDiagnostic } from './diagnostics';
 
 const PYTHON_NETWORK = new Set([
   'socket', 'ssl', 'urllib', 'urllib2', 'urllib3', 'http', 'httplib', 'requests', 'httpx', 'aiohttp', 'ftplib', 'smtplib',
@@ -24,9 +24,7 @@ export function scanForSideEffects(source: string, language: ScanLanguage): Rewa
 }
 
 function diag(code: string, at: number, length: number, kind: 'network' | 'process', what: string): RewardDiagnostic {
-  const before = code.slice(0, at).split('\n');
-  const line = before.length;
-  const column = before[before.length - 1]!.length + 1;
+  const { line, column } = positionAt(code, at);
   const message =
     kind === 'network'
       ? `${what} reaches the network: reward functions must run offline and be deterministic`
@@ -116,13 +114,16 @@ function scanJavaScript(source: string): RewardDiagnostic[] {
     .sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
+/** out[from, to) replaced by spaces (newlines kept), so positions do not move */
+function blankChars(out: string[], from: number, to: number): void {
+  for (let k = from; k < to; k++) if (out[k] !== '\n' && out[k] !== '\r') out[k] = ' ';
+}
+
 /** comments and string literals replaced by spaces (newlines kept), so positions do not move */
-export function blankPython(source: string): string {
+function blankPython(source: string): string {
   const out = source.split('');
+  const blank = (from: number, to: number) => blankChars(out, from, to);
   let i = 0;
-  const blank = (from: number, to: number) => {
-    for (let k = from; k < to; k++) if (out[k] !== '\n' && out[k] !== '\r') out[k] = ' ';
-  };
   while (i < source.length) {
     const c = source[i]!;
     if (c === '#') {
@@ -149,12 +150,10 @@ export function blankPython(source: string): string {
 }
 
 /** JS/TS comments replaced by spaces; string contents too when `strings` (module specifiers are strings) */
-export function blankJsComments(source: string, strings = false): string {
+function blankJsComments(source: string, strings = false): string {
   const out = source.split('');
+  const blank = (from: number, to: number) => blankChars(out, from, to);
   let i = 0;
-  const blank = (from: number, to: number) => {
-    for (let k = from; k < to; k++) if (out[k] !== '\n' && out[k] !== '\r') out[k] = ' ';
-  };
   while (i < source.length) {
     const c = source[i]!;
     if (c === '/' && source[i + 1] === '/') {
