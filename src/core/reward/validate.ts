@@ -5,7 +5,7 @@
 // the innermost line of the reward file in the traceback, whole-function problems (time limit,
 // non-finite or out-of-range results, different results for the same input) on the function's
 // name, and mismatches with an expected reward on the examples file's line.
-import { createRewardRunner, RewardLoadError } from './index';
+import { createRewardRunner, RewardLoadError, REWARD_DEFAULTS } from './index';
 import type { RewardRunner } from './types';
 import {
   compareDiagnostics,
@@ -21,9 +21,6 @@ import {
 import { matches, RewardExample } from './examples';
 import { scanForSideEffects, ScanLanguage } from './staticScan';
 import { DEFAULT_REWARD_RANGE, ExampleResult, ExampleSummary, formatReward, functionName, rewardLanguage, summarize } from './summary';
-
-export { DEFAULT_REWARD_RANGE, formatReward, functionName, rewardLanguage, summarize, summaryText } from './summary';
-export type { ExampleResult, ExampleSummary } from './summary';
 
 export interface ValidateRewardOptions {
   /** absolute path of the reward file (positions in tracebacks name it) */
@@ -145,7 +142,7 @@ function outcomeDiagnostics(o: ValidateRewardOptions, language: ScanLanguage, re
         const at = e.line !== undefined && e.line <= linesOf(o.source).length ? restOfLineRange(o.source, e.line, e.column) : anchor;
         findings.push({ code: 'exception', severity: 'error', range: at, text: e.message, example: r.example });
       } else if (e.kind === 'timeout') {
-        findings.push({ code: 'timeout', severity: 'error', range: anchor, text: `${fn} took longer than the time limit of ${o.timeoutMs ?? 10_000} ms; the call was stopped`, example: r.example });
+        findings.push({ code: 'timeout', severity: 'error', range: anchor, text: `${fn} took longer than the time limit of ${o.timeoutMs ?? REWARD_DEFAULTS.timeoutMs} ms; the call was stopped`, example: r.example });
       } else if (e.kind === 'invalid_result') {
         findings.push({ code: 'not-finite', severity: 'error', range: anchor, text: `${fn} returned ${out.raw ?? 'a value'}, not a finite number`, example: r.example });
       } else {

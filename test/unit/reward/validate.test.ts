@@ -5,7 +5,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { RewardDiagnostic } from '../../../src/core/reward/diagnostics';
 import { parseExamples, RewardExample } from '../../../src/core/reward/examples';
-import { summaryText, validateReward, ValidateRewardOptions } from '../../../src/core/reward/validate';
+import { summaryText } from '../../../src/core/reward/summary';
+import { validateReward, ValidateRewardOptions } from '../../../src/core/reward/validate';
 import { positionOf, tempDir } from './fixtures';
 
 const ex = (completion: string, groundTruth: string, expected?: number): RewardExample => ({
