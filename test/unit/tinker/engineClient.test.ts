@@ -9,18 +9,11 @@ import { ServiceClient, TrainingClient, splitTinkerPath } from '../../../src/cor
 import { ConflictError, NotFoundError, RequestFailedError } from '../../../src/core/tinker/errors';
 import { Datum, textInput } from '../../../src/core/tinker/types';
 import type { ComputeBackend } from '../../../src/engine/contract';
-import { createComputeBackend } from '../../../src/engine/model';
 import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
-import { EngineServer, startEngineServer } from '../../../src/engine/server';
-import { sftDatum } from './sftDatum';
+import type { EngineServer } from '../../../src/engine/server';
+import { sftDatum, startEngine } from './engineFixtures';
 
 const IM_END = 258;
-
-export async function startEngine(dir: string, extra: Partial<Parameters<typeof startEngineServer>[0]> = {}, backend?: ComputeBackend) {
-  const b = backend ?? (await createComputeBackend({ weightsDir: path.join(dir, 'no-weights') }));
-  const server = await startEngineServer({ dataDir: path.join(dir, 'data'), backend: b, longPollMs: 2000, ...extra });
-  return { server, backend: b };
-}
 
 describe('Tinker client ⇄ embedded engine over HTTP', function () {
   this.timeout(120_000);

@@ -23,7 +23,7 @@ import { textInput } from '../../../src/core/tinker/types';
 import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
 import { CloudAuthStandIn, Fault, FaultProxy, ProxiedRequest, SeenRequest } from './faultProxy';
 import { AppliedStep, RestartableEngine } from './restartableEngine';
-import { sftDatum } from './sftDatum';
+import { sftDatum } from './engineFixtures';
 
 const IM_END = 258;
 const ADAM = { learning_rate: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8 };

@@ -3,12 +3,11 @@
 // drops its compute backend with every loaded model, and starts a fresh backend and server on the
 // same port, as `npm run engine -- --data-dir DIR` started again would. What survives is what the
 // engine keeps on disk: training runs, checkpoints and the record of applied steps.
-import * as path from 'node:path';
 import { request } from 'undici';
 import { z } from 'zod';
 import type { ComputeBackend } from '../../../src/engine/contract';
-import { createComputeBackend } from '../../../src/engine/model';
-import { EngineServer, EngineServerOptions, startEngineServer } from '../../../src/engine/server';
+import type { EngineServer, EngineServerOptions } from '../../../src/engine/server';
+import { startEngine } from './engineFixtures';
 
 const AppliedSteps = z.object({
   steps: z.array(z.object({ model_id: z.string(), seq_id: z.number().int(), type: z.string(), request_id: z.string(), time: z.string() })),
@@ -37,8 +36,7 @@ export class RestartableEngine {
   }
 
   private async boot(): Promise<void> {
-    this.backend = await createComputeBackend({ weightsDir: path.join(this.dir, 'no-weights') });
-    this.server = await startEngineServer({ dataDir: path.join(this.dir, 'data'), backend: this.backend, longPollMs: 500, ...this.extra, port: this.port });
+    ({ server: this.server, backend: this.backend } = await startEngine(this.dir, { longPollMs: 500, ...this.extra, port: this.port }));
     this.port = this.server.port;
   }
 
