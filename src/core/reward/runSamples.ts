@@ -4,6 +4,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { JsonlProblem } from '../runs/jsonl';
+import { parseRecords } from '../runs/runDirectory';
+import { iterationDirName } from '../runs/runWriter';
 import type { RewardExample } from './examples';
 
 const SampleLine = z.object({
@@ -30,8 +33,8 @@ export interface RunSamples {
   /** the iterations read, ascending */
   iterations: number[];
   groups: SampleGroup[];
-  /** lines that were not samples, as "<file>:<line>: <why>" (a run being written may end mid-line) */
-  problems: string[];
+  /** lines that were not samples (a line still being written is left out, not a problem) */
+  problems: JsonlProblem[];
 }
 
 const ITERATION_DIR = /^iteration_(\d{6,})$/;
@@ -64,32 +67,20 @@ export async function readRunSamples(runDir: string, which: 'last' | 'all' = 'la
   if (all.length === 0) throw new Error(`${runDir} has no iteration_NNNNNN/train_samples.jsonl yet (no training iteration has finished)`);
   const iterations = which === 'last' ? all.slice(-1) : all;
   const groups: SampleGroup[] = [];
-  const problems: string[] = [];
+  const problems: JsonlProblem[] = [];
   for (const it of iterations) {
-    const file = path.join(runDir, `iteration_${String(it).padStart(6, '0')}`, 'train_samples.jsonl');
-    const text = await fs.readFile(file, 'utf8');
+    const file = path.join(runDir, iterationDirName(it), 'train_samples.jsonl');
+    const read = parseRecords(await fs.readFile(file, 'utf8'), file, SampleLine);
+    problems.push(...read.problems);
     const byGroup = new Map<number, SampleGroup>();
-    text.split('\n').forEach((raw, i) => {
-      if (raw.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        problems.push(`${file}:${i + 1}: not valid JSON`);
-        return;
-      }
-      const r = SampleLine.safeParse(value);
-      if (!r.success) {
-        problems.push(`${file}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
-        return;
-      }
-      let g = byGroup.get(r.data.group_idx);
+    for (const sample of read.records) {
+      let g = byGroup.get(sample.group_idx);
       if (!g) {
-        g = { iteration: it, groupIdx: r.data.group_idx, groundTruth: r.data.ground_truth, samples: [], ...(r.data.problem_id !== undefined ? { problemId: r.data.problem_id } : {}) };
-        byGroup.set(r.data.group_idx, g);
+        g = { iteration: it, groupIdx: sample.group_idx, groundTruth: sample.ground_truth, samples: [], ...(sample.problem_id !== undefined ? { problemId: sample.problem_id } : {}) };
+        byGroup.set(sample.group_idx, g);
       }
-      g.samples.push(r.data);
-    });
+      g.samples.push(sample);
+    }
     for (const g of [...byGroup.values()].sort((a, b) => a.groupIdx - b.groupIdx)) {
       g.samples.sort((a, b) => a.traj_idx - b.traj_idx);
       groups.push(g);
