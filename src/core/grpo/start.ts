@@ -3,7 +3,8 @@
 //
 //   startGrpoRun({
 //     specFile?: string,              // a *.grpo.json file …
-//     spec?: ResolvedRunSpec,         // … or a spec already parsed (paths absolute)
+//     spec?: ResolvedRunSpec,         // … or a spec already parsed (paths absolute; with specFile,
+//                                     //   the spec read from it, so it is not parsed again)
 //     runsDir: string,                // the run directory is created here: <name>-YYYYMMDD-HHMMSS
 //     connect: (spec) => Promise<ServiceClient>,  // opens the backend the spec names (the caller owns
 //                                     //   engines/keys; the ServiceClient is closed when the run ends)
@@ -91,14 +92,11 @@ function resolveLearningRate(spec: ResolvedRunSpec): number {
 export async function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
   const log = o.log ?? (() => undefined);
   const resume = o.resumeDir ? RunWriter.open(o.resumeDir) : undefined;
+  const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
   let spec: ResolvedRunSpec;
-  let specFile: string | undefined;
   if (o.spec) spec = o.spec;
-  else if (o.specFile) {
-    const loaded = await parseRunSpecFile(o.specFile);
-    spec = loaded.spec;
-    specFile = loaded.file;
-  } else if (resume) spec = specFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
+  else if (specFile) spec = (await parseRunSpecFile(specFile)).spec;
+  else if (resume) spec = specFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
   else throw new Error('startGrpoRun needs a specFile, a spec or a resumeDir');
 
   const resumeFrom = resume?.lastStateCheckpoint();
