@@ -129,6 +129,7 @@ async function withRunner<T>(o: RunnerOptions, use: (runner: RewardRunner) => Pr
     ...(o.python !== undefined ? { python: o.python } : {}),
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.workers !== undefined ? { workers: o.workers } : {}),
+    ...(o.signal !== undefined ? { signal: o.signal } : {}),
   });
   try {
     return await use(runner);

@@ -26,7 +26,19 @@ export async function startRewardPool(
     // loading may import heavy libraries: at least 30 s, or the per-call limit if that is longer
     loadTimeoutMs: opts.loadTimeoutMs ?? Math.max(30_000, timeoutMs),
   });
-  await runner.start();
+  // a caller that no longer wants the runner (e.g. a newer edit) does not wait for a slow load
+  const stop = () => void runner.close();
+  opts.signal?.throwIfAborted();
+  opts.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await runner.start();
+    opts.signal?.throwIfAborted();
+  } catch (err) {
+    opts.signal?.throwIfAborted();
+    throw err;
+  } finally {
+    opts.signal?.removeEventListener('abort', stop);
+  }
   return runner;
 }
 

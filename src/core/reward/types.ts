@@ -59,4 +59,6 @@ export interface RewardRunnerOptions {
   memoryMb?: number;
   /** time limit for loading the file (module-level code, imports) in ms (default: the larger of 30_000 and timeoutMs) */
   loadTimeoutMs?: number;
+  /** aborting while the workers load stops them; creation then rejects with the signal's reason */
+  signal?: AbortSignal;
 }

@@ -64,6 +64,7 @@ export async function validateReward(o: ValidateRewardOptions): Promise<RewardVa
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
       ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
       ...(o.python !== undefined ? { python: o.python } : {}),
+      ...(o.signal !== undefined ? { signal: o.signal } : {}),
     });
   } catch (err) {
     o.signal?.throwIfAborted();

@@ -167,6 +167,14 @@ describe('Reward validation', function () {
     await assert.rejects(validate('good.py', GOOD_PY, EXAMPLES, { signal: controller.signal }), /a newer edit/);
   });
 
+  it('stops a slow load when its signal aborts, instead of waiting for the load to finish', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('a newer edit')), 300);
+    const started = Date.now();
+    await assert.rejects(validate('slow.py', `import time\ntime.sleep(20)\n${GOOD_PY}`, EXAMPLES, { signal: controller.signal }), /a newer edit/);
+    assert.ok(Date.now() - started < 10_000, 'rejected long before the 20 s load would end');
+  });
+
   it('warns about networking and process-spawning modules at their exact ranges, ignoring comments and strings', async () => {
     const src = [
       '"""uses no socket here"""',
