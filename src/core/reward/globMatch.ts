@@ -1,7 +1,7 @@
 // Glob patterns of the `tinker.rewardFiles` setting (`**`, `*`, `?`, `{a,b}`, `[...]`), matched
 // against a path relative to a workspace folder with forward slashes.
 
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   let re = '';
   let inGroup = 0;
   for (let i = 0; i < glob.length; i++) {
@@ -33,7 +33,12 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
+/** compiled globs: the setting's few patterns are matched on every reward-file lookup */
+const compiled = new Map<string, RegExp>();
+
 /** whether `relativePath` (forward slashes) matches `glob` */
 export function matchesGlob(relativePath: string, glob: string): boolean {
-  return globToRegExp(glob.replace(/^\.\//, '')).test(relativePath);
+  let re = compiled.get(glob);
+  if (!re) compiled.set(glob, (re = globToRegExp(glob.replace(/^\.\//, ''))));
+  return re.test(relativePath);
 }
