@@ -25,8 +25,6 @@ const ExampleLine = z.strictObject({
   expected: z.number({ error: 'must be a number (the reward you expect)' }).refine(Number.isFinite, 'must be a finite number').optional(),
 });
 
-export { examplesFileFor, isExamplesFile, rewardFilesFor } from './files';
-
 export interface ParsedExamples {
   examples: RewardExample[];
   /** problems in the examples file, at their line */
