@@ -39,33 +39,36 @@ export interface RunSamples {
 
 const ITERATION_DIR = /^iteration_(\d{6,})$/;
 
-/** iteration numbers of a run directory that have a train_samples.jsonl, ascending */
-export async function sampledIterations(runDir: string): Promise<number[]> {
+/** iteration numbers of a run directory that have a train_samples.jsonl, ascending (only the last for 'last') */
+async function sampledIterations(runDir: string, which: 'last' | 'all'): Promise<number[]> {
   let names: string[];
   try {
     names = await fs.readdir(runDir);
   } catch {
     return [];
   }
-  const found: number[] = [];
-  for (const name of names) {
+  const newestFirst = names.flatMap((name) => {
     const m = ITERATION_DIR.exec(name);
-    if (!m) continue;
+    return m ? [Number(m[1])] : [];
+  });
+  newestFirst.sort((a, b) => b - a);
+  const found: number[] = [];
+  for (const it of newestFirst) {
     try {
-      await fs.access(path.join(runDir, name, 'train_samples.jsonl'));
-      found.push(Number(m[1]));
+      await fs.access(path.join(runDir, iterationDirName(it), 'train_samples.jsonl'));
+      found.push(it);
+      if (which === 'last') break;
     } catch {
       // an iteration that wrote no samples yet
     }
   }
-  return found.sort((a, b) => a - b);
+  return found.reverse();
 }
 
 /** Reads the samples of the last sampled iteration (`which: 'last'`) or of every iteration. */
 export async function readRunSamples(runDir: string, which: 'last' | 'all' = 'last'): Promise<RunSamples> {
-  const all = await sampledIterations(runDir);
-  if (all.length === 0) throw new Error(`${runDir} has no iteration_NNNNNN/train_samples.jsonl yet (no training iteration has finished)`);
-  const iterations = which === 'last' ? all.slice(-1) : all;
+  const iterations = await sampledIterations(runDir, which);
+  if (iterations.length === 0) throw new Error(`${runDir} has no iteration_NNNNNN/train_samples.jsonl yet (no training iteration has finished)`);
   const groups: SampleGroup[] = [];
   const problems: JsonlProblem[] = [];
   for (const it of iterations) {
