@@ -100,6 +100,7 @@ export class GrpoRunner {
     try {
       result = await startGrpoRun({
         specFile: req.specFile,
+        spec, // already parsed above: not read and validated a second time
         resumeDir: req.resumeDir,
         runsDir: this.s.runs.runsFolder,
         connect: async (sp) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
