@@ -3,6 +3,8 @@
 // same run when that package loads. Prints GFLOP/s and the ratio ours/onnxruntime per row.
 //   BENCH=gemm node scripts/bench.mjs        (REPS=<n> timed repetitions, default 5)
 import os from 'node:os';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { GemmKernel, GemmOptions } from '../src/engine/compute';
 
 interface Shape {
@@ -39,7 +41,7 @@ async function time(run: () => unknown, reps = REPS): Promise<number> {
   return t[Math.floor(t.length / 2)]!;
 }
 
-// ---- onnxruntime-node, loaded only if installed; the graph is written here as raw protobuf ----
+// ---- onnxruntime-node, loaded only if scripts/bench.mjs could install it; the graph is written here as raw protobuf ----
 
 interface OrtTensor {
   readonly data: unknown;
@@ -59,9 +61,12 @@ function isOrt(x: unknown): x is Ort {
   return (typeof s === 'function' || (typeof s === 'object' && s !== null)) && 'create' in s && typeof s.create === 'function' && typeof x.Tensor === 'function';
 }
 
+/** onnxruntime-node from the folder scripts/bench.mjs installed it into (TINKER_BENCH_BASELINE_DIR). */
 function loadOrt(): Ort | string {
+  const dir = process.env.TINKER_BENCH_BASELINE_DIR;
+  if (!dir) return 'TINKER_BENCH_BASELINE_DIR is not set (run through npm run bench)';
   try {
-    const mod: unknown = require(['onnxruntime', 'node'].join('-'));
+    const mod: unknown = createRequire(path.join(dir, 'package.json'))('onnxruntime-node');
     return isOrt(mod) ? mod : 'onnxruntime-node loaded but does not look like its API';
   } catch (err) {
     return err instanceof Error ? err.message.split('\n')[0]! : String(err);

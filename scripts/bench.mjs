@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBenchBaseline } from './lib/bench-baseline.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, 'out/bench');
@@ -20,7 +21,13 @@ if (files.length === 0) {
 let failed = 0;
 for (const f of files) {
   console.log(`\n=== ${f.replace(/\.bench\.js$/, '')} ===`);
-  const r = spawnSync(process.execPath, [path.join(dir, f)], { stdio: 'inherit', cwd: root });
+  const env = { ...process.env };
+  if (f.startsWith('gemm.')) {
+    const baseline = ensureBenchBaseline();
+    if (baseline.dir) env.TINKER_BENCH_BASELINE_DIR = baseline.dir;
+    else console.log(`[bench] GEMM baseline unavailable: ${baseline.error}`);
+  }
+  const r = spawnSync(process.execPath, [path.join(dir, f)], { stdio: 'inherit', cwd: root, env });
   if (r.status !== 0) {
     failed++;
     console.log(`!!! ${f} exited with ${r.status ?? r.signal}`);

@@ -25,7 +25,9 @@ fi
 
 mkdir -p "$DEST"
 cd "$DEST"
-[ -f package.json ] || echo '{ "private": true }' > package.json
+# allowScripts: npm 11 approves dependencies' install scripts per package (code-server's postinstall
+# builds VS Code's modules; argon2 builds its binding); npm versions without the field ignore it.
+echo '{ "private": true, "allowScripts": { "code-server": true, "argon2": true } }' > package.json
 
 # Both installs below start from a clean npm environment (see 2.).
 NPM_CLI="$(readlink -f "$(command -v npm)")"   # npm's bin is a link to npm-cli.js

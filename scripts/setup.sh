@@ -22,8 +22,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 echo "[setup] npm ci"
-# onnxruntime-node (a benchmark baseline only) must not try to download binaries at install time.
-ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
+npm ci --no-audit --no-fund --loglevel=error
 
 echo "[setup] code-server"
 bash scripts/install-code-server.sh
