@@ -29,12 +29,14 @@ cd "$DEST"
 # builds VS Code's modules; argon2 builds its binding); npm versions without the field ignore it.
 echo '{ "private": true, "allowScripts": { "code-server": true, "argon2": true } }' > package.json
 
-# Both installs below start from a clean npm environment (see 2.).
+# Both installs below start from a clean npm environment (see 2.): every lower-case npm_* variable is
+# one the outer npm exported (the user's own settings reach the inner npm again through their npmrc
+# files and upper-case NPM_CONFIG_* variables, which are kept).
 NPM_CLI="$(readlink -f "$(command -v npm)")"   # npm's bin is a link to npm-cli.js
 unset_npm_env=()
 for name in $(compgen -e); do
   case "$name" in
-    npm_*|NPM_CONFIG_*|INIT_CWD|NODE|NODE_OPTIONS) unset_npm_env+=(-u "$name") ;;
+    npm_*|INIT_CWD|NODE) unset_npm_env+=(-u "$name") ;;
   esac
 done
 
