@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wanted = new Set((process.env.TINKER_TEST_LAYERS || 'unit,host,ui').split(',').map((s) => s.trim()));
-const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+// The tools' own entry points, run with this Node: no npx start-up per step, and no npm warnings about
+// configuration the outer npm exported.
+const bin = (rel) => path.join(root, 'node_modules', rel);
 
 /** Runs a command, echoing its output, and returns its exit code and the last "N passed, N failed" line. */
 function run(label, cmd, args) {
@@ -32,7 +34,7 @@ function run(label, cmd, args) {
 const t0 = Date.now();
 const rows = [];
 const build = await run('build', process.execPath, ['scripts/build.mjs']);
-const compile = await run('compile tests', npx, ['tsc', '-p', '.']);
+const compile = await run('compile tests', process.execPath, [bin('typescript/bin/tsc'), '-p', '.']);
 if (build.code !== 0 || compile.code !== 0) {
   console.log('\nbuild or compile failed; no tests were run');
   console.log('0 passed, 1 failed');
@@ -41,7 +43,7 @@ if (build.code !== 0 || compile.code !== 0) {
 if (wanted.has('unit')) rows.push(['unit', await run('layer 1: unit tests', process.execPath, ['scripts/run-unit-tests.mjs'])]);
 if (wanted.has('host')) rows.push(['extension-host', await run('layer 2: extension-host tests', process.execPath, ['scripts/run-host-tests.mjs'])]);
 if (wanted.has('ui')) {
-  const pack = await run('package the VSIX', npx, ['vsce', 'package', '--no-dependencies']);
+  const pack = await run('package the VSIX', process.execPath, [bin('@vscode/vsce/vsce'), 'package', '--no-dependencies']);
   rows.push(['ui', pack.code === 0 ? await run('layer 3: UI tests', process.execPath, ['scripts/run-ui-tests.mjs']) : pack]);
 }
 
