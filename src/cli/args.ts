@@ -12,12 +12,23 @@ export interface GrpoArgs {
   cacheDir?: string;
 }
 
-export type CliArgs = GrpoArgs | { command: 'help' };
+/** `tinker-studio mcp`: the agent tools over stdio; the shared flags as for grpo, plus where files resolve. */
+export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
+  command: 'mcp';
+  /** relative spec/prompt paths resolve here (default: the current folder) */
+  workspace?: string;
+  busyWaitMs?: number;
+}
+
+export type CliArgs = GrpoArgs | McpArgs | { command: 'help' };
 
 export const USAGE = `usage: tinker-studio grpo <spec.grpo.json> [options]
        tinker-studio grpo --resume <run dir> [<spec.grpo.json>] [options]
+       tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS]
 
 Runs GRPO from a run spec and writes the run directory (cookbook layout).
+"mcp" serves the agent tools (init_grpo, train_grpo_step, sample, save, load, status, finish) to an
+MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 
 options:
   --runs-dir DIR      where run directories go (default $TINKER_STUDIO_RUNS_DIR, else ./runs)
@@ -37,8 +48,8 @@ export class UsageError extends Error {}
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
-  if (command !== 'grpo') throw new UsageError(`unknown command "${command}" (the command is "grpo")`);
-  const out: GrpoArgs = { command: 'grpo' };
+  if (command !== 'grpo' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo" and "mcp")`);
+  const out: GrpoArgs & { workspace?: string; busyWaitMs?: number } = { command: 'grpo' };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     const value = (): string => {
@@ -51,6 +62,12 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     else if (a === '--base-url') out.baseUrl = value();
     else if (a === '--python') out.python = value();
     else if (a === '--cache-dir') out.cacheDir = value();
+    else if (command === 'mcp' && a === '--workspace') out.workspace = value();
+    else if (command === 'mcp' && a === '--busy-wait-ms') {
+      const v = Number(value());
+      if (!Number.isInteger(v) || v < 0) throw new UsageError('--busy-wait-ms must be a whole number of milliseconds');
+      out.busyWaitMs = v;
+    }
     else if (a === '--backend') {
       const v = value();
       if (v !== 'local' && v !== 'cloud' && v !== 'custom') throw new UsageError(`--backend must be local, cloud or custom (got "${v}")`);
@@ -58,6 +75,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (out.spec === undefined) out.spec = a;
     else throw new UsageError(`one spec file only (got "${out.spec}" and "${a}")`);
+  }
+  if (command === 'mcp') {
+    if (out.spec !== undefined || out.resume !== undefined) throw new UsageError('mcp takes no spec file: the agent names it in init_grpo');
+    const { spec: _s, resume: _r, ...rest2 } = out;
+    return { ...rest2, command: 'mcp' };
   }
   if (!out.spec && !out.resume) throw new UsageError('give a spec file (or --resume <run dir>)');
   return out;

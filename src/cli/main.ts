@@ -10,7 +10,9 @@ import type { ResolvedRunSpec } from '../core/runs/spec';
 import { ServiceClient } from '../core/tinker/client';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
-import { GrpoArgs, USAGE, UsageError, parseArgs } from './args';
+import { TrainingSession } from '../core/agent/session';
+import { GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
+import { serveMcp } from './mcp';
 import { Progress } from './progress';
 import { summaryTable } from './summary';
 
@@ -20,19 +22,27 @@ interface Closer {
   close(): Promise<void>;
 }
 
-/** Opens the backend the flags (or else the spec) name; `closers` collects what must be stopped after. */
-function connector(args: GrpoArgs, cacheDir: string, closers: Closer[], log: (l: string) => void) {
+/**
+ * Opens the backend the flags (or else the spec) name; `closers` collects what must be stopped after.
+ * The embedded engine is started once and shared by every connection (an MCP session connects per call).
+ */
+function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string, closers: Closer[], log: (l: string) => void) {
+  let engineUrl: Promise<string> | undefined;
+  const startEngine = async (): Promise<string> => {
+    const backend = await createComputeBackend({ inWorker: true, gemmThreads: 2 });
+    closers.push(backend);
+    const dataDir = path.join(cacheDir, 'engine');
+    const server = await startEngineServer({ dataDir, backend });
+    closers.unshift(server);
+    log(`embedded engine on ${server.url} (data ${dataDir})`);
+    return server.url;
+  };
   return async (spec: ResolvedRunSpec): Promise<ServiceClient> => {
     const kind = args.backend ?? spec.backend;
     const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
     if (kind === 'local') {
-      const backend = await createComputeBackend({ inWorker: true, gemmThreads: 2 });
-      closers.push(backend);
-      const dataDir = path.join(cacheDir, 'engine');
-      const server = await startEngineServer({ dataDir, backend });
-      closers.unshift(server);
-      log(`embedded engine on ${server.url} (data ${dataDir})`);
-      return ServiceClient.connect({ baseUrl: server.url, clientVersion: VERSION });
+      engineUrl ??= startEngine();
+      return ServiceClient.connect({ baseUrl: await engineUrl, clientVersion: VERSION });
     }
     const resolved = resolveBackend(
       { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },
@@ -65,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const cacheDir = path.resolve(args.cacheDir ?? process.env.TINKER_STUDIO_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'tinker-studio'));
+  if (args.command === 'mcp') return mcp(args, cacheDir);
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const tty = Boolean(process.stderr.isTTY);
   const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
@@ -107,6 +118,29 @@ async function main(argv: string[]): Promise<number> {
     for (const c of closers) await c.close().catch(() => undefined);
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+  }
+}
+
+/** `tinker-studio mcp`: one training session served over stdio until the client disconnects. */
+async function mcp(args: McpArgs, cacheDir: string): Promise<number> {
+  const workspace = path.resolve(args.workspace ?? '.');
+  const runsDir = path.resolve(workspace, args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  const closers: Closer[] = [];
+  const session = new TrainingSession({
+    runsDir,
+    cacheDir,
+    baseDir: workspace,
+    python: args.python,
+    connect: connector(args, cacheDir, closers, log),
+    ...(args.busyWaitMs !== undefined ? { busyWaitMs: args.busyWaitMs } : {}),
+    log,
+  });
+  try {
+    await serveMcp(session, { version: VERSION, redact: redactSecrets });
+    return 0;
+  } finally {
+    for (const c of closers) await c.close().catch(() => undefined);
   }
 }
 

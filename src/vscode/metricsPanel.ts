@@ -159,7 +159,7 @@ export class MetricsPanel implements vscode.Disposable {
     const summarize = () => (summary ??= readSummary(this.runDir));
     this.model ??= active?.model ?? (await summarize())?.model;
     const base = { name: path.basename(this.runDir), dir: this.runDir, model: this.model };
-    if (active && active.status !== 'starting') {
+    if (active && active.status !== 'starting' && active.status !== 'paused') {
       const progress =
         active.status === 'running' && active.step !== undefined && active.endStep !== undefined
           ? { step: active.step, endStep: active.endStep, phase: active.phase }

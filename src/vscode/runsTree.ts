@@ -23,7 +23,8 @@ export type RunsNode =
 const SERVER_NODE: RunsNode = { kind: 'server' };
 
 export function localRunStatus(run: RunSummary, active: ActiveRun | undefined): LocalRunStatus {
-  if (active && active.status !== 'starting') return active.status;
+  // a paused run (an agent trains it a few iterations at a time) is resumable, like one not finished
+  if (active && active.status !== 'starting' && active.status !== 'paused') return active.status;
   return run.finished ? 'completed' : 'not finished';
 }
 

@@ -63,6 +63,12 @@ export interface RunGrpoOptions {
   writer: RunWriter;
   /** the checkpoint to resume from (the last record with a state_path) */
   resumeFrom?: CheckpointRecord;
+  /**
+   * Run at most this many iterations in this call, then pause: a state + sampler checkpoint at the
+   * step reached (no `final`), status 'paused', so a later call resumes exactly there. Agents train
+   * a few iterations at a time this way.
+   */
+  stopAfter?: number;
   signal?: AbortSignal;
   onEvent?: (e: GrpoEvent) => void;
   log?: (line: string) => void;
@@ -114,6 +120,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
   };
   const startStep = o.resumeFrom?.batch ?? 0;
   const endStep = c.iterations;
+  const stopStep = o.stopAfter !== undefined ? Math.min(endStep, startStep + Math.max(1, o.stopAfter)) : endStep;
   const promptCache = new Map<string, number[]>();
   const promptOf = (p: Problem) => {
     let t = promptCache.get(p.id);
@@ -187,7 +194,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
     const trainer = tc;
     let sampler = await trainer.saveWeightsAndGetSamplingClient(signal);
 
-    for (let i = startStep; i < endStep; i++) {
+    for (let i = startStep; i < stopStep; i++) {
       checkCancel();
       const timer = new SpanTimer();
       const t0 = performance.now();
@@ -266,10 +273,20 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       log(`step ${i}/${endStep}: reward ${fmt(metrics['env/all/reward/total'])}, frac_mixed ${fmt(metrics['env/all/by_group/frac_mixed'])}, truncated ${fmt(metrics['env/all/frac_truncated'])}, kl_v1 ${exp(metrics['optim/kl_sample_train_v1'])}, entropy ${fmt(metrics['optim/entropy'])}${metrics['test/env/all/reward/total'] !== undefined ? `, test reward ${fmt(metrics['test/env/all/reward/total'])}` : ''}, ${fmt(metrics['time/total'])} s`);
     }
 
-    const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
-    o.writer.appendCheckpoint(final);
-    emit({ type: 'checkpoint', record: final });
-    log(`finished: ${iterationsRun} iterations, final checkpoint ${final.state_path}`);
+    if (stopStep < endStep) {
+      status = 'paused';
+      if (lastSavedBatch < stopStep) {
+        const rec = await saveCheckpoint(trainer, checkpointName(stopStep), stopStep, 'both', c.ttlSeconds);
+        o.writer.appendCheckpoint(rec);
+        emit({ type: 'checkpoint', record: rec });
+      }
+      log(`paused after ${iterationsRun} iterations (next step ${stopStep} of ${endStep})`);
+    } else {
+      const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
+      o.writer.appendCheckpoint(final);
+      emit({ type: 'checkpoint', record: final });
+      log(`finished: ${iterationsRun} iterations, final checkpoint ${final.state_path}`);
+    }
   } catch (err) {
     if (err instanceof Cancelled || signal?.aborted) {
       status = 'cancelled';

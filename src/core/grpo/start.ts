@@ -41,6 +41,8 @@ export interface StartGrpoRunOptions {
   cacheDir: string;
   python?: string;
   resumeDir?: string;
+  /** run at most this many iterations, then pause (see RunGrpoOptions.stopAfter) */
+  stopAfter?: number;
   signal?: AbortSignal;
   onEvent?: (e: GrpoEvent) => void;
   log?: (line: string) => void;
@@ -141,6 +143,7 @@ export async function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResul
       reward,
       writer,
       resumeFrom,
+      stopAfter: o.stopAfter,
       signal: o.signal,
       onEvent: o.onEvent,
       log,

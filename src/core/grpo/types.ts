@@ -16,7 +16,8 @@ export type GrpoEvent =
   | { type: 'warning'; step: number; message: string }
   | { type: 'finished'; runDir: string; status: GrpoRunStatus; lastStep: number };
 
-export type GrpoRunStatus = 'completed' | 'cancelled' | 'failed';
+/** 'paused': stopped after the iterations asked for (`stopAfter`), resumable like 'cancelled'. */
+export type GrpoRunStatus = 'completed' | 'paused' | 'cancelled' | 'failed';
 
 export interface GrpoRunResult {
   runDir: string;

@@ -241,14 +241,28 @@ export function parseRunSpecText(text: string, fileLabel: string): RunSpec {
 /** Reads a spec file, validates it, names it and resolves its paths; checks the files it names exist. */
 export async function parseRunSpecFile(file: string): Promise<LoadedRunSpec> {
   const abs = path.resolve(file);
-  const label = path.basename(abs);
   let text: string;
   try {
     text = await fs.readFile(abs, 'utf8');
   } catch (err) {
     throw new RunSpecError([`${abs}: cannot read the spec file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
   }
-  const raw = parseRunSpecText(text, label);
+  return loadRunSpec(parseRunSpecText(text, path.basename(abs)), abs);
+}
+
+/**
+ * Validates a spec given as a value (e.g. a spec file's JSON with an agent's overrides on top), as if it
+ * were the file `specFile`: relative paths resolve against that file's folder. Throws RunSpecError.
+ */
+export async function parseRunSpecValue(value: unknown, specFile: string): Promise<LoadedRunSpec> {
+  const label = path.basename(specFile);
+  const result = RunSpec.safeParse(value, { reportInput: true });
+  if (!result.success) throw new RunSpecError(result.error.issues.map((i) => `${label}: ${formatIssue(i)}`));
+  return loadRunSpec(result.data, path.resolve(specFile));
+}
+
+async function loadRunSpec(raw: RunSpec, abs: string): Promise<LoadedRunSpec> {
+  const label = path.basename(abs);
   const dir = path.dirname(abs);
   const spec = resolveRunSpec(raw, abs);
   const missing: string[] = [];

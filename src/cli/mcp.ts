@@ -1,0 +1,41 @@
+// `tinker-studio mcp`: the agent tools (src/core/agent/tools.ts) served to any MCP client over stdio,
+// with the training doctrine as a prompt and a resource. stdout carries the protocol only: every log
+// line goes to stderr.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SessionBusyError, TrainingSession } from '../core/agent/session';
+import { AGENT_TOOLS, TRAINING_DOCTRINE } from '../core/agent/tools';
+
+export const DOCTRINE_URI = 'tinker-studio://doctrine';
+
+/** Serves `session` on stdin/stdout until the client closes the connection. */
+export async function serveMcp(session: TrainingSession, o: { version: string; redact: (text: string) => string }): Promise<void> {
+  const server = new McpServer({ name: 'tinker-studio', version: o.version });
+  for (const t of AGENT_TOOLS) {
+    server.registerTool(
+      t.name,
+      { title: t.title, description: t.description, inputSchema: t.input, annotations: { readOnlyHint: !t.confirm, openWorldHint: false } },
+      async (args: unknown, extra: { signal: AbortSignal }) => {
+        try {
+          const r = await t.run(session, args, extra.signal);
+          return { content: [{ type: 'text' as const, text: o.redact(r.text) }], structuredContent: r.value as Record<string, unknown> };
+        } catch (err) {
+          const text = o.redact(err instanceof Error ? err.message : String(err));
+          return {
+            isError: true,
+            content: [{ type: 'text' as const, text }],
+            structuredContent: err instanceof SessionBusyError ? { busy: true, status: err.status } : { error: text },
+          };
+        }
+      },
+    );
+  }
+  server.registerPrompt('training_doctrine', { title: 'How to train with Tinker Studio', description: 'The working rules for training with these tools: small steps, read the group breakdown, fix the reward first.' }, () => ({
+    messages: [{ role: 'user' as const, content: { type: 'text' as const, text: TRAINING_DOCTRINE } }],
+  }));
+  server.registerResource('doctrine', DOCTRINE_URI, { title: 'Training doctrine', mimeType: 'text/plain' }, (uri: URL) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: TRAINING_DOCTRINE }] }));
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
+  await server.connect(transport);
+  await closed;
+}

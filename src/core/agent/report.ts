@@ -1,0 +1,145 @@
+// What an agent reads after a training step: a few lines of text it can decide from, and the same
+// facts as structured content. Built from the run directory (metrics.jsonl, the iteration's samples),
+// so a report describes what was written, not what the loop meant to write.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { MetricsRecord, mergeMetrics, parseRecords } from '../runs/runDirectory';
+import { iterationDirName } from '../runs/runWriter';
+
+/** The metric keys a report reads (the cookbook's names). */
+export const REPORT_KEYS = {
+  reward: 'env/all/reward/total',
+  testReward: 'test/env/all/reward/total',
+  mixed: 'env/all/by_group/frac_mixed',
+  allGood: 'env/all/by_group/frac_all_good',
+  allBad: 'env/all/by_group/frac_all_bad',
+  truncated: 'env/all/frac_truncated',
+  kl: 'optim/kl_sample_train_v1',
+  entropy: 'optim/entropy',
+  time: 'time/total',
+} as const;
+
+export interface StepReport {
+  run_dir: string;
+  /** iterations [first_step, last_step] were run by this call */
+  first_step: number;
+  last_step: number;
+  /** steps of the whole run so far, and the spec's total */
+  steps_done: number;
+  steps_total: number;
+  reward_mean: number | null;
+  /** mean reward of the last (up to) 5 iterations minus that of the 5 before; null before 2 iterations */
+  reward_trend: number | null;
+  test_reward: number | null;
+  groups: { total: number; mixed: number; all_good: number; all_bad: number };
+  frac_truncated: number | null;
+  kl: number | null;
+  entropy: number | null;
+  seconds: number;
+  reward_errors: string[];
+  /** best and worst completion of one mixed group of the last iteration */
+  samples: Array<{ which: 'best' | 'worst'; problem_id: string; reward: number; advantage: number; completion: string }>;
+}
+
+const SampleLine = z.object({
+  group_idx: z.number(),
+  problem_id: z.string(),
+  content: z.string(),
+  reward: z.number(),
+  advantage: z.number(),
+});
+type SampleLine = z.infer<typeof SampleLine>;
+
+function readMetrics(runDir: string): MetricsRecord[] {
+  const file = path.join(runDir, 'metrics.jsonl');
+  if (!fs.existsSync(file)) return [];
+  return mergeMetrics(parseRecords(fs.readFileSync(file, 'utf8'), file, MetricsRecord).records);
+}
+
+const num = (r: MetricsRecord | undefined, key: string): number | null => {
+  const v = r?.[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+};
+
+const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** Best and worst sample of the first mixed group of iteration `step` (none when it has no mixed group). */
+export function mixedGroupSnippets(runDir: string, step: number, maxChars = 240): StepReport['samples'] {
+  const file = path.join(runDir, iterationDirName(step), 'train_samples.jsonl');
+  if (!fs.existsSync(file)) return [];
+  const { records } = parseRecords(fs.readFileSync(file, 'utf8'), file, SampleLine);
+  const byGroup = new Map<number, SampleLine[]>();
+  for (const r of records) byGroup.set(r.group_idx, [...(byGroup.get(r.group_idx) ?? []), r]);
+  for (const group of byGroup.values()) {
+    const sorted = [...group].sort((a, b) => b.reward - a.reward);
+    const best = sorted[0]!;
+    const worst = sorted[sorted.length - 1]!;
+    if (best.reward === worst.reward) continue;
+    const snip = (s: SampleLine, which: 'best' | 'worst') => ({
+      which,
+      problem_id: s.problem_id,
+      reward: s.reward,
+      advantage: s.advantage,
+      completion: s.content.length > maxChars ? `${s.content.slice(0, maxChars)}…` : s.content,
+    });
+    return [snip(best, 'best'), snip(worst, 'worst')];
+  }
+  return [];
+}
+
+/** The report of the iterations [firstStep, lastStep] of a run with `groupsPerBatch` groups per step. */
+export function stepReport(o: {
+  runDir: string;
+  firstStep: number;
+  lastStep: number;
+  stepsTotal: number;
+  groupsPerBatch: number;
+  rewardErrors: readonly string[];
+}): StepReport {
+  const all = readMetrics(o.runDir);
+  const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
+  const last = ran[ran.length - 1];
+  const rewards = all.map((r) => num(r, REPORT_KEYS.reward)).filter((v): v is number => v !== null);
+  const recent = rewards.slice(-5);
+  const before = rewards.slice(-10, -5);
+  const trend = recent.length > 0 && before.length > 0 ? mean(recent)! - mean(before)! : rewards.length >= 2 ? rewards[rewards.length - 1]! - rewards[0]! : null;
+  const testRewards = ran.map((r) => num(r, REPORT_KEYS.testReward)).filter((v): v is number => v !== null);
+  const g = o.groupsPerBatch;
+  const count = (key: string) => Math.round((num(last, key) ?? 0) * g);
+  return {
+    run_dir: o.runDir,
+    first_step: o.firstStep,
+    last_step: o.lastStep,
+    steps_done: all.length === 0 ? 0 : all[all.length - 1]!.step + 1,
+    steps_total: o.stepsTotal,
+    reward_mean: mean(ran.map((r) => num(r, REPORT_KEYS.reward)).filter((v): v is number => v !== null)),
+    reward_trend: trend,
+    test_reward: testRewards.length > 0 ? testRewards[testRewards.length - 1]! : null,
+    groups: { total: g, mixed: count(REPORT_KEYS.mixed), all_good: count(REPORT_KEYS.allGood), all_bad: count(REPORT_KEYS.allBad) },
+    frac_truncated: num(last, REPORT_KEYS.truncated),
+    kl: num(last, REPORT_KEYS.kl),
+    entropy: num(last, REPORT_KEYS.entropy),
+    seconds: ran.reduce((s, r) => s + (num(r, REPORT_KEYS.time) ?? 0), 0),
+    reward_errors: o.rewardErrors.slice(0, 3),
+    samples: last ? mixedGroupSnippets(o.runDir, last.step) : [],
+  };
+}
+
+const f3 = (v: number | null) => (v === null ? '–' : v.toFixed(3));
+const signed = (v: number | null) => (v === null ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`);
+
+/** The report as a few lines of text. */
+export function stepReportText(r: StepReport): string {
+  const steps = r.first_step === r.last_step ? `iteration ${r.last_step}` : `iterations ${r.first_step}–${r.last_step}`;
+  const lines = [
+    `${steps} done (${r.steps_done}/${r.steps_total}), ${r.seconds.toFixed(1)} s`,
+    `reward ${f3(r.reward_mean)} (trend ${signed(r.reward_trend)})${r.test_reward !== null ? `, holdout ${f3(r.test_reward)}` : ''}`,
+    `groups: ${r.groups.mixed} mixed, ${r.groups.all_good} all-good (ALL-1), ${r.groups.all_bad} all-bad (ALL-0) of ${r.groups.total}; truncated ${f3(r.frac_truncated)}`,
+    `KL ${r.kl === null ? '–' : r.kl.toExponential(2)}, entropy ${f3(r.entropy)}`,
+  ];
+  if (r.reward_errors.length > 0) lines.push(`reward errors: ${r.reward_errors.join(' | ')}`);
+  for (const s of r.samples) lines.push(`${s.which} (${s.problem_id}, reward ${f3(s.reward)}): ${JSON.stringify(s.completion)}`);
+  lines.push(`run directory: ${r.run_dir}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,109 @@
+// The agent tools, written once: name, description, input schema (zod) and what each does on the
+// session. The MCP server (`tinker-studio mcp`) and VS Code's language-model tools both serve this
+// table, so the two surfaces cannot drift apart.
+import { z } from 'zod';
+import { SamplePromptSchema, TrainingSession } from './session';
+
+export interface AgentTool {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodObject;
+  /** spends compute or changes saved state: surfaces ask the person before running it */
+  confirm: boolean;
+  run(session: TrainingSession, input: unknown, signal?: AbortSignal): Promise<{ text: string; value: unknown }>;
+}
+
+function tool<S extends z.ZodObject>(t: Omit<AgentTool, 'input' | 'run'> & { input: S; run: (s: TrainingSession, a: z.output<S>, signal?: AbortSignal) => Promise<{ text: string; value: unknown }> }): AgentTool {
+  return {
+    ...t,
+    run: (s, raw, signal) => {
+      const parsed = t.input.safeParse(raw ?? {});
+      if (!parsed.success) throw new Error(`${t.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ')}`);
+      return t.run(s, parsed.data, signal);
+    },
+  };
+}
+
+export const AGENT_TOOLS: readonly AgentTool[] = [
+  tool({
+    name: 'init_grpo',
+    title: 'Start a GRPO session',
+    description:
+      'Validates a GRPO run spec (a *.grpo.json file: model, dataset, reward file, hyperparameters) with optional field overrides, and makes it the session. Nothing is trained until train_grpo_step. Replaces an earlier session (whose run directory stays resumable).',
+    input: z.object({
+      spec_file: z.string().min(1).describe('path of the *.grpo.json spec, relative to the workspace'),
+      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 2e-3, "group_size": 8, "iterations": 20}'),
+    }),
+    confirm: false,
+    run: (s, a) => s.initGrpo(a),
+  }),
+  tool({
+    name: 'train_grpo_step',
+    title: 'Train GRPO iterations',
+    description:
+      'Runs num_iterations GRPO iterations (default 1) on the session run: sample groups, score them with the reward function, update the weights. Returns reward mean and trend, ALL-0 / ALL-1 / mixed group counts, truncation, reward errors, KL, entropy, time, best and worst sample of a mixed group, and the run directory.',
+    input: z.object({ num_iterations: z.number().int().min(1).max(1000).optional().describe('iterations to run (default 1)') }),
+    confirm: true,
+    run: (s, a, signal) => s.trainGrpoStep(a, signal),
+  }),
+  tool({
+    name: 'sample',
+    title: 'Sample completions',
+    description:
+      'Samples n completions of each prompt from the current weights (or a given tinker:// sampler path, or the base model before any step). Prompts with a ground_truth are scored by the session reward function.',
+    input: z.object({
+      prompts: z.array(SamplePromptSchema).optional().describe('[{"prompt": "...", "ground_truth": "..."}] or [{"messages": [...]}]'),
+      prompts_file: z.string().optional().describe('JSONL file of the same objects, relative to the workspace'),
+      n: z.number().int().min(1).max(64).optional().describe('samples per prompt (default 4)'),
+      temperature: z.number().min(0).max(2).optional(),
+      max_tokens: z.number().int().min(1).max(8192).optional(),
+      checkpoint: z.string().optional().describe('a tinker:// sampler path to sample from instead of the current weights'),
+    }),
+    confirm: true,
+    run: (s, a, signal) => s.sample(a, signal),
+  }),
+  tool({
+    name: 'save',
+    title: 'Save a named checkpoint',
+    description: 'Saves the current weights and optimizer state under a name; returns its tinker:// state and sampler paths.',
+    input: z.object({ name: z.string().min(1).describe('letters, digits, ".", "_" and "-"') }),
+    confirm: true,
+    run: (s, a) => s.save(a),
+  }),
+  tool({
+    name: 'load',
+    title: 'Continue from a checkpoint',
+    description: 'Makes the next train step continue from a tinker:// state path (weights and optimizer; before the first step: weights only).',
+    input: z.object({ path: z.string().min(1).describe('tinker://… state path') }),
+    confirm: true,
+    run: (s, a) => s.load(a),
+  }),
+  tool({
+    name: 'status',
+    title: 'Session status',
+    description: 'What the session is doing: run, iteration, phase and progress of the call in flight, last metrics, elapsed time. Cheap; use it as a heartbeat while a long step runs.',
+    input: z.object({}),
+    confirm: false,
+    run: async (s) => ({ text: s.statusText(), value: s.status() }),
+  }),
+  tool({
+    name: 'finish',
+    title: 'Finish the session',
+    description: 'Saves the final checkpoint of the session run and ends the session; returns a summary and the final sampler path.',
+    input: z.object({}),
+    confirm: true,
+    run: (s) => s.finish(),
+  }),
+];
+
+/** The doctrine agents are asked to follow, in our words (served as an MCP prompt and resource). */
+export const TRAINING_DOCTRINE = `How to train with these tools
+
+1. Look before you train. After init_grpo, call sample on a handful of training prompts with their ground truths: if every completion scores 0, the task is too hard or the reward too strict; if every one scores 1, there is nothing to learn. Fix the reward or the data first, never train through a broken reward.
+2. Small steps. Train 1–5 iterations per call and read each report before the next call.
+3. Read the group breakdown, not only the mean. GRPO learns only from mixed groups (some samples better than others). Mostly ALL-0 groups: too hard, reward too strict or completions truncated (check the truncated fraction; raise max_tokens). Mostly ALL-1: converged or too easy — sample and consider stopping.
+4. Reward errors are bugs. If a report lists reward errors, stop and fix the reward function.
+5. Watch KL and entropy. A KL spike or oscillating reward: lower the learning rate. Flat reward with a tiny KL: the learning rate may be too low.
+6. Change one thing at a time, and save a named checkpoint before a risky change so you can load it back.
+7. Decide by evidence: metrics and samples. Finish with finish, which saves the final checkpoint and tells where the run directory is.`;

@@ -1,0 +1,159 @@
+// `tinker-studio mcp` as an agent meets it: the official MCP client over stdio against the real CLI,
+// which starts its own embedded engine. init_grpo on the arithmetic example (small overrides) →
+// train_grpo_step ×2 → sample → save → load → finish, with the reports' structured content checked
+// against the run directory; a call made while a step runs is answered "busy"; a bad spec field, a
+// missing reward file and an unknown checkpoint get errors that say what is wrong.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mergeMetrics, parseRecords, CheckpointRecord, MetricsRecord } from '../../../src/core/runs/runDirectory';
+import { AGENT_TOOLS } from '../../../src/core/agent/tools';
+
+const CLI = path.join(__dirname, '../../../src/cli/main.js');
+const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic/arith.grpo.json');
+
+interface CallResult {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+}
+
+const textOf = (r: CallResult) => r.content.map((c) => c.text ?? '').join('\n');
+
+describe('agent tools over MCP (tinker-studio mcp, local engine)', function () {
+  this.timeout(300_000);
+  let tmp: string;
+  let client: Client;
+  let stderr = '';
+
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => (await client.callTool({ name, arguments: args }, undefined, { timeout: 240_000 })) as CallResult;
+  const ok = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
+    const r = await call(name, args);
+    assert.ok(!r.isError, `${name} failed: ${textOf(r)}\n--- server stderr ---\n${stderr}`);
+    return r;
+  };
+
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-mcp-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--backend', 'local', '--workspace', path.dirname(EXAMPLE), '--runs-dir', path.join(tmp, 'runs'), '--cache-dir', path.join(tmp, 'cache'), '--busy-wait-ms', '300'],
+      env: { ...(process.env as Record<string, string>), TINKER_API_KEY: '' },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    client = new Client({ name: 'tinker-studio-test', version: '0.0.0' });
+    await client.connect(transport);
+  });
+
+  after(async () => {
+    await client?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('lists the tools, the doctrine prompt and resource', async () => {
+    const tools = await client.listTools();
+    assert.deepStrictEqual(tools.tools.map((t) => t.name).sort(), AGENT_TOOLS.map((t) => t.name).sort());
+    const train = tools.tools.find((t) => t.name === 'train_grpo_step')!;
+    assert.ok(train.inputSchema.properties && 'num_iterations' in train.inputSchema.properties);
+    const prompts = await client.listPrompts();
+    assert.deepStrictEqual(prompts.prompts.map((p) => p.name), ['training_doctrine']);
+    const res = await client.readResource({ uri: 'tinker-studio://doctrine' });
+    assert.match(String((res.contents[0] as { text?: string }).text), /ALL-0/);
+  });
+
+  it('refuses a bad spec field and a missing reward file with what to change', async () => {
+    const bad = await call('init_grpo', { spec_file: 'arith.grpo.json', overrides: { group_size: 0 } });
+    assert.ok(bad.isError);
+    assert.match(textOf(bad), /arith\.grpo\.json: group_size/);
+    const missing = await call('init_grpo', { spec_file: 'arith.grpo.json', overrides: { reward: { file: 'no-such-reward.py' } } });
+    assert.ok(missing.isError);
+    assert.match(textOf(missing), /reward\.file: file "no-such-reward\.py" not found/);
+    const before = await ok('status');
+    assert.strictEqual(before.structuredContent?.state, 'idle');
+    assert.strictEqual(before.structuredContent?.run_name, undefined, 'a refused init leaves no session');
+  });
+
+  it('trains step by step, samples, saves, loads and finishes one ordinary run directory', async () => {
+    const init = await ok('init_grpo', {
+      spec_file: 'arith.grpo.json',
+      overrides: { name: 'agent-arith', groups_per_batch: 4, group_size: 4, iterations: 10, eval_every: 0, save_every: 0 },
+    });
+    assert.strictEqual(init.structuredContent?.run_name, 'agent-arith');
+    assert.ok(Number(init.structuredContent?.train_problems) > 0);
+
+    // a second call while the first step runs waits 300 ms, then is answered busy with the status
+    const first = call('train_grpo_step', { num_iterations: 2 });
+    for (;;) {
+      const s = await ok('status');
+      if (s.structuredContent?.state === 'running') break;
+    }
+    const busy = await call('save', { name: 'too-early' });
+    assert.ok(busy.isError, 'a call during a step must not run');
+    assert.strictEqual(busy.structuredContent?.busy, true);
+    assert.strictEqual((busy.structuredContent?.status as { tool?: string }).tool, 'train_grpo_step');
+    assert.match(textOf(busy), /busy: train_grpo_step is still running/);
+
+    const r1 = await first;
+    assert.ok(!r1.isError, textOf(r1) + stderr);
+    const rep1 = r1.structuredContent!;
+    assert.strictEqual(rep1.first_step, 0);
+    assert.strictEqual(rep1.last_step, 1);
+    assert.strictEqual(rep1.steps_done, 2);
+    const groups = rep1.groups as { total: number; mixed: number; all_good: number; all_bad: number };
+    assert.strictEqual(groups.total, 4);
+    assert.strictEqual(groups.mixed + groups.all_good + groups.all_bad, 4);
+    const runDir = String(rep1.run_dir);
+    assert.match(textOf(r1), /groups: \d+ mixed, \d+ all-good \(ALL-1\), \d+ all-bad \(ALL-0\) of 4/);
+    assert.ok(textOf(r1).includes(`run directory: ${runDir}`));
+
+    const r2 = await ok('train_grpo_step', {});
+    assert.strictEqual(r2.structuredContent?.first_step, 2);
+    assert.strictEqual(r2.structuredContent?.last_step, 2);
+
+    const sampled = await ok('sample', { prompts: [{ prompt: 'What is 2 + 3?', ground_truth: '5' }, { prompt: 'What is 7 + 1?' }], n: 3 });
+    const results = sampled.structuredContent!.results as Array<{ ground_truth: string | null; completions: Array<{ text: string; reward: number | null }> }>;
+    assert.strictEqual(results.length, 2);
+    assert.strictEqual(results[0]!.completions.length, 3);
+    for (const c of results[0]!.completions) assert.ok(c.reward === 0 || c.reward === 1, `reward ${c.reward}`);
+    for (const c of results[1]!.completions) assert.strictEqual(c.reward, null, 'no ground truth, no reward');
+    assert.match(String(sampled.structuredContent!.source), /^tinker:\/\//, 'samples come from the trained weights');
+
+    const saved = await ok('save', { name: 'after-3' });
+    const statePath = String(saved.structuredContent?.state_path);
+    assert.match(statePath, /^tinker:\/\//);
+    assert.match(String(saved.structuredContent?.sampler_path), /^tinker:\/\//);
+
+    const unknown = await call('load', { path: 'tinker://no-such-model/weights/nothing' });
+    assert.ok(unknown.isError);
+    assert.match(textOf(unknown), /unknown checkpoint tinker:\/\/no-such-model\/weights\/nothing/);
+    const loaded = await ok('load', { path: statePath });
+    assert.strictEqual(loaded.structuredContent?.step, 3);
+
+    const fin = await ok('finish');
+    assert.strictEqual(fin.structuredContent?.steps, 3);
+    assert.match(String((fin.structuredContent?.final as { sampler_path?: string }).sampler_path), /^tinker:\/\//);
+
+    // the run directory is an ordinary one: every step once, in order; checkpoints a resume can use
+    const metricsFile = path.join(runDir, 'metrics.jsonl');
+    const metrics = mergeMetrics(parseRecords(fs.readFileSync(metricsFile, 'utf8'), metricsFile, MetricsRecord).records);
+    assert.deepStrictEqual(metrics.map((m) => m.step), [0, 1, 2]);
+    const ckFile = path.join(runDir, 'checkpoints.jsonl');
+    const cks = parseRecords(fs.readFileSync(ckFile, 'utf8'), ckFile, CheckpointRecord).records;
+    assert.deepStrictEqual(
+      cks.map((c) => [c.name, c.batch]),
+      [
+        ['000002', 2],
+        ['000003', 3],
+        ['after-3', 3],
+        ['load-000003', 3],
+        ['final', 3],
+      ],
+    );
+    const after = await ok('status');
+    assert.strictEqual(after.structuredContent?.run_name, undefined, 'finish ends the session');
+  });
+});
