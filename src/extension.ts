@@ -5,6 +5,7 @@ import { Redactor } from './core/config/redact';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerCommands } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
+import { registerAgentTools } from './vscode/agentTools';
 import { GrpoRunner } from './vscode/grpoRunner';
 import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
@@ -72,6 +73,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));
   own(vscode.languages.registerCodeLensProvider(SPEC_SELECTOR, lenses));
+  const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
+  for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);
 

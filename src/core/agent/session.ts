@@ -11,7 +11,7 @@ import type { Problem } from '../data/types';
 import { checkpointName } from '../grpo/loop';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
 import { startGrpoRun } from '../grpo/start';
-import type { GrpoEvent } from '../grpo/types';
+import type { GrpoEvent, GrpoRunResult } from '../grpo/types';
 import { loadRenderer } from '../render';
 import type { Message } from '../render/types';
 import { createRewardRunner } from '../reward';
@@ -30,9 +30,18 @@ export interface TrainingSessionOptions {
   connect: (spec: ResolvedRunSpec) => Promise<ServiceClient>;
   /** how long a call waits for the call in progress before answering busy (default 10 s) */
   busyWaitMs?: number;
-  /** every event of the runs the session trains (so an editor can show them live) */
-  onEvent?: (e: GrpoEvent) => void;
+  /**
+   * Called as each train step starts; what it returns follows that stretch of the run (an editor
+   * registers it so the person watches it live and can stop it through `signal`).
+   */
+  watch?: (runName: string, specFile: string) => RunWatcher;
   log?: (line: string) => void;
+}
+
+export interface RunWatcher {
+  signal?: AbortSignal;
+  onEvent(e: GrpoEvent): void;
+  onEnd(result: GrpoRunResult): void;
 }
 
 export interface SessionStatus {
@@ -180,6 +189,8 @@ export class TrainingSession {
       const errors: string[] = [];
       let firstStep: number | undefined;
       let lastStep = done - 1;
+      const watcher = this.o.watch?.(c.spec.name, c.specFile);
+      const signals = [signal, watcher?.signal].filter((x): x is AbortSignal => x !== undefined);
       const result = await startGrpoRun({
         spec: c.spec,
         specFile: c.specFile,
@@ -189,7 +200,7 @@ export class TrainingSession {
         connect: this.o.connect,
         ...(c.runDir ? { resumeDir: c.runDir } : {}),
         stopAfter: n,
-        signal,
+        signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
         onEvent: (e) => {
           if (e.type === 'started') c.runDir = e.runDir;
           if (e.type === 'phase') this.progress = { ...this.progress, step: e.step, phase: e.phase, done: e.done, total: e.total };
@@ -199,10 +210,15 @@ export class TrainingSession {
             this.progress.metrics = Object.fromEntries(LAST_METRIC_KEYS.filter((k) => e.metrics[k] !== undefined).map((k) => [k, e.metrics[k]!]));
           }
           if (e.type === 'warning') errors.push(e.message);
-          this.o.onEvent?.(e);
+          watcher?.onEvent(e);
         },
         log: this.o.log,
+      }).catch((err: unknown) => {
+        const error = err instanceof Error ? err.message : String(err);
+        watcher?.onEnd({ runDir: c.runDir ?? '', status: 'failed', iterationsRun: 0, error });
+        throw new SessionError(error);
       });
+      watcher?.onEnd(result);
       c.runDir = result.runDir;
       this.progress.step = lastStep + 1;
       if (result.status === 'failed') throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the iterations written are kept)`);
