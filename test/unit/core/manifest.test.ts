@@ -14,6 +14,18 @@ describe('extension manifest', () => {
     }
   });
 
+  it('lists no activation event VS Code already implies from its contributions', () => {
+    for (const e of pkg.activationEvents as string[]) assert.ok(!/^on(View|Language|Command):/.test(e), `${e} is implied by the contribution`);
+  });
+
+  it('says where it runs: a workspace extension, no virtual workspaces; has an icon and no placeholder repository', () => {
+    assert.deepStrictEqual(pkg.extensionKind, ['workspace']);
+    assert.strictEqual(pkg.capabilities.virtualWorkspaces.supported, false);
+    assert.ok(fs.existsSync(path.join(root, pkg.icon)), pkg.icon);
+    assert.ok(!/example\.invalid/.test(JSON.stringify(pkg.repository ?? '')), 'repository must be real or absent');
+    assert.ok(fs.existsSync(path.join(root, 'CHANGELOG.md')));
+  });
+
   it('every command link in welcome content and menus names a contributed command', () => {
     const commands = new Set((pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command));
     for (const w of pkg.contributes.viewsWelcome as Array<{ contents: string }>) {
