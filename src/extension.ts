@@ -6,6 +6,7 @@ import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerCommands } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
 import { registerAgentTools } from './vscode/agentTools';
+import { ContextKeys } from './vscode/contextKeys';
 import { GrpoRunner } from './vscode/grpoRunner';
 import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
@@ -45,6 +46,8 @@ export interface TinkerStudioApi {
   rewards: RewardEditor;
   /** starts GRPO runs (the commands' back end) */
   runner: GrpoRunner;
+  /** the context keys the manifest's `when` clauses read */
+  contextKeys: ContextKeys;
 }
 
 export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
@@ -77,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);
+  const contextKeys = own(new ContextKeys(registry, runs, rewards.editor.index));
 
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
@@ -128,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     runStatus,
     rewards: rewards.editor,
     runner,
+    contextKeys,
   };
 }
 
