@@ -3,7 +3,8 @@
 // opens the workbench in headless Debian Chromium (playwright-core) and runs the steps of every
 // test/ui/*.ui.mjs file as a person would use the extension: activity bar, views, command palette,
 // quick picks, status bar. Screenshots go to test-results/ui/. Prints "ui: N passed, N failed".
-//   VSIX=<file> (default <name>-<version>.vsix)  UI_GREP=<substring>  KEEP_TMP=1
+//   VSIX=<file> (default <name>-<version>.vsix)  UI_GREP=<substring of a test name>
+//   UI_FILES=<substring of a file name>  KEEP_TMP=1
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,7 +27,7 @@ async function main() {
   const cs = resolveCodeServer();
   const vsix = findVsix();
   fs.mkdirSync(shots, { recursive: true });
-  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs')).sort();
+  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs') && (!process.env.UI_FILES || f.includes(process.env.UI_FILES))).sort();
   const results = [];
 
   for (const file of files) {

@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
   const metrics = own(new MetricsPanels({ extensionUri: context.extensionUri, log, registry }));
   const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
-  for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer() })) own(d);
+  for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../core/config/backendKinds';
 import { CheckpointNode, checkpointPath } from './checkpointsTree';
 import { TinkerConnection } from './connection';
+import { openArithmeticExample } from './example';
 import { Log } from './log';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore, validateApiKey } from './secrets';
@@ -19,6 +20,8 @@ export interface CommandServices {
   connection: TinkerConnection;
   /** also called by Refresh Runs (the server's training runs are fetched again) */
   onRefresh?: () => void;
+  /** where the bundled example lives (<extension>/examples) */
+  extensionPath: string;
 }
 
 export type Handler = (...args: unknown[]) => unknown;
@@ -39,6 +42,7 @@ export function registerCommands(s: CommandServices): vscode.Disposable[] {
     'tinker.copyCheckpointPath': (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
     'tinker.showLog': () => s.log.show(),
     'tinker.showModels': (opts?: unknown) => showModels(s, opts),
+    'tinker.openExample': (which?: unknown) => openArithmeticExample(s.extensionPath, which),
   };
   return registerTable(table, s.log);
 }
