@@ -28,6 +28,7 @@ import { SpanTimer } from './spanTimer';
 import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep';
 import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from './types';
 import { computeAdvantages } from './advantages';
+import { requestSeed, SeedPurpose } from './samplingSeed';
 
 /** The resolved settings of a run (the spec after defaults: learning rate, renderer, …). */
 export interface GrpoLoopConfig {
@@ -50,6 +51,8 @@ export interface GrpoLoopConfig {
   ttlSeconds?: number;
   /** LoRA initialisation seed */
   seed?: number;
+  /** fixes every sampling request's seed (see samplingSeed.ts); absent: unseeded, as the cookbook */
+  samplingSeed?: number;
   /** stop strings replacing the renderer's stop sequences */
   stop?: string[];
 }
@@ -130,6 +133,8 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
   const stop = c.stop?.length ? c.stop : stopParam(o.renderer.stopSequences());
   const trainParams: SamplingParams = { max_tokens: c.maxTokens, temperature: c.temperature, stop };
   const evalParams: SamplingParams = { max_tokens: c.maxTokens, temperature: 1, stop };
+  const seeded = (params: SamplingParams, i: number, purpose: SeedPurpose, index: number): SamplingParams =>
+    c.samplingSeed === undefined ? params : { ...params, seed: requestSeed(c.samplingSeed, i, purpose, index) };
 
   let status: GrpoRunStatus = 'completed';
   let error: string | undefined;
@@ -149,8 +154,8 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
     let done = 0;
     emit({ type: 'phase', step: i, phase: 'eval', done, total: problems.length });
     const groups = await Promise.all(
-      problems.map(async (p) => {
-        const g = await sampleGroup(sampler, o.renderer, p, promptOf(p), 1, evalParams, signal);
+      problems.map(async (p, j) => {
+        const g = await sampleGroup(sampler, o.renderer, p, promptOf(p), 1, seeded(evalParams, i, 'eval', j), signal);
         emit({ type: 'phase', step: i, phase: 'eval', done: ++done, total: problems.length });
         return g;
       }),
@@ -218,8 +223,8 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       const current = sampler;
       const groups = await timer.time('sampling', () =>
         Promise.all(
-          problems.map(async (p) => {
-            const g = await sampleGroup(current, o.renderer, p, promptOf(p), c.groupSize, trainParams, signal);
+          problems.map(async (p, k) => {
+            const g = await sampleGroup(current, o.renderer, p, promptOf(p), c.groupSize, seeded(trainParams, i, 'train', k), signal);
             sampled += g.rollouts.length;
             emit({ type: 'phase', step: i, phase: 'sampling', done: sampled, total });
             return g;

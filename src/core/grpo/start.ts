@@ -67,6 +67,7 @@ export function loopConfig(spec: ResolvedRunSpec, learningRate: number): GrpoLoo
     removeConstantRewardGroups: spec.remove_constant_reward_groups,
     ttlSeconds: spec.ttl_seconds,
     seed: spec.seed,
+    samplingSeed: spec.sampling_seed,
     stop: spec.stop,
   };
 }

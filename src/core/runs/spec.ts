@@ -154,6 +154,13 @@ export const RunSpec = z
     dataset: DatasetSpec,
     reward: RewardSpec,
     seed: z.number().int().min(0).max(0xffffffff).default(0).describe('Seed of the dataset shuffle and holdout split.'),
+    sampling_seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(0xffffffff)
+      .optional()
+      .describe('Fixes sampling: each request is seeded from this, the iteration and the group (or holdout problem), so the same spec on the local engine gives the same run. Absent: unseeded, as the cookbook.'),
     loss_fn: z
       .enum(['importance_sampling', 'ppo'])
       .default('importance_sampling')

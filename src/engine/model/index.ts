@@ -9,11 +9,15 @@ export interface ComputeBackendOptions extends LocalBackendOptions {
   inWorker?: boolean;
   /** GEMM threads of the WASM kernel (2 pays off when nothing else keeps the second core busy) */
   gemmThreads?: 1 | 2;
+  /** where a missing WASM SIMD kernel is reported (default: stderr) */
+  warn?: (line: string) => void;
 }
 
 export async function createComputeBackend(opts: ComputeBackendOptions = {}): Promise<ComputeBackend> {
   if (opts.inWorker) return WorkerBackend.start({ weightsDir: opts.weightsDir, config: opts.config, gemmThreads: opts.gemmThreads ?? 1 });
-  await initCompute({ threads: opts.gemmThreads ?? 1, log: () => undefined });
+  const info = await initCompute({ threads: opts.gemmThreads ?? 1, log: () => undefined });
+  // the reference GEMM is some 10× slower: say so rather than train slowly without a word
+  if (info.kernel === 'reference') (opts.warn ?? ((l: string) => console.error(`[engine] ${l}`)))(`gemm: WASM SIMD kernel unavailable (${info.reason}); using the pure-TypeScript reference, which is much slower`);
   return new LocalBackend(opts);
 }
 

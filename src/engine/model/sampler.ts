@@ -121,61 +121,64 @@ function endsWith(bytes: number[], suffix: Uint8Array): boolean {
   return true;
 }
 
-/** Picks a token from log-probs with temperature, top-k and top-p; returns it and its log-prob. */
-function pick(lp: Float32Array, off: number, V: number, p: DecodeParams, rng: Rng): [number, number] {
+/**
+ * Picks a token from the model's log-probs `lp[off..off+V)` and returns it with its log-prob under
+ * the distribution it was drawn from: softmax(lp / temperature), cut to the top_k most likely tokens,
+ * then to the smallest prefix (most likely first) whose mass reaches top_p, and renormalised. So the
+ * reported log-prob is what an importance ratio needs; at temperature 1 without truncation it is the
+ * model's, equal to the trainer's. Greedy (temperature 0) reports the model's own log-prob, as a
+ * point mass would say nothing.
+ */
+export function pick(lp: Float32Array, off: number, V: number, p: Pick<DecodeParams, 'temperature' | 'topK' | 'topP'>, rng: Rng): [number, number] {
   if (p.temperature === 0) {
     let best = 0;
     for (let i = 1; i < V; i++) if (lp[off + i]! > lp[off + best]!) best = i;
     return [best, lp[off + best]!];
   }
-  // the distribution sampled from: softmax(logprob / temperature), optionally truncated
-  const scaled = new Float64Array(V);
+  const probs = new Float64Array(V);
   let max = -Infinity;
   for (let i = 0; i < V; i++) {
-    scaled[i] = lp[off + i]! / p.temperature;
-    if (scaled[i]! > max) max = scaled[i]!;
+    probs[i] = lp[off + i]! / p.temperature;
+    if (probs[i]! > max) max = probs[i]!;
   }
   let sum = 0;
   for (let i = 0; i < V; i++) {
-    scaled[i] = Math.exp(scaled[i]! - max);
-    sum += scaled[i]!;
+    probs[i] = Math.exp(probs[i]! - max);
+    sum += probs[i]!;
   }
-  for (let i = 0; i < V; i++) scaled[i] = scaled[i]! / sum;
-  // log-prob reported: under the temperature-scaled, untruncated distribution
-  const reported = (i: number) => Math.log(scaled[i]!);
-  let candidates: number[] | undefined;
-  if ((p.topK > 0 && p.topK < V) || p.topP < 1) {
-    candidates = Array.from({ length: V }, (_, i) => i).sort((a, b) => scaled[b]! - scaled[a]!);
-    if (p.topK > 0 && p.topK < V) candidates = candidates.slice(0, p.topK);
-    if (p.topP < 1) {
-      let acc = 0;
-      const kept: number[] = [];
-      for (const i of candidates) {
-        kept.push(i);
-        acc += scaled[i]!;
-        if (acc >= p.topP) break;
-      }
-      candidates = kept;
+  for (let i = 0; i < V; i++) probs[i] = probs[i]! / sum;
+  const truncK = p.topK > 0 && p.topK < V;
+  const truncP = p.topP < 1;
+  if (!truncK && !truncP) {
+    let u = rng.next();
+    for (let i = 0; i < V; i++) {
+      u -= probs[i]!;
+      if (u <= 0) return [i, Math.log(probs[i]!)];
     }
+    return [V - 1, Math.log(probs[V - 1]!)];
   }
-  const pool = candidates ?? null;
-  let total = 0;
-  if (pool) for (const i of pool) total += scaled[i]!;
-  else total = 1;
-  let u = rng.next() * total;
-  if (pool) {
-    for (const i of pool) {
-      u -= scaled[i]!;
-      if (u <= 0) return [i, reported(i)];
+  // ties keep the lower id first, so the cut is deterministic
+  let pool = Array.from({ length: V }, (_, i) => i).sort((a, b) => probs[b]! - probs[a]! || a - b);
+  if (truncK) pool = pool.slice(0, p.topK);
+  if (truncP) {
+    let acc = 0;
+    let keep = 0;
+    while (keep < pool.length) {
+      acc += probs[pool[keep]!]!;
+      keep++;
+      if (acc >= p.topP) break;
     }
-    const last = pool[pool.length - 1]!;
-    return [last, reported(last)];
+    pool = pool.slice(0, keep);
   }
-  for (let i = 0; i < V; i++) {
-    u -= scaled[i]!;
-    if (u <= 0) return [i, reported(i)];
+  let mass = 0;
+  for (const i of pool) mass += probs[i]!;
+  let u = rng.next() * mass;
+  for (const i of pool) {
+    u -= probs[i]!;
+    if (u <= 0) return [i, Math.log(probs[i]! / mass)];
   }
-  return [V - 1, reported(V - 1)];
+  const last = pool[pool.length - 1]!;
+  return [last, Math.log(probs[last]! / mass)];
 }
 
 export class Sampler {

@@ -20,6 +20,19 @@ function datum(text: string): EngineDatum {
   };
 }
 
+/** an importance_sampling datum over d's tokens with one sampler log-prob and advantage everywhere */
+function rlDatum(sft: EngineDatum, samplerLogprob: number, advantage: number): EngineDatum {
+  const n = sft.tokens.length;
+  return {
+    tokens: sft.tokens,
+    lossFnInputs: {
+      target_tokens: sft.lossFnInputs.target_tokens!,
+      logprobs: { dtype: 'float32', data: new Float32Array(n).fill(samplerLogprob), shape: [n] },
+      advantages: { dtype: 'float32', data: new Float32Array(n).fill(advantage), shape: [n] },
+    },
+  };
+}
+
 describe('compute backend', function () {
   this.timeout(60_000);
   let b: LocalBackend;
@@ -81,6 +94,56 @@ describe('compute backend', function () {
       seq.logprobs.forEach((lp, i) => assert.ok(Math.abs(lp - train[i]!) < 1e-3, `token ${i}: sampler ${lp} vs trainer ${train[i]}`));
     }
   });
+
+  it('sums the loss and the gradient over datums: [d, d] gives twice what [d] gives', async () => {
+    const rl = rlDatum(d, -1, 0.5);
+    await b.createTrainingModel('sum1', RANDOM_MODEL, lora);
+    await b.createTrainingModel('sum2', RANDOM_MODEL, lora);
+    const one = await b.forwardBackward('sum1', [rl], 'importance_sampling', {}, false);
+    const two = await b.forwardBackward('sum2', [rl, rl], 'importance_sampling', {}, false);
+    assert.ok(Math.abs(two.metrics['loss:sum']! - 2 * one.metrics['loss:sum']!) < 1e-4 * Math.abs(one.metrics['loss:sum']!), `${two.metrics['loss:sum']} vs 2 × ${one.metrics['loss:sum']}`);
+    // the loss itself, from the learner log-probs: −Σ exp(ℓ + 1)·0.5
+    const expected = -Array.from(one.outputs[0]!.logprobs!.data).reduce((a, lp) => a + Math.exp(lp + 1) * 0.5, 0);
+    assert.ok(Math.abs(one.metrics['loss:sum']! - expected) < 1e-4 * Math.abs(expected), `loss:sum ${one.metrics['loss:sum']} vs ${expected}`);
+    const g1 = (await b.optimStep('sum1', adam))['grad_norm:last']!;
+    const g2 = (await b.optimStep('sum2', adam))['grad_norm:last']!;
+    assert.ok(Math.abs(g2 - 2 * g1) < 1e-4 * g1, `grad norm ${g2} vs 2 × ${g1}`);
+  });
+
+  for (const [sign, word] of [[1, 'raises'], [-1, 'lowers']] as const) {
+    it(`an importance_sampling step with ${sign > 0 ? 'positive' : 'negative'} advantage ${word} the sampled tokens' log-probs`, async () => {
+      const id = `dir${sign}`;
+      await b.createTrainingModel(id, RANDOM_MODEL, lora);
+      await b.createSampler(`${id}-s`, { state: await b.exportState(id, false) });
+      const prompt = Int32Array.from(encodeChat('<|im_start|>user\nWhat is 12 + 30?<|im_end|>\n<|im_start|>assistant\n'));
+      const r = await b.sample(`${id}-s`, { prompt, numSamples: 4, params: { maxTokens: 6, temperature: 1, topP: 1, topK: -1, stopStrings: [], stopTokens: [258], seed: 11 }, promptLogprobs: false, topkPromptLogprobs: 0 });
+      const data = r.sequences.map((seq) => {
+        const full = [...prompt, ...seq.tokens];
+        const n = full.length - 1;
+        const samp = new Float32Array(n);
+        const adv = new Float32Array(n);
+        seq.logprobs.forEach((lp, i) => {
+          samp[prompt.length - 1 + i] = lp;
+          adv[prompt.length - 1 + i] = sign;
+        });
+        const datum: EngineDatum = {
+          tokens: Int32Array.from(full.slice(0, -1)),
+          lossFnInputs: {
+            target_tokens: { dtype: 'int64', data: Float64Array.from(full.slice(1)), shape: [n] },
+            logprobs: { dtype: 'float32', data: samp, shape: [n] },
+            advantages: { dtype: 'float32', data: adv, shape: [n] },
+          },
+        };
+        return datum;
+      });
+      const sampled = (out: Awaited<ReturnType<LocalBackend['forwardBackward']>>) =>
+        out.outputs.reduce((acc, o) => acc + Array.from(o.logprobs!.data).slice(prompt.length - 1).reduce((a, v) => a + v, 0), 0);
+      const before = sampled(await b.forwardBackward(id, data, 'importance_sampling', {}, false));
+      await b.optimStep(id, { ...adam, learningRate: 1e-3 });
+      const after = sampled(await b.forwardBackward(id, data, 'importance_sampling', {}, true));
+      assert.ok(sign * (after - before) > 0, `Σ log-prob of the sampled tokens ${before} → ${after}`);
+    });
+  }
 
   it('stops on a stop string and includes the bytes that completed it', async () => {
     await b.createSampler('base', { baseModel: RANDOM_MODEL });

@@ -44,11 +44,11 @@ describe('model gradients (finite differences, float64)', () => {
     s.gpt.backward(f, s.targets, s.coef, grads);
   });
 
-  const names = [
-    'tok', 'pos', 'h0.ln1.g', 'h0.ln1.b', 'h0.wq', 'h0.wk', 'h0.wv', 'h0.wo', 'h0.ln2.g', 'h0.ln2.b', 'h0.w1', 'h0.w2',
-    'h1.wq', 'h1.w2', 'lnf.g', 'lnf.b',
-    'h0.wq.A', 'h0.wq.B', 'h0.wk.A', 'h0.wv.B', 'h1.wo.A', 'h1.wo.B', 'h0.w1.A', 'h0.w1.B', 'h1.w2.A', 'h1.w2.B', 'unembed.A', 'unembed.B',
-  ];
+  // every parameter tensor of the model: all layers' base weights and every LoRA adapter
+  const names = [...s.base.keys(), ...s.lora.keys()];
+  it('covers every tensor of both layers', () => {
+    for (const l of [0, 1]) for (const w of ['ln1.g', 'ln1.b', 'wq', 'wk', 'wv', 'wo', 'ln2.g', 'ln2.b', 'w1', 'w2', 'wq.A', 'wq.B', 'w2.A', 'w2.B']) assert.ok(names.includes(`h${l}.${w}`), `h${l}.${w}`);
+  });
   for (const name of names) {
     it(`∂L/∂${name}`, () => {
       const p = s.base.get(name) ?? s.lora.get(name)!;

@@ -67,25 +67,42 @@ describe('Tinker client ⇄ embedded engine over HTTP', function () {
   });
 
   it('forward computes the same log-probs as forward_backward, without changing the weights', async () => {
+    // weights 0: forward_backward returns log-probs but leaves no gradient for later steps
+    const n = datum.loss_fn_inputs.target_tokens!.data.length;
+    const zeroWeights: Datum = { model_input: datum.model_input, loss_fn_inputs: { ...datum.loss_fn_inputs, weights: { dtype: 'float32', data: new Array(n).fill(0) } } };
     const a = await (await tc.forward([datum], 'cross_entropy')).result();
+    const fb = await (await tc.forwardBackward([zeroWeights], 'cross_entropy')).result();
     const b = await (await tc.forward([datum], 'cross_entropy')).result();
-    assert.deepStrictEqual(Array.from(a.loss_fn_outputs[0]!.logprobs!.data), Array.from(b.loss_fn_outputs[0]!.logprobs!.data));
+    assert.deepStrictEqual(Array.from(fb.loss_fn_outputs[0]!.logprobs!.data), Array.from(a.loss_fn_outputs[0]!.logprobs!.data), 'forward and forward_backward agree');
+    assert.deepStrictEqual(Array.from(b.loss_fn_outputs[0]!.logprobs!.data), Array.from(a.loss_fn_outputs[0]!.logprobs!.data), 'the weights did not change');
+    assert.strictEqual(fb.metrics['loss:sum'], 0);
+    const ce = -Array.from(a.loss_fn_outputs[0]!.logprobs!.data).reduce((x, lp) => x + lp, 0);
+    assert.ok(Math.abs(a.metrics['loss:sum']! - ce) < 1e-4 * ce, `cross_entropy loss:sum ${a.metrics['loss:sum']} = −Σ logp ${ce}`);
   });
 
   it('importance_sampling and ppo take sampler log-probs and advantages', async () => {
     const n = datum.loss_fn_inputs.target_tokens!.data.length;
+    const learner = Array.from((await (await tc.forward([datum], 'cross_entropy')).result()).loss_fn_outputs[0]!.logprobs!.data);
+    // sampler log-probs that put the ratio above, inside and below the 0.8..1.2 band, advantages of both signs
+    const shifts = [0.5, 0.05, -0.5];
+    const samp = learner.map((lp, i) => lp - shifts[i % 3]!);
+    const adv = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 0.5 : -0.5));
     const rl: Datum = {
       model_input: datum.model_input,
       loss_fn_inputs: {
         target_tokens: datum.loss_fn_inputs.target_tokens!,
-        logprobs: { dtype: 'float32', data: new Array(n).fill(-1) },
-        advantages: { dtype: 'float32', data: new Array(n).fill(0.5) },
+        logprobs: { dtype: 'float32', data: samp },
+        advantages: { dtype: 'float32', data: adv },
       },
     };
     const is = await (await tc.forward([rl], 'importance_sampling')).result();
     const ppo = await (await tc.forward([rl], 'ppo', { clip_low_threshold: 0.8, clip_high_threshold: 1.2 })).result();
-    assert.ok(Number.isFinite(is.metrics['loss:sum']));
-    assert.ok(Number.isFinite(ppo.metrics['loss:sum']));
+    const ratios = Array.from(is.loss_fn_outputs[0]!.logprobs!.data, (lp, i) => Math.exp(lp - Math.fround(samp[i]!)));
+    const isLoss = -ratios.reduce((x, r, i) => x + r * adv[i]!, 0);
+    const ppoLoss = -ratios.reduce((x, r, i) => x + Math.min(r * adv[i]!, Math.min(Math.max(r, 0.8), 1.2) * adv[i]!), 0);
+    assert.ok(Math.abs(is.metrics['loss:sum']! - isLoss) < 1e-4 * Math.max(1, Math.abs(isLoss)), `importance_sampling ${is.metrics['loss:sum']} vs ${isLoss}`);
+    assert.ok(Math.abs(ppo.metrics['loss:sum']! - ppoLoss) < 1e-4 * Math.max(1, Math.abs(ppoLoss)), `ppo ${ppo.metrics['loss:sum']} vs ${ppoLoss}`);
+    assert.ok(Math.abs(ppoLoss - isLoss) > 0.1, 'the clip changes the loss here');
     await assert.rejects((await tc.forward([rl], 'cross_entropy')).result(), (e: unknown) => e instanceof RequestFailedError && /weights is required/.test(e.message) && e.category === 'user');
   });
 
