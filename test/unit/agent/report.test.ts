@@ -1,0 +1,60 @@
+// The report an agent reads after a step, from a run directory written by hand: the group counts come
+// from the last iteration's by_group fractions, the trend compares the last five iterations' mean
+// reward with the five before, and the snippets are the best and worst sample of a mixed group.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { stepReport, stepReportText } from '../../../src/core/agent/report';
+import { mergeSpec } from '../../../src/core/agent/session';
+
+function runDir(rewards: number[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-report-'));
+  const lines = rewards.map((r, step) =>
+    JSON.stringify({ step, 'env/all/reward/total': r, 'env/all/by_group/frac_mixed': 0.5, 'env/all/by_group/frac_all_good': 0.25, 'env/all/by_group/frac_all_bad': 0.25, 'env/all/frac_truncated': 0.125, 'optim/kl_sample_train_v1': 1e-4, 'optim/entropy': 0.5, 'time/total': 2 }),
+  );
+  fs.writeFileSync(path.join(dir, 'metrics.jsonl'), lines.join('\n') + '\n');
+  const last = rewards.length - 1;
+  const it = path.join(dir, `iteration_${String(last).padStart(6, '0')}`);
+  fs.mkdirSync(it);
+  const sample = (group_idx: number, reward: number, content: string) => JSON.stringify({ group_idx, traj_idx: 0, problem_id: `p${group_idx}`, content, reward, advantage: reward - 0.5 });
+  fs.writeFileSync(path.join(it, 'train_samples.jsonl'), [sample(0, 1, 'same'), sample(0, 1, 'same'), sample(1, 0, 'wrong 7'), sample(1, 1, 'right 8')].join('\n') + '\n');
+  return dir;
+}
+
+describe('agent step report', () => {
+  it('counts groups, computes the trend and picks a mixed group', () => {
+    const dir = runDir([0.1, 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3, 0.3]);
+    try {
+      const r = stepReport({ runDir: dir, firstStep: 8, lastStep: 9, stepsTotal: 20, groupsPerBatch: 8, rewardErrors: ['a', 'b', 'c', 'd'] });
+      assert.deepStrictEqual(r.groups, { total: 8, mixed: 4, all_good: 2, all_bad: 2 });
+      assert.strictEqual(r.steps_done, 10);
+      assert.ok(Math.abs(r.reward_mean! - 0.3) < 1e-12);
+      assert.ok(Math.abs(r.reward_trend! - 0.2) < 1e-12, `trend ${r.reward_trend}`);
+      assert.strictEqual(r.seconds, 4);
+      assert.deepStrictEqual(r.reward_errors, ['a', 'b', 'c'], 'the first three errors only');
+      assert.deepStrictEqual(
+        r.samples.map((s) => [s.which, s.problem_id, s.completion]),
+        [
+          ['best', 'p1', 'right 8'],
+          ['worst', 'p1', 'wrong 7'],
+        ],
+      );
+      const text = stepReportText(r);
+      assert.match(text, /^iterations 8–9 done \(10\/20\), 4\.0 s$/m);
+      assert.match(text, /reward 0\.300 \(trend \+0\.200\)/);
+      assert.match(text, /4 mixed, 2 all-good \(ALL-1\), 2 all-bad \(ALL-0\) of 8; truncated 0\.125/);
+      assert.ok(text.endsWith(`run directory: ${dir}`));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('merges overrides into a spec: nested objects merge, other values replace', () => {
+    assert.deepStrictEqual(mergeSpec({ a: 1, dataset: { path: 'x', holdout: { fraction: 0.1 } }, stop: ['a'] }, { a: 2, dataset: { holdout: { fraction: 0.2 } }, stop: ['b'] }), {
+      a: 2,
+      dataset: { path: 'x', holdout: { fraction: 0.2 } },
+      stop: ['b'],
+    });
+  });
+});
