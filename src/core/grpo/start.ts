@@ -93,8 +93,18 @@ function resolveLearningRate(spec: ResolvedRunSpec): number {
 }
 
 export async function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
-  const log = o.log ?? (() => undefined);
+  // Locks the run directory first, so a run another process is writing is refused before any work.
   const resume = o.resumeDir ? RunWriter.open(o.resumeDir) : undefined;
+  const writers: RunWriter[] = resume ? [resume] : [];
+  try {
+    return await startWith(o, resume, writers);
+  } finally {
+    for (const w of writers) w.close();
+  }
+}
+
+async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<GrpoRunResult> {
+  const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
   let spec: ResolvedRunSpec;
   if (o.spec) spec = o.spec;
@@ -124,6 +134,7 @@ export async function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResul
     reward = await createRewardRunner({ file: spec.reward.file, python: o.python, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
     service = await o.connect(spec);
     const writer = resume ?? RunWriter.create(o.runsDir, spec.name);
+    if (!resume) writers.push(writer);
     if (!resume) {
       writer.writeConfig({
         ...spec,

@@ -11,6 +11,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringifyJsonLine } from './jsonl';
 import { CheckpointRecord, parseRecords } from './runDirectory';
+import { writeFileAtomicSync } from '../fs/atomic';
+import { RunLock, lockRunDirectory } from './runLock';
 
 /** checkpoints.jsonl key order of the cookbook: known keys first, then loop-state extras. */
 const CHECKPOINT_KEY_ORDER = ['name', 'batch', 'epoch', 'final', 'state_path', 'sampler_path'] as const;
@@ -47,17 +49,9 @@ function appendLine(file: string, line: string): void {
   }
 }
 
-/** Writes a whole file atomically: a temp file in the same directory, fsync, rename. */
+/** Writes a whole file atomically (temp file, fsync, rename; the temp file never survives a failure). */
 export function writeFileAtomic(file: string, content: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
+  writeFileAtomicSync(file, content);
 }
 
 /** Truncates a JSONL file after its last "\n" (no-op when it ends in one or does not exist). */
@@ -74,7 +68,10 @@ export function dropPartialTail(file: string): void {
 }
 
 export class RunWriter {
-  private constructor(readonly dir: string) {}
+  private constructor(
+    readonly dir: string,
+    private readonly lock: RunLock,
+  ) {}
 
   /** A new run directory `<runsDir>/<name>-YYYYMMDD-HHMMSS` (a suffix -2, -3… if that exists). */
   static create(runsDir: string, name: string, at = new Date()): RunWriter {
@@ -84,21 +81,34 @@ export class RunWriter {
       const dir = path.join(runsDir, k === 1 ? base : `${base}-${k}`);
       try {
         fs.mkdirSync(dir);
-        return new RunWriter(dir);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        continue;
       }
+      return new RunWriter(dir, lockRunDirectory(dir));
     }
   }
 
   /**
    * An existing run directory, to resume. A partial last line left by a crash mid-write is cut off
-   * first, so the next append starts a line of its own instead of gluing onto the fragment.
+   * first, so the next append starts a line of its own instead of gluing onto the fragment. The
+   * directory is locked until close(); a run directory another live process writes is refused.
    */
   static open(dir: string): RunWriter {
     if (!fs.existsSync(path.join(dir, 'config.json'))) throw new Error(`${dir} is not a run directory (no config.json)`);
-    for (const f of ['metrics.jsonl', 'checkpoints.jsonl']) dropPartialTail(path.join(dir, f));
-    return new RunWriter(path.resolve(dir));
+    const lock = lockRunDirectory(dir);
+    try {
+      for (const f of ['metrics.jsonl', 'checkpoints.jsonl']) dropPartialTail(path.join(dir, f));
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    return new RunWriter(path.resolve(dir), lock);
+  }
+
+  /** Releases the run directory's lock (the writer must not be used afterwards). */
+  close(): void {
+    this.lock.release();
   }
 
   get name(): string {

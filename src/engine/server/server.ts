@@ -74,7 +74,7 @@ interface ModelState {
 const ENGINE_USER = 'local-engine';
 
 export async function startEngineServer(opts: EngineServerOptions): Promise<EngineServer> {
-  const store = await EngineStore.open(opts.dataDir);
+  const store = await EngineStore.open(opts.dataDir, opts.log);
   const futures = new FutureStore();
   const backend = opts.backend;
   const log = opts.log ?? (() => undefined);

@@ -4,6 +4,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../../core/fs/atomic';
 
 export const CheckpointRecord = z.object({
   checkpoint_id: z.string(),
@@ -34,15 +35,16 @@ export const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-const StoreFile = z.object({ version: z.literal(1), runs: z.array(RunRecord) });
+const StoreFile = z.object({ version: z.literal(1), runs: z.array(z.unknown()) });
 
-export interface AppliedStep {
-  model_id: string;
-  seq_id: number;
-  type: string;
-  request_id: string;
-  time: string;
-}
+export const AppliedStep = z.object({
+  model_id: z.string(),
+  seq_id: z.number().int(),
+  type: z.string(),
+  request_id: z.string(),
+  time: z.string(),
+});
+export type AppliedStep = z.infer<typeof AppliedStep>;
 
 /** A model id made safe as one path segment (official ids contain ':'). */
 export function fileSafe(id: string): string {
@@ -51,12 +53,21 @@ export function fileSafe(id: string): string {
 
 export class EngineStore {
   private runs = new Map<string, RunRecord>();
+  /** the last queued metadata write; a failed write does not block the ones after it */
   private writing: Promise<void> = Promise.resolve();
 
-  private constructor(readonly dataDir: string) {}
+  private constructor(
+    readonly dataDir: string,
+    private readonly log: (line: string) => void,
+  ) {}
 
-  static async open(dataDir: string): Promise<EngineStore> {
-    const store = new EngineStore(dataDir);
+  /**
+   * Opens (or creates) the store. A metadata file that cannot be read as a store is set aside as
+   * engine-store.json.corrupt-<time> (said in the log) and the runs in it that are still valid are
+   * kept; a cut-off last line of the applied-steps record is dropped.
+   */
+  static async open(dataDir: string, log: (line: string) => void = () => undefined): Promise<EngineStore> {
+    const store = new EngineStore(dataDir, log);
     await fs.mkdir(path.join(dataDir, 'checkpoints'), { recursive: true });
     let text: string | undefined;
     try {
@@ -64,21 +75,51 @@ export class EngineStore {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    if (text !== undefined) {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (err) {
-        throw new Error(`${store.file} is not valid JSON (${(err as Error).message}); move it away to start with an empty store`);
-      }
-      const parsed = StoreFile.safeParse(json);
-      if (!parsed.success) {
-        const i = parsed.error.issues[0];
-        throw new Error(`${store.file}: ${i?.path.join('.')}: ${i?.message}; move it away to start with an empty store`);
-      }
-      for (const r of parsed.data.runs) store.runs.set(r.training_run_id, r);
-    }
+    if (text !== undefined) await store.load(text);
+    await store.dropPartialAppliedTail();
     return store;
+  }
+
+  private async load(text: string): Promise<void> {
+    let problem: string | undefined;
+    let candidates: unknown[] = [];
+    try {
+      const parsed = StoreFile.safeParse(JSON.parse(text));
+      if (parsed.success) candidates = parsed.data.runs;
+      else problem = `${parsed.error.issues[0]?.path.join('.') || '(top level)'}: ${parsed.error.issues[0]?.message}`;
+    } catch (err) {
+      problem = `not valid JSON (${(err as Error).message})`;
+    }
+    let bad = 0;
+    for (const [i, candidate] of candidates.entries()) {
+      const run = RunRecord.safeParse(candidate);
+      if (run.success) this.runs.set(run.data.training_run_id, run.data);
+      else {
+        bad++;
+        problem ??= `runs.${i}.${run.error.issues[0]?.path.join('.')}: ${run.error.issues[0]?.message}`;
+      }
+    }
+    if (problem === undefined) return;
+    const aside = `${this.file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    await fs.rename(this.file, aside);
+    this.log(
+      `${this.file} could not be read (${problem}); it was moved to ${aside}. ` +
+        `Kept ${this.runs.size} training run(s)${bad ? `, dropped ${bad} invalid run record(s)` : ''}.`,
+    );
+    await this.save();
+  }
+
+  private async dropPartialAppliedTail(): Promise<void> {
+    let buf: Buffer;
+    try {
+      buf = await fs.readFile(this.appliedStepsFile);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    if (buf.length === 0 || buf[buf.length - 1] === 0x0a) return;
+    await fs.truncate(this.appliedStepsFile, buf.lastIndexOf(0x0a) + 1);
+    this.log(`${this.appliedStepsFile}: dropped a cut-off last line (the engine stopped while writing it)`);
   }
 
   private get file(): string {
@@ -89,15 +130,17 @@ export class EngineStore {
     return path.join(this.dataDir, 'applied-steps.jsonl');
   }
 
-  /** Writes the metadata atomically (temp file + rename), one write at a time. */
+  /**
+   * Writes the metadata atomically, one write at a time. Each write takes the state at the moment it
+   * runs, so a write after a failed one (disk full) writes everything the failed one would have.
+   */
   save(): Promise<void> {
-    const snapshot = JSON.stringify({ version: 1, runs: [...this.runs.values()] }, null, 1);
-    this.writing = this.writing.then(async () => {
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      await fs.writeFile(tmp, snapshot);
-      await fs.rename(tmp, this.file);
-    });
-    return this.writing;
+    const write = async () => {
+      await writeFileAtomic(this.file, JSON.stringify({ version: 1, runs: [...this.runs.values()] }, null, 1));
+    };
+    const next = this.writing.then(write, write);
+    this.writing = next.catch(() => undefined);
+    return next;
   }
 
   run(id: string): RunRecord | undefined {
@@ -120,9 +163,7 @@ export class EngineStore {
   async writeCheckpoint(run: RunRecord, kind: 'weights' | 'sampler_weights', name: string, bytes: Uint8Array, ttlSeconds: number | null | undefined): Promise<CheckpointRecord> {
     const file = this.checkpointFile(run.training_run_id, kind, name);
     await fs.mkdir(path.dirname(file), { recursive: true });
-    const tmp = `${file}.tmp`;
-    await fs.writeFile(tmp, bytes);
-    await fs.rename(tmp, file);
+    await writeFileAtomic(file, bytes);
     const now = new Date();
     const record: CheckpointRecord = {
       checkpoint_id: `${kind}/${name}`,
@@ -172,6 +213,7 @@ export class EngineStore {
     await fs.appendFile(this.appliedStepsFile, `${JSON.stringify(step)}\n`);
   }
 
+  /** The applied steps; a line that is not a whole step record (cut off by a crash) is skipped. */
   async appliedSteps(): Promise<AppliedStep[]> {
     let text = '';
     try {
@@ -179,10 +221,19 @@ export class EngineStore {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    return text
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as AppliedStep);
+    const steps: AppliedStep[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const step = AppliedStep.safeParse(json);
+      if (step.success) steps.push(step.data);
+    }
+    return steps;
   }
 }
 

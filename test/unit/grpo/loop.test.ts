@@ -266,6 +266,7 @@ describe('GRPO loop on the embedded engine', function () {
       assert.deepStrictEqual(resumePoint.map((r) => [r.name, r.batch]), [['000002', 2]]);
       assert.ok(!fs.existsSync(path.join(writer.dir, 'iteration_000002')), 'nothing of the dropped step was written');
 
+      writer.close();
       const again = RunWriter.open(writer.dir);
       const resumeFrom = again.lastStateCheckpoint();
       const events: GrpoEvent[] = [];

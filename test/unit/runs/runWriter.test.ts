@@ -63,6 +63,7 @@ describe('run directory writer', () => {
     w.appendCheckpoint({ name: '000002', batch: 2, state_path: 'tinker://r/weights/000002' });
     w.appendCheckpoint({ name: '000004', batch: 4, state_path: 'tinker://r/weights/000004', sampler_path: 'tinker://r/sampler_weights/000004' });
     w.appendCheckpoint({ name: 'sampler-only', sampler_path: 'tinker://r/sampler_weights/x' });
+    w.close();
     assert.strictEqual(RunWriter.open(w.dir).lastStateCheckpoint()?.name, '000004');
   });
 
@@ -73,6 +74,7 @@ describe('run directory writer', () => {
     fs.appendFileSync(path.join(w.dir, 'metrics.jsonl'), '{"step":1,"a":');
     const before = parseJsonl(fs.readFileSync(path.join(w.dir, 'metrics.jsonl'), 'utf8'), 'metrics.jsonl');
     assert.ok(before.partialTail, 'the reader sees a partial tail and skips it');
+    w.close();
     const again = RunWriter.open(w.dir);
     again.appendMetrics(1, { a: 2 });
     const file = path.join(w.dir, 'metrics.jsonl');

@@ -1,0 +1,83 @@
+// One writer per run directory: a second writer (another process, or this one) is refused with an
+// error naming the holder; a lock left by a process that died is taken over.
+import * as assert from 'assert';
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { RUN_LOCK_FILE, RunDirectoryLockedError, lockRunDirectory } from '../../../src/core/runs/runLock';
+import { RunWriter } from '../../../src/core/runs/runWriter';
+
+const runLockModule = path.resolve(__dirname, '../../../src/core/runs/runLock.js');
+
+/** A real second process that locks `dir` and holds it until killed. */
+async function holdInChild(dir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(runLockModule)}).lockRunDirectory(${JSON.stringify(dir)}); console.log('locked'); setInterval(() => {}, 1 << 30);`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
+    child.on('exit', (code) => reject(new Error(`lock holder exited with ${code}`)));
+  });
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('run directory lock', () => {
+  let root: string;
+  beforeEach(() => (root = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-runlock-'))));
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('refuses a run directory another live process writes, naming it; takes it over once that process died', async () => {
+    const w = RunWriter.create(root, 'run');
+    w.writeConfig({});
+    w.close();
+    const child = await holdInChild(w.dir);
+    try {
+      assert.throws(
+        () => RunWriter.open(w.dir),
+        (err: unknown) => err instanceof RunDirectoryLockedError && err.holder.pid === child.pid && err.message.includes(`process ${child.pid}`) && err.message.includes(RUN_LOCK_FILE),
+      );
+    } finally {
+      await kill(child);
+    }
+    const again = RunWriter.open(w.dir);
+    again.appendMetrics(0, { a: 1 });
+    assert.strictEqual(JSON.parse(fs.readFileSync(path.join(w.dir, RUN_LOCK_FILE), 'utf8')).pid, process.pid);
+    again.close();
+    assert.ok(!fs.existsSync(path.join(w.dir, RUN_LOCK_FILE)), 'close() removes the lock');
+  });
+
+  it('refuses a second writer in the same process until the first is closed', () => {
+    const w = RunWriter.create(root, 'run');
+    w.writeConfig({});
+    assert.throws(() => RunWriter.open(w.dir), RunDirectoryLockedError);
+    w.close();
+    RunWriter.open(w.dir).close();
+  });
+
+  it('takes over a lock of this process that nobody holds any more, and an unreadable lock', () => {
+    const dir = path.join(root, 'd');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, RUN_LOCK_FILE), JSON.stringify({ pid: process.pid, host: os.hostname(), since: 'earlier' }));
+    const a = lockRunDirectory(dir);
+    assert.strictEqual(a.tookOver, true);
+    a.release();
+    fs.writeFileSync(path.join(dir, RUN_LOCK_FILE), '{"pid":');
+    const b = lockRunDirectory(dir);
+    assert.strictEqual(b.tookOver, true);
+    b.release();
+  });
+
+  it('does not take over a lock held on another machine (its pid cannot be checked)', () => {
+    const dir = path.join(root, 'd');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, RUN_LOCK_FILE), JSON.stringify({ pid: 1, host: `${os.hostname()}-other`, since: 'earlier' }));
+    assert.throws(() => lockRunDirectory(dir), /in use by another run \(process 1 on .*-other/);
+  });
+});
