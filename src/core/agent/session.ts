@@ -184,7 +184,7 @@ export class TrainingSession {
       const c = this.need();
       const n = a.num_iterations ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_iterations must be a whole number ≥ 1 (got ${n})`);
-      const done = c.runDir ? RunWriter.open(c.runDir).lastStateCheckpoint()?.batch ?? 0 : 0;
+      const done = c.runDir ? withRunWriter(c.runDir, (w) => w.lastStateCheckpoint()?.batch ?? 0) : 0;
       if (done >= c.spec.iterations) throw new SessionError(`the run has done all ${c.spec.iterations} iterations of its spec; call finish, or init_grpo again with a larger "iterations" override`);
       const errors: string[] = [];
       let firstStep: number | undefined;
@@ -232,7 +232,7 @@ export class TrainingSession {
   /** The tinker:// sampler path of the current weights (the run's last checkpoint), if any. */
   private currentSamplerPath(c: Current): string | undefined {
     if (!c.runDir) return undefined;
-    const recs = RunWriter.open(c.runDir).readCheckpoints();
+    const recs = withRunWriter(c.runDir, (w) => w.readCheckpoints());
     for (let i = recs.length - 1; i >= 0; i--) if (recs[i]!.sampler_path) return recs[i]!.sampler_path;
     return undefined;
   }
@@ -297,7 +297,7 @@ export class TrainingSession {
 
   /** A training client on the run's last state (weights and optimizer). */
   private async lastState(c: Current, service: ServiceClient): Promise<{ tc: TrainingClient; batch: number }> {
-    const last = c.runDir ? RunWriter.open(c.runDir).lastStateCheckpoint() : undefined;
+    const last = c.runDir ? withRunWriter(c.runDir, (w) => w.lastStateCheckpoint()) : undefined;
     if (!c.runDir || !last?.state_path) throw new SessionError('nothing trained yet: call train_grpo_step first');
     const tc = await service.createTrainingClientFromState(last.state_path, { withOptimizer: true });
     return { tc, batch: last.batch ?? 0 };
@@ -312,7 +312,7 @@ export class TrainingSession {
       try {
         const { tc, batch } = await this.lastState(c, service);
         const record = await saveBoth(tc, a.name, batch);
-        RunWriter.open(c.runDir!).appendCheckpoint(record);
+        withRunWriter(c.runDir!, (w) => w.appendCheckpoint(record));
         return { text: `saved "${a.name}" at step ${batch}\nstate: ${record.state_path}\nsampler: ${record.sampler_path}`, value: record };
       } finally {
         service.close();
@@ -337,9 +337,11 @@ export class TrainingSession {
           c.spec = { ...c.spec, load_checkpoint_path: a.path };
           return { text: `the first step will start from ${a.path} (weights only, fresh optimizer)`, value: { path: a.path, step: 0 } };
         }
-        const writer = RunWriter.open(c.runDir);
-        const step = writer.lastStateCheckpoint()?.batch ?? 0;
-        writer.appendCheckpoint({ name: `load-${checkpointName(step)}`, batch: step, state_path: a.path });
+        const step = withRunWriter(c.runDir, (w) => {
+          const at = w.lastStateCheckpoint()?.batch ?? 0;
+          w.appendCheckpoint({ name: `load-${checkpointName(at)}`, batch: at, state_path: a.path });
+          return at;
+        });
         return { text: `the next step (${step}) continues from ${a.path} (weights and optimizer)`, value: { path: a.path, step } };
       } finally {
         service.close();
@@ -359,7 +361,7 @@ export class TrainingSession {
       try {
         const { tc, batch } = await this.lastState(c, service);
         const final = await saveBoth(tc, 'final', batch);
-        RunWriter.open(c.runDir).appendCheckpoint(final);
+        withRunWriter(c.runDir, (w) => w.appendCheckpoint(final));
         const report = stepReport({ runDir: c.runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: [] });
         const value = { run_dir: c.runDir, final, steps: batch, reward_mean: report.reward_mean, test_reward: report.test_reward };
         this.current = undefined;
@@ -369,6 +371,16 @@ export class TrainingSession {
         service.close();
       }
     });
+  }
+}
+
+/** Opens (and so locks) a run directory for `fn` only: the next train step must be able to lock it. */
+function withRunWriter<T>(dir: string, fn: (w: RunWriter) => T): T {
+  const w = RunWriter.open(dir);
+  try {
+    return fn(w);
+  } finally {
+    w.close();
   }
 }
 
