@@ -10,6 +10,7 @@ import type { ResolvedRunSpec } from '../core/runs/spec';
 import { ServiceClient } from '../core/tinker/client';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
+import { newEngineToken } from '../engine/server/admission';
 import { TrainingSession } from '../core/agent/session';
 import { GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
 import { serveMcp } from './mcp';
@@ -27,22 +28,24 @@ interface Closer {
  * The embedded engine is started once and shared by every connection (an MCP session connects per call).
  */
 function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string, closers: Closer[], log: (l: string) => void) {
-  let engineUrl: Promise<string> | undefined;
-  const startEngine = async (): Promise<string> => {
+  let engine: Promise<{ url: string; token: string }> | undefined;
+  const startEngine = async () => {
     const backend = await createComputeBackend({ inWorker: true, gemmThreads: 2 });
     closers.push(backend);
     const dataDir = path.join(cacheDir, 'engine');
-    const server = await startEngineServer({ dataDir, backend });
+    const token = newEngineToken();
+    redactor.add(token);
+    const server = await startEngineServer({ dataDir, backend, token });
     closers.unshift(server);
     log(`embedded engine on ${server.url} (data ${dataDir})`);
-    return server.url;
+    return { url: server.url, token };
   };
   return async (spec: ResolvedRunSpec): Promise<ServiceClient> => {
     const kind = args.backend ?? spec.backend;
     const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
     if (kind === 'local') {
-      engineUrl ??= startEngine();
-      return ServiceClient.connect({ baseUrl: await engineUrl, clientVersion: VERSION });
+      const { url, token } = await (engine ??= startEngine());
+      return ServiceClient.connect({ baseUrl: url, apiKey: token, clientVersion: VERSION });
     }
     const resolved = resolveBackend(
       { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },

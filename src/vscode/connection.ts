@@ -40,7 +40,9 @@ export class TinkerConnection implements vscode.Disposable {
     let baseUrl: string;
     let apiKey: string | undefined;
     if (backend.kind === 'local') {
-      baseUrl = await this.engine.ensureStarted();
+      const engine = await this.engine.ensureStarted();
+      baseUrl = engine.url;
+      apiKey = engine.token;
     } else {
       baseUrl = backend.baseUrl;
       apiKey = (await this.apiKeys.get())?.key;
