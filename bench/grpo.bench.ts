@@ -13,7 +13,6 @@ import { COOKBOOK_ADAM, toWireDatum } from '../src/core/grpo/trainStep';
 import { SamplingClient, ServiceClient } from '../src/core/tinker/client';
 import { textInput } from '../src/core/tinker/types';
 import { createComputeBackend } from '../src/engine/model';
-import { newEngineToken } from '../src/engine/server/admission';
 import { ARITH_MODEL, RANDOM_MODEL, decodeBytes, encodeChat, isArithHoldout } from '../src/engine/model/models';
 import { startEngineServer } from '../src/engine/server';
 
@@ -41,9 +40,8 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-grpo-bench-'));
   const backend = await createComputeBackend({ inWorker: true, gemmThreads: 1 });
   const model = backend.listBaseModels().some((m) => m.name === ARITH_MODEL) ? ARITH_MODEL : RANDOM_MODEL;
-  const token = newEngineToken();
-  const server = await startEngineServer({ dataDir: dir, backend, token });
-  const client = await ServiceClient.connect({ baseUrl: server.url, apiKey: token, clientVersion: 'bench' });
+  const server = await startEngineServer({ dataDir: dir, backend });
+  const client = await ServiceClient.connect({ baseUrl: server.url, clientVersion: 'bench' });
   try {
     const holdout: Array<[number, number]> = [];
     for (let x = 0; x < 100; x++) for (let y = 0; y < 100; y++) if (isHoldout(x, y)) holdout.push([x, y]);

@@ -10,7 +10,6 @@ import type { ResolvedRunSpec } from '../core/runs/spec';
 import { ServiceClient } from '../core/tinker/client';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
-import { newEngineToken } from '../engine/server/admission';
 import { TrainingSession } from '../core/agent/session';
 import { GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
 import { serveMcp } from './mcp';
@@ -28,24 +27,22 @@ interface Closer {
  * The embedded engine is started once and shared by every connection (an MCP session connects per call).
  */
 function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string, closers: Closer[], log: (l: string) => void) {
-  let engine: Promise<{ url: string; token: string }> | undefined;
-  const startEngine = async () => {
+  let engineUrl: Promise<string> | undefined;
+  const startEngine = async (): Promise<string> => {
     const backend = await createComputeBackend({ inWorker: true, gemmThreads: 2 });
     closers.push(backend);
     const dataDir = path.join(cacheDir, 'engine');
-    const token = newEngineToken();
-    redactor.add(token);
-    const server = await startEngineServer({ dataDir, backend, token });
+    const server = await startEngineServer({ dataDir, backend });
     closers.unshift(server);
     log(`embedded engine on ${server.url} (data ${dataDir})`);
-    return { url: server.url, token };
+    return server.url;
   };
   return async (spec: ResolvedRunSpec): Promise<ServiceClient> => {
     const kind = args.backend ?? spec.backend;
     const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
     if (kind === 'local') {
-      const { url, token } = await (engine ??= startEngine());
-      return ServiceClient.connect({ baseUrl: url, apiKey: token, clientVersion: VERSION });
+      engineUrl ??= startEngine();
+      return ServiceClient.connect({ baseUrl: await engineUrl, clientVersion: VERSION });
     }
     const resolved = resolveBackend(
       { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },

@@ -1,10 +1,7 @@
 // Starts the embedded engine as a child Node process (`dist/engine.js`) and waits for it to say where
 // it listens. Used by the extension (backend "local"), the CLI and tests. The engine prints exactly one
-// line "Tinker engine listening on http://127.0.0.1:<port>" when ready. The per-launch token every
-// request must carry goes to the engine in its environment (not its arguments, which other local users
-// can list), and back to the caller to use as the API key.
+// line "Tinker engine listening on http://127.0.0.1:<port>" when ready.
 import { ChildProcess, fork } from 'node:child_process';
-import { newEngineToken } from './server/admission';
 
 export interface EngineProcessOptions {
   /** path of the bundled engine entry (dist/engine.js) */
@@ -13,8 +10,6 @@ export interface EngineProcessOptions {
   port?: number;
   /** extra environment for the engine process */
   env?: Record<string, string | undefined>;
-  /** the token to require (default: a fresh one) */
-  token?: string;
   /** how long to wait for the ready line (loading weights, spawning workers) */
   startTimeoutMs?: number;
   /** receives the engine's stdout/stderr lines (after the ready line too) */
@@ -24,8 +19,6 @@ export interface EngineProcessOptions {
 
 export interface EngineProcess {
   url: string;
-  /** the API key the engine requires */
-  token: string;
   pid: number;
   /** resolves with the exit code once the process has ended */
   readonly exited: Promise<number | null>;
@@ -34,16 +27,12 @@ export interface EngineProcess {
 
 const READY = /Tinker engine listening on (http:\/\/\S+)/;
 
-/** The environment variable that hands the engine process its token. */
-export const ENGINE_TOKEN_ENV = 'TINKER_ENGINE_TOKEN';
-
 export function startEngineProcess(opts: EngineProcessOptions): Promise<EngineProcess> {
   const args = ['--port', String(opts.port ?? 0), '--data-dir', opts.dataDir];
-  const token = opts.token ?? newEngineToken();
   const child: ChildProcess = fork(opts.entry, args, {
     execArgv: [],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, ...opts.env, [ENGINE_TOKEN_ENV]: token },
+    env: { ...process.env, ...opts.env },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const tail: string[] = [];
@@ -73,7 +62,7 @@ export function startEngineProcess(opts: EngineProcessOptions): Promise<EnginePr
         ready = true;
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
-        resolve({ url: m[1]!, token, pid: child.pid ?? -1, exited, stop: () => stopChild(child, exited) });
+        resolve({ url: m[1]!, pid: child.pid ?? -1, exited, stop: () => stopChild(child, exited) });
       }
     };
     splitLines(child.stdout, onLine);

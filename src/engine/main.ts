@@ -3,10 +3,8 @@
 // url} over IPC when forked). Stops on SIGTERM/SIGINT, or when the parent's IPC channel goes away.
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ENGINE_TOKEN_ENV } from './launcher';
 import { createComputeBackend } from './model';
 import { startEngineServer } from './server';
-import { newEngineToken } from './server/admission';
 
 function parseArgs(argv: string[]): { port: number; host: string; dataDir: string; inWorker: boolean } {
   const out = { port: 0, host: '127.0.0.1', dataDir: path.join(os.homedir(), '.cache', 'tinker-studio', 'engine'), inWorker: true };
@@ -32,14 +30,9 @@ function parseArgs(argv: string[]): { port: number; host: string; dataDir: strin
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const given = process.env[ENGINE_TOKEN_ENV]?.trim();
-  const token = given || newEngineToken();
-  delete process.env[ENGINE_TOKEN_ENV]; // not inherited by anything this process starts
   const backend = await createComputeBackend({ inWorker: args.inWorker, gemmThreads: 2 });
-  const server = await startEngineServer({ port: args.port, host: args.host, dataDir: args.dataDir, backend, token, log: (l) => console.error(`[engine] ${l}`) });
+  const server = await startEngineServer({ port: args.port, host: args.host, dataDir: args.dataDir, backend, log: (l) => console.error(`[engine] ${l}`) });
   console.log(`Tinker engine listening on ${server.url}`);
-  // whoever started it by hand needs the token; a launcher that chose it already has it
-  if (!given) console.log(`API key (this launch only): ${token}  — e.g. TINKER_API_KEY=${token} TINKER_BASE_URL=${server.url}`);
   console.error(`[engine] data dir ${args.dataDir}; models: ${backend.listBaseModels().map((m) => m.name).join(', ')}`);
   process.send?.({ type: 'ready', url: server.url });
   let stopping = false;

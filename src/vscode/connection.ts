@@ -40,9 +40,7 @@ export class TinkerConnection implements vscode.Disposable {
     let baseUrl: string;
     let apiKey: string | undefined;
     if (backend.kind === 'local') {
-      const engine = await this.engine.ensureStarted();
-      baseUrl = engine.url;
-      apiKey = engine.token;
+      baseUrl = await this.engine.ensureStarted();
     } else {
       baseUrl = backend.baseUrl;
       apiKey = (await this.apiKeys.get())?.key;

@@ -21,15 +21,13 @@ export class LocalEngine implements vscode.Disposable {
     return this.running?.url;
   }
 
-  /**
-   * Starts the engine if needed (with a cancellable progress notification); returns its URL and the
-   * per-launch token it requires as the API key.
-   */
-  async ensureStarted(): Promise<{ url: string; token: string }> {
-    const running = this.running ?? (await (this.starting ??= this.start().finally(() => {
+  /** Starts the engine if needed (with a cancellable progress notification) and returns its URL. */
+  async ensureStarted(): Promise<string> {
+    if (this.running) return this.running.url;
+    this.starting ??= this.start().finally(() => {
       this.starting = undefined;
-    })));
-    return { url: running.url, token: running.token };
+    });
+    return (await this.starting).url;
   }
 
   private async start(): Promise<EngineProcess> {
@@ -46,7 +44,6 @@ export class LocalEngine implements vscode.Disposable {
         });
       },
     );
-    this.log.redactor.add(proc.token); // a secret like the API key: never in the log
     this.running = proc;
     this.log.info(`local engine listening on ${proc.url} (pid ${proc.pid})`);
     void proc.exited.then((code) => {

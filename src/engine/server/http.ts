@@ -37,14 +37,10 @@ interface Route {
   handler: Handler;
 }
 
-/** The largest request body, compressed or decompressed (a forward_backward chunk is a few MiB). */
-export const MAX_BODY = 64 << 20;
+const MAX_BODY = 1 << 30;
 
 export class Router {
   private readonly routes: Route[] = [];
-
-  /** `admit` throws the HttpError that refuses a request before it is read (see admission.ts). */
-  constructor(private readonly admit?: (req: http.IncomingMessage, path: string) => void) {}
 
   add(method: string, pattern: string, handler: Handler): this {
     this.routes.push({ method, parts: pattern.split('/').filter(Boolean), handler });
@@ -95,7 +91,6 @@ export class Router {
     const url = new URL(req.url ?? '/', 'http://engine');
     let reply: Reply;
     try {
-      this.admit?.(req, url.pathname);
       const m = this.match(req.method ?? 'GET', url.pathname);
       if (m === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${url.pathname}`);
       if (m === 'method') throw new HttpError(405, `${req.method} is not allowed on ${url.pathname}`);
@@ -139,40 +134,26 @@ function send(res: http.ServerResponse, reply: Reply): void {
 }
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  const tooLarge = () => new HttpError(413, `request body larger than ${MAX_BODY >> 20} MiB`, { connection: 'close' });
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (c: Buffer) => {
+    req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > MAX_BODY) {
-        // answer at once; `connection: close` ends the connection after the answer, dropping the rest
-        req.off('data', onData);
-        chunks.length = 0;
-        reject(tooLarge());
+        reject(new HttpError(413, 'request body larger than 1 GiB'));
+        req.destroy();
         return;
       }
       chunks.push(c);
-    };
-    req.on('data', onData);
+    });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
 /** Node's zstd, when this runtime has it (Node ≥ 22.15 / 23.8). */
-const zstdSync = (zlib as unknown as { zstdDecompressSync?: (b: Buffer, o?: { maxOutputLength?: number }) => Buffer }).zstdDecompressSync;
-export const zstdDecompress: ((b: Buffer) => Buffer) | undefined = zstdSync
-  ? (b) => {
-      try {
-        return zstdSync(b, { maxOutputLength: MAX_BODY });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new HttpError(413, `zstd body decompresses to more than ${MAX_BODY >> 20} MiB`);
-        throw new HttpError(400, `the zstd body cannot be decompressed: ${(err as Error).message}`);
-      }
-    }
-  : undefined;
+export const zstdDecompress: ((b: Buffer) => Buffer) | undefined = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer })
+  .zstdDecompressSync;
 
 /** The request body, decompressed when it says Content-Encoding: zstd. */
 export function decodedBody(req: Request): Buffer {
@@ -180,7 +161,9 @@ export function decodedBody(req: Request): Buffer {
   if (!enc || enc === 'identity') return req.body;
   if (enc === 'zstd') {
     if (!zstdDecompress) throw new HttpError(415, 'this engine runs on a Node.js without zstd; send the body uncompressed');
-    return zstdDecompress(req.body);
+    const out = zstdDecompress(req.body);
+    if (out.length > MAX_BODY) throw new HttpError(422, 'zstd body decompresses to more than 1 GiB');
+    return out;
   }
   throw new HttpError(415, `unsupported Content-Encoding "${enc}"`);
 }
