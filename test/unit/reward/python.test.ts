@@ -29,6 +29,14 @@ def compute_reward(completion, ground_truth):
         return 0.25
     if completion == "pid":
         return os.getpid()
+    if completion == "flood":
+        os.write(4, b'{"type": "reward", "index": 0, "reward": 1, "pad": "' + b"x" * (3 * 1024 * 1024) + b'"}\\n')
+        return 1.0
+    if completion == "longfield":
+        os.write(4, b'{"type": "failure", "index": 0, "kind": "exception", "durationMs": 0, "message": "' + b"m" * 100000 + b'"}\\n')
+        return 1.0
+    if completion == "bigerror":
+        raise ValueError("e" * 5000000)
     return float(int(completion) * 2 + len(ground_truth))
 
 def helper(text):
@@ -162,6 +170,31 @@ describe('Python reward runner', function () {
     const r = await start();
     const out = await r.score(cases('print', '1', 'print', '2'));
     assert.deepStrictEqual(rewards(out), [0.25, 4, 0.25, 6]);
+  });
+
+  it('replaces a worker that sends a line over the cap, scoring that case 0 with a clear error; the others are scored', async () => {
+    const r = await start();
+    const out = await r.score(cases('1', 'flood', '2'));
+    assert.deepStrictEqual(rewards(out), [4, 'crash', 6]);
+    assert.match(failure(out[1]).error.message, /the reward worker broke its protocol \(it sent a message longer than 1048576 bytes.*\); it was replaced/);
+    await waitFor(() => r.pids().length === 2, 'the replacement worker');
+    assert.deepStrictEqual(rewards(await r.score(cases('3'))), [8]);
+  });
+
+  it('replaces a worker whose error report has a field over its cap', async () => {
+    const r = await start();
+    const out = await r.score(cases('longfield', '2'));
+    assert.deepStrictEqual(rewards(out), ['crash', 6]);
+    assert.match(failure(out[0]).error.message, /message is longer than 16384 characters/);
+  });
+
+  it('truncates a huge exception message in the worker: an ordinary exception, the worker kept', async () => {
+    const r = await start();
+    const pids = r.pids();
+    const out = await r.score(cases('bigerror', '2'));
+    assert.deepStrictEqual(rewards(out), ['exception', 6]);
+    assert.ok(failure(out[0]).error.message.length <= 2000, `message of ${failure(out[0]).error.message.length} characters`);
+    assert.deepStrictEqual(r.pids(), pids, 'no worker replaced');
   });
 
   it('rejects a score() whose signal aborts, dropping its work, and keeps serving', async () => {
