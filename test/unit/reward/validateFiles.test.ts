@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import { examplesFileFor, isExamplesFile, rewardFilesFor } from '../../../src/core/reward/files';
-import { matchesGlob } from '../../../src/core/reward/globMatch';
+import { globProblem, matchesGlob } from '../../../src/core/reward/globMatch';
 
 describe('Reward files and examples files', () => {
   it('matches the tinker.rewardFiles globs against workspace-relative paths', () => {
@@ -17,6 +17,24 @@ describe('Reward files and examples files', () => {
     assert.ok(matchesGlob('r1.py', 'r[0-9].py'));
     assert.ok(!matchesGlob('rewardXpy', 'reward.py'), 'a dot is literal');
     assert.ok(matchesGlob('rewards/a.py', './rewards/a.py'));
+  });
+
+  it('matches like VS Code: dot folders and files included, [!…] negates a class, a leading ! is literal', () => {
+    assert.ok(matchesGlob('.venv/reward.py', '**/*.py'), 'VS Code globs match dot folders');
+    assert.ok(matchesGlob('rewards/.hidden.py', 'rewards/*.py'));
+    assert.ok(matchesGlob('r1.py', 'r[!a-z].py'));
+    assert.ok(!matchesGlob('rx.py', 'r[!a-z].py'));
+    assert.ok(matchesGlob('a/b/c/d.py', 'a/**'));
+    assert.ok(!matchesGlob('x.py', '!x.py'), 'no negation: "!x.py" does not match everything but x.py');
+  });
+
+  it('gives a clear message for a glob that is not a valid pattern instead of throwing', () => {
+    for (const bad of ['[z-a].py', 'rewards/{a,b.py']) {
+      assert.doesNotThrow(() => matchesGlob('z.py', bad));
+      assert.strictEqual(matchesGlob('z.py', bad), false);
+      assert.match(globProblem(bad) ?? '', new RegExp(`^"${bad.replace(/[[\]{}.]/g, '\\$&')}" is not a valid glob pattern \\(.+\\); it matches no file$`));
+    }
+    assert.strictEqual(globProblem('**/*.py'), undefined);
   });
 
   it('names the examples file after the reward file, and back', () => {
