@@ -206,24 +206,27 @@ describe('Python reward runner', function () {
     assert.deepStrictEqual(rewards(await r.score(cases('1'))), [4]);
   });
 
-  it('runs with an environment stripped of secrets', async () => {
+  it('runs with an allowlisted environment: secrets and unlisted variables withheld, listed names passed', async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { TINKER_API_KEY: 'tml-not-a-real-key', HF_TOKEN: 'x', MY_SECRET_THING: 'x', TINKER_TEST_VISIBLE: 'yes' });
+    const names = ['TINKER_API_KEY', 'HF_TOKEN', 'MY_SECRET_THING', 'TINKER_TEST_VISIBLE', 'TINKER_TEST_UNLISTED', 'PYTHONTEST_FLAG', 'LC_TINKER_TEST'];
+    Object.assign(process.env, { TINKER_API_KEY: 'tml-not-a-real-key', HF_TOKEN: 'x', MY_SECRET_THING: 'x', TINKER_TEST_VISIBLE: 'yes', TINKER_TEST_UNLISTED: 'x', PYTHONTEST_FLAG: '1', LC_TINKER_TEST: 'C' });
+    const envFile = rewardFile('env.py', 'import os\ndef compute_reward(completion, ground_truth):\n    return 1.0 if completion in os.environ else 0.0\n');
+    let plain: RewardRunner | undefined;
     try {
-      runner = await createPythonRewardRunner({
-        file: rewardFile(
-          'env.py',
-          'import os\ndef compute_reward(completion, ground_truth):\n    return 1.0 if completion in os.environ else 0.0\n',
-        ),
-        workers: 1,
-      });
+      runner = await createPythonRewardRunner({ file: envFile, workers: 1, environment: ['TINKER_TEST_VISIBLE', 'TINKER_API_KEY', 'HF_*'] });
+      plain = await createPythonRewardRunner({ file: envFile, workers: 1 });
     } finally {
-      for (const k of ['TINKER_API_KEY', 'HF_TOKEN', 'MY_SECRET_THING', 'TINKER_TEST_VISIBLE']) {
+      for (const k of names) {
         if (saved[k] === undefined) delete process.env[k];
         else process.env[k] = saved[k];
       }
     }
-    assert.deepStrictEqual(rewards(await runner.score(cases('TINKER_API_KEY', 'HF_TOKEN', 'MY_SECRET_THING', 'TINKER_TEST_VISIBLE'))), [0, 0, 0, 1]);
+    try {
+      assert.deepStrictEqual(rewards(await runner.score(cases(...names, 'PATH'))), [0, 1, 0, 1, 0, 1, 1, 1], 'listed names pass (the Tinker key never)');
+      assert.deepStrictEqual(rewards(await plain.score(cases(...names, 'PATH'))), [0, 0, 0, 0, 0, 1, 1, 1], 'only the built-in allowlist without a list');
+    } finally {
+      await plain.close();
+    }
   });
 
   it('close() kills every worker and whatever the reward code started, and later calls reject', async () => {

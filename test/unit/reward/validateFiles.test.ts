@@ -3,6 +3,7 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import { examplesFileFor, isExamplesFile, rewardFilesFor } from '../../../src/core/reward/files';
+import { workerEnvironment } from '../../../src/core/reward/env';
 import { globProblem, matchesGlob } from '../../../src/core/reward/globMatch';
 
 describe('Reward files and examples files', () => {
@@ -43,5 +44,16 @@ describe('Reward files and examples files', () => {
     assert.ok(isExamplesFile('/w/reward.examples.jsonl'));
     assert.ok(!isExamplesFile('/w/train.jsonl'));
     assert.deepStrictEqual(rewardFilesFor(path.join('/w', 'reward.examples.jsonl')), ['.py', '.js', '.mjs', '.cjs', '.ts'].map((e) => path.join('/w', `reward${e}`)));
+  });
+});
+
+describe('reward worker environment', () => {
+  const source = { PATH: '/bin', Path: 'C:\\bin', SystemRoot: 'C:\\Windows', HOME: '/h', LC_ALL: 'C', PYTHONPATH: '/p', PYTHON_KEYRING_TOKEN: 't', AWS_SECRET_ACCESS_KEY: 's', GITHUB_TOKEN: 'g', RANDOM_VAR: 'r', MYAPP_MODE: 'm', TINKER_API_KEY: 'k' };
+  it('passes the built-in allowlist and what the user lists; never the Tinker key or credentials not listed', () => {
+    assert.deepStrictEqual(Object.keys(workerEnvironment({}, source, { platform: 'linux' })).sort(), ['HOME', 'LC_ALL', 'PATH', 'PYTHONPATH']);
+    assert.deepStrictEqual(Object.keys(workerEnvironment({ X: '1' }, source, { platform: 'linux', allow: ['MYAPP_*', 'GITHUB_TOKEN', 'TINKER_API_KEY'] })).sort(), ['GITHUB_TOKEN', 'HOME', 'LC_ALL', 'MYAPP_MODE', 'PATH', 'PYTHONPATH', 'X']);
+  });
+  it('on Windows matches names case-insensitively and passes what Windows programs need (SYSTEMROOT)', () => {
+    assert.deepStrictEqual(Object.keys(workerEnvironment({}, source, { platform: 'win32' })).sort(), ['HOME', 'LC_ALL', 'PATH', 'PYTHONPATH', 'Path', 'SystemRoot']);
   });
 });
