@@ -13,7 +13,7 @@ import { resolvePython } from './pythonInterpreter';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore } from './secrets';
-import { readBackendFor } from './settings';
+import { readBackendFor, rewardEnvironmentSetting } from './settings';
 
 export interface GrpoRunnerServices {
   log: Log;
@@ -106,6 +106,7 @@ export class GrpoRunner {
         connect: async (sp) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
         cacheDir: this.s.cacheDir,
         python: python.path,
+        rewardEnvironment: rewardEnvironmentSetting(),
         signal: run.abort.signal,
         onEvent: (e) => {
           this.s.registry.apply(run, e);

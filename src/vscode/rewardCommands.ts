@@ -15,7 +15,7 @@ import { resolvePython } from './pythonInterpreter';
 import { examplesMarkdown } from './rewardCodeLens';
 import { RewardFileIndex } from './rewardFiles';
 import { rewardRange, RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
-import { readBackendFor, SECTION } from './settings';
+import { readBackendFor, rewardEnvironmentSetting, SECTION } from './settings';
 
 export const REPORT_SCHEME = 'tinker-reward-report';
 
@@ -143,7 +143,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
   const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === target.toString());
   const source = open?.getText();
   const python = rewardLanguage(file) === 'python' ? (await resolvePython(target, d.log)).path : undefined;
-  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), range: rewardRange(), ...(info.spec ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
+  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), environment: rewardEnvironmentSetting(), range: rewardRange(), ...(info.spec ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
   try {
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Dry run of ${path.basename(file)}`, cancellable: true },
@@ -198,7 +198,7 @@ async function freshDryRun(
   d: RewardCommandDeps,
   spec: ResolvedRunSpec,
   specFile: string,
-  common: { file: string; source?: string; python?: string; range: readonly [number, number]; timeoutMs?: number },
+  common: { file: string; source?: string; python?: string; environment: readonly string[]; range: readonly [number, number]; timeoutMs?: number },
   signal: AbortSignal,
   dryRunOnModel: DryRunOnModel,
 ): Promise<DryRunReport> {

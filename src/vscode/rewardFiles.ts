@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { matchesGlob } from '../core/reward/globMatch';
+import { globProblem, matchesGlob } from '../core/reward/globMatch';
 import { hasRewardExtension } from '../core/reward/files';
 import type { ResolvedRunSpec } from '../core/runs/spec';
 import { Log } from './log';
@@ -25,6 +25,8 @@ export class RewardFileIndex implements vscode.Disposable {
   readonly onDidChange = this.emitter.event;
   private readonly disposables: vscode.Disposable[] = [this.emitter];
   private scanning: Promise<void> | undefined;
+  /** invalid tinker.rewardFiles patterns already reported (once each) */
+  private readonly reportedGlobs = new Set<string>();
 
   constructor(private readonly log: Log) {
     const watcher = vscode.workspace.createFileSystemWatcher(SPEC_GLOB);
@@ -95,6 +97,15 @@ export class RewardFileIndex implements vscode.Disposable {
     const absolute = uri.fsPath.split(path.sep).join('/');
     return globs.some((glob) => {
       if (typeof glob !== 'string' || glob.trim() === '') return false;
+      const problem = globProblem(glob);
+      if (problem !== undefined) {
+        if (!this.reportedGlobs.has(glob)) {
+          this.reportedGlobs.add(glob);
+          this.log.warn(`${SECTION}.rewardFiles: ${problem}`);
+          void vscode.window.showWarningMessage(`Setting ${SECTION}.rewardFiles: ${problem}.`);
+        }
+        return false;
+      }
       return path.isAbsolute(glob) ? matchesGlob(absolute, glob) : relative !== undefined && matchesGlob(relative, glob);
     });
   }

@@ -17,7 +17,7 @@ import type { RewardValidation } from '../core/reward/validate';
 import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { RewardFileIndex } from './rewardFiles';
-import { SECTION } from './settings';
+import { rewardEnvironmentSetting, SECTION } from './settings';
 
 export const DEBOUNCE_MS = 500;
 /** examples taken from the latest run that used the reward file */
@@ -187,6 +187,7 @@ export class RewardValidator implements vscode.Disposable {
         range: rewardRange(),
         timeoutMs: info.spec?.reward.timeout_ms ?? 10_000,
         ...(python ? { python } : {}),
+        environment: rewardEnvironmentSetting(),
         signal,
       });
       if (signal.aborted) return;

@@ -29,6 +29,12 @@ export async function readBackendFor(kind: BackendKind, baseUrl?: string): Promi
   );
 }
 
+/** Environment variables reward workers get besides the built-in allowlist (machine setting). */
+export function rewardEnvironmentSetting(): string[] {
+  const v = vscode.workspace.getConfiguration(SECTION).get<unknown>('rewardEnvironment', []);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
+}
+
 /** The Python interpreter setting (empty: not set). */
 export function pythonPathSetting(): string | undefined {
   const v = vscode.workspace.getConfiguration(SECTION).get<string>('pythonPath', '').trim();

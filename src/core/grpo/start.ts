@@ -40,6 +40,8 @@ export interface StartGrpoRunOptions {
   connect: (spec: ResolvedRunSpec) => Promise<ServiceClient>;
   cacheDir: string;
   python?: string;
+  /** environment variables passed to reward workers besides the built-in allowlist */
+  rewardEnvironment?: readonly string[];
   resumeDir?: string;
   /** run at most this many iterations, then pause (see RunGrpoOptions.stopAfter) */
   stopAfter?: number;
@@ -131,7 +133,7 @@ async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, 
   let reward: RewardRunner | undefined;
   let service: ServiceClient | undefined;
   try {
-    reward = await createRewardRunner({ file: spec.reward.file, python: o.python, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
+    reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
     service = await o.connect(spec);
     const writer = resume ?? RunWriter.create(o.runsDir, spec.name);
     if (!resume) writers.push(writer);

@@ -54,6 +54,7 @@ interface RunnerOptions {
   file: string;
   source?: string;
   python?: string;
+  environment?: readonly string[];
   timeoutMs?: number;
   workers?: number;
   range?: readonly [number, number];
@@ -127,6 +128,7 @@ async function withRunner<T>(o: RunnerOptions, use: (runner: RewardRunner) => Pr
     file: o.file,
     ...(o.source !== undefined ? { source: o.source } : {}),
     ...(o.python !== undefined ? { python: o.python } : {}),
+    ...(o.environment !== undefined ? { environment: o.environment } : {}),
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.workers !== undefined ? { workers: o.workers } : {}),
     ...(o.signal !== undefined ? { signal: o.signal } : {}),

@@ -1,44 +1,38 @@
-// Glob patterns of the `tinker.rewardFiles` setting (`**`, `*`, `?`, `{a,b}`, `[...]`), matched
+// Glob patterns of the `tinker.rewardFiles` setting, matched with picomatch the way VS Code matches
+// its own globs (`**`, `*`, `?`, `{a,b}`, `[...]`; dot files included; no leading-`!` negation)
 // against a path relative to a workspace folder with forward slashes.
+import picomatch from 'picomatch';
 
-function globToRegExp(glob: string): RegExp {
-  let re = '';
-  let inGroup = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        // "**/" matches any number of folders, including none
-        const slash = glob[i + 2] === '/';
-        re += slash ? '(?:.*/)?' : '.*';
-        i += slash ? 2 : 1;
-      } else re += '[^/]*';
-    } else if (c === '?') re += '[^/]';
-    else if (c === '{') {
-      inGroup++;
-      re += '(?:';
-    } else if (c === '}' && inGroup > 0) {
-      inGroup--;
-      re += ')';
-    } else if (c === ',' && inGroup > 0) re += '|';
-    else if (c === '[') {
-      const end = glob.indexOf(']', i + 1);
-      if (end < 0) re += '\\[';
-      else {
-        re += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
-        i = end;
-      }
-    } else re += c.replace(/[.+^$()|\\\]]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
+const OPTIONS: picomatch.PicomatchOptions = { dot: true, nonegate: true, debug: true };
 
 /** compiled globs: the setting's few patterns are matched on every reward-file lookup */
-const compiled = new Map<string, RegExp>();
+const compiled = new Map<string, ((path: string) => boolean) | { problem: string }>();
 
-/** whether `relativePath` (forward slashes) matches `glob` */
+function compile(glob: string): ((path: string) => boolean) | { problem: string } {
+  let entry = compiled.get(glob);
+  if (!entry) {
+    try {
+      // debug: picomatch throws on a pattern it cannot turn into a regular expression instead of
+      // silently matching nothing
+      // [!…] negates a class in VS Code's globs; picomatch wants [^…]
+      entry = picomatch(glob.replace(/^\.\//, '').replace(/(^|[^\\])\[!/g, '$1[^'), OPTIONS);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message.replace(/^Invalid regular expression: \/.*\/: /, '') : String(err);
+      entry = { problem: `"${glob}" is not a valid glob pattern (${reason}); it matches no file` };
+    }
+    compiled.set(glob, entry);
+  }
+  return entry;
+}
+
+/** why `glob` cannot be used, or undefined when it is a valid pattern */
+export function globProblem(glob: string): string | undefined {
+  const entry = compile(glob);
+  return typeof entry === 'function' ? undefined : entry.problem;
+}
+
+/** whether `relativePath` (forward slashes) matches `glob`; an invalid glob matches nothing */
 export function matchesGlob(relativePath: string, glob: string): boolean {
-  let re = compiled.get(glob);
-  if (!re) compiled.set(glob, (re = globToRegExp(glob.replace(/^\.\//, ''))));
-  return re.test(relativePath);
+  const entry = compile(glob);
+  return typeof entry === 'function' && entry(relativePath);
 }

@@ -34,7 +34,7 @@ export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise
       args: [`--max-old-space-size=${memoryMb}`, '-e', NODE_WORKER_SOURCE],
       // ELECTRON_RUN_AS_NODE: inside VS Code, process.execPath is the editor's binary; NODE_OPTIONS
       // could preload debuggers or loaders into user code, so it is dropped
-      env: workerEnvironment({ ELECTRON_RUN_AS_NODE: '1' }, withoutNodeOptions(process.env)),
+      env: workerEnvironment({ ELECTRON_RUN_AS_NODE: '1' }, withoutNodeOptions(process.env), { allow: opts.environment ?? [] }),
       channel: 'ipc',
     },
     {

@@ -4,7 +4,7 @@
 // dies the pool knows exactly which case was running: that case fails ('timeout' / 'crash'), the
 // worker is replaced, and the rest of its batch goes back to the front of the queue.
 import { RewardLoadError } from './errors';
-import { FromWorker, ToWorker } from './protocol';
+import { FromWorker, MAX_MESSAGE_LINE_BYTES, ToWorker } from './protocol';
 import type { RewardCase, RewardError, RewardOutcome, RewardRunner } from './types';
 
 export interface WorkerExit {
@@ -85,6 +85,8 @@ interface Slot {
   exited: Promise<void>;
   onReady?(error?: LoadErrorDetail | Error): void;
 }
+
+const isOversized = (raw: unknown): boolean => typeof raw === 'object' && raw !== null && 'type' in raw && raw.type === 'oversized';
 
 const workerCount = (n: number) => (Number.isFinite(n) ? Math.max(1, Math.floor(n)) : 1);
 
@@ -249,8 +251,15 @@ export class WorkerPool implements RewardRunner {
 
   private onMessage(slot: Slot, raw: unknown): void {
     if (slot.state === 'dead' || slot.killedFor) return;
+    if (isOversized(raw)) {
+      return this.protocolError(slot, `it sent a message longer than ${MAX_MESSAGE_LINE_BYTES} bytes, more than a result or an error report can need`);
+    }
     const parsed = FromWorker.safeParse(raw);
-    if (!parsed.success) return this.protocolError(slot, `unexpected message from the worker: ${parsed.error.message}`);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const tooBig = issue?.code === 'too_big' ? ` (${issue.path.join('.')} is longer than ${issue.maximum} characters)` : '';
+      return this.protocolError(slot, `unexpected message from the worker${tooBig}: ${parsed.error.message.slice(0, 500)}`);
+    }
     const msg = parsed.data;
     if (msg.type === 'ready' || msg.type === 'load_error') {
       if (slot.state !== 'starting') return this.protocolError(slot, `unexpected '${msg.type}' message`);

@@ -17,7 +17,7 @@ export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promi
     {
       command: opts.python ?? REWARD_DEFAULTS.python,
       args: ['-c', PYTHON_WORKER_SOURCE],
-      env: workerEnvironment({ PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' }),
+      env: workerEnvironment({ PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' }, process.env, { allow: opts.environment ?? [] }),
       channel: 'fd',
     },
     {

@@ -29,7 +29,7 @@ def describe(exc, tb, file):
     # message, traceback text from the user's frames on, and the innermost frame in the reward file
     text = "".join(traceback.format_exception(type(exc), exc, tb))
     message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    info = {"message": message, "traceback": text[-20000:]}
+    info = {"message": message[:2000], "traceback": text[-20000:]}
     for frame in traceback.extract_tb(tb):
         if frame.filename == file and frame.lineno:
             info["line"] = frame.lineno

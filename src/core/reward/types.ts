@@ -51,6 +51,8 @@ export interface RewardRunnerOptions {
   source?: string;
   /** Python interpreter (default "python3") */
   python?: string;
+  /** environment variables (names, or NAME_* prefixes) passed to workers besides the built-in allowlist */
+  environment?: readonly string[];
   /** parallel workers (default: 2) */
   workers?: number;
   /** per-call time limit in ms (default 10_000) */

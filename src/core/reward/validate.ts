@@ -36,6 +36,8 @@ export interface ValidateRewardOptions {
   timeoutMs?: number;
   memoryMb?: number;
   python?: string;
+  /** environment variables passed to the worker besides the built-in allowlist */
+  environment?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -64,6 +66,7 @@ export async function validateReward(o: ValidateRewardOptions): Promise<RewardVa
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
       ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
       ...(o.python !== undefined ? { python: o.python } : {}),
+      ...(o.environment !== undefined ? { environment: o.environment } : {}),
       ...(o.signal !== undefined ? { signal: o.signal } : {}),
     });
   } catch (err) {

@@ -6,7 +6,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import { Duplex } from 'stream';
 import { StringDecoder } from 'string_decoder';
-import type { ToWorker } from './protocol';
+import { MAX_MESSAGE_LINE_BYTES, OversizedMessage, ToWorker } from './protocol';
 import type { WorkerHandlers, WorkerProcess } from './pool';
 
 export interface WorkerCommand {
@@ -54,7 +54,7 @@ export function spawnWorkerProcess(cmd: WorkerCommand, handlers: WorkerHandlers)
     if (requests instanceof Duplex && answers instanceof Duplex) {
       requests.on('error', () => undefined); // EPIPE after the worker died: 'close' reports it
       answers.on('error', () => undefined);
-      answers.on('data', lineSplitter((line) => handlers.message(parseLine(line))));
+      answers.on('data', lineSplitter((line) => handlers.message(parseLine(line)), (oversized) => handlers.message(oversized)));
       send = (message) => {
         if (!requests.destroyed) requests.write(JSON.stringify(message) + '\n');
       };
@@ -94,13 +94,36 @@ function parseLine(line: string): unknown {
   }
 }
 
-function lineSplitter(onLine: (line: string) => void): (chunk: Buffer) => void {
-  let pending = '';
-  const decoder = new StringDecoder('utf8');
+/**
+ * Splits the answer stream into lines without ever holding more than `maxBytes` of one line: a longer
+ * line is reported as oversized as soon as it passes the cap, and the rest of it is dropped.
+ */
+export function lineSplitter(onLine: (line: string) => void, onOversized: (info: OversizedMessage) => void, maxBytes = MAX_MESSAGE_LINE_BYTES): (chunk: Buffer) => void {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let skipping = false;
   return (chunk) => {
-    const text = pending + decoder.write(chunk);
-    const lines = text.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) if (line.length > 0) onLine(line);
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
+      if (!skipping) {
+        if (pendingBytes + piece.length > maxBytes) {
+          skipping = true;
+          onOversized({ type: 'oversized', bytes: pendingBytes + piece.length });
+          pending = [];
+          pendingBytes = 0;
+        } else if (piece.length > 0) {
+          pending.push(piece);
+          pendingBytes += piece.length;
+        }
+      }
+      if (nl === -1) return;
+      if (!skipping && pendingBytes > 0) onLine(Buffer.concat(pending).toString('utf8'));
+      skipping = false;
+      pending = [];
+      pendingBytes = 0;
+      start = nl + 1;
+    }
   };
 }

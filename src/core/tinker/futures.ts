@@ -33,6 +33,9 @@ export type ResultDecoder<T> =
   | { kind: 'sample'; map: (o: SampleResponse) => T }
   | { kind: 'json'; schema: z.ZodType<T> };
 
+/** consecutive connection failures while polling before a future fails (about 3.5 minutes of waits) */
+const MAX_POLL_CONNECTION_ERRORS = 10;
+
 export class APIFuture<T> {
   private promise: Promise<T> | undefined;
 
@@ -85,6 +88,16 @@ export class APIFuture<T> {
           // a client-side timeout of a held poll means "not ready yet": poll again at once
           if (/no answer within/.test(err.message)) continue;
           connErrors++;
+          // the server stopped (an engine killed mid-run) or is unreachable: give up after a few
+          // minutes instead of polling forever, so the run stops with a message and can be resumed
+          if (connErrors > MAX_POLL_CONNECTION_ERRORS) {
+            throw new ConnectionError(
+              `request ${this.requestId} (${this.requestType}): the server stopped answering (${connErrors} failed attempts in a row; last: ${err.message}). ` +
+                'Check that it is running; a run can be resumed from its last checkpoint once it is back.',
+              'retrieve_future',
+              err,
+            );
+          }
           await sleep(Math.min(2 ** connErrors, 30) * 1000, signal);
           continue;
         }

@@ -116,6 +116,15 @@ export class ProtoDecodeError extends Error {
   }
 }
 
+/** A 64-bit two's-complement value from its unsigned 32-bit halves. */
+function int64ToNumber(lo: number, hi: number): number {
+  if (hi < 0x80000000) return hi * 0x1_0000_0000 + lo;
+  // negative: -(~value + 1), computed on the halves
+  const nlo = ~lo >>> 0;
+  const nhi = ~hi >>> 0;
+  return -(nhi * 0x1_0000_0000 + nlo + 1);
+}
+
 export class ProtoReader {
   pos: number;
   private readonly view: DataView;
@@ -133,22 +142,27 @@ export class ProtoReader {
     return this.pos >= this.end;
   }
 
+  /**
+   * A varint as a number: unsigned, or a negative int32/int64 (64-bit two's complement). The two
+   * 32-bit halves are assembled with integer arithmetic, so every value within ±2^53 is exact
+   * (summing in floating point would round -1 = 2^64 - 1 to 2^64, i.e. to 0); beyond that the
+   * nearest double.
+   */
   varint(): number {
-    let result = 0;
-    let mul = 1;
+    let lo = 0;
+    let hi = 0;
     for (let i = 0; i < 10; i++) {
       if (this.pos >= this.end) throw new ProtoDecodeError('truncated varint');
       const b = this.buf[this.pos++]!;
-      result += (b & 0x7f) * mul;
-      if (b < 0x80) return result > Number.MAX_SAFE_INTEGER ? this.wrapNegative(result) : result;
-      mul *= 0x80;
+      const bits = b & 0x7f;
+      if (i < 4) lo |= bits << (7 * i);
+      else if (i === 4) {
+        lo |= bits << 28; // the low 4 bits land in lo (the rest is shifted out)
+        hi = bits >>> 4;
+      } else hi |= bits << (7 * i - 32);
+      if (b < 0x80) return int64ToNumber(lo >>> 0, hi >>> 0);
     }
     throw new ProtoDecodeError('varint longer than 10 bytes');
-  }
-
-  private wrapNegative(v: number): number {
-    // a 64-bit two's-complement negative decoded as a huge unsigned number
-    return v - 2 ** 64;
   }
 
   /** An int32 field: negative values are encoded as 64-bit two's complement. */

@@ -25,6 +25,8 @@ export interface EngineServerOptions {
   longPollMs?: number;
   /** answer a timed-out long poll with 408 (SkyRL's way) instead of 200 try_again */
   longPollTimeoutStatus?: 200 | 408;
+  /** how long an archive download link works (default 15 minutes) */
+  archiveLinkTtlMs?: number;
   /** advertise zstd-compressed forward_backward bodies (only honoured when this Node has zstd) */
   compressForwardBackward?: boolean;
   /** extra fields for client/config, e.g. a smaller fwdbwd_max_chunk_len to exercise chunking */
@@ -36,6 +38,8 @@ export interface EngineServer {
   url: string;
   port: number;
   store: EngineStore;
+  /** what the engine holds in memory (for tests and diagnostics) */
+  stats(): { sessions: number; samplers: number; directSamplers: number; archiveLinks: number };
   close(): Promise<void>;
 }
 
@@ -81,6 +85,8 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
   const sessions = new Map<string, Session>();
   const models = new Map<string, ModelState>();
   const samplers = new Map<string, { baseModel: string; modelPath: string | null; sessionId: string | null }>();
+  // Samplers of `direct:` requests belong to no session: released once idle for the session timeout.
+  const directSamplers = new Map<string, { lastUsed: number; active: number }>();
   const longPollMs = opts.longPollMs ?? 20_000;
   const sessionTimeoutMs = opts.sessionTimeoutMs ?? 300_000;
   const compress = Boolean(opts.compressForwardBackward && zstdDecompress);
@@ -271,6 +277,17 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
       samplers.set(id, { baseModel: desc.baseModel, modelPath: source.modelPath, sessionId });
     }
     if (sessionId) sessions.get(sessionId)?.samplers.add(id);
+  }
+
+  /** Releases the direct samplers idle since before `cutoff`. */
+  async function releaseIdleDirectSamplers(cutoff: number): Promise<void> {
+    for (const [id, d] of [...directSamplers]) {
+      if (d.active > 0 || d.lastUsed >= cutoff) continue;
+      directSamplers.delete(id);
+      samplers.delete(id);
+      await backend.releaseSampler(id).catch(() => undefined);
+      log(`released sampler ${id} (idle)`);
+    }
   }
 
   async function releaseSession(s: Session): Promise<void> {
@@ -617,7 +634,10 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     if (!samplerId) {
       if ((b.base_model == null) === (b.model_path == null)) throw new HttpError(400, 'give a sampling_session_id, or exactly one of base_model and model_path');
       samplerId = `direct:${b.base_model ?? b.model_path}`;
-      if (!samplers.has(samplerId)) await createSampler(samplerId, b.model_path ? { modelPath: b.model_path } : { baseModel: b.base_model! }, null);
+      if (!samplers.has(samplerId)) {
+        await createSampler(samplerId, b.model_path ? { modelPath: b.model_path } : { baseModel: b.base_model! }, null);
+        directSamplers.set(samplerId, { lastUsed: Date.now(), active: 0 });
+      }
     } else if (!samplers.has(samplerId)) {
       throw new HttpError(404, `sampling session ${samplerId} not found (expired, or the engine restarted)`);
     }
@@ -631,6 +651,8 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     const params = samplingParams(b.sampling_params);
     const requestId = futures.create();
     const id = samplerId;
+    const direct = directSamplers.get(id);
+    if (direct) direct.active++;
     track(requestId, async () => {
       const res = await backend.sample(id, {
         prompt: Int32Array.from(tokens),
@@ -638,6 +660,11 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
         params,
         promptLogprobs: b.prompt_logprobs || b.topk_prompt_logprobs > 0,
         topkPromptLogprobs: b.topk_prompt_logprobs,
+      }).finally(() => {
+        if (direct) {
+          direct.active--;
+          direct.lastUsed = Date.now();
+        }
       });
       const response: SampleResponse = {
         type: 'sample',
@@ -721,10 +748,14 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     return { status: 204, empty: true };
   });
   const archiveTokens = new Map<string, { run: string; ckpt: string; expires: number }>();
+  const pruneArchiveTokens = (now = Date.now()) => {
+    for (const [token, t] of archiveTokens) if (t.expires < now) archiveTokens.delete(token);
+  };
   r.add('GET', api('training_runs/{run}/checkpoints/{ckpt}*/archive'), (req) => {
     const { c } = checkpointOf(req.params.run!, req.params.ckpt!);
+    pruneArchiveTokens();
     const token = randomBytes(12).toString('hex');
-    const expires = Date.now() + 15 * 60_000;
+    const expires = Date.now() + (opts.archiveLinkTtlMs ?? 15 * 60_000);
     archiveTokens.set(token, { run: req.params.run!, ckpt: c.checkpoint_id, expires });
     return { status: 302, empty: true, headers: { location: `${url}/api/v1/_engine/archives/${token}.tar`, expires: new Date(expires).toUTCString() } };
   });
@@ -768,6 +799,8 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
   const sweep = setInterval(() => {
     const cutoff = Date.now() - sessionTimeoutMs;
     for (const s of [...sessions.values()]) if (s.lastSeen < cutoff) void releaseSession(s);
+    void releaseIdleDirectSamplers(cutoff);
+    pruneArchiveTokens();
     void store.expire();
   }, Math.min(60_000, Math.max(50, sessionTimeoutMs / 4)));
   sweep.unref();
@@ -776,6 +809,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     url,
     port: addr.port,
     store,
+    stats: () => ({ sessions: sessions.size, samplers: samplers.size, directSamplers: directSamplers.size, archiveLinks: archiveTokens.size }),
     close: async () => {
       closed = true;
       clearInterval(sweep);

@@ -150,21 +150,22 @@ describe('JS/TS reward runner', function () {
     assert.deepStrictEqual(rewards(await r.score(cases('print', '1', 'print', '2'))), [0.25, 4, 0.25, 6]);
   });
 
-  it('runs with an environment stripped of secrets', async () => {
+  it('runs with an allowlisted environment: secrets and unlisted variables withheld, listed names passed', async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { TINKER_API_KEY: 'tml-not-a-real-key', GITHUB_TOKEN: 'x', TINKER_TEST_VISIBLE: 'yes' });
+    Object.assign(process.env, { TINKER_API_KEY: 'tml-not-a-real-key', GITHUB_TOKEN: 'x', TINKER_TEST_VISIBLE: 'yes', TINKER_TEST_UNLISTED: 'x' });
     try {
       runner = await createNodeRewardRunner({
         file: rewardFile('env.cjs', 'exports.computeReward = (completion, groundTruth) => (completion in process.env ? 1 : 0);\n'),
         workers: 1,
+        environment: ['TINKER_TEST_VISIBLE'],
       });
     } finally {
-      for (const k of ['TINKER_API_KEY', 'GITHUB_TOKEN', 'TINKER_TEST_VISIBLE']) {
+      for (const k of ['TINKER_API_KEY', 'GITHUB_TOKEN', 'TINKER_TEST_VISIBLE', 'TINKER_TEST_UNLISTED']) {
         if (saved[k] === undefined) delete process.env[k];
         else process.env[k] = saved[k];
       }
     }
-    assert.deepStrictEqual(rewards(await runner.score(cases('TINKER_API_KEY', 'GITHUB_TOKEN', 'TINKER_TEST_VISIBLE'))), [0, 0, 1]);
+    assert.deepStrictEqual(rewards(await runner.score(cases('TINKER_API_KEY', 'GITHUB_TOKEN', 'TINKER_TEST_VISIBLE', 'TINKER_TEST_UNLISTED', 'PATH'))), [0, 0, 1, 0, 1]);
   });
 
   it('close() kills every worker and whatever the reward code started', async () => {

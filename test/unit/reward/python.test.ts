@@ -29,6 +29,14 @@ def compute_reward(completion, ground_truth):
         return 0.25
     if completion == "pid":
         return os.getpid()
+    if completion == "flood":
+        os.write(4, b'{"type": "reward", "index": 0, "reward": 1, "pad": "' + b"x" * (3 * 1024 * 1024) + b'"}\\n')
+        return 1.0
+    if completion == "longfield":
+        os.write(4, b'{"type": "failure", "index": 0, "kind": "exception", "durationMs": 0, "message": "' + b"m" * 100000 + b'"}\\n')
+        return 1.0
+    if completion == "bigerror":
+        raise ValueError("e" * 5000000)
     return float(int(completion) * 2 + len(ground_truth))
 
 def helper(text):
@@ -164,6 +172,31 @@ describe('Python reward runner', function () {
     assert.deepStrictEqual(rewards(out), [0.25, 4, 0.25, 6]);
   });
 
+  it('replaces a worker that sends a line over the cap, scoring that case 0 with a clear error; the others are scored', async () => {
+    const r = await start();
+    const out = await r.score(cases('1', 'flood', '2'));
+    assert.deepStrictEqual(rewards(out), [4, 'crash', 6]);
+    assert.match(failure(out[1]).error.message, /the reward worker broke its protocol \(it sent a message longer than 1048576 bytes.*\); it was replaced/);
+    await waitFor(() => r.pids().length === 2, 'the replacement worker');
+    assert.deepStrictEqual(rewards(await r.score(cases('3'))), [8]);
+  });
+
+  it('replaces a worker whose error report has a field over its cap', async () => {
+    const r = await start();
+    const out = await r.score(cases('longfield', '2'));
+    assert.deepStrictEqual(rewards(out), ['crash', 6]);
+    assert.match(failure(out[0]).error.message, /message is longer than 16384 characters/);
+  });
+
+  it('truncates a huge exception message in the worker: an ordinary exception, the worker kept', async () => {
+    const r = await start();
+    const pids = r.pids();
+    const out = await r.score(cases('bigerror', '2'));
+    assert.deepStrictEqual(rewards(out), ['exception', 6]);
+    assert.ok(failure(out[0]).error.message.length <= 2000, `message of ${failure(out[0]).error.message.length} characters`);
+    assert.deepStrictEqual(r.pids(), pids, 'no worker replaced');
+  });
+
   it('rejects a score() whose signal aborts, dropping its work, and keeps serving', async () => {
     const r = await start();
     const controller = new AbortController();
@@ -173,24 +206,27 @@ describe('Python reward runner', function () {
     assert.deepStrictEqual(rewards(await r.score(cases('1'))), [4]);
   });
 
-  it('runs with an environment stripped of secrets', async () => {
+  it('runs with an allowlisted environment: secrets and unlisted variables withheld, listed names passed', async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { TINKER_API_KEY: 'tml-not-a-real-key', HF_TOKEN: 'x', MY_SECRET_THING: 'x', TINKER_TEST_VISIBLE: 'yes' });
+    const names = ['TINKER_API_KEY', 'HF_TOKEN', 'MY_SECRET_THING', 'TINKER_TEST_VISIBLE', 'TINKER_TEST_UNLISTED', 'PYTHONTEST_FLAG', 'LC_TINKER_TEST'];
+    Object.assign(process.env, { TINKER_API_KEY: 'tml-not-a-real-key', HF_TOKEN: 'x', MY_SECRET_THING: 'x', TINKER_TEST_VISIBLE: 'yes', TINKER_TEST_UNLISTED: 'x', PYTHONTEST_FLAG: '1', LC_TINKER_TEST: 'C' });
+    const envFile = rewardFile('env.py', 'import os\ndef compute_reward(completion, ground_truth):\n    return 1.0 if completion in os.environ else 0.0\n');
+    let plain: RewardRunner | undefined;
     try {
-      runner = await createPythonRewardRunner({
-        file: rewardFile(
-          'env.py',
-          'import os\ndef compute_reward(completion, ground_truth):\n    return 1.0 if completion in os.environ else 0.0\n',
-        ),
-        workers: 1,
-      });
+      runner = await createPythonRewardRunner({ file: envFile, workers: 1, environment: ['TINKER_TEST_VISIBLE', 'TINKER_API_KEY', 'HF_*'] });
+      plain = await createPythonRewardRunner({ file: envFile, workers: 1 });
     } finally {
-      for (const k of ['TINKER_API_KEY', 'HF_TOKEN', 'MY_SECRET_THING', 'TINKER_TEST_VISIBLE']) {
+      for (const k of names) {
         if (saved[k] === undefined) delete process.env[k];
         else process.env[k] = saved[k];
       }
     }
-    assert.deepStrictEqual(rewards(await runner.score(cases('TINKER_API_KEY', 'HF_TOKEN', 'MY_SECRET_THING', 'TINKER_TEST_VISIBLE'))), [0, 0, 0, 1]);
+    try {
+      assert.deepStrictEqual(rewards(await runner.score(cases(...names, 'PATH'))), [0, 1, 0, 1, 0, 1, 1, 1], 'listed names pass (the Tinker key never)');
+      assert.deepStrictEqual(rewards(await plain.score(cases(...names, 'PATH'))), [0, 0, 0, 0, 0, 1, 1, 1], 'only the built-in allowlist without a list');
+    } finally {
+      await plain.close();
+    }
   });
 
   it('close() kills every worker and whatever the reward code started, and later calls reject', async () => {

@@ -557,3 +557,33 @@ describe('JWT exchange and refresh against a stand-in of the Tinker cloud auth',
     }
   });
 });
+
+// ---------- the engine gone for good while a result is awaited ----------
+
+describe('Tinker client when the engine stops for good while it waits for a result', function () {
+  this.timeout(60_000);
+  let dir: string;
+
+  before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-gone-'))));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('gives up after a bounded number of failed polls with a clear message, instead of waiting forever', async () => {
+    const engine = await RestartableEngine.start(dir);
+    const sleeps = shortSleeps();
+    const client = await ServiceClient.connect({ baseUrl: engine.url, sleep: sleeps.sleep, requestTimeoutMs: 5000, pollTimeoutMs: 5000, heartbeatIntervalMs: 60_000 });
+    try {
+      const tc = await client.createLoraTrainingClient(RANDOM_MODEL, { rank: 4, seed: 1 });
+      const fb = await tc.forwardBackward(batchOf(0), 'cross_entropy');
+      await engine.stop();
+      sleeps.asked.length = 0;
+      await assert.rejects(fb.result(), (err: unknown) => {
+        assert.ok(err instanceof ConnectionError, String(err));
+        assert.match(err.message, /the server stopped answering \(11 failed attempts in a row; last: .*\)\. Check that it is running; a run can be resumed from its last checkpoint/);
+        return true;
+      });
+      assert.deepStrictEqual(sleeps.asked, [2, 4, 8, 16, 30, 30, 30, 30, 30, 30].map((s) => s * 1000), 'backs off as before, then stops');
+    } finally {
+      client.close();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import {
   encodeForwardBackwardRequest,
   encodeSampleResponse,
 } from '../../../src/core/tinker/proto';
+import { ProtoReader, ProtoWriter } from '../../../src/core/tinker/protobuf';
 import { ForwardBackwardRequestData } from '../../../src/core/tinker/types';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -124,5 +125,44 @@ describe('protobuf codec (protocol Appendix A)', () => {
     assert.throws(() => decodeForwardBackwardRequest(bytes('0a05')), /runs past the end/);
     assert.throws(() => decodeForwardBackwardRequest(bytes('2203666f6f')), /loss_fn "foo"/);
     assert.throws(() => decodeSampleResponse(bytes('0a020805')), /stop_reason 5/);
+  });
+});
+
+describe('protobuf varints: negative, large and boundary values', () => {
+  const encode = (v: number) => {
+    const w = new ProtoWriter();
+    w.varint(v);
+    return w.finish();
+  };
+  const decode = (b: Uint8Array) => new ProtoReader(b).varint();
+
+  it('decodes the wire bytes of negative int32/int64 values exactly (64-bit two\'s complement)', () => {
+    assert.strictEqual(decode(bytes('ffffffffffffffffff01')), -1);
+    assert.strictEqual(decode(bytes('feffffffffffffffff01')), -2);
+    assert.strictEqual(decode(bytes('9cffffffffffffffff01')), -100);
+    assert.strictEqual(decode(bytes('80808080f8ffffffff01')), -(2 ** 31));
+    assert.strictEqual(decode(bytes('80808080808080808001')), -(2 ** 63));
+    assert.strictEqual(decode(bytes('ffffffff07')), 2 ** 31 - 1);
+    assert.strictEqual(decode(bytes('ffffffff0f')), 2 ** 32 - 1);
+    assert.strictEqual(decode(bytes('8080808010')), 2 ** 32);
+    assert.strictEqual(decode(bytes('ffffffffffffff0f')), 2 ** 53 - 1);
+  });
+
+  it('round-trips boundary values through the writer and the reader', () => {
+    const values = [0, 1, 127, 128, 255, 300, 16383, 16384, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 35, 2 ** 49 + 3, 2 ** 53 - 1];
+    for (const v of [...values, ...values.filter((x) => x > 0).map((x) => -x), -(2 ** 31)]) {
+      assert.strictEqual(decode(encode(v)), v, `value ${v} (bytes ${hex(encode(v))})`);
+    }
+    assert.strictEqual(hex(encode(-1)), 'ffffffffffffffffff01', 'negatives take 10 bytes, as the SDK writes them');
+  });
+
+  it('reads a negative int32 field (seq_id) of a request as the negative number', () => {
+    const back = decodeForwardBackwardRequest(encodeForwardBackwardRequest({ ...request1, seq_id: -1 }));
+    assert.strictEqual(back.seq_id, -1);
+  });
+
+  it('still rejects truncated and over-long varints', () => {
+    assert.throws(() => decode(bytes('ff')), /truncated varint/);
+    assert.throws(() => decode(bytes('ffffffffffffffffffff01')), /longer than 10 bytes/);
   });
 });
