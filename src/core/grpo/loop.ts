@@ -233,8 +233,10 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
       // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
       const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
+      const tRecords = performance.now();
       o.writer.writeIterationFile(i, 'train_rollout_summaries.jsonl', rolloutSummaries('train', i, scored));
       o.writer.writeIterationFile(i, 'train_samples.jsonl', sampleRecords(o.renderer, scored, allAdvantages));
+      timer.add('records', (performance.now() - tRecords) / 1000);
 
       const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
       if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
@@ -243,7 +245,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
       // From here the update is submitted: the step is finished and written even if cancelled.
       emit({ type: 'phase', step: i, phase: 'training' });
-      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate })));
+      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate }, timer)));
 
       const s = i + 1;
       let record: CheckpointRecord | undefined;

@@ -51,6 +51,9 @@ const EVERY_STEP_KEYS = [
   'time/sampling',
   'time/rewards',
   'time/train_step',
+  'time/forward_backward',
+  'time/optim_step',
+  'time/records',
   'time/save_checkpoint_and_get_sampling_client',
 ];
 const EVAL_KEYS = ['test/env/all/reward/total', 'test/env/all/correct', 'test/env/all/format', 'test/env/all/total_episodes', 'test/env/all/by_group/frac_all_good', 'time/run_evaluations_parallel'];
