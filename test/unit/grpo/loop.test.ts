@@ -136,7 +136,7 @@ describe('GRPO loop on the embedded engine', function () {
     it('writes timing_spans.jsonl, one line per step, with the timed spans', () => {
       const lines = readJsonl(path.join(runDir, 'timing_spans.jsonl')) as Array<{ step: number; spans: Array<{ name: string; duration: number; wall_start: number; wall_end: number }> }>;
       assert.deepStrictEqual(lines.map((l) => l.step), [0, 1, 2]);
-      assert.deepStrictEqual(lines[1]!.spans.map((s) => s.name), ['sampling', 'rewards', 'train_step', 'save_checkpoint', 'save_checkpoint_and_get_sampling_client']);
+      assert.deepStrictEqual(lines[1]!.spans.map((s) => s.name), ['sampling', 'rewards', 'records', 'train_step', 'save_checkpoint', 'save_checkpoint_and_get_sampling_client']);
       for (const s of lines[0]!.spans) assert.ok(s.wall_end >= s.wall_start && s.duration >= 0);
     });
 
