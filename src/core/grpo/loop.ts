@@ -30,6 +30,9 @@ import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from './types';
 import { computeAdvantages } from './advantages';
 import { requestSeed, SeedPurpose } from './samplingSeed';
 
+/** samples serialised per slice of the records phase (a few ms each at 256 tokens on an idle core) */
+export const RECORDS_PER_SLICE = 32;
+
 /** The resolved settings of a run (the spec after defaults: learning rate, renderer, …). */
 export interface GrpoLoopConfig {
   model: string;
@@ -162,9 +165,16 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
     );
     const scored = await scoreGroups(groups, o.reward, signal);
     reportRewardErrors(i, scored, 'eval');
-    o.writer.writeIterationFile(i, 'eval_test_rollout_summaries.jsonl', rolloutSummaries('eval/test', i, scored));
-    o.writer.writeIterationFile(i, 'eval_test_samples.jsonl', sampleRecords(o.renderer, scored, computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)))));
+    await writeRecords(i, 'eval/test', scored, computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward))));
     return prefixKeys(trajectoryMetrics(trajectoryStats(scored)), 'test');
+  };
+
+  /** Rollout summaries and every sample of a split, a few groups at a time so the event loop stays free. */
+  const writeRecords = async (i: number, split: 'train' | 'eval/test', groups: readonly RolloutGroup<ScoredRollout>[], advantages: readonly (readonly number[])[]) => {
+    const prefix = split === 'train' ? 'train' : 'eval_test';
+    const perSlice = Math.max(1, Math.floor(RECORDS_PER_SLICE / Math.max(1, groups[0]?.rollouts.length ?? 1)));
+    await o.writer.writeIterationFileInSlices(i, `${prefix}_rollout_summaries.jsonl`, groups.length, (a, b) => rolloutSummaries(split, i, groups.slice(a, b), a), perSlice);
+    await o.writer.writeIterationFileInSlices(i, `${prefix}_samples.jsonl`, groups.length, (a, b) => sampleRecords(o.renderer, groups.slice(a, b), advantages.slice(a, b), a), perSlice);
   };
 
   const reportRewardErrors = (i: number, groups: readonly RolloutGroup<ScoredRollout>[], what: string) => {
@@ -240,8 +250,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
       // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
       const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
-      o.writer.writeIterationFile(i, 'train_rollout_summaries.jsonl', rolloutSummaries('train', i, scored));
-      o.writer.writeIterationFile(i, 'train_samples.jsonl', sampleRecords(o.renderer, scored, allAdvantages));
+      await timer.time('records', () => writeRecords(i, 'train', scored, allAdvantages));
 
       const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
       if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
@@ -250,7 +259,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
       // From here the update is submitted: the step is finished and written even if cancelled.
       emit({ type: 'phase', step: i, phase: 'training' });
-      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate })));
+      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate }, timer)));
 
       const s = i + 1;
       let record: CheckpointRecord | undefined;

@@ -43,13 +43,14 @@ export interface SampleRecord {
 
 export const PROBLEM_TAGS = ['problems'];
 
-export function rolloutSummaries(split: string, iteration: number, groups: readonly RolloutGroup<ScoredRollout>[]): RolloutSummary[] {
+/** `firstGroup`: the index of groups[0] in the batch, when writing a slice of it. */
+export function rolloutSummaries(split: string, iteration: number, groups: readonly RolloutGroup<ScoredRollout>[], firstGroup = 0): RolloutSummary[] {
   return groups.flatMap((g, p) =>
     g.rollouts.map((r, t) => ({
       schema_version: 1 as const,
       split,
       iteration,
-      group_idx: p,
+      group_idx: firstGroup + p,
       traj_idx: t,
       tags: PROBLEM_TAGS,
       sampling_client_step: iteration,
@@ -62,12 +63,13 @@ export function rolloutSummaries(split: string, iteration: number, groups: reado
   );
 }
 
-export function sampleRecords(renderer: Renderer, groups: readonly RolloutGroup<ScoredRollout>[], advantages_P_G: readonly (readonly number[])[]): SampleRecord[] {
+/** `advantages_P_G` aligned with `groups`; `firstGroup`: the index of groups[0] in the batch. */
+export function sampleRecords(renderer: Renderer, groups: readonly RolloutGroup<ScoredRollout>[], advantages_P_G: readonly (readonly number[])[], firstGroup = 0): SampleRecord[] {
   return groups.flatMap((g, p) => {
     const prompt = renderer.tokenizer.decode(g.promptTokens);
     return g.rollouts.map((r, t) => {
       const rec: SampleRecord = {
-        group_idx: p,
+        group_idx: firstGroup + p,
         traj_idx: t,
         problem_id: g.problem.id,
         prompt,

@@ -4,6 +4,7 @@
 import { computeAdvantages, isConstantGroup } from './advantages';
 import { RLDatum, sampleTrainKl, trajectoryToDatum } from './datums';
 import type { RolloutGroup, ScoredRollout } from './rollout';
+import type { SpanTimer } from './spanTimer';
 import type { TrainingClient } from '../tinker/client';
 import { Datum, LossFnType, textInput } from '../tinker/types';
 
@@ -54,12 +55,17 @@ export interface TrainStepOptions {
 }
 
 /** forward_backward and optim_step back to back; returns the optimizer's metrics merged with the KL metrics. */
-export async function trainStep(tc: TrainingClient, datums: readonly RLDatum[], o: TrainStepOptions): Promise<Record<string, number>> {
+export async function trainStep(tc: TrainingClient, datums: readonly RLDatum[], o: TrainStepOptions, timer?: SpanTimer): Promise<Record<string, number>> {
   if (datums.length === 0) throw new Error('no datum to train on');
+  const t0 = performance.now();
   const fbSubmitted = tc.forwardBackward(datums.map(toWireDatum), o.lossFn, o.lossFnConfig);
   const optSubmitted = tc.optimStep({ learning_rate: o.learningRate, ...COOKBOOK_ADAM });
   const [fb, opt] = await Promise.all([fbSubmitted, optSubmitted]);
-  const [out, optResult] = await Promise.all([fb.result(), opt.result()]);
+  // the service runs them in order: forward_backward's span ends with its result, optim_step's after it
+  let fbDone = t0;
+  const [out, optResult] = await Promise.all([fb.result().finally(() => (fbDone = performance.now())), opt.result()]);
+  timer?.add('forward_backward', (fbDone - t0) / 1000);
+  timer?.add('optim_step', (performance.now() - fbDone) / 1000);
   const trainLogprobs = out.loss_fn_outputs.map((x, i) => {
     const lp = x['logprobs'];
     if (!lp) throw new Error(`forward_backward returned no logprobs for datum ${i}`);

@@ -54,6 +54,10 @@ export function writeFileAtomic(file: string, content: string): void {
   writeFileAtomicSync(file, content);
 }
 
+function tempNameFor(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+}
+
 /** Truncates a JSONL file after its last "\n" (no-op when it ends in one or does not exist). */
 export function dropPartialTail(file: string): void {
   let buf: Buffer;
@@ -145,6 +149,34 @@ export class RunWriter {
   /** Appends a line to the plain-text log (logs.log), secrets already redacted by the caller. */
   appendLog(line: string): void {
     appendLine(path.join(this.dir, 'logs.log'), line.replace(/\n/g, '\n  '));
+  }
+
+  /**
+   * (Over)writes iteration_NNNNNN/<file> like writeIterationFile, building, serialising and writing
+   * the records a slice at a time (`slice(start, end)` gives items start … end−1 of `count`) with an
+   * asynchronous write between slices, so a large iteration never holds the event loop for long.
+   * Still a temporary file renamed into place: a crash leaves the old file or the whole new one.
+   */
+  async writeIterationFileInSlices(iteration: number, file: string, count: number, slice: (start: number, end: number) => readonly unknown[], sliceSize: number): Promise<void> {
+    const dir = path.join(this.dir, iterationDirName(iteration));
+    await fs.promises.mkdir(dir, { recursive: true });
+    const target = path.join(dir, file);
+    const tmp = tempNameFor(target);
+    const fh = await fs.promises.open(tmp, 'w');
+    try {
+      try {
+        for (let start = 0; start < count; start += sliceSize) {
+          await fh.write(slice(start, Math.min(count, start + sliceSize)).map((r) => `${stringifyJsonLine(r)}\n`).join(''));
+        }
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await fs.promises.rename(tmp, target);
+    } catch (err) {
+      await fs.promises.rm(tmp, { force: true }); // never leave the temp file behind
+      throw err;
+    }
   }
 
   /** (Over)writes iteration_NNNNNN/<file> with one JSON line per record. */

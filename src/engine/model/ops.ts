@@ -140,21 +140,24 @@ export function layerNormBackward(dy: Arr, x: Arr, g: Arr, mean: Arr, rstd: Arr,
 
 const GELU_C = Math.sqrt(2 / Math.PI);
 
-/** GELU, tanh approximation (GPT-2's). */
+// With s = 1 / (1 + e^(2u)), tanh(u) = 1 − 2s: one Math.exp is much cheaper than Math.tanh, and
+// e^(2u) overflowing to Infinity still gives the right limits (s = 0, and s = 1 for very negative u).
+
+/** GELU, tanh approximation (GPT-2's): 0.5·v·(1 + tanh(u)) = v·(1 − s). */
 export function gelu(x: Arr, y: Arr, n: number): void {
   for (let i = 0; i < n; i++) {
     const v = x[i]!;
-    y[i] = 0.5 * v * (1 + Math.tanh(GELU_C * (v + 0.044715 * v * v * v)));
+    y[i] = v - v / (1 + Math.exp(2 * GELU_C * (v + 0.044715 * v * v * v)));
   }
 }
 
+/** d gelu/dv = 0.5·(1 + t) + 0.5·v·(1 − t²)·u' = (1 − s) + 2·v·s·(1 − s)·u'. */
 export function geluBackward(x: Arr, dy: Arr, dx: Arr, n: number): void {
   for (let i = 0; i < n; i++) {
     const v = x[i]!;
-    const inner = GELU_C * (v + 0.044715 * v * v * v);
-    const t = Math.tanh(inner);
+    const sg = 1 / (1 + Math.exp(2 * GELU_C * (v + 0.044715 * v * v * v)));
     const dInner = GELU_C * (1 + 3 * 0.044715 * v * v);
-    dx[i] = dy[i]! * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * dInner);
+    dx[i] = dy[i]! * (1 - sg + 2 * v * sg * (1 - sg) * dInner);
   }
 }
 

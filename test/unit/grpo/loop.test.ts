@@ -51,6 +51,9 @@ const EVERY_STEP_KEYS = [
   'time/sampling',
   'time/rewards',
   'time/train_step',
+  'time/forward_backward',
+  'time/optim_step',
+  'time/records',
   'time/save_checkpoint_and_get_sampling_client',
 ];
 const EVAL_KEYS = ['test/env/all/reward/total', 'test/env/all/correct', 'test/env/all/format', 'test/env/all/total_episodes', 'test/env/all/by_group/frac_all_good', 'time/run_evaluations_parallel'];
@@ -133,7 +136,7 @@ describe('GRPO loop on the embedded engine', function () {
     it('writes timing_spans.jsonl, one line per step, with the timed spans', () => {
       const lines = readJsonl(path.join(runDir, 'timing_spans.jsonl')) as Array<{ step: number; spans: Array<{ name: string; duration: number; wall_start: number; wall_end: number }> }>;
       assert.deepStrictEqual(lines.map((l) => l.step), [0, 1, 2]);
-      assert.deepStrictEqual(lines[1]!.spans.map((s) => s.name), ['sampling', 'rewards', 'train_step', 'save_checkpoint', 'save_checkpoint_and_get_sampling_client']);
+      assert.deepStrictEqual(lines[1]!.spans.map((s) => s.name), ['sampling', 'rewards', 'records', 'train_step', 'save_checkpoint', 'save_checkpoint_and_get_sampling_client']);
       for (const s of lines[0]!.spans) assert.ok(s.wall_end >= s.wall_start && s.duration >= 0);
     });
 

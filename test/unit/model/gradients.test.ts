@@ -4,6 +4,7 @@
 import * as assert from 'assert';
 import { Gpt, GptConfig, LoraSpec, Params, Rng, initBase, initLora } from '../../../src/engine/model/gpt';
 import { computeLoss } from '../../../src/engine/model/losses';
+import { gelu, geluBackward } from '../../../src/engine/model/ops';
 import type { LossFn } from '../../../src/engine/contract';
 
 const cfg: GptConfig = { vocabSize: 11, ctx: 8, d: 8, nLayer: 2, nHead: 2, ffn: 12 };
@@ -117,5 +118,21 @@ describe('loss gradients with respect to learner log-probs', () => {
       () => computeLoss('cross_entropy', { logprobs: lp, inputs: { weights: { dtype: 'float32', data: new Float32Array(2), shape: [2] } }, config: {} }, 0),
       /weights has 2 values but the datum has 6 positions/,
     );
+  });
+});
+
+describe('GELU (tanh approximation)', () => {
+  it('matches 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))), including far out in both tails', () => {
+    const x = Float64Array.from([1, -1, 0.5, -3, -30, 30, -400, 400]);
+    const y = new Float64Array(x.length);
+    gelu(x, y, x.length);
+    const expected = [0.8411919906082768, -0.15880800939172324, 0.34571400982514394, -0.0036373920817729943, -0, 30, -0, 400];
+    expected.forEach((e, i) => assert.ok(Math.abs(y[i]! - e) < 1e-12 * Math.max(1, Math.abs(e)), `gelu(${x[i]}) = ${y[i]}, expected ${e}`));
+    const dx = new Float64Array(x.length);
+    geluBackward(x, new Float64Array(x.length).fill(1), dx, x.length);
+    x.forEach((v, i) => {
+      const numeric = (0.5 * (v + 1e-6) * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * ((v + 1e-6) + 0.044715 * (v + 1e-6) ** 3))) - 0.5 * (v - 1e-6) * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * ((v - 1e-6) + 0.044715 * (v - 1e-6) ** 3)))) / 2e-6;
+      assert.ok(Math.abs(dx[i]! - numeric) < 1e-6, `gelu'(${v}) = ${dx[i]}, numeric ${numeric}`);
+    });
   });
 });

@@ -114,6 +114,20 @@ describe('run directory writer', () => {
     assert.strictEqual(fs.readFileSync(path.join(dir, 'train_rollout_summaries.jsonl'), 'utf8'), '{"a":3}\n');
   });
 
+  it('writes an iteration file a slice at a time with the same content as all at once', async () => {
+    const w = RunWriter.create(root, 'run');
+    const items = Array.from({ length: 10 }, (_, i) => ({ i, nan: i === 4 ? NaN : i / 3 }));
+    w.writeIterationFile(2, 'whole.jsonl', items);
+    const asked: Array<[number, number]> = [];
+    await w.writeIterationFileInSlices(2, 'sliced.jsonl', items.length, (a, b) => (asked.push([a, b]), items.slice(a, b)), 4);
+    assert.deepStrictEqual(asked, [[0, 4], [4, 8], [8, 10]]);
+    const dir = path.join(w.dir, 'iteration_000002');
+    assert.strictEqual(fs.readFileSync(path.join(dir, 'sliced.jsonl'), 'utf8'), fs.readFileSync(path.join(dir, 'whole.jsonl'), 'utf8'));
+    assert.deepStrictEqual(fs.readdirSync(dir).sort(), ['sliced.jsonl', 'whole.jsonl'], 'no temp file left');
+    await w.writeIterationFileInSlices(2, 'sliced.jsonl', 1, () => [{ again: true }], 4);
+    assert.strictEqual(fs.readFileSync(path.join(dir, 'sliced.jsonl'), 'utf8'), '{"again":true}\n', 'overwritten whole');
+  });
+
   it('refuses to open a folder that is not a run directory', () => {
     assert.throws(() => RunWriter.open(root), /not a run directory \(no config\.json\)/);
   });
