@@ -8,7 +8,7 @@ import { TinkerConnection } from './vscode/connection';
 import { GrpoRunner } from './vscode/grpoRunner';
 import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
-import { MetricsPanels } from './vscode/metricsPanel';
+import { MetricsPanels, metricsPanels } from './vscode/metricsPanels';
 import { RewardEditor, registerRewardEditor } from './vscode/rewards';
 import { registerRunCommands } from './vscode/runCommands';
 import { RunRegistry } from './vscode/runRegistry';
@@ -65,7 +65,15 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const checkpointsTree = own(new CheckpointsTreeProvider(runs));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
-  const metrics = own(new MetricsPanels({ extensionUri: context.extensionUri, log, registry }));
+  const metrics = own(
+    metricsPanels({
+      extensionUri: context.extensionUri,
+      log,
+      registry,
+      openIteration: async (runDir, step) => (await vscode.commands.executeCommand<boolean>('tinker.showIteration', { runDir, step })) === true,
+    }),
+  );
+  own(metrics.registerSerializer());
   const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
   for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer() })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
