@@ -2,6 +2,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
+import { registerBreakdownCommands } from './vscode/breakdownCommands';
+import { BreakdownPanels, breakdownPanels } from './vscode/breakdownPanels';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerCommands } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
@@ -38,6 +40,8 @@ export interface TinkerStudioApi {
   /** GRPO runs started in this window */
   registry: RunRegistry;
   metrics: MetricsPanels;
+  /** the GRPO group breakdown panels */
+  breakdowns: BreakdownPanels;
   codeLenses: SpecCodeLensProvider;
   runStatus: RunStatusItem;
   /** the reward-function editor: reward files, validation state, CodeLens */
@@ -74,6 +78,9 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     }),
   );
   own(metrics.registerSerializer());
+  const breakdowns = own(breakdownPanels({ extensionUri: context.extensionUri, log }));
+  own(breakdowns.registerSerializer());
+  for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
   const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
   for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer() })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
@@ -129,6 +136,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     checkpointsTree,
     registry,
     metrics,
+    breakdowns,
     codeLenses: lenses,
     runStatus,
     rewards: rewards.editor,

@@ -3,40 +3,12 @@
 // The Python tinker-cookbook writes no such files (only rollout summaries without text).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import { SampleRecord } from './sampleSchema';
 import type { JsonlProblem } from './jsonl';
 import { parseRecords } from './runDirectory';
 import { iterationDirName } from './runWriter';
 
-export const RewardError = z.object({
-  kind: z.string(),
-  message: z.string(),
-  traceback: z.string().optional(),
-  /** the line of the reward file the traceback points at */
-  line: z.number().int().positive().optional(),
-});
-export type RewardError = z.infer<typeof RewardError>;
-
-export const SampleRecord = z.object({
-  group_idx: z.number().int().min(0),
-  traj_idx: z.number().int().min(0),
-  problem_id: z.string(),
-  /** the rendered prompt, special tokens written out */
-  prompt: z.string(),
-  /** the sampled text, stop token included */
-  completion: z.string(),
-  /** the parsed message content the reward function saw */
-  content: z.string(),
-  ground_truth: z.string(),
-  completion_tokens: z.array(z.number().int()),
-  logprobs: z.array(z.number()),
-  reward: z.number(),
-  advantage: z.number(),
-  stop_reason: z.string(),
-  termination: z.string(),
-  reward_error: RewardError.optional(),
-});
-export type SampleRecord = z.infer<typeof SampleRecord>;
+export { RewardError, SampleRecord } from './sampleSchema';
 
 /** Which samples file of an iteration: training, or an evaluation by its name. */
 export type SampleSplit = { kind: 'train' } | { kind: 'eval'; name: string };
@@ -75,4 +47,61 @@ export async function readSamples(runDir: string, iteration: number, split: Samp
     throw err;
   }
   return parseSamples(text, file);
+}
+
+const ITERATION_DIR = /^iteration_(\d{6,})$/;
+
+/** The iterations of a run that have a training / holdout-evaluation samples file, ascending. */
+export async function sampledIterations(runDir: string): Promise<{ train: number[]; eval: number[] }> {
+  let names: string[];
+  try {
+    names = await fs.readdir(runDir);
+  } catch {
+    return { train: [], eval: [] };
+  }
+  const train: number[] = [];
+  const evals: number[] = [];
+  for (const name of names) {
+    const m = ITERATION_DIR.exec(name);
+    if (!m) continue;
+    let files: string[];
+    try {
+      files = await fs.readdir(path.join(runDir, name));
+    } catch {
+      continue;
+    }
+    if (files.includes(TRAIN_SAMPLES)) train.push(Number(m[1]));
+    if (files.includes(samplesFileName(HOLDOUT))) evals.push(Number(m[1]));
+  }
+  return { train: train.sort((a, b) => a - b), eval: evals.sort((a, b) => a - b) };
+}
+
+/** The holdout evaluation's samples (the cookbook's evaluator name "test"). */
+export const HOLDOUT: SampleSplit = { kind: 'eval', name: 'test' };
+
+/**
+ * Why an iteration has no samples file, and what the directory has instead: Python tinker-cookbook
+ * runs log rollout summaries (rewards and lengths, no text) and HTML/text logtree transcripts.
+ */
+export async function describeMissingSamples(runDir: string, iteration: number, split: SampleSplit): Promise<string> {
+  const dir = path.join(runDir, iterationDirName(iteration));
+  const wanted = samplesFileName(split);
+  let files: string[];
+  try {
+    files = (await fs.readdir(dir)).sort();
+  } catch {
+    return `${iterationDirName(iteration)}/ does not exist in ${runDir}: that iteration has not written its files yet (or the run logged no per-iteration files).`;
+  }
+  const summaries = files.filter((f) => f.endsWith('_rollout_summaries.jsonl'));
+  const lines: string[] = [];
+  for (const f of summaries) {
+    const text = await fs.readFile(path.join(dir, f), 'utf8');
+    lines.push(`${f} (${text.split('\n').filter((l) => l.trim()).length} rollouts)`);
+  }
+  const others = files.filter((f) => !summaries.includes(f));
+  return (
+    `No ${wanted} in ${iterationDirName(iteration)}/: per-sample text, rewards and advantages are written by Tinker Studio's runs only; ` +
+    `a Python tinker-cookbook run logs rollout summaries (rewards and token counts, no text). ` +
+    (files.length ? `This iteration has: ${[...lines, ...others].join(', ')}.` : 'This iteration folder is empty.')
+  );
 }
