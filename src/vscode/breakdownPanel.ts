@@ -10,6 +10,7 @@ import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebv
 import { parseRecords, MetricsRecord, mergeMetrics } from '../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../core/runs/runConfig';
 import { describeMissingSamples, HOLDOUT, readSamples, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
+import { summarizeSample } from '../core/runs/sampleSchema';
 import type { Log } from './log';
 import { renderPanelHtml, webviewOptions } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
@@ -23,7 +24,14 @@ export interface BreakdownPanelServices {
 const splitOf = (ref: IterationRef): SampleSplit => (ref.split === 'train' ? { kind: 'train' } : HOLDOUT);
 
 export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof BreakdownRequests> {
-  protected readonly requestHandlers: RequestHandlers<typeof BreakdownRequests> = {};
+  protected readonly requestHandlers: RequestHandlers<typeof BreakdownRequests> = {
+    sampleTokens: async ({ ref, groupIdx, trajIdx }) => {
+      const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
+      const s = read?.records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
+      if (!s) throw new Error(`iteration ${ref.iteration} has no sample ${trajIdx} in group ${groupIdx}`);
+      return { tokens: s.completion_tokens, logprobs: s.logprobs };
+    },
+  };
 
   constructor(
     panel: vscode.WebviewPanel,
@@ -85,7 +93,7 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
         runDir: this.runDir,
         shown: ref,
         available,
-        records: read?.records ?? [],
+        records: (read?.records ?? []).map(summarizeSample),
         step: await stepMetrics(this.runDir, ref.iteration),
         ...(read ? {} : { missing: await describeMissingSamples(this.runDir, ref.iteration, splitOf(ref)) }),
         problems: (read?.problems ?? []).map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`),

@@ -205,7 +205,9 @@ suite('GRPO runs from the extension host', function () {
   });
 
   test('the metrics panel of a running run receives each iteration as it is logged, and the run’s status', async () => {
-    const spec = writeTinySpec({ name: 'live', iterations: 3, holdout: false });
+    // long enough (a few seconds) for the webview to load and say ready while the run still runs
+    const ITERATIONS = 20;
+    const spec = writeTinySpec({ name: 'live', iterations: ITERATIONS, holdout: false });
     const started = Promise.resolve(vscode.commands.executeCommand<GrpoRunResult>('tinker.startGrpoRun', spec));
     const run = await waitFor('the run directory', () => api.registry.active().find((r) => r.specFile === spec && r.runDir), RUN_TIMEOUT / 2);
     const log = new Log(new Redactor());
@@ -226,7 +228,7 @@ suite('GRPO runs from the extension host', function () {
       const result = await started;
       assert.ok(result);
       assert.strictEqual(result.status, 'completed', result.error);
-      await waitFor('every iteration in the panel', () => [0, 1, 2].every((s) => steps.has(s)), 30_000);
+      await waitFor('every iteration in the panel', () => [...Array(ITERATIONS).keys()].every((s) => steps.has(s)), 30_000);
       await waitFor('the completed status in the panel', () => statuses.includes('completed'), 30_000);
       assert.ok(statuses.includes('running'), `the panel saw the run running (saw ${statuses.join(', ')})`);
     } finally {

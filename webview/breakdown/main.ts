@@ -11,6 +11,8 @@ import { PanelClient } from '../shared/browser/client';
 import { registerComponents } from '../shared/browser/components';
 import { byId, el, inputById } from '../shared/browser/dom';
 import { VirtualList } from './virtualList';
+import { renderFindings } from '../shared/browser/findings';
+import { diagnoseIteration } from '../../src/core/runs/doctor';
 
 registerComponents();
 const client = new PanelClient(BreakdownProtocol);
@@ -32,6 +34,7 @@ app.innerHTML = `
     <div class="meta" id="meta"></div>
     <div class="stats" id="stats" aria-live="polite"></div>
     <div class="histogram" id="histogram" role="img"></div>
+    <section class="findings" id="findings" aria-label="Run doctor" role="status" hidden></section>
   </header>
   <p id="message" role="status"></p>
   <div class="filters" role="toolbar" aria-label="Filter groups">
@@ -144,6 +147,7 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   }));
   histEl.setAttribute('aria-label', `reward histogram from ${fmt(stats.histogram.min)} to ${fmt(stats.histogram.max)}: ${stats.histogram.bins.join(', ')}`);
   histEl.hidden = stats.samples === 0;
+  renderFindings(byId('findings'), diagnoseIteration({ groups: stats.groups, samples: stats.samples, allBad: c['all-bad'], allGood: c['all-good'], rewardErrors: stats.rewardErrors, truncatedFraction: stats.truncatedFraction }));
   messageEl.textContent = [snap.missing ?? '', snap.problems.length ? `${snap.problems.length} line(s) of the samples file were left out: ${snap.problems.slice(0, 3).join('; ')}` : ''].filter(Boolean).join(' ');
   setEnabled('prev', neighbour(-1) !== undefined);
   setEnabled('next', neighbour(1) !== undefined);
@@ -219,7 +223,7 @@ function renderRow(i: number): HTMLElement {
       el('span', 'num', `r ${fmt(s.reward)}`),
       el('span', `num ${s.advantage > 0 ? 'positive' : s.advantage < 0 ? 'negative' : 'muted'}`, `A ${s.advantage > 0 ? '+' : ''}${fmt(s.advantage)}`),
       el('span', `stop ${s.stop_reason === 'length' ? 'negative' : 'muted'}`, s.stop_reason === 'length' ? 'truncated' : s.stop_reason),
-      el('span', 'num muted', `${s.completion_tokens.length} tok`),
+      el('span', 'num muted', `${s.token_count} tok`),
       ...(s.reward_error ? [el('span', 'flag negative', s.reward_error.kind)] : []),
       el('span', 'text', oneLine(s.completion)),
     );
@@ -262,7 +266,7 @@ function renderDetail(): void {
     el('strong', '', `group #${g.groupIdx} · sample ${s.traj_idx}`),
     el('span', 'num', ` reward ${fmt(s.reward)}`),
     el('span', `num ${s.advantage > 0 ? 'positive' : s.advantage < 0 ? 'negative' : ''}`, ` advantage ${s.advantage > 0 ? '+' : ''}${fmt(s.advantage)}`),
-    el('span', 'muted', ` · ${s.stop_reason} · ${s.termination} · ${s.completion_tokens.length} tokens · ground truth ${s.ground_truth}`),
+    el('span', 'muted', ` · ${s.stop_reason} · ${s.termination} · ${s.token_count} tokens · ground truth ${s.ground_truth}`),
   );
   const parts: HTMLElement[] = [head];
   if (s.reward_error) {
@@ -281,16 +285,34 @@ function renderDetail(): void {
   parts.push(el('h3', '', 'Completion'), el('pre', 'completion', s.completion));
   const strip = el('div', 'tokens');
   strip.setAttribute('aria-label', 'per-token log-probabilities');
-  s.completion_tokens.forEach((tok, i) => {
-    const lp = s.logprobs[i];
-    const cell = el('span', 'tok');
-    const p = lp === undefined ? 0 : Math.exp(lp);
-    cell.style.opacity = String(0.25 + 0.75 * (1 - p));
-    cell.title = `token ${i}: id ${tok}, log-prob ${lp === undefined ? '–' : lp.toFixed(3)} (p ${p.toFixed(2)})`;
-    strip.append(cell);
-  });
+  strip.textContent = 'loading tokens…';
+  void loadTokens(strip, g.groupIdx, s.traj_idx);
   parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
   detailEl.replaceChildren(...parts);
+}
+
+let tokensRequest: AbortController | undefined;
+
+/** Fills the token strip of the selected sample; a newer selection cancels the request. */
+async function loadTokens(strip: HTMLElement, groupIdx: number, trajIdx: number): Promise<void> {
+  if (!snapshot) return;
+  tokensRequest?.abort();
+  const abort = (tokensRequest = new AbortController());
+  try {
+    const { tokens, logprobs } = await client.request('sampleTokens', { ref: snapshot.shown, groupIdx, trajIdx }, abort.signal);
+    strip.replaceChildren(
+      ...tokens.map((tok, i) => {
+        const lp = logprobs[i];
+        const cell = el('span', 'tok');
+        const p = lp === undefined ? 0 : Math.exp(lp);
+        cell.style.opacity = String(0.25 + 0.75 * (1 - p));
+        cell.title = `token ${i}: id ${tok}, log-prob ${lp === undefined ? '–' : lp.toFixed(3)} (p ${p.toFixed(2)})`;
+        return cell;
+      }),
+    );
+  } catch (err) {
+    if (!abort.signal.aborted) strip.textContent = `Could not load the tokens: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }
 
 function onMessage(msg: ToWebview): void {

@@ -10,6 +10,8 @@ import { isChecked, registerComponents } from '../shared/browser/components';
 import { byId, frameScheduler, inputById, onThemeChange } from '../shared/browser/dom';
 import { CHARTS, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../shared/metricsProtocol';
 import { readTheme } from '../shared/browser/theme';
+import { renderFindings } from '../shared/browser/findings';
+import { diagnoseMetrics } from '../../src/core/runs/doctor';
 import { ChartView } from './chartView';
 
 registerComponents();
@@ -27,6 +29,7 @@ app.innerHTML = `
       <vscode-progress-ring id="running" aria-label="Run in progress" hidden></vscode-progress-ring>
     </div>
     <div class="meta" id="run-meta"></div>
+    <section class="findings" id="findings" aria-label="Run doctor" role="status" hidden></section>
   </header>
   <div class="controls">
     <label for="smoothing">Smoothing</label>
@@ -84,6 +87,7 @@ function render(): void {
     steps,
     column: (key: string) => steps.map((s) => rows.get(s)?.[key] ?? null),
   };
+  renderFindings(byId('findings'), diagnoseMetrics(steps, data.column));
   for (const chart of charts) {
     chart.render(data, { smoothing, showRaw, theme, width: Math.max(chart.el.clientWidth - 2, 200) });
   }

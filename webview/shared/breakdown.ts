@@ -1,7 +1,7 @@
 // The GRPO group breakdown's pure logic, shared by the webview, the unit tests and the bench: groups
 // from sample records, the header's statistics, and the filtered, sorted view. Filtering runs on
 // every keystroke over up to ~1k groups × 16 samples, so each group's search text is lowered once.
-import type { SampleRecord } from '../../src/core/runs/sampleSchema';
+import type { SampleSummary } from '../../src/core/runs/sampleSchema';
 
 /** The cookbook's split of groups by learning signal (threshold 0.5, as env/all/by_group/frac_*). */
 export type GroupKind = 'mixed' | 'all-good' | 'all-bad';
@@ -11,7 +11,7 @@ export interface BreakdownGroup {
   problemId: string;
   prompt: string;
   groundTruth: string;
-  samples: SampleRecord[];
+  samples: SampleSummary[];
   kind: GroupKind;
   meanReward: number;
   /** max − min reward */
@@ -27,12 +27,12 @@ export function classify(rewards: readonly number[]): GroupKind {
   return (rewards[0] ?? 0) >= 0.5 ? 'all-good' : 'all-bad';
 }
 
-export function isTruncated(s: SampleRecord): boolean {
+export function isTruncated(s: SampleSummary): boolean {
   return s.stop_reason === 'length';
 }
 
-export function buildGroups(records: readonly SampleRecord[]): BreakdownGroup[] {
-  const byIdx = new Map<number, SampleRecord[]>();
+export function buildGroups(records: readonly SampleSummary[]): BreakdownGroup[] {
+  const byIdx = new Map<number, SampleSummary[]>();
   for (const r of records) {
     const list = byIdx.get(r.group_idx);
     if (list) list.push(r);
@@ -95,7 +95,7 @@ export function breakdownStats(groups: readonly BreakdownGroup[]): BreakdownStat
     errors += g.rewardErrors;
     for (const s of g.samples) {
       samples++;
-      tokens += s.completion_tokens.length;
+      tokens += s.token_count;
       min = Math.min(min, s.reward);
       max = Math.max(max, s.reward);
     }
@@ -162,7 +162,7 @@ export function viewGroups(groups: readonly BreakdownGroup[], filter: GroupFilte
 }
 
 /** The best and the worst sample of a group by reward (first of equals). */
-export function bestAndWorst(g: BreakdownGroup): { best: SampleRecord; worst: SampleRecord } {
+export function bestAndWorst(g: BreakdownGroup): { best: SampleSummary; worst: SampleSummary } {
   let best = g.samples[0]!;
   let worst = g.samples[0]!;
   for (const s of g.samples) {

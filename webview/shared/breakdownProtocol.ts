@@ -2,7 +2,7 @@
 // (src/vscode/breakdownPanel.ts), inside the envelope of panelProtocol.ts. One panel per run
 // directory shows one iteration at a time; stepping to another keeps the webview's filters.
 import { z } from 'zod';
-import { SampleRecord } from '../../src/core/runs/sampleSchema';
+import { SampleSummary } from '../../src/core/runs/sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 
 export const Split = z.enum(['train', 'eval']);
@@ -18,7 +18,8 @@ export const BreakdownSnapshot = z.object({
   shown: IterationRef,
   /** every iteration with a samples file, ascending, per split */
   available: z.object({ train: z.array(z.number().int()), eval: z.array(z.number().int()) }),
-  records: z.array(SampleRecord),
+  /** the samples without token ids and log-probs (a sample's tokens are a `sampleTokens` request) */
+  records: z.array(SampleSummary),
   /** KL and entropy of that step from metrics.jsonl, when logged */
   step: z.object({ kl: z.number().nullable(), entropy: z.number().nullable() }),
   /** why there are no samples (a cookbook run directory, an iteration not sampled yet) and what there is instead */
@@ -56,7 +57,13 @@ export const BreakdownPanelState = z.object({
 });
 export type BreakdownPanelState = z.infer<typeof BreakdownPanelState>;
 
-export const BreakdownRequests = {};
+export const BreakdownRequests = {
+  /** one sample's token ids and log-probs, for the token view */
+  sampleTokens: {
+    params: z.object({ ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
+    result: z.object({ tokens: z.array(z.number().int()), logprobs: z.array(z.number()) }),
+  },
+};
 
 export const BreakdownProtocol = {
   toWebview: ToWebview,

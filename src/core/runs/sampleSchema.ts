@@ -31,3 +31,12 @@ export const SampleRecord = z.object({
   reward_error: RewardError.optional(),
 });
 export type SampleRecord = z.infer<typeof SampleRecord>;
+
+/** A sample without its token ids and log-probs (the breakdown panel's list; tokens load on demand). */
+export const SampleSummary = SampleRecord.omit({ completion_tokens: true, logprobs: true }).extend({ token_count: z.number().int().nonnegative() });
+export type SampleSummary = z.infer<typeof SampleSummary>;
+
+export function summarizeSample(r: SampleRecord): SampleSummary {
+  const { completion_tokens, logprobs: _logprobs, ...rest } = r;
+  return { ...rest, token_count: completion_tokens.length };
+}

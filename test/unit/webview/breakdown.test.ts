@@ -3,6 +3,7 @@
 // and combined, sorting (stable by group), and text search over prompts and completions.
 import * as assert from 'assert';
 import type { SampleRecord } from '../../../src/core/runs/sampleRecord';
+import { summarizeSample } from '../../../src/core/runs/sampleSchema';
 import { bestAndWorst, breakdownStats, buildGroups, classify, NO_FILTER, viewGroups } from '../../../webview/shared/breakdown';
 import { groupBreakdown } from '../../../src/core/grpo/advantages';
 
@@ -37,7 +38,7 @@ function iteration(): SampleRecord[] {
 }
 
 describe('group breakdown logic', () => {
-  const records = iteration();
+  const records = iteration().map(summarizeSample);
   const groups = buildGroups(records);
 
   it('groups samples by group_idx in order, samples by traj_idx; classifies as env/all/by_group does', () => {
