@@ -5,6 +5,7 @@ import { Redactor } from './core/config/redact';
 import { registerBreakdownCommands } from './vscode/breakdownCommands';
 import { BreakdownPanels, breakdownPanels } from './vscode/breakdownPanels';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
+import { registerSampleDocuments } from './vscode/sampleDocuments';
 import { registerCommands } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
 import { GrpoRunner } from './vscode/grpoRunner';
@@ -81,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const breakdowns = own(breakdownPanels({ extensionUri: context.extensionUri, log }));
   own(breakdowns.registerSerializer());
   for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
+  for (const d of registerSampleDocuments(log)) own(d);
   const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
   for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer() })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);

@@ -73,6 +73,9 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       case 'openRewardFile':
         await this.openRewardFile(msg.line);
         break;
+      case 'compareBestWorst':
+        await vscode.commands.executeCommand('tinker.compareSamples', { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx });
+        break;
       case 'webviewError':
         this.log.warn(`group breakdown ${this.runDir}: ${msg.message}`);
         break;

@@ -152,3 +152,37 @@ suite('GRPO group breakdown panel', function () {
     }
   });
 });
+
+suite('Sample diffs', function () {
+  this.timeout(60_000);
+
+  suiteSetup(async () => {
+    await activateExtension();
+  });
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('Compare Samples opens the group’s best (left) against its worst (right) as tinker-sample: documents', async () => {
+    const dir = studioRun();
+    const r = await vscode.commands.executeCommand<{ left: string; right: string }>('tinker.compareSamples', { runDir: dir, iteration: 1, groupIdx: 0 });
+    assert.ok(r);
+    const left = vscode.Uri.parse(r.left);
+    const right = vscode.Uri.parse(r.right);
+    assert.strictEqual(left.scheme, 'tinker-sample');
+    assert.strictEqual(left.path, '/arith-20260101-000000/iteration_000001/train/group-0-sample-0.txt');
+    assert.strictEqual(right.path, '/arith-20260101-000000/iteration_000001/train/group-0-sample-1.txt');
+    const leftText = (await vscode.workspace.openTextDocument(left)).getText();
+    const rightText = (await vscode.workspace.openTextDocument(right)).getText();
+    assert.match(leftText, /^# training iteration 1 · group 0 · sample 0\n/);
+    assert.match(leftText, /\nreward: {7}1\n/);
+    assert.match(rightText, /\nreward: {7}0\n/);
+    assert.match(rightText, /## completion\n2\n/);
+    await waitFor('the diff editor', () => (vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputTextDiff ? true : undefined), 30_000);
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab!;
+    assert.ok(tab.input instanceof vscode.TabInputTextDiff);
+    assert.strictEqual(tab.input.original.toString(), left.toString());
+    assert.strictEqual(tab.input.modified.toString(), right.toString());
+  });
+});

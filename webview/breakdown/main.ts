@@ -269,6 +269,13 @@ function renderDetail(): void {
     el('span', 'muted', ` · ${s.stop_reason} · ${s.termination} · ${s.token_count} tokens · ground truth ${s.ground_truth}`),
   );
   const parts: HTMLElement[] = [head];
+  const compare = el('a', 'compare', 'Compare best vs worst of this group');
+  compare.href = '#';
+  compare.addEventListener('click', (e) => {
+    e.preventDefault();
+    if (snapshot) client.post({ type: 'compareBestWorst', ref: snapshot.shown, groupIdx: g.groupIdx });
+  });
+  parts.push(compare);
   if (s.reward_error) {
     const err = el('div', 'reward-error negative');
     err.append(`${s.reward_error.kind}: ${s.reward_error.message} `);

@@ -37,6 +37,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('show'), ref: IterationRef }),
   /** open the reward file at the traceback's line */
   z.object({ type: z.literal('openRewardFile'), line: z.number().int().positive().optional() }),
+  /** open the group's best and worst samples in the diff editor */
+  z.object({ type: z.literal('compareBestWorst'), ref: IterationRef, groupIdx: z.number().int().nonnegative() }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
