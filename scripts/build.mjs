@@ -25,6 +25,8 @@ const nodeEntries = [
 const webviewEntries = [
   // the metrics panel; its CSS imports (its own and uPlot's) become dist/webview/metrics.css
   ['webview/metrics/main.ts', 'metrics'],
+  // the GRPO group breakdown panel
+  ['webview/breakdown/main.ts', 'breakdown'],
 ];
 
 const common = {

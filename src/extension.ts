@@ -2,7 +2,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
+import { registerBreakdownCommands } from './vscode/breakdownCommands';
+import { BreakdownPanels, breakdownPanels } from './vscode/breakdownPanels';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
+import { registerSampleDocuments } from './vscode/sampleDocuments';
 import { registerCommands } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
 import { registerAgentTools } from './vscode/agentTools';
@@ -10,7 +13,7 @@ import { ContextKeys } from './vscode/contextKeys';
 import { GrpoRunner } from './vscode/grpoRunner';
 import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
-import { MetricsPanels } from './vscode/metricsPanel';
+import { MetricsPanels, metricsPanels } from './vscode/metricsPanels';
 import { RewardEditor, registerRewardEditor } from './vscode/rewards';
 import { registerRunCommands } from './vscode/runCommands';
 import { RunRegistry } from './vscode/runRegistry';
@@ -40,6 +43,8 @@ export interface TinkerStudioApi {
   /** GRPO runs started in this window */
   registry: RunRegistry;
   metrics: MetricsPanels;
+  /** the GRPO group breakdown panels */
+  breakdowns: BreakdownPanels;
   codeLenses: SpecCodeLensProvider;
   runStatus: RunStatusItem;
   /** the reward-function editor: reward files, validation state, CodeLens */
@@ -69,7 +74,19 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const checkpointsTree = own(new CheckpointsTreeProvider(runs));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
-  const metrics = own(new MetricsPanels({ extensionUri: context.extensionUri, log, registry }));
+  const metrics = own(
+    metricsPanels({
+      extensionUri: context.extensionUri,
+      log,
+      registry,
+      openIteration: async (runDir, step) => (await vscode.commands.executeCommand<boolean>('tinker.showIteration', { runDir, step })) === true,
+    }),
+  );
+  own(metrics.registerSerializer());
+  const breakdowns = own(breakdownPanels({ extensionUri: context.extensionUri, log }));
+  own(breakdowns.registerSerializer());
+  for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
+  for (const d of registerSampleDocuments(log)) own(d);
   const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
   for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
@@ -128,6 +145,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     checkpointsTree,
     registry,
     metrics,
+    breakdowns,
     codeLenses: lenses,
     runStatus,
     rewards: rewards.editor,

@@ -2,7 +2,6 @@
 // for the API key when the spec's backend needs one, picks the Python interpreter, records the run
 // in the registry (status bar, trees and panels follow it), and tells the user how it ended. A run
 // never throws into the host: failures become a message with an action and a line in the log.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../core/grpo/types';
@@ -161,18 +160,13 @@ export class GrpoRunner {
 
 /** The backend a run directory's config.json was started with (for resuming without its spec). */
 async function storedBackend(runDir: string): Promise<{ backend: 'local' | 'cloud' | 'custom'; base_url?: string }> {
-  const { z } = await import('zod');
-  const file = path.join(runDir, 'config.json');
-  let raw: unknown;
+  const { readRunConfig, runConfigFile } = await import('../core/runs/runConfig');
+  let config;
   try {
-    raw = JSON.parse(await fs.promises.readFile(file, 'utf8'));
+    config = await readRunConfig(runDir);
   } catch (err) {
-    throw new Error(`Cannot resume ${runDir}: ${file} is missing or not JSON (${err instanceof Error ? err.message : String(err)}).`);
+    throw new Error(`Cannot resume ${runDir}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const parsed = z
-    .object({ backend: z.enum(['local', 'cloud', 'custom']).default('local'), base_url: z.string().optional() })
-    .passthrough()
-    .safeParse(raw);
-  if (!parsed.success) throw new Error(`Cannot resume ${runDir}: ${file}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
-  return parsed.data;
+  if (!config) throw new Error(`Cannot resume ${runDir}: ${runConfigFile(runDir)} is missing.`);
+  return { backend: config.backend ?? 'local', ...(config.base_url !== undefined ? { base_url: config.base_url } : {}) };
 }

@@ -8,7 +8,7 @@ import { Handler, registerTable } from './commands';
 import { TinkerConnection } from './connection';
 import { GrpoRunner } from './grpoRunner';
 import { Log } from './log';
-import { MetricsPanels } from './metricsPanel';
+import type { MetricsPanels } from './metricsPanels';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
@@ -139,7 +139,7 @@ async function cancelRun(s: RunCommandServices, arg: unknown): Promise<boolean> 
 async function openMetrics(s: RunCommandServices, arg: unknown): Promise<string | undefined> {
   const runDir = (await runDirOf(arg)) ?? (await pickRunDir(s, 'Open the metrics of which run?', () => true, true));
   if (!runDir) return undefined;
-  s.metrics.open(runDir);
+  await s.metrics.open(runDir);
   return path.resolve(runDir);
 }
 

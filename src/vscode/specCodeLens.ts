@@ -1,7 +1,6 @@
 // CodeLenses on the first line of a run spec (*.grpo.json): "Start run"; "Resume run" when a run
 // directory started from this spec stopped before its final checkpoint; while a run of the spec is
 // going, its progress and "Cancel run" instead.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RunRegistry } from './runRegistry';
@@ -25,8 +24,9 @@ export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, sp
 
 async function specFileOf(runDir: string): Promise<string | undefined> {
   try {
-    const cfg: unknown = JSON.parse(await fs.promises.readFile(path.join(runDir, 'config.json'), 'utf8'));
-    if (typeof cfg === 'object' && cfg !== null && 'spec_file' in cfg && typeof cfg.spec_file === 'string') return path.resolve(cfg.spec_file);
+    const { readRunConfig, specFileOfConfig } = await import('../core/runs/runConfig'); // zod: loaded on first use
+    const cfg = await readRunConfig(runDir);
+    return cfg && specFileOfConfig(cfg);
   } catch {
     // not one of ours, or still being written
   }

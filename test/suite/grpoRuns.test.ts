@@ -9,7 +9,12 @@ import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../../src/core/grpo/types';
 import type { TinkerStudioApi } from '../../src/extension';
 import { checkpointNames, loggedSteps, writeTinySpec } from './grpoFixtures';
-import { activateExtension, waitFor } from './helpers';
+import { Redactor } from '../../src/core/config/redact';
+import { Log } from '../../src/vscode/log';
+import { metricsPanels } from '../../src/vscode/metricsPanels';
+import { ToWebview } from '../../webview/shared/metricsProtocol';
+import { activateExtension, EXTENSION_ID, waitFor } from './helpers';
+import { TransportRecorder } from './recordingTransport';
 
 const RUN_TIMEOUT = 240_000;
 
@@ -200,15 +205,22 @@ suite('GRPO runs from the extension host', function () {
   });
 
   test('the metrics panel of a running run receives each iteration as it is logged, and the run’s status', async () => {
-    const spec = writeTinySpec({ name: 'live', iterations: 3, holdout: false });
+    // long enough (a few seconds) for the webview to load and say ready while the run still runs
+    const ITERATIONS = 20;
+    const spec = writeTinySpec({ name: 'live', iterations: ITERATIONS, holdout: false });
     const started = Promise.resolve(vscode.commands.executeCommand<GrpoRunResult>('tinker.startGrpoRun', spec));
     const run = await waitFor('the run directory', () => api.registry.active().find((r) => r.specFile === spec && r.runDir), RUN_TIMEOUT / 2);
-    await vscode.commands.executeCommand('tinker.openMetrics', run.runDir);
-    const panel = api.metrics.get(run.runDir!);
-    assert.ok(panel);
-    const steps = new Set<number>(panel.lastSnapshot?.rows.map((r) => r.step) ?? []);
+    const log = new Log(new Redactor());
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const panels = metricsPanels({ extensionUri, log, registry: api.registry, openIteration: async () => false }, recorder.factory);
+    const panel = await panels.open(run.runDir!);
+    const steps = new Set<number>();
     const statuses: string[] = [];
-    const sub = panel.onDidPost((m) => {
+    const sub = recorder.of(panel.panel).onDidSend((raw) => {
+      const parsed = ToWebview.safeParse(raw);
+      if (!parsed.success) return;
+      const m = parsed.data;
       if (m.type === 'snapshot' || m.type === 'append') for (const r of m.rows) steps.add(r.step);
       if (m.type === 'snapshot' || m.type === 'run') statuses.push(m.run.status);
     });
@@ -216,11 +228,13 @@ suite('GRPO runs from the extension host', function () {
       const result = await started;
       assert.ok(result);
       assert.strictEqual(result.status, 'completed', result.error);
-      await waitFor('every iteration in the panel', () => [0, 1, 2].every((s) => steps.has(s)), 30_000);
+      await waitFor('every iteration in the panel', () => [...Array(ITERATIONS).keys()].every((s) => steps.has(s)), 30_000);
       await waitFor('the completed status in the panel', () => statuses.includes('completed'), 30_000);
       assert.ok(statuses.includes('running'), `the panel saw the run running (saw ${statuses.join(', ')})`);
     } finally {
       sub.dispose();
+      panels.dispose();
+      log.dispose();
     }
   });
 

@@ -1,14 +1,23 @@
-// The metrics panel's host side in a real extension host, with its real webview: the snapshot it
-// sends when the webview reports ready (a cookbook run with NaN and a partial last line), appends
-// as metrics.jsonl grows, a fresh snapshot after being hidden and shown again, and webview
-// messages that do not parse.
+// The metrics panel's host side in a real extension host, with its real webview, driven through a
+// recording transport: the snapshot it sends when the webview reports ready (a cookbook run with NaN
+// and a partial last line), appends as metrics.jsonl grows, a fresh snapshot after being hidden and
+// shown again, webview messages that do not parse, and requests with replies (a chart click opens
+// an iteration).
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { TinkerStudioApi } from '../../src/extension';
-import { activateExtension, waitFor } from './helpers';
+import { Redactor } from '../../src/core/config/redact';
+import { Log } from '../../src/vscode/log';
+import { MetricsPanels, metricsPanels } from '../../src/vscode/metricsPanels';
+import type { ToWebview } from '../../webview/shared/metricsProtocol';
+import { activateExtension, EXTENSION_ID, waitFor } from './helpers';
+import { TransportRecorder } from './recordingTransport';
+
+type Snapshot = Extract<ToWebview, { type: 'snapshot' }>;
+type Append = Extract<ToWebview, { type: 'append' }>;
 
 /** A run directory as the Python tinker-cookbook writes it, caught while a line is being written. */
 function cookbookRun(): string {
@@ -31,22 +40,50 @@ function cookbookRun(): string {
 suite('Metrics panel', function () {
   this.timeout(60_000);
   let api: TinkerStudioApi;
+  let log: Log;
+  let recorder: TransportRecorder;
+  let panels: MetricsPanels;
+  let opened: Array<{ runDir: string; step: number }>;
 
   suiteSetup(async () => {
     api = await activateExtension();
+    log = new Log(new Redactor());
+  });
+
+  suiteTeardown(() => log.dispose());
+
+  setup(() => {
+    recorder = new TransportRecorder();
+    opened = [];
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    panels = metricsPanels(
+      {
+        extensionUri,
+        log,
+        registry: api.registry,
+        openIteration: async (runDir, step) => {
+          opened.push({ runDir, step });
+          return true;
+        },
+      },
+      recorder.factory,
+    );
   });
 
   teardown(async () => {
+    panels.dispose();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  const open = async (dir: string) => {
+    const panel = await panels.open(dir);
+    return { panel, transport: recorder.of(panel.panel) };
+  };
+
   test('sends the webview a snapshot of a cookbook run once it is ready: rows by step, NaN/Infinity as null, the partial last line left out', async () => {
     const dir = cookbookRun();
-    const opened = await vscode.commands.executeCommand<string>('tinker.openMetrics', dir);
-    assert.strictEqual(opened, path.resolve(dir));
-    const panel = api.metrics.get(dir);
-    assert.ok(panel, 'a panel is open for the run');
-    const snap = await waitFor('the snapshot (sent when the webview says ready)', () => panel.lastSnapshot, 30_000);
+    const { panel, transport } = await open(dir);
+    const snap = await waitFor('the snapshot (sent when the webview says ready)', () => transport.ofType<Snapshot>('snapshot').at(-1), 30_000);
     assert.strictEqual(snap.run.name, 'math-rl');
     assert.strictEqual(snap.run.model, 'Qwen/Qwen3-8B');
     assert.strictEqual(snap.run.status, 'not finished');
@@ -68,15 +105,14 @@ suite('Metrics panel', function () {
 
   test('appends rows as metrics.jsonl grows, including the line that was partial', async () => {
     const dir = cookbookRun();
-    await vscode.commands.executeCommand('tinker.openMetrics', dir);
-    const panel = api.metrics.get(dir);
-    assert.ok(panel);
-    await waitFor('the snapshot', () => panel.lastSnapshot, 30_000);
+    const { transport } = await open(dir);
+    await waitFor('the snapshot', () => transport.ofType<Snapshot>('snapshot').at(-1), 30_000);
     const appended = new Promise<number[]>((resolve) => {
-      const sub = panel.onDidPost((m) => {
-        if (m.type === 'append') {
+      const sub = transport.onDidSend((m) => {
+        const append = transport.ofType<Append>('append')[0];
+        if (append && m === append) {
           sub.dispose();
-          resolve(m.rows.map((r) => r.step));
+          resolve(append.rows.map((r) => r.step));
         }
       });
     });
@@ -86,39 +122,58 @@ suite('Metrics panel', function () {
 
   test('sends a fresh snapshot when the panel is shown again after being hidden (its webview is not retained)', async () => {
     const dir = cookbookRun();
-    await vscode.commands.executeCommand('tinker.openMetrics', dir);
-    const panel = api.metrics.get(dir);
-    assert.ok(panel);
+    const { panel, transport } = await open(dir);
+    const snapshots = () => transport.ofType<Snapshot>('snapshot');
     assert.strictEqual(panel.panel.options.retainContextWhenHidden, false);
-    await waitFor('the first snapshot', () => panel.snapshotsSent >= 1, 30_000);
-    const before = panel.snapshotsSent;
+    await waitFor('the first snapshot', () => snapshots().length >= 1, 30_000);
+    const before = snapshots().length;
     const doc = await vscode.workspace.openTextDocument({ content: 'hide the panel', language: 'plaintext' });
     await vscode.window.showTextDocument(doc, { viewColumn: panel.panel.viewColumn, preview: false });
     await waitFor('the panel to be hidden', () => !panel.panel.visible);
     panel.reveal();
-    await waitFor('a new snapshot after re-showing', () => panel.snapshotsSent > before, 30_000);
+    await waitFor('a new snapshot after re-showing', () => snapshots().length > before, 30_000);
     assert.deepStrictEqual(
-      panel.lastSnapshot?.rows.map((r) => r.step),
+      snapshots().at(-1)?.rows.map((r) => r.step),
       [0, 1, 1, 2],
     );
   });
 
-  test('opening the metrics of the same run twice reuses its panel', async () => {
+  test('the Open Metrics command opens the window’s panel of the run, once', async () => {
     const dir = cookbookRun();
-    await vscode.commands.executeCommand('tinker.openMetrics', dir);
+    const result = await vscode.commands.executeCommand<string>('tinker.openMetrics', dir);
+    assert.strictEqual(result, path.resolve(dir));
     const first = api.metrics.get(dir);
+    assert.ok(first, 'a panel is open for the run');
     await vscode.commands.executeCommand('tinker.openMetrics', dir);
     assert.strictEqual(api.metrics.get(dir), first);
   });
 
-  test('a message from the webview that does not parse is ignored, not thrown', async () => {
+  test('a message from the webview that does not parse is ignored, not thrown, and gets no reply', async () => {
     const dir = cookbookRun();
-    await vscode.commands.executeCommand('tinker.openMetrics', dir);
-    const panel = api.metrics.get(dir);
-    assert.ok(panel);
-    for (const bad of [null, 42, { type: 'nope' }, { type: 'webviewError' }, { type: 'webviewError', message: 'x'.repeat(5000) }]) {
-      await panel.handleMessage(bad);
+    const { transport } = await open(dir);
+    await waitFor('the snapshot', () => transport.ofType<Snapshot>('snapshot').at(-1), 30_000);
+    const sentBefore = transport.sent.length;
+    for (const bad of [null, 42, { type: 'nope' }, { type: 'webviewError' }, { type: 'webviewError', message: 'x'.repeat(5000) }, { type: 'request', id: -1, method: 'openIteration' }]) {
+      await transport.deliver(bad);
     }
-    await panel.handleMessage({ type: 'webviewError', message: 'a real error report is logged' });
+    await transport.deliver({ type: 'webviewError', message: 'a real error report is logged' });
+    assert.strictEqual(transport.sent.length, sentBefore, 'nothing was sent in answer');
+  });
+
+  test('a chart click requests its iteration: the request is answered with a reply carrying its id; bad requests get error replies', async () => {
+    const dir = cookbookRun();
+    const { transport } = await open(dir);
+    await waitFor('the snapshot', () => transport.ofType<Snapshot>('snapshot').at(-1), 30_000);
+    type ReplyMsg = { type: 'reply'; id: number; ok: boolean; value?: unknown; error?: string };
+    const replyTo = (id: number) => transport.ofType<ReplyMsg>('reply').find((r) => r.id === id);
+    await transport.deliver({ type: 'request', id: 7, method: 'openIteration', params: { step: 2 } });
+    assert.deepStrictEqual(replyTo(7), { type: 'reply', id: 7, ok: true, value: { opened: true } });
+    assert.deepStrictEqual(opened, [{ runDir: path.resolve(dir), step: 2 }]);
+    await transport.deliver({ type: 'request', id: 8, method: 'openIteration', params: { step: -1 } });
+    assert.strictEqual(replyTo(8)?.ok, false);
+    assert.match(replyTo(8)?.error ?? '', /openIteration: step/);
+    await transport.deliver({ type: 'request', id: 9, method: 'deleteRun', params: {} });
+    assert.deepStrictEqual(replyTo(9), { type: 'reply', id: 9, ok: false, error: 'unknown request "deleteRun"' });
+    assert.strictEqual(opened.length, 1, 'refused requests did nothing');
   });
 });

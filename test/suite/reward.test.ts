@@ -300,7 +300,25 @@ suite('Reward functions: inline validation, examples and dry runs', function () 
     fs.mkdirSync(path.join(runDir, 'iteration_000000'), { recursive: true });
     fs.writeFileSync(path.join(runDir, 'config.json'), JSON.stringify({ reward: { file: doc.uri.fsPath } }));
     const contents = [['4', '4', 'x', '4'], ['1', '2', '3', '5']];
-    const lines = contents.flatMap((group, g) => group.map((content, t) => JSON.stringify({ group_idx: g, traj_idx: t, content, ground_truth: '4', reward: 0 })));
+    const lines = contents.flatMap((group, g) =>
+      group.map((content, t) =>
+        JSON.stringify({
+          group_idx: g,
+          traj_idx: t,
+          problem_id: `p:${g}`,
+          prompt: 'user: what is 2+2?\n',
+          completion: content,
+          content,
+          ground_truth: '4',
+          completion_tokens: [],
+          logprobs: [],
+          reward: 0,
+          advantage: 0,
+          stop_reason: 'stop',
+          termination: 'eos',
+        }),
+      ),
+    );
     fs.writeFileSync(path.join(runDir, 'iteration_000000', 'train_samples.jsonl'), `${lines.join('\n')}\n`);
     // the run's completions join the examples: the first sample of each group ("4" and "1", ground truth "4")
     await replaceText(doc, `# scored on the run's samples too\n${GOOD}`, true);

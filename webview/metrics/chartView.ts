@@ -1,10 +1,11 @@
 // One chart of the metrics panel: a titled section with a uPlot line chart of a few metrics over
 // iterations, each drawn smoothed (solid) over its raw values (faint). A chart whose metrics were
-// never logged says so instead of drawing empty axes.
+// never logged says so instead of drawing empty axes. A click on the plot picks the iteration under
+// the cursor (the way into that iteration's group breakdown).
 import uPlot from 'uplot';
 import type { ChartSpec } from '../shared/metricsProtocol';
 import { emaSmooth } from '../shared/smoothing';
-import { ChartTheme, withAlpha } from './theme';
+import { ChartTheme, withAlpha } from '../shared/browser/theme';
 
 export interface ChartData {
   steps: number[];
@@ -41,6 +42,8 @@ export class ChartView {
   private readonly plotEl: HTMLElement;
   private readonly latestEl: HTMLElement;
   private readonly emptyEl: HTMLElement;
+  private readonly hintEl: HTMLElement;
+  private steps: number[] = [];
   private plot: uPlot | undefined;
   /** what the current plot was built for; a change rebuilds it */
   private shape = '';
@@ -48,6 +51,8 @@ export class ChartView {
   constructor(
     private readonly spec: ChartSpec,
     parent: HTMLElement,
+    /** an iteration was clicked */
+    private readonly onPick: (step: number) => void,
   ) {
     this.el = document.createElement('section');
     this.el.className = 'chart';
@@ -64,7 +69,9 @@ export class ChartView {
     this.emptyEl = document.createElement('p');
     this.emptyEl.className = 'empty';
     this.emptyEl.textContent = `Not logged yet: ${spec.series.map((s) => s.key).join(', ')}`;
-    this.el.append(title, this.latestEl, this.plotEl, this.emptyEl);
+    this.hintEl = document.createElement('div');
+    this.hintEl.className = 'hint';
+    this.el.append(title, this.latestEl, this.plotEl, this.hintEl, this.emptyEl);
     parent.append(this.el);
   }
 
@@ -81,6 +88,7 @@ export class ChartView {
       return;
     }
     this.el.classList.remove('no-data');
+    this.steps = data.steps;
 
     const latest = present.map((s) => {
       let i = s.raw.length - 1;
@@ -117,6 +125,10 @@ export class ChartView {
         axes: [{ ...axis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, space: 22, values: (_u, ticks) => ticks.map(tick) }],
         legend: { show: true, live: true },
         cursor: { drag: { x: false, y: false } },
+        hooks: {
+          ready: [(u) => u.over.addEventListener('click', () => this.pick(u.cursor.idx))],
+          setCursor: [(u) => this.showHover(u.cursor.idx)],
+        },
         series: [
           { label: 'iteration', value: (_u, v) => (v === null ? '' : String(v)) },
           ...present.flatMap((s): uPlot.Series[] => [
@@ -128,6 +140,16 @@ export class ChartView {
       columns,
       this.plotEl,
     );
+  }
+
+  private pick(idx: number | null | undefined): void {
+    const step = idx === null || idx === undefined ? undefined : this.steps[idx];
+    if (step !== undefined) this.onPick(step);
+  }
+
+  private showHover(idx: number | null | undefined): void {
+    const step = idx === null || idx === undefined ? undefined : this.steps[idx];
+    this.hintEl.textContent = step === undefined ? '' : `iteration ${step} · click to open its groups`;
   }
 
   private destroyPlot(): void {

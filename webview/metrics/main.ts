@@ -1,23 +1,21 @@
 // The metrics panel: live charts of a run's metrics.jsonl (reward, no-signal groups, KL, entropy,
 // tokens, truncation, holdout reward, time) with EMA smoothing. It asks the host for a snapshot
-// when it loads (also after being hidden or a window reload) and then merges appended rows.
-import {
-  Checkbox,
-  provideVSCodeDesignSystem,
-  vsCodeBadge,
-  vsCodeButton,
-  vsCodeCheckbox,
-  vsCodeDivider,
-  vsCodeProgressRing,
-} from '@vscode/webview-ui-toolkit';
+// when it loads (also after being hidden or a window reload) and then merges appended rows. A click
+// on a chart point asks the host to open that iteration's group breakdown.
 import 'uplot/dist/uPlot.min.css';
+import '../shared/browser/base.css';
 import './metrics.css';
-import { CHARTS, MetricRow, MetricsPanelState, RunInfo, ToWebview } from '../shared/metricsProtocol';
+import { PanelClient } from '../shared/browser/client';
+import { isChecked, registerComponents } from '../shared/browser/components';
+import { byId, frameScheduler, inputById, onThemeChange } from '../shared/browser/dom';
+import { CHARTS, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../shared/metricsProtocol';
+import { readTheme } from '../shared/browser/theme';
+import { renderFindings } from '../shared/browser/findings';
+import { diagnoseMetrics } from '../../src/core/runs/doctor';
 import { ChartView } from './chartView';
-import { readTheme } from './theme';
-import { getState, post, setState } from './vscodeApi';
 
-provideVSCodeDesignSystem().register(vsCodeBadge(), vsCodeButton(), vsCodeCheckbox(), vsCodeDivider(), vsCodeProgressRing());
+registerComponents();
+const client = new PanelClient(MetricsProtocol);
 
 const DEFAULT_SMOOTHING = 0.6;
 
@@ -31,6 +29,7 @@ app.innerHTML = `
       <vscode-progress-ring id="running" aria-label="Run in progress" hidden></vscode-progress-ring>
     </div>
     <div class="meta" id="run-meta"></div>
+    <section class="findings" id="findings" aria-label="Run doctor" role="status" hidden></section>
   </header>
   <div class="controls">
     <label for="smoothing">Smoothing</label>
@@ -43,18 +42,6 @@ app.innerHTML = `
   <div class="message-row"><p id="message" role="status"></p><vscode-button id="show-log" appearance="secondary" hidden>Show Log</vscode-button></div>
   <main id="charts" class="charts" aria-label="Charts"></main>`;
 
-function byId(id: string): HTMLElement {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`metrics panel: #${id} is missing`);
-  return el;
-}
-
-function inputById(id: string): HTMLInputElement {
-  const el = byId(id);
-  if (!(el instanceof HTMLInputElement)) throw new Error(`metrics panel: #${id} is not an input`);
-  return el;
-}
-
 const nameEl = byId('run-name');
 const statusEl = byId('run-status');
 const runningEl = byId('running');
@@ -66,16 +53,16 @@ const smoothingEl = inputById('smoothing');
 const smoothingValueEl = byId('smoothing-value');
 const showRawEl = byId('show-raw');
 
-const saved = MetricsPanelState.safeParse(getState());
-let runDir = saved.success ? saved.data.runDir : undefined;
-let smoothing = saved.success && saved.data.smoothing !== undefined ? saved.data.smoothing : DEFAULT_SMOOTHING;
+const saved = client.getState();
+let runDir = saved?.runDir;
+let smoothing = saved?.smoothing ?? DEFAULT_SMOOTHING;
 let showRaw = true;
 const rows = new Map<number, Record<string, number | null>>();
-const charts = CHARTS.map((spec) => new ChartView(spec, chartsEl));
+const charts = CHARTS.map((spec) => new ChartView(spec, chartsEl, (step) => void openIteration(step)));
 let theme = readTheme();
 
 function saveState(): void {
-  if (runDir) setState({ runDir, smoothing });
+  if (runDir) client.setState({ runDir, smoothing });
 }
 
 function showSmoothing(): void {
@@ -84,13 +71,14 @@ function showSmoothing(): void {
   smoothingEl.setAttribute('aria-valuetext', smoothing === 0 ? 'off' : smoothing.toFixed(2));
 }
 
-let frame = 0;
-function scheduleRender(): void {
-  if (frame) return;
-  frame = requestAnimationFrame(() => {
-    frame = 0;
-    render();
-  });
+const scheduleRender = frameScheduler(() => render());
+
+async function openIteration(step: number): Promise<void> {
+  try {
+    await client.request('openIteration', { step });
+  } catch (err) {
+    messageEl.textContent = `Could not open iteration ${step}: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }
 
 function render(): void {
@@ -99,6 +87,7 @@ function render(): void {
     steps,
     column: (key: string) => steps.map((s) => rows.get(s)?.[key] ?? null),
   };
+  renderFindings(byId('findings'), diagnoseMetrics(steps, data.column));
   for (const chart of charts) {
     chart.render(data, { smoothing, showRaw, theme, width: Math.max(chart.el.clientWidth - 2, 200) });
   }
@@ -124,13 +113,7 @@ function showRun(run: RunInfo): void {
   metaEl.textContent = parts.join(' · ');
 }
 
-function onMessage(raw: unknown): void {
-  const parsed = ToWebview.safeParse(raw);
-  if (!parsed.success) {
-    post({ type: 'webviewError', message: `unexpected message from the host: ${parsed.error.issues[0]?.message ?? 'invalid'}` });
-    return;
-  }
-  const msg = parsed.data;
+function onMessage(msg: ToWebview): void {
   switch (msg.type) {
     case 'snapshot':
       runDir = msg.run.dir;
@@ -159,8 +142,7 @@ function onMessage(raw: unknown): void {
   }
 }
 
-window.addEventListener('message', (e: MessageEvent<unknown>) => onMessage(e.data));
-window.addEventListener('error', (e) => post({ type: 'webviewError', message: String(e.message).slice(0, 4000) }));
+client.onNotification(onMessage);
 
 smoothingEl.addEventListener('input', () => {
   const v = Number(smoothingEl.value);
@@ -170,18 +152,18 @@ smoothingEl.addEventListener('input', () => {
   scheduleRender();
 });
 showRawEl.addEventListener('change', () => {
-  showRaw = showRawEl instanceof Checkbox ? showRawEl.checked : true;
+  showRaw = isChecked(showRawEl);
   scheduleRender();
 });
-byId('reveal').addEventListener('click', () => post({ type: 'revealRunDir' }));
-showLogEl.addEventListener('click', () => post({ type: 'showLog' }));
+byId('reveal').addEventListener('click', () => client.post({ type: 'revealRunDir' }));
+showLogEl.addEventListener('click', () => client.post({ type: 'showLog' }));
 
-// Theme switches change the body's class; canvases must be redrawn with the new colours.
-new MutationObserver(() => {
+// Canvases must be redrawn with the new theme's colours.
+onThemeChange(() => {
   theme = readTheme();
   scheduleRender();
-}).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+});
 new ResizeObserver(() => scheduleRender()).observe(chartsEl);
 
 showSmoothing();
-post({ type: 'ready' });
+client.ready();

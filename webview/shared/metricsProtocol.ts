@@ -1,9 +1,11 @@
-// The messages between the metrics panel (webview/metrics) and its host (src/vscode/metricsPanel.ts).
-// Both sides import this file; each parses what it receives with these schemas. The host sends a
-// full snapshot whenever the webview says it is ready (first load, re-shown, reloaded), then appends.
+// The messages between the metrics panel (webview/metrics) and its host (src/vscode/metricsPanel.ts),
+// inside the envelope of panelProtocol.ts. Both sides import this file; each parses what it receives
+// with these schemas. The host sends a full snapshot whenever the webview says it is ready (first
+// load, re-shown, reloaded), then appends.
 // Metric values are numbers or null: NaN and ±Infinity (the cookbook writes them) do not survive
 // the JSON transport, and a chart shows null as a gap.
 import { z } from 'zod';
+import type { PanelProtocol } from './panelProtocol';
 
 export const MetricRow = z.object({
   step: z.number().int(),
@@ -36,8 +38,6 @@ export const ToWebview = z.discriminatedUnion('type', [
 export type ToWebview = z.infer<typeof ToWebview>;
 
 export const FromWebview = z.discriminatedUnion('type', [
-  /** the webview has loaded and wants a snapshot */
-  z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('revealRunDir') }),
   z.object({ type: z.literal('showLog') }),
   /** something failed inside the webview (logged by the host) */
@@ -51,6 +51,18 @@ export const MetricsPanelState = z.object({
   smoothing: z.number().min(0).max(0.99).optional(),
 });
 export type MetricsPanelState = z.infer<typeof MetricsPanelState>;
+
+export const MetricsRequests = {
+  /** a chart point was clicked: open that iteration's group breakdown */
+  openIteration: { params: z.object({ step: z.number().int().nonnegative() }), result: z.object({ opened: z.boolean() }) },
+};
+
+export const MetricsProtocol = {
+  toWebview: ToWebview,
+  fromWebview: FromWebview,
+  requests: MetricsRequests,
+  state: MetricsPanelState,
+} satisfies PanelProtocol;
 
 /** A metrics.jsonl record as a row: numeric values only, non-finite ones as null. */
 export function toMetricRow(record: { step: number } & Record<string, unknown>): MetricRow {

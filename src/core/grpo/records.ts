@@ -2,7 +2,10 @@
 // (grpo-reference §4.4, no text or token ids) and Tinker Studio's samples file with every sample of
 // every group (text, tokens, reward, advantage, stop reason, log-probs) for the group and diff panels.
 import type { Renderer } from '../render/types';
+import type { SampleRecord } from '../runs/sampleRecord';
 import type { RolloutGroup, ScoredRollout } from './rollout';
+
+export type { SampleRecord };
 
 /** One line of `<base>_rollout_summaries.jsonl` (schema_version 1). */
 export interface RolloutSummary {
@@ -18,27 +21,6 @@ export interface RolloutSummary {
   trajectory_metrics: Record<string, number>;
   steps: Array<{ step_idx: number; ob_len: number; ac_len: number; reward: number; episode_done: boolean; metrics: Record<string, number>; logs: Record<string, string> }>;
   final_ob_len: number;
-}
-
-/** One line of `train_samples.jsonl` / `eval_test_samples.jsonl`. */
-export interface SampleRecord {
-  group_idx: number;
-  traj_idx: number;
-  problem_id: string;
-  /** the rendered prompt, special tokens written out */
-  prompt: string;
-  /** the sampled text, stop token included */
-  completion: string;
-  /** the parsed message content the reward function saw */
-  content: string;
-  ground_truth: string;
-  completion_tokens: number[];
-  logprobs: number[];
-  reward: number;
-  advantage: number;
-  stop_reason: string;
-  termination: string;
-  reward_error?: { kind: string; message: string; traceback?: string; line?: number };
 }
 
 export const PROBLEM_TAGS = ['problems'];

@@ -3,22 +3,13 @@
 // and the runs of a runs folder that used a given reward file (their config.json names it).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
 import type { JsonlProblem } from '../runs/jsonl';
-import { parseRecords } from '../runs/runDirectory';
+import { readRunConfig, rewardFileOfConfig, runConfigFile } from '../runs/runConfig';
+import { readSamples, SampleRecord, TRAIN_SAMPLES } from '../runs/sampleRecord';
 import { iterationDirName } from '../runs/runWriter';
 import type { RewardExample } from './examples';
 
-const SampleLine = z.object({
-  group_idx: z.number().int().min(0),
-  traj_idx: z.number().int().min(0),
-  problem_id: z.string().optional(),
-  /** the parsed message content the reward function saw */
-  content: z.string(),
-  ground_truth: z.string(),
-  reward: z.number(),
-});
-export type SampleLine = z.infer<typeof SampleLine>;
+export type SampleLine = SampleRecord;
 
 export interface SampleGroup {
   iteration: number;
@@ -55,7 +46,7 @@ async function sampledIterations(runDir: string, which: 'last' | 'all'): Promise
   const found: number[] = [];
   for (const it of newestFirst) {
     try {
-      await fs.access(path.join(runDir, iterationDirName(it), 'train_samples.jsonl'));
+      await fs.access(path.join(runDir, iterationDirName(it), TRAIN_SAMPLES));
       found.push(it);
       if (which === 'last') break;
     } catch {
@@ -72,8 +63,8 @@ export async function readRunSamples(runDir: string, which: 'last' | 'all' = 'la
   const groups: SampleGroup[] = [];
   const problems: JsonlProblem[] = [];
   for (const it of iterations) {
-    const file = path.join(runDir, iterationDirName(it), 'train_samples.jsonl');
-    const read = parseRecords(await fs.readFile(file, 'utf8'), file, SampleLine);
+    const read = await readSamples(runDir, it, { kind: 'train' });
+    if (!read) continue;
     problems.push(...read.problems);
     const byGroup = new Map<number, SampleGroup>();
     for (const sample of read.records) {
@@ -92,8 +83,6 @@ export async function readRunSamples(runDir: string, which: 'last' | 'all' = 'la
   return { runDir, iterations, groups, problems };
 }
 
-const RunConfig = z.object({ reward: z.object({ file: z.string() }).optional(), spec_file: z.string().optional() });
-
 /** Run directories in `runsDir` whose config.json names `rewardFile`, newest first (by name time stamp, then mtime). */
 export async function runsUsingReward(runsDir: string, rewardFile: string): Promise<string[]> {
   let names: string[];
@@ -107,11 +96,9 @@ export async function runsUsingReward(runsDir: string, rewardFile: string): Prom
   for (const name of names) {
     const dir = path.join(runsDir, name);
     try {
-      const config = RunConfig.safeParse(JSON.parse(await fs.readFile(path.join(dir, 'config.json'), 'utf8')));
-      if (!config.success || !config.data.reward) continue;
-      const base = config.data.spec_file ? path.dirname(config.data.spec_file) : dir;
-      if (path.resolve(base, config.data.reward.file) !== target) continue;
-      found.push({ dir, mtime: (await fs.stat(path.join(dir, 'config.json'))).mtimeMs });
+      const config = await readRunConfig(dir);
+      if (!config || rewardFileOfConfig(config, dir) !== target) continue;
+      found.push({ dir, mtime: (await fs.stat(runConfigFile(dir))).mtimeMs });
     } catch {
       // not a run directory
     }

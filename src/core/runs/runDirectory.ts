@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { JsonlProblem, parseJsonl } from './jsonl';
+import { parseRunConfig } from './runConfig';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
 export const CheckpointRecord = z
@@ -94,8 +95,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   const configText = await readIfExists(path.join(dir, 'config.json'));
   if (configText !== undefined) {
     try {
-      const cfg = z.object({ model_name: z.string().optional() }).passthrough().safeParse(JSON.parse(configText));
-      if (cfg.success) model = cfg.data.model_name;
+      model = parseRunConfig(configText, path.join(dir, 'config.json')).model_name;
     } catch (err) {
       problems.push({ file: path.join(dir, 'config.json'), line: 0, message: (err as Error).message });
     }

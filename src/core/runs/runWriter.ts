@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringifyJsonLine } from './jsonl';
+import { parseRunConfig, RunConfig } from './runConfig';
 import { CheckpointRecord, parseRecords } from './runDirectory';
 import { writeFileAtomicSync } from '../fs/atomic';
 import { RunLock, lockRunDirectory } from './runLock';
@@ -123,13 +124,15 @@ export class RunWriter {
     writeFileAtomic(path.join(this.dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   }
 
-  readConfig(): unknown {
+  readConfig(): RunConfig {
     const file = path.join(this.dir, 'config.json');
+    let text: string;
     try {
-      return JSON.parse(fs.readFileSync(file, 'utf8'));
+      text = fs.readFileSync(file, 'utf8');
     } catch (err) {
       throw new Error(`${file}: ${(err as Error).message}`);
     }
+    return parseRunConfig(text, file);
   }
 
   /** One metrics.jsonl line `{"step": i, ...metrics}`. */

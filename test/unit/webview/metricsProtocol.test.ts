@@ -1,5 +1,6 @@
 import * as assert from 'assert';
-import { CHARTS, FromWebview, MetricsPanelState, ToWebview, toMetricRow } from '../../../webview/shared/metricsProtocol';
+import { CHARTS, FromWebview, MetricsPanelState, MetricsRequests, ToWebview, toMetricRow } from '../../../webview/shared/metricsProtocol';
+import { Envelope, Reply } from '../../../webview/shared/panelProtocol';
 import { emaSmooth } from '../../../webview/shared/smoothing';
 
 describe('metrics panel protocol', () => {
@@ -17,10 +18,24 @@ describe('metrics panel protocol', () => {
   });
 
   it('messages from the webview are checked: unknown types, missing fields and oversized reports are refused', () => {
-    assert.ok(FromWebview.safeParse({ type: 'ready' }).success);
-    for (const bad of [null, 'ready', { type: 'nope' }, { type: 'webviewError' }, { type: 'webviewError', message: 'x'.repeat(4001) }]) {
+    assert.ok(FromWebview.safeParse({ type: 'showLog' }).success);
+    for (const bad of [null, 'ready', { type: 'ready' }, { type: 'nope' }, { type: 'webviewError' }, { type: 'webviewError', message: 'x'.repeat(4001) }]) {
       assert.ok(!FromWebview.safeParse(bad).success, JSON.stringify(bad)?.slice(0, 40));
     }
+  });
+
+  it('the envelope: ready, requests with a non-negative id, cancels; replies are ok with a value or failed with an error', () => {
+    assert.ok(Envelope.safeParse({ type: 'ready' }).success);
+    assert.ok(Envelope.safeParse({ type: 'request', id: 3, method: 'openIteration', params: { step: 1 } }).success);
+    assert.ok(Envelope.safeParse({ type: 'cancel', id: 3 }).success);
+    for (const bad of [{ type: 'request', id: -1, method: 'x' }, { type: 'request', id: 1.5, method: 'x' }, { type: 'request', id: 1, method: '' }, { type: 'cancel' }]) {
+      assert.ok(!Envelope.safeParse(bad).success, JSON.stringify(bad));
+    }
+    assert.ok(Reply.safeParse({ type: 'reply', id: 1, ok: true, value: { opened: true } }).success);
+    assert.ok(Reply.safeParse({ type: 'reply', id: 1, ok: false, error: 'no samples' }).success);
+    assert.ok(!Reply.safeParse({ type: 'reply', id: 1, ok: false }).success);
+    assert.ok(MetricsRequests.openIteration.params.safeParse({ step: 4 }).success);
+    assert.ok(!MetricsRequests.openIteration.params.safeParse({ step: -1 }).success);
   });
 
   it('restored panel state must name a run directory', () => {

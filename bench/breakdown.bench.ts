@@ -1,0 +1,98 @@
+// The GRPO group breakdown panel's data work at 1,024 groups × 16 samples × 256 tokens, as the
+// webview does it: to first paint — the snapshot's JSON round trip (the webview's message transport
+// clones it), the zod check the webview client runs on it, grouping, header statistics, the first
+// view and the first screenful of rows; per filter change — the view (kind toggle, reward-error and
+// truncation filters, a search typed key by key) and its row list. Runs in Node: the browser's own
+// layout and paint of one screenful (~40 rows) is not included. Prints ms; asserts nothing.
+//   BENCH=breakdown node scripts/bench.mjs       GROUPS=1024 GROUP_SIZE=16 TOKENS=256 REPS=5
+import type { SampleRecord } from '../src/core/runs/sampleRecord';
+import { summarizeSample } from '../src/core/runs/sampleSchema';
+import { breakdownStats, buildGroups, GroupFilter, NO_FILTER, viewGroups } from '../webview/shared/breakdown';
+import { ToWebview } from '../webview/shared/breakdownProtocol';
+
+const GROUPS = Number(process.env.GROUPS ?? 1024);
+const GROUP_SIZE = Number(process.env.GROUP_SIZE ?? 16);
+const TOKENS = Number(process.env.TOKENS ?? 256);
+const REPS = Number(process.env.REPS ?? 5);
+
+function records(): SampleRecord[] {
+  const out: SampleRecord[] = [];
+  const words = ['the', 'answer', 'is', 'so', 'we', 'add', 'carry', 'one', 'then'];
+  for (let p = 0; p < GROUPS; p++) {
+    for (let t = 0; t < GROUP_SIZE; t++) {
+      const reward = p % 4 === 0 ? 1 : p % 4 === 1 ? 0 : (t + p) % 3 === 0 ? 1 : 0;
+      const tokens = Array.from({ length: TOKENS }, (_, i) => (p * 31 + t * 7 + i) % 50_000);
+      out.push({
+        group_idx: p,
+        traj_idx: t,
+        problem_id: `arith:${p}`,
+        prompt: `<|im_start|>user\nWhat is ${p} + ${p * 3}? Think step by step.<|im_end|>\n<|im_start|>assistant\n`,
+        completion: tokens.map((k) => words[k % words.length]).join(' '),
+        content: String(p * 4),
+        ground_truth: String(p * 4),
+        completion_tokens: tokens,
+        logprobs: tokens.map((k) => -((k % 100) / 50)),
+        reward,
+        advantage: reward - 0.5,
+        stop_reason: t === 0 && p % 9 === 0 ? 'length' : 'stop',
+        termination: 'eos',
+        ...(p % 50 === 0 && t === 1 ? { reward_error: { kind: 'exception', message: 'ValueError', line: 12 } } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+function time<T>(fn: () => T): [T, number] {
+  const t0 = performance.now();
+  const v = fn();
+  return [v, performance.now() - t0];
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const snapshot = {
+  type: 'snapshot',
+  runName: 'bench',
+  runDir: '/runs/bench',
+  shown: { iteration: 0, split: 'train' },
+  available: { train: [0], eval: [] },
+  // the snapshot carries samples without token ids and log-probs; the token view requests them
+  records: records().map(summarizeSample),
+  step: { kl: 0.001, entropy: 1.2 },
+  problems: [],
+};
+
+const phases: Record<string, number[]> = {};
+const add = (name: string, ms: number) => (phases[name] ??= []).push(ms);
+for (let rep = 0; rep < REPS; rep++) {
+  const [wire, tWire] = time(() => JSON.parse(JSON.stringify(snapshot)) as unknown);
+  add('transport (JSON round trip)', tWire);
+  const [parsed, tZod] = time(() => ToWebview.parse(wire));
+  add('zod check of the snapshot', tZod);
+  if (parsed.type !== 'snapshot') throw new Error('not a snapshot');
+  const [groups, tGroups] = time(() => buildGroups(parsed.records));
+  add('group', tGroups);
+  add('header statistics', time(() => breakdownStats(groups))[1]);
+  add('first view + first screen of rows', time(() => viewGroups(groups, NO_FILTER, 'index').slice(0, 40))[1]);
+
+  const filters: GroupFilter[] = [
+    { ...NO_FILTER, kinds: ['mixed'] },
+    { ...NO_FILTER, rewardError: true },
+    { ...NO_FILTER, truncated: true },
+    ...'carry one'.split('').map((_, i) => ({ ...NO_FILTER, text: 'carry one'.slice(0, i + 1) })),
+  ];
+  for (const f of filters) add('filter change (worst of kind/error/truncation/each search key)', time(() => viewGroups(groups, f, 'reward-desc'))[1]);
+}
+
+console.log(`group breakdown data work, ${GROUPS} groups × ${GROUP_SIZE} samples × ${TOKENS} tokens (${REPS} reps, median; filter: max over changes)`);
+let firstPaint = 0;
+for (const [name, xs] of Object.entries(phases)) {
+  const v = name.startsWith('filter') ? Math.max(...xs.slice(-xs.length / REPS)) : median(xs);
+  if (!name.startsWith('filter')) firstPaint += v;
+  console.log(`  ${name.padEnd(64)} ${v.toFixed(1).padStart(8)} ms`);
+}
+console.log(`  ${'to first paint (sum of the above, before layout)'.padEnd(64)} ${firstPaint.toFixed(1).padStart(8)} ms`);

@@ -1,0 +1,135 @@
+// The run doctor: the GRPO playbook's checks as short findings, each with its evidence and the
+// usual remedy. `diagnoseMetrics` reads the metric series of metrics.jsonl (the metrics panel's
+// header); `diagnoseIteration` reads one iteration's samples (the group breakdown's header). When
+// the evidence is thin (too few iterations or samples) a rule says nothing. Pure: the webviews,
+// the CLI and the tests run it.
+
+export interface Finding {
+  id: 'mostly-all-bad' | 'mostly-all-good' | 'reward-errors' | 'kl-spike' | 'flat-reward-tiny-kl' | 'truncation';
+  title: string;
+  evidence: string;
+  remedy: string;
+}
+
+/** metric name → value per step (merged rows, ascending steps); missing or non-finite values are null */
+export type MetricSeries = (key: string) => Array<number | null>;
+
+const WINDOW = 5;
+const MIN_ITERATIONS = 3;
+const MOSTLY = 0.6;
+const TRUNCATED = 0.2;
+const ERRORS = 0.05;
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+function recent(values: Array<number | null>, n: number): number[] {
+  const out: number[] = [];
+  for (let i = values.length - 1; i >= 0 && out.length < n; i--) {
+    const v = values[i];
+    if (v !== null && v !== undefined && Number.isFinite(v)) out.unshift(v);
+  }
+  return out;
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function groupFindings(allBad: number, allGood: number, truncated: number | undefined, over: string): Finding[] {
+  const out: Finding[] = [];
+  if (allBad >= MOSTLY) {
+    out.push({
+      id: 'mostly-all-bad',
+      title: 'Mostly ALL-0 groups: little learning signal',
+      evidence: `${pct(allBad)} of groups scored 0 on every sample ${over}${truncated !== undefined ? `; ${pct(truncated)} of samples were cut off by max_tokens` : ''}.`,
+      remedy: 'The task may be too hard for the model, the reward too strict, or answers truncated: read a few ALL-0 groups, loosen the reward or pick easier problems, and raise max_tokens if truncation is high.',
+    });
+  }
+  if (allGood >= MOSTLY) {
+    out.push({
+      id: 'mostly-all-good',
+      title: 'Mostly ALL-1 groups: converged or too easy',
+      evidence: `${pct(allGood)} of groups scored 1 on every sample ${over}.`,
+      remedy: 'Sample the model on the holdout set; if it is good enough, stop here, otherwise use harder problems.',
+    });
+  }
+  if (truncated !== undefined && truncated >= TRUNCATED) {
+    out.push({
+      id: 'truncation',
+      title: 'Many samples cut off by max_tokens',
+      evidence: `${pct(truncated)} of samples stopped at max_tokens ${over}.`,
+      remedy: 'Raise max_tokens (or ask for shorter answers in the prompt).',
+    });
+  }
+  return out;
+}
+
+export function diagnoseMetrics(steps: readonly number[], series: MetricSeries): Finding[] {
+  if (steps.length < MIN_ITERATIONS) return [];
+  const allBad = recent(series('env/all/by_group/frac_all_bad'), WINDOW);
+  const allGood = recent(series('env/all/by_group/frac_all_good'), WINDOW);
+  const truncated = recent(series('env/all/frac_truncated'), WINDOW);
+  const over = `over the last ${Math.min(WINDOW, steps.length)} iterations`;
+  const out = groupFindings(
+    allBad.length >= MIN_ITERATIONS ? mean(allBad) : 0,
+    allGood.length >= MIN_ITERATIONS ? mean(allGood) : 0,
+    truncated.length >= MIN_ITERATIONS ? mean(truncated) : undefined,
+    over,
+  );
+
+  const kl = recent(series('optim/kl_sample_train_v1'), 20);
+  if (kl.length >= 6) {
+    const last = kl[kl.length - 1]!;
+    const before = median(kl.slice(0, -1));
+    if (last > 1e-3 && last > 5 * Math.max(before, 1e-6)) {
+      out.push({
+        id: 'kl-spike',
+        title: 'KL spike between sampler and trainer',
+        evidence: `KL (v1) jumped to ${last.toPrecision(2)}, ${Math.round(last / Math.max(before, 1e-6))}× its median of ${before.toPrecision(2)} over the previous ${kl.length - 1} iterations.`,
+        remedy: 'Lower the learning rate; a spike often precedes a collapse of reward.',
+      });
+    }
+  }
+
+  const reward = recent(series('env/all/reward/total'), 10);
+  if (reward.length >= 10 && kl.length >= 5) {
+    const spread = Math.max(...reward) - Math.min(...reward);
+    const klMax = Math.max(...kl.slice(-10));
+    if (spread < 0.02 && klMax < 1e-4) {
+      out.push({
+        id: 'flat-reward-tiny-kl',
+        title: 'Flat reward with a tiny KL: the policy barely moves',
+        evidence: `Reward stayed within ${spread.toPrecision(2)} over the last ${reward.length} iterations while KL (v1) stayed below ${klMax.toPrecision(2)}.`,
+        remedy: 'The learning rate may be too low: try a larger one (the cookbook’s get_lr is a good start for LoRA).',
+      });
+    }
+  }
+  return out;
+}
+
+export interface IterationEvidence {
+  groups: number;
+  samples: number;
+  allBad: number;
+  allGood: number;
+  rewardErrors: number;
+  truncatedFraction: number;
+}
+
+export function diagnoseIteration(e: IterationEvidence): Finding[] {
+  if (e.groups < 4 || e.samples < 8) return [];
+  const out = groupFindings(e.allBad / e.groups, e.allGood / e.groups, e.truncatedFraction, 'in this iteration');
+  if (e.rewardErrors / e.samples >= ERRORS) {
+    out.unshift({
+      id: 'reward-errors',
+      title: 'The reward function failed on many samples',
+      evidence: `${e.rewardErrors} of ${e.samples} samples (${pct(e.rewardErrors / e.samples)}) got a reward error.`,
+      remedy: 'Fix the reward first (filter "has reward error" to see the failing samples and their tracebacks); training on errors teaches nothing.',
+    });
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+// A run directory's config.json, read in one place: ours (the resolved spec plus model_name,
+// renderer_name, spec_file, backend, ...) and the Python tinker-cookbook's (model_name, log_path,
+// ...). Only the fields something reads are checked; everything else passes through untouched.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+
+export const RunConfig = z
+  .object({
+    model_name: z.string().optional(),
+    /** the spec file a run was started from (ours) */
+    spec_file: z.string().optional(),
+    /** the reward function, relative to the spec file's folder (ours) */
+    reward: z.object({ file: z.string() }).passthrough().optional(),
+    backend: z.enum(['local', 'cloud', 'custom']).optional(),
+    base_url: z.string().optional(),
+  })
+  .passthrough();
+export type RunConfig = z.infer<typeof RunConfig>;
+
+export function runConfigFile(runDir: string): string {
+  return path.join(runDir, 'config.json');
+}
+
+/** Parses config.json text; the error names the file and the field. */
+export function parseRunConfig(text: string, file: string): RunConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const parsed = RunConfig.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${file}: ${issue ? `${issue.path.join('.') || 'config'}: ${issue.message}` : 'not a run configuration'}`);
+  }
+  return parsed.data;
+}
+
+/** The run's config, or undefined when it has no config.json; throws when the file is unreadable or invalid. */
+export async function readRunConfig(runDir: string): Promise<RunConfig | undefined> {
+  const file = runConfigFile(runDir);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return parseRunConfig(text, file);
+}
+
+/** The spec file a run was started from, absolute. */
+export function specFileOfConfig(config: RunConfig): string | undefined {
+  return config.spec_file ? path.resolve(config.spec_file) : undefined;
+}
+
+/** The reward file a run used, absolute (relative paths are from the spec file's folder). */
+export function rewardFileOfConfig(config: RunConfig, runDir: string): string | undefined {
+  if (!config.reward) return undefined;
+  const base = config.spec_file ? path.dirname(config.spec_file) : runDir;
+  return path.resolve(base, config.reward.file);
+}

@@ -1,0 +1,27 @@
+// A sample as readable text for the diff editor: a header (run, iteration, group, sample, reward,
+// advantage, stop reason, tokens, reward error), then the prompt and the completion. Two samples'
+// texts diff line by line, so the header's values line up.
+import type { SampleRecord } from './sampleSchema';
+
+export interface SampleAddress {
+  runDir: string;
+  iteration: number;
+  split: 'train' | 'eval';
+  groupIdx: number;
+  trajIdx: number;
+}
+
+export function sampleText(a: SampleAddress, s: SampleRecord): string {
+  const lines = [
+    `# ${a.split === 'train' ? 'training' : 'holdout evaluation'} iteration ${a.iteration} · group ${a.groupIdx} · sample ${a.trajIdx}`,
+    `problem:      ${s.problem_id}`,
+    `reward:       ${s.reward}`,
+    `advantage:    ${s.advantage > 0 ? '+' : ''}${s.advantage}`,
+    `stop reason:  ${s.stop_reason} (${s.termination})`,
+    `tokens:       ${s.completion_tokens.length}`,
+    `ground truth: ${s.ground_truth}`,
+  ];
+  if (s.reward_error) lines.push(`reward error: ${s.reward_error.kind}: ${s.reward_error.message}${s.reward_error.line ? ` (line ${s.reward_error.line})` : ''}`);
+  lines.push('', '## prompt', s.prompt.replace(/\n$/, ''), '', '## completion', s.completion, '');
+  return lines.join('\n');
+}

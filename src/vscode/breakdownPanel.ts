@@ -1,0 +1,141 @@
+// The GRPO group breakdown panel's host side: one panel per run directory showing one iteration
+// (training or holdout evaluation) at a time. It reads that iteration's samples file (one schema,
+// src/core/runs/sampleRecord.ts), the step's KL and entropy from metrics.jsonl, and says what is
+// missing when there are no samples (Python tinker-cookbook runs). Stepping to another iteration
+// is a `show` message; the webview keeps its filters.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebview } from '../../webview/shared/breakdownProtocol';
+import { parseRecords, MetricsRecord, mergeMetrics } from '../core/runs/runDirectory';
+import { readRunConfig, rewardFileOfConfig } from '../core/runs/runConfig';
+import { describeMissingSamples, HOLDOUT, readSamples, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
+import { summarizeSample } from '../core/runs/sampleSchema';
+import type { Log } from './log';
+import { renderPanelHtml, webviewOptions } from './webview/html';
+import { PanelHost, RequestHandlers } from './webview/panelHost';
+import type { WebviewTransport } from './webview/transport';
+
+export interface BreakdownPanelServices {
+  extensionUri: vscode.Uri;
+  log: Log;
+}
+
+const splitOf = (ref: IterationRef): SampleSplit => (ref.split === 'train' ? { kind: 'train' } : HOLDOUT);
+
+export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof BreakdownRequests> {
+  protected readonly requestHandlers: RequestHandlers<typeof BreakdownRequests> = {
+    sampleTokens: async ({ ref, groupIdx, trajIdx }) => {
+      const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
+      const s = read?.records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
+      if (!s) throw new Error(`iteration ${ref.iteration} has no sample ${trajIdx} in group ${groupIdx}`);
+      return { tokens: s.completion_tokens, logprobs: s.logprobs };
+    },
+  };
+
+  constructor(
+    panel: vscode.WebviewPanel,
+    readonly runDir: string,
+    /** the iteration shown; undefined shows the last sampled training iteration */
+    private shownRef: IterationRef | undefined,
+    s: BreakdownPanelServices,
+    transport: WebviewTransport,
+  ) {
+    super(panel, transport, BreakdownProtocol, s.log, `group breakdown ${runDir}`);
+    panel.webview.options = webviewOptions(s.extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
+    panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'breakdown', title: 'GRPO groups' });
+    this.updateTitle();
+  }
+
+  /** the iteration shown */
+  get shown(): IterationRef | undefined {
+    return this.shownRef;
+  }
+
+  /** Shows another iteration of the run (the panel keeps its filters). */
+  async show(ref: IterationRef): Promise<void> {
+    this.shownRef = ref;
+    this.updateTitle();
+    await this.sendSnapshot();
+  }
+
+  private updateTitle(): void {
+    const it = this.shownRef ? ` #${this.shownRef.iteration}${this.shownRef.split === 'eval' ? ' (eval)' : ''}` : '';
+    this.panel.title = `Groups: ${path.basename(this.runDir)}${it}`;
+  }
+
+  protected override async onNotification(msg: FromWebview): Promise<void> {
+    switch (msg.type) {
+      case 'show':
+        await this.show(msg.ref);
+        break;
+      case 'openRewardFile':
+        await this.openRewardFile(msg.line);
+        break;
+      case 'compareBestWorst':
+        await vscode.commands.executeCommand('tinker.compareSamples', { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx });
+        break;
+      case 'webviewError':
+        this.log.warn(`group breakdown ${this.runDir}: ${msg.message}`);
+        break;
+    }
+  }
+
+  protected override async sendSnapshot(): Promise<void> {
+    try {
+      const available = await sampledIterations(this.runDir);
+      const ref = this.shownRef ?? { iteration: available.train.at(-1) ?? (await lastLoggedStep(this.runDir)) ?? 0, split: 'train' as const };
+      this.shownRef = ref;
+      this.updateTitle();
+      const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
+      for (const p of read?.problems ?? []) this.log.warn(`${p.file}:${p.line}: ${p.message}`);
+      this.post({
+        type: 'snapshot',
+        runName: path.basename(this.runDir),
+        runDir: this.runDir,
+        shown: ref,
+        available,
+        records: (read?.records ?? []).map(summarizeSample),
+        step: await stepMetrics(this.runDir, ref.iteration),
+        ...(read ? {} : { missing: await describeMissingSamples(this.runDir, ref.iteration, splitOf(ref)) }),
+        problems: (read?.problems ?? []).map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`),
+      });
+    } catch (err) {
+      this.log.error(`group breakdown: could not read ${this.runDir}`, err);
+      this.post({ type: 'error', message: `Could not read the samples of ${this.runDir}: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+
+  private async openRewardFile(line: number | undefined): Promise<void> {
+    const config = await readRunConfig(this.runDir);
+    const file = config && rewardFileOfConfig(config, this.runDir);
+    if (!file) {
+      void vscode.window.showWarningMessage(`The config.json of ${path.basename(this.runDir)} names no reward file.`);
+      return;
+    }
+    const at = new vscode.Position(Math.max((line ?? 1) - 1, 0), 0);
+    await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: new vscode.Range(at, at), viewColumn: vscode.ViewColumn.Beside });
+  }
+}
+
+/** KL (v1) and entropy logged for `step`. */
+async function stepMetrics(runDir: string, step: number): Promise<{ kl: number | null; entropy: number | null }> {
+  const rows = await metricRows(runDir);
+  const row = rows.find((r) => r.step === step);
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return { kl: num(row?.['optim/kl_sample_train_v1']), entropy: num(row?.['optim/entropy']) };
+}
+
+async function lastLoggedStep(runDir: string): Promise<number | undefined> {
+  return (await metricRows(runDir)).at(-1)?.step;
+}
+
+async function metricRows(runDir: string): Promise<MetricsRecord[]> {
+  const file = path.join(runDir, 'metrics.jsonl');
+  try {
+    return mergeMetrics(parseRecords(await fs.readFile(file, 'utf8'), file, MetricsRecord).records);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,91 @@
+// Read-only documents of samples under the tinker-sample: scheme, for the native diff editor, and
+// "Tinker: Compare Samples" (two samples of a group; by default its best against its worst reward).
+// A URI names a sample by run directory, iteration, split, group and sample in its query.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SampleAddress } from '../core/runs/sampleText';
+import { registerTable } from './commands';
+import type { Log } from './log';
+
+export const SAMPLE_SCHEME = 'tinker-sample';
+
+export function sampleUri(a: SampleAddress): vscode.Uri {
+  const query = new URLSearchParams({ run: a.runDir, it: String(a.iteration), split: a.split, g: String(a.groupIdx), s: String(a.trajIdx) });
+  return vscode.Uri.from({
+    scheme: SAMPLE_SCHEME,
+    path: `/${path.basename(a.runDir)}/iteration_${String(a.iteration).padStart(6, '0')}/${a.split}/group-${a.groupIdx}-sample-${a.trajIdx}.txt`,
+    query: query.toString(),
+  });
+}
+
+async function addressOf(uri: vscode.Uri): Promise<SampleAddress> {
+  const { z } = await import('zod');
+  const q = Object.fromEntries(new URLSearchParams(uri.query));
+  const parsed = z
+    .object({ run: z.string().min(1), it: z.coerce.number().int().nonnegative(), split: z.enum(['train', 'eval']), g: z.coerce.number().int().nonnegative(), s: z.coerce.number().int().nonnegative() })
+    .safeParse(q);
+  if (!parsed.success) throw new Error(`${uri.toString()}: not a sample address (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message})`);
+  const d = parsed.data;
+  return { runDir: d.run, iteration: d.it, split: d.split, groupIdx: d.g, trajIdx: d.s };
+}
+
+async function readSample(a: SampleAddress) {
+  const { readSamples, HOLDOUT } = await import('../core/runs/sampleRecord');
+  const read = await readSamples(a.runDir, a.iteration, a.split === 'train' ? { kind: 'train' } : HOLDOUT);
+  if (!read) throw new Error(`${a.runDir} has no ${a.split} samples for iteration ${a.iteration}`);
+  return read.records;
+}
+
+class SampleDocuments implements vscode.TextDocumentContentProvider {
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const a = await addressOf(uri);
+    const s = (await readSample(a)).find((r) => r.group_idx === a.groupIdx && r.traj_idx === a.trajIdx);
+    if (!s) throw new Error(`iteration ${a.iteration} of ${a.runDir} has no sample ${a.trajIdx} in group ${a.groupIdx}`);
+    const { sampleText } = await import('../core/runs/sampleText');
+    return sampleText(a, s);
+  }
+}
+
+export function registerSampleDocuments(log: Log): vscode.Disposable[] {
+  return [
+    vscode.workspace.registerTextDocumentContentProvider(SAMPLE_SCHEME, new SampleDocuments()),
+    ...registerTable({ 'tinker.compareSamples': (arg?: unknown) => compareSamples(arg) }, log),
+  ];
+}
+
+/** Opens two samples of a group in the diff editor (default: the best reward left, the worst right). */
+async function compareSamples(arg: unknown): Promise<{ left: string; right: string } | undefined> {
+  const { z } = await import('zod');
+  const parsed = z
+    .object({
+      runDir: z.string().min(1),
+      iteration: z.number().int().nonnegative(),
+      split: z.enum(['train', 'eval']).default('train'),
+      groupIdx: z.number().int().nonnegative(),
+      left: z.number().int().nonnegative().optional(),
+      right: z.number().int().nonnegative().optional(),
+    })
+    .safeParse(arg);
+  if (!parsed.success) {
+    void vscode.window.showInformationMessage('Tinker: Compare Samples compares two samples of a group: open an iteration with Tinker: Show Iteration… and use "Compare best vs worst" on a group.');
+    return undefined;
+  }
+  const o = parsed.data;
+  const group = (await readSample({ ...o, trajIdx: 0 })).filter((r) => r.group_idx === o.groupIdx);
+  if (group.length < 2) throw new Error(`group ${o.groupIdx} of iteration ${o.iteration} has fewer than two samples`);
+  let best = group[0]!;
+  let worst = group[0]!;
+  for (const s of group) {
+    if (s.reward > best.reward) best = s;
+    if (s.reward < worst.reward) worst = s;
+  }
+  if (best === worst) worst = group.find((s) => s !== best)!;
+  const leftIdx = o.left ?? best.traj_idx;
+  const rightIdx = o.right ?? worst.traj_idx;
+  const rewardOf = (t: number) => group.find((s) => s.traj_idx === t)?.reward;
+  const left = sampleUri({ ...o, trajIdx: leftIdx });
+  const right = sampleUri({ ...o, trajIdx: rightIdx });
+  const title = `${path.basename(o.runDir)} #${o.iteration} group ${o.groupIdx}: sample ${leftIdx} (reward ${rewardOf(leftIdx)}) ↔ sample ${rightIdx} (reward ${rewardOf(rightIdx)})`;
+  await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
+  return { left: left.toString(), right: right.toString() };
+}

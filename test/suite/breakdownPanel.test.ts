@@ -1,0 +1,188 @@
+// The GRPO group breakdown panel in a real extension host with its real webview: opened by
+// "Tinker: Show Iteration" (with a run and step, and with a Runs view node), by a click on a metrics
+// chart point (the metrics webview's openIteration request), and on a Python tinker-cookbook run
+// directory that has no per-sample files (the panel says what is missing and what there is).
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { Redactor } from '../../src/core/config/redact';
+import type { SampleRecord } from '../../src/core/runs/sampleRecord';
+import type { TinkerStudioApi } from '../../src/extension';
+import { breakdownPanels } from '../../src/vscode/breakdownPanels';
+import { Log } from '../../src/vscode/log';
+import { metricsPanels } from '../../src/vscode/metricsPanels';
+import { BreakdownSnapshot } from '../../webview/shared/breakdownProtocol';
+import { activateExtension, EXTENSION_ID, waitFor } from './helpers';
+import { TransportRecorder } from './recordingTransport';
+
+function sample(group: number, traj: number, reward: number): SampleRecord {
+  return {
+    group_idx: group,
+    traj_idx: traj,
+    problem_id: `arith:${group}`,
+    prompt: `user: What is ${group} + 1?\n`,
+    completion: String(group + (reward === 1 ? 1 : 2)),
+    content: String(group + (reward === 1 ? 1 : 2)),
+    ground_truth: String(group + 1),
+    completion_tokens: [49, 50],
+    logprobs: [-0.1, -1.5],
+    reward,
+    advantage: 0,
+    stop_reason: 'stop',
+    termination: 'eos',
+  };
+}
+
+/** A Tinker Studio run: iterations 0 and 1 with samples (group 0 mixed, group 1 all good). */
+function studioRun(): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-breakdown-')), 'arith-20260101-000000');
+  for (const it of [0, 1]) {
+    fs.mkdirSync(path.join(dir, `iteration_00000${it}`), { recursive: true });
+    const recs = [sample(0, 0, 1), sample(0, 1, 0), sample(1, 0, 1), sample(1, 1, 1)];
+    fs.writeFileSync(path.join(dir, `iteration_00000${it}`, 'train_samples.jsonl'), recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  }
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_name: 'tinker-studio/arith-gpt' }));
+  fs.writeFileSync(path.join(dir, 'metrics.jsonl'), '{"step": 0, "optim/kl_sample_train_v1": 0.002, "optim/entropy": 1.5}\n{"step": 1, "optim/kl_sample_train_v1": 0.003}\n');
+  return dir;
+}
+
+suite('GRPO group breakdown panel', function () {
+  this.timeout(60_000);
+  let api: TinkerStudioApi;
+  let log: Log;
+
+  suiteSetup(async () => {
+    api = await activateExtension();
+    log = new Log(new Redactor());
+  });
+
+  suiteTeardown(() => log.dispose());
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('Show Iteration with a run and a step opens that iteration; again with another step reuses the panel', async () => {
+    const dir = studioRun();
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.showIteration', { runDir: dir, step: 0 }), true);
+    const panel = api.breakdowns.get({ runDir: dir });
+    assert.ok(panel);
+    assert.deepStrictEqual(panel.shown, { iteration: 0, split: 'train' });
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.showIteration', { runDir: dir, step: 1 }), true);
+    assert.strictEqual(api.breakdowns.get({ runDir: dir }), panel);
+    assert.deepStrictEqual(panel.shown, { iteration: 1, split: 'train' });
+    assert.strictEqual(panel.panel.title, 'Groups: arith-20260101-000000 #1');
+    assert.ok(/script-src 'nonce-[^']+'/.test(panel.panel.webview.html), 'scripts by nonce');
+  });
+
+  test('Show Iteration on a Runs view node opens its last sampled iteration', async () => {
+    const dir = studioRun();
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.showIteration', { kind: 'run', run: { dir } }), true);
+    const panel = api.breakdowns.get({ runDir: dir });
+    assert.ok(panel);
+    await waitFor('the panel to settle on the last sampled iteration', () => (panel.shown?.iteration === 1 ? true : undefined), 30_000);
+  });
+
+  test('a click on a metrics chart point (the webview’s openIteration request) opens that iteration’s breakdown', async () => {
+    const dir = studioRun();
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const metrics = metricsPanels(
+      { extensionUri, log, registry: api.registry, openIteration: async (runDir, step) => (await vscode.commands.executeCommand<boolean>('tinker.showIteration', { runDir, step })) === true },
+      recorder.factory,
+    );
+    try {
+      const panel = await metrics.open(dir);
+      const transport = recorder.of(panel.panel);
+      await transport.deliver({ type: 'request', id: 1, method: 'openIteration', params: { step: 0 } });
+      assert.deepStrictEqual(transport.ofType<{ type: 'reply'; id: number }>('reply'), [{ type: 'reply', id: 1, ok: true, value: { opened: true } }]);
+      const breakdown = api.breakdowns.get({ runDir: dir });
+      assert.ok(breakdown, 'the breakdown panel is open');
+      assert.deepStrictEqual(breakdown.shown, { iteration: 0, split: 'train' });
+    } finally {
+      metrics.dispose();
+    }
+  });
+
+  test('the webview gets the iteration’s groups, the step’s KL and entropy, and the sampled iterations', async () => {
+    const dir = studioRun();
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const panels = breakdownPanels({ extensionUri, log }, recorder.factory);
+    try {
+      const panel = await panels.open({ runDir: dir, ref: { iteration: 0, split: 'train' } });
+      const transport = recorder.of(panel.panel);
+      const snap = await waitFor('the snapshot', () => transport.sent.map((m) => BreakdownSnapshot.safeParse(m)).find((r) => r.success)?.data, 30_000);
+      assert.strictEqual(snap.records.length, 4);
+      assert.deepStrictEqual(snap.available, { train: [0, 1], eval: [] });
+      assert.deepStrictEqual(snap.step, { kl: 0.002, entropy: 1.5 });
+      assert.strictEqual(snap.missing, undefined);
+      await transport.deliver({ type: 'show', ref: { iteration: 1, split: 'train' } });
+      const last = BreakdownSnapshot.parse(transport.sent.at(-1));
+      assert.deepStrictEqual(last.shown, { iteration: 1, split: 'train' });
+      assert.deepStrictEqual(last.step, { kl: 0.003, entropy: null });
+    } finally {
+      panels.dispose();
+    }
+  });
+
+  test('a cookbook run directory without sample files: the panel says what is missing and what the iteration has', async () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-cookbook-')), 'math-rl');
+    fs.mkdirSync(path.join(dir, 'iteration_000000'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_name: 'Qwen/Qwen3-8B' }));
+    fs.writeFileSync(path.join(dir, 'metrics.jsonl'), '{"step": 0, "env/all/reward/total": 0.25}\n');
+    fs.writeFileSync(path.join(dir, 'iteration_000000', 'train_rollout_summaries.jsonl'), '{"schema_version": 1}\n{"schema_version": 1}\n');
+    fs.writeFileSync(path.join(dir, 'iteration_000000', 'train_logtree.html'), '<html></html>');
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const panels = breakdownPanels({ extensionUri, log }, recorder.factory);
+    try {
+      const panel = await panels.open({ runDir: dir });
+      const transport = recorder.of(panel.panel);
+      const snap = await waitFor('the snapshot', () => transport.sent.map((m) => BreakdownSnapshot.safeParse(m)).find((r) => r.success)?.data, 30_000);
+      assert.deepStrictEqual(snap.shown, { iteration: 0, split: 'train' });
+      assert.deepStrictEqual(snap.records, []);
+      assert.match(snap.missing ?? '', /No train_samples\.jsonl in iteration_000000\//);
+      assert.match(snap.missing ?? '', /train_rollout_summaries\.jsonl \(2 rollouts\)/);
+      assert.match(snap.missing ?? '', /train_logtree\.html/);
+    } finally {
+      panels.dispose();
+    }
+  });
+});
+
+suite('Sample diffs', function () {
+  this.timeout(60_000);
+
+  suiteSetup(async () => {
+    await activateExtension();
+  });
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('Compare Samples opens the group’s best (left) against its worst (right) as tinker-sample: documents', async () => {
+    const dir = studioRun();
+    const r = await vscode.commands.executeCommand<{ left: string; right: string }>('tinker.compareSamples', { runDir: dir, iteration: 1, groupIdx: 0 });
+    assert.ok(r);
+    const left = vscode.Uri.parse(r.left);
+    const right = vscode.Uri.parse(r.right);
+    assert.strictEqual(left.scheme, 'tinker-sample');
+    assert.strictEqual(left.path, '/arith-20260101-000000/iteration_000001/train/group-0-sample-0.txt');
+    assert.strictEqual(right.path, '/arith-20260101-000000/iteration_000001/train/group-0-sample-1.txt');
+    const leftText = (await vscode.workspace.openTextDocument(left)).getText();
+    const rightText = (await vscode.workspace.openTextDocument(right)).getText();
+    assert.match(leftText, /^# training iteration 1 · group 0 · sample 0\n/);
+    assert.match(leftText, /\nreward: {7}1\n/);
+    assert.match(rightText, /\nreward: {7}0\n/);
+    assert.match(rightText, /## completion\n2\n/);
+    await waitFor('the diff editor', () => (vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputTextDiff ? true : undefined), 30_000);
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab!;
+    assert.ok(tab.input instanceof vscode.TabInputTextDiff);
+    assert.strictEqual(tab.input.original.toString(), left.toString());
+    assert.strictEqual(tab.input.modified.toString(), right.toString());
+  });
+});
