@@ -1,8 +1,8 @@
-// Command-line arguments of `tinker-studio grpo`, parsed into a plain object with errors that say
+// Command-line arguments of `tinker-studio grpo|sft`, parsed into a plain object with errors that say
 // what to type instead.
 
 export interface GrpoArgs {
-  command: 'grpo';
+  command: 'grpo' | 'sft';
   spec?: string;
   runsDir?: string;
   resume?: string;
@@ -16,8 +16,10 @@ export type CliArgs = GrpoArgs | { command: 'help' };
 
 export const USAGE = `usage: tinker-studio grpo <spec.grpo.json> [options]
        tinker-studio grpo --resume <run dir> [<spec.grpo.json>] [options]
+       tinker-studio sft <spec.sft.json> [options]
+       tinker-studio sft --resume <run dir> [options]
 
-Runs GRPO from a run spec and writes the run directory (cookbook layout).
+Runs GRPO or SFT from a run spec and writes the run directory (cookbook layout).
 
 options:
   --runs-dir DIR      where run directories go (default $TINKER_STUDIO_RUNS_DIR, else ./runs)
@@ -37,8 +39,8 @@ export class UsageError extends Error {}
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
-  if (command !== 'grpo') throw new UsageError(`unknown command "${command}" (the command is "grpo")`);
-  const out: GrpoArgs = { command: 'grpo' };
+  if (command !== 'grpo' && command !== 'sft') throw new UsageError(`unknown command "${command}" (the commands are "grpo" and "sft")`);
+  const out: GrpoArgs = { command };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     const value = (): string => {
