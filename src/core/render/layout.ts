@@ -78,8 +78,10 @@ export abstract class LayoutRenderer implements Renderer {
     };
     push(this.bosTokens(), 0);
     const ctxs = this.contexts(messages);
+    let lastStart = 0;
     messages.forEach((m, i) => {
       const ctx = ctxs[i]!;
+      if (ctx.isLast) lastStart = tokens.length;
       const r = this.renderMessage(m, ctx);
       const trained = m.role === 'assistant' && (ctx.isLast || trainOnWhat === 'all_assistant_messages') ? 1 : 0;
       push(r.header, 0);
@@ -87,10 +89,11 @@ export abstract class LayoutRenderer implements Renderer {
       if (ctx.isLast && r.stopOverlap) push(r.stopOverlap, trained);
     });
     // Whatever the generation prompt of the trained turn already supplies (e.g. the empty think
-    // block of qwen3_disable_thinking) is context, not something the model produces.
+    // block of qwen3_disable_thinking) is context, not something the model produces. Only the last
+    // turn's tokens are cleared: earlier assistant turns trained by all_assistant_messages stay.
     if (messages[messages.length - 1]!.role === 'assistant') {
       const prompt = this.buildGenerationPrompt(messages.slice(0, -1));
-      for (let i = 0; i < prompt.length && i < tokens.length && prompt[i] === tokens[i]; i++) weights[i] = 0;
+      for (let i = 0; i < prompt.length && i < tokens.length && prompt[i] === tokens[i]; i++) if (i >= lastStart) weights[i] = 0;
     }
     return { tokens, weights };
   }
