@@ -142,13 +142,16 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
     emit({ type: 'phase', step, phase: 'eval', done: 0, total: validationDatums.length });
     for (let k = 0; k < validationDatums.length; k += c.batchSize) {
       const chunk = validationDatums.slice(k, k + c.batchSize);
-      const out = await (await trainer.forward(chunk.map(toWireSftDatum), 'cross_entropy', undefined, signal)).result();
+      // no abort signal: a training-client request abandoned mid-submission would leave a gap in
+      // the client's request sequence, and the resume checkpoint saved on cancel could not follow it
+      const out = await (await trainer.forward(chunk.map(toWireSftDatum), 'cross_entropy')).result();
       out.loss_fn_outputs.forEach((x, i) => {
         const lp = x['logprobs'];
         if (!lp) throw new Error(`forward returned no logprobs for validation datum ${k + i}`);
         logprobs.push(lp.data);
       });
       emit({ type: 'phase', step, phase: 'eval', done: logprobs.length, total: validationDatums.length });
+      checkCancel();
     }
     return meanNll(validationDatums, logprobs);
   };

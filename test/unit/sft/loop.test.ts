@@ -122,6 +122,32 @@ describe('SFT loop on the engine', function () {
     assertNoPartialLines(writer.dir);
   });
 
+  it('cancelled during a validation pass: the step is dropped whole and the resume point is saved at it', async () => {
+    const writer = RunWriter.create(path.join(dir, 'runs'), 'cancel-eval');
+    writer.writeConfig({ run_kind: 'sft' });
+    const ac = new AbortController();
+    const c = config({ maxSteps: 4, saveEvery: 0, evalEvery: 1, batchSize: 4 });
+    const first = await runSft({
+      service,
+      config: c,
+      renderer,
+      train: TRAIN,
+      validation: VALIDATION,
+      writer,
+      signal: ac.signal,
+      onEvent: (e) => {
+        if (e.type === 'phase' && e.phase === 'eval' && e.step === 1 && e.done === 0) ac.abort();
+      },
+    });
+    assert.strictEqual(first.status, 'cancelled');
+    assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0]);
+    const resumeFrom = RunWriter.open(writer.dir).lastStateCheckpoint();
+    assert.strictEqual(resumeFrom?.batch, 1, 'a resume checkpoint at the dropped step was saved');
+    const second = await runSft({ service, config: c, renderer, train: TRAIN, validation: VALIDATION, writer, resumeFrom });
+    assert.strictEqual(second.status, 'completed', second.error);
+    assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0, 1, 2, 3]);
+  });
+
   it('startSftRun runs a spec file into a run directory marked as SFT; a bad spec is refused before anything is created', async () => {
     fs.writeFileSync(path.join(dir, 'chats.jsonl'), TRAIN.slice(0, 16).map((c) => JSON.stringify({ messages: c.messages })).join('\n') + '\n');
     const specFile = path.join(dir, 'tiny.sft.json');
