@@ -15,7 +15,8 @@ import { startSftRun } from '../../../src/core/sft/start';
 import type { GrpoEvent } from '../../../src/core/grpo/types';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
-import { TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readMetricsLines, startTestEngine } from '../grpo/engineFixture';
+import { startGrpoRun } from '../../../src/core/grpo/start';
+import { TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readMetricsLines, startTestEngine, writeReward } from '../grpo/engineFixture';
 
 const chat = (i: number): Chat => {
   const a = i % 10;
@@ -169,5 +170,23 @@ describe('SFT loop on the engine', function () {
     const badRuns = path.join(dir, 'runs-bad');
     await assert.rejects(startSftRun({ specFile: bad, runsDir: badRuns, connect, cacheDir: path.join(dir, 'cache') }), /bad\.sft\.json: batch_sise: unknown field \(did you mean "batch_size"\?\)/);
     assert.ok(!fs.existsSync(badRuns));
+  });
+  it('SFT → GRPO: a GRPO spec with load_checkpoint_path starts from the SFT run\'s final weights', async () => {
+    const writer = RunWriter.create(path.join(dir, 'runs'), 'sft-then-grpo');
+    writer.writeConfig({ run_kind: 'sft' });
+    const sft = await runSft({ service, config: config({ maxSteps: 2, saveEvery: 0, evalEvery: 0 }), renderer, train: TRAIN, validation: [], writer });
+    assert.strictEqual(sft.status, 'completed', sft.error);
+    const final = readCheckpointLines(writer.dir).find((c) => c.name === 'final')!;
+    const work = fs.mkdtempSync(path.join(dir, 'grpo-'));
+    fs.writeFileSync(path.join(work, 'train.jsonl'), '{"question":"1+1=","answer":2}\n{"question":"2+2=","answer":4}\n');
+    writeReward(work);
+    const specFile = path.join(work, 'after-sft.grpo.json');
+    fs.writeFileSync(specFile, JSON.stringify({ model: RANDOM_MODEL, renderer: 'chatml', load_checkpoint_path: final.state_path, lora_rank: 4, learning_rate: 0.001, groups_per_batch: 2, group_size: 2, max_tokens: 3, iterations: 1, save_every: 0, eval_every: 0, dataset: { path: 'train.jsonl' }, reward: { file: 'reward.py', workers: 1 } }));
+    const connect = () => ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
+    const grpo = await startGrpoRun({ specFile, runsDir: path.join(work, 'runs'), connect, cacheDir: path.join(dir, 'cache') });
+    assert.strictEqual(grpo.status, 'completed', grpo.error);
+    const grpoModel = readCheckpointLines(grpo.runDir)[0]!.state_path!.slice('tinker://'.length).split('/')[0]!;
+    const ops = (await appliedSteps(engine)).filter((s) => s.model_id === grpoModel).map((s) => s.type);
+    assert.strictEqual(ops[0], 'load_weights', `the GRPO model starts by loading the SFT weights (ops: ${ops.join(', ')})`);
   });
 });
