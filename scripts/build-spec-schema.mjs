@@ -1,12 +1,20 @@
-// Build asset: the JSON schema of GRPO run-spec files (dist/grpo-spec.schema.json), generated from
-// the zod schema in src/core/runs/spec.ts so the editor's completion and the run's validation agree.
-// package.json contributes it for `*.grpo.json` (contributes.jsonValidation).
+// Build assets: the JSON schemas of GRPO and SFT run-spec files (dist/grpo-spec.schema.json,
+// dist/sft-spec.schema.json), generated from the zod schemas in src/core/runs/spec.ts and
+// src/core/sft/spec.ts so the editor's completion and the run's validation agree. package.json
+// contributes them for `*.grpo.json` and `*.sft.json` (contributes.jsonValidation).
 import * as esbuild from 'esbuild';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 export async function build(root) {
-  const entry = path.join(root, 'src/core/runs/spec.ts');
+  return [
+    await schemaAsset(root, 'src/core/runs/spec.ts', 'runSpecJsonSchema', 'grpo-spec.schema.json'),
+    await schemaAsset(root, 'src/core/sft/spec.ts', 'sftSpecJsonSchema', 'sft-spec.schema.json'),
+  ];
+}
+
+async function schemaAsset(root, file, fn, name) {
+  const entry = path.join(root, file);
   const out = await esbuild.build({
     entryPoints: [entry],
     bundle: true,
@@ -20,6 +28,6 @@ export async function build(root) {
   // Evaluate the bundle as a CommonJS module, then ask it for the schema.
   const module = { exports: {} };
   new Function('module', 'exports', 'require', out.outputFiles[0].text)(module, module.exports, createRequire(entry));
-  const schema = module.exports.runSpecJsonSchema();
-  return [{ dir: 'src/core/runs', name: 'grpo-spec.schema.json', bytes: Buffer.from(JSON.stringify(schema, null, 2) + '\n') }];
+  const schema = module.exports[fn]();
+  return { dir: path.dirname(file), name, bytes: Buffer.from(JSON.stringify(schema, null, 2) + '\n') };
 }

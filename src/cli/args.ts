@@ -1,8 +1,8 @@
-// Command-line arguments of `tinker-studio grpo`, parsed into a plain object with errors that say
+// Command-line arguments of `tinker-studio grpo|sft`, parsed into a plain object with errors that say
 // what to type instead.
 
 export interface GrpoArgs {
-  command: 'grpo';
+  command: 'grpo' | 'sft';
   spec?: string;
   runsDir?: string;
   resume?: string;
@@ -24,9 +24,11 @@ export type CliArgs = GrpoArgs | McpArgs | { command: 'help' };
 
 export const USAGE = `usage: tinker-studio grpo <spec.grpo.json> [options]
        tinker-studio grpo --resume <run dir> [<spec.grpo.json>] [options]
+       tinker-studio sft <spec.sft.json> [options]
+       tinker-studio sft --resume <run dir> [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS]
 
-Runs GRPO from a run spec and writes the run directory (cookbook layout).
+Runs GRPO or SFT from a run spec and writes the run directory (cookbook layout).
 "mcp" serves the agent tools (init_grpo, train_grpo_step, sample, save, load, status, finish) to an
 MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 
@@ -48,8 +50,8 @@ export class UsageError extends Error {}
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
-  if (command !== 'grpo' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo" and "mcp")`);
-  const out: GrpoArgs & { workspace?: string; busyWaitMs?: number } = { command: 'grpo' };
+  if (command !== 'grpo' && command !== 'sft' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo", "sft" and "mcp")`);
+  const out: GrpoArgs & { workspace?: string; busyWaitMs?: number } = { command: command === 'sft' ? 'sft' : 'grpo' };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     const value = (): string => {

@@ -1,4 +1,4 @@
-// The headless CLI on the same core as the extension: `tinker-studio grpo <spec>` (see USAGE).
+// The headless CLI on the same core as the extension: `tinker-studio grpo|sft <spec>` (see USAGE).
 // Backend "local" runs the embedded engine in this process (its compute in a worker thread, its data
 // under the cache dir); "cloud" and "custom" take the API key from TINKER_API_KEY.
 import * as os from 'node:os';
@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { resolveBackend } from '../core/config/backend';
 import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
-import type { ResolvedRunSpec } from '../core/runs/spec';
+import { startSftRun } from '../core/sft/start';
 import { ServiceClient } from '../core/tinker/client';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
@@ -37,7 +37,7 @@ function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string
     log(`embedded engine on ${server.url} (data ${dataDir})`);
     return server.url;
   };
-  return async (spec: ResolvedRunSpec): Promise<ServiceClient> => {
+  return async (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }): Promise<ServiceClient> => {
     const kind = args.backend ?? spec.backend;
     const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
     if (kind === 'local') {
@@ -95,21 +95,29 @@ async function main(argv: string[]): Promise<number> {
 
   const closers: Closer[] = [];
   try {
-    const result = await startGrpoRun({
+    const common = {
       ...(args.spec ? { specFile: path.resolve(args.spec) } : {}),
       ...(args.resume ? { resumeDir: path.resolve(args.resume) } : {}),
       runsDir,
       cacheDir,
-      python: args.python,
       connect: connector(args, cacheDir, closers, log),
       signal: ac.signal,
-      onEvent: (e) => progress.onEvent(e),
+      onEvent: (e: Parameters<Progress['onEvent']>[0]) => progress.onEvent(e),
       log,
-    });
-    process.stdout.write(`\n${summaryTable(result.runDir)}\n\n`);
-    process.stdout.write(`run ${result.status}: ${result.runDir} (${result.iterationsRun} iterations this time)\n`);
+    };
+    let result;
+    if (args.command === 'sft') {
+      const r = await startSftRun(common);
+      if (r.firstTrainNll !== undefined)
+        process.stdout.write(`\ntrain_mean_nll ${r.firstTrainNll.toFixed(4)} → ${r.lastTrainNll?.toFixed(4)}${r.firstTestNll !== undefined ? `; test/nll ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
+      result = r;
+    } else {
+      result = await startGrpoRun({ ...common, python: args.python });
+      process.stdout.write(`\n${summaryTable(result.runDir)}\n\n`);
+    }
+    process.stdout.write(`run ${result.status}: ${result.runDir} (${result.iterationsRun} ${args.command === 'sft' ? 'steps' : 'iterations'} this time)\n`);
     if (result.error) process.stderr.write(`error: ${redactSecrets(result.error)}\n`);
-    if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio grpo --resume ${result.runDir}\n`);
+    if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
     return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
   } catch (err) {
     process.stderr.write(`tinker-studio: ${redactSecrets((err as Error)?.message ?? String(err))}\n`);

@@ -1,11 +1,15 @@
-// Starts GRPO runs inside the extension host through the core entry point (startGrpoRun): asks
-// for the API key when the spec's backend needs one, picks the Python interpreter, records the run
-// in the registry (status bar, trees and panels follow it), and tells the user how it ended. A run
-// never throws into the host: failures become a message with an action and a line in the log.
+// Starts GRPO and SFT runs inside the extension host through the core entry points (startGrpoRun,
+// startSftRun): asks for the API key when the spec's backend needs one, picks the Python interpreter
+// (GRPO rewards), records the run in the registry (status bar, trees and panels follow it), and tells
+// the user how it ended. A run never throws into the host: failures become a message with an action
+// and a line in the log. `*.sft.json` specs and run directories written by SFT runs are SFT runs.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../core/grpo/types';
 import type { ResolvedRunSpec } from '../core/runs/spec';
+import type { SftRunResult } from '../core/sft/loop';
+import type { ResolvedSftSpec } from '../core/sft/spec';
 import { TinkerConnection } from './connection';
 import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
@@ -38,9 +42,11 @@ export class GrpoRunner {
    * Runs a spec (or resumes a run directory) to its end and returns the result; undefined when
    * the user declined a prompt (e.g. the API key). Problems found before the run starts reject.
    */
-  async run(req: StartRequest): Promise<GrpoRunResult | undefined> {
-    // A run executes the reward function's code: never in a workspace the user has not trusted.
-    if (!(this.s.trust ?? vscode.workspace).isTrusted) {
+  async run(req: StartRequest): Promise<GrpoRunResult | SftRunResult | undefined> {
+    const kind: RunKind = req.specFile ? (/\.sft\.json$/i.test(req.specFile) ? 'sft' : 'grpo') : req.resumeDir ? await storedKind(req.resumeDir) : 'grpo';
+    const label = kind === 'sft' ? 'SFT' : 'GRPO';
+    // A GRPO run executes the reward function's code: never in a workspace the user has not trusted.
+    if (kind === 'grpo' && !(this.s.trust ?? vscode.workspace).isTrusted) {
       this.s.log.warn('GRPO run not started: the workspace is not trusted (runs execute the reward function).');
       void vscode.window
         .showWarningMessage('GRPO runs execute the reward function, so they are disabled in an untrusted workspace.', 'Manage Workspace Trust')
@@ -50,10 +56,13 @@ export class GrpoRunner {
       return undefined;
     }
     const { parseRunSpecFile, RunSpecError } = await import('../core/runs/spec');
+    const { parseSftSpecFile } = await import('../core/sft/spec');
     let spec: ResolvedRunSpec | undefined;
+    let sftSpec: ResolvedSftSpec | undefined;
     if (req.specFile) {
       try {
-        spec = (await parseRunSpecFile(req.specFile)).spec;
+        if (kind === 'sft') sftSpec = (await parseSftSpecFile(req.specFile)).spec;
+        else spec = (await parseRunSpecFile(req.specFile)).spec;
       } catch (err) {
         if (err instanceof RunSpecError) {
           for (const p of err.problems) this.s.log.error(p);
@@ -69,8 +78,8 @@ export class GrpoRunner {
         throw err;
       }
     }
-    const backendOf = spec ?? (req.resumeDir ? await storedBackend(req.resumeDir) : undefined);
-    if (!backendOf) throw new Error('Nothing to run: give a run spec (*.grpo.json) or a run directory to resume.');
+    const backendOf = spec ?? sftSpec ?? (req.resumeDir ? await storedBackend(req.resumeDir) : undefined);
+    if (!backendOf) throw new Error('Nothing to run: give a run spec (*.grpo.json, *.sft.json) or a run directory to resume.');
     const backend = await readBackendFor(backendOf.backend, backendOf.base_url);
     if (backend.kind === 'cloud' && !(await this.s.apiKeys.get())) {
       const action = await vscode.window.showWarningMessage('This run uses the Tinker cloud, which needs an API key.', 'Set API Key');
@@ -89,53 +98,65 @@ export class GrpoRunner {
       return undefined;
     }
 
-    const resource = req.specFile ? vscode.Uri.file(req.specFile) : undefined;
-    const python = await resolvePython(resource, this.s.log);
-    const name = spec?.name ?? path.basename(req.resumeDir ?? 'run');
-    const run = this.s.registry.begin(req.specFile, name);
-    this.s.log.info(`starting GRPO run ${name}${req.resumeDir ? ` (resuming ${req.resumeDir})` : ''}; Python ${python.path} (${python.source})`);
-    const { startGrpoRun } = await import('../core/grpo/start');
-    let result: GrpoRunResult;
+    const name = spec?.name ?? sftSpec?.name ?? path.basename(req.resumeDir ?? 'run');
+    const common = {
+      specFile: req.specFile,
+      resumeDir: req.resumeDir,
+      runsDir: this.s.runs.runsFolder,
+      connect: async (sp: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
+      cacheDir: this.s.cacheDir,
+    };
+    // GRPO rewards run in Python: the interpreter is settled before the run is shown as starting
+    const python = kind === 'grpo' ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;
+    const run = this.s.registry.begin(req.specFile, name, kind);
+    this.s.log.info(`starting ${label} run ${name}${req.resumeDir ? ` (resuming ${req.resumeDir})` : ''}${python ? `; Python ${python.path} (${python.source})` : ''}`);
+    const events = {
+      signal: run.abort.signal,
+      onEvent: (e: Parameters<RunRegistry['apply']>[1]) => {
+        this.s.registry.apply(run, e);
+        if (e.type === 'started') void this.s.runs.refresh();
+        if (e.type === 'warning') this.s.log.warn(`[${run.runName}] step ${e.step}: ${e.message}`);
+      },
+      log: (line: string) => this.s.log.info(`[${run.runName}] ${line}`),
+    };
+    let result: GrpoRunResult | SftRunResult;
     try {
-      result = await startGrpoRun({
-        specFile: req.specFile,
-        spec, // already parsed above: not read and validated a second time
-        resumeDir: req.resumeDir,
-        runsDir: this.s.runs.runsFolder,
-        connect: async (sp) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
-        cacheDir: this.s.cacheDir,
-        python: python.path,
-        rewardEnvironment: rewardEnvironmentSetting(),
-        signal: run.abort.signal,
-        onEvent: (e) => {
-          this.s.registry.apply(run, e);
-          if (e.type === 'started') void this.s.runs.refresh();
-          if (e.type === 'warning') this.s.log.warn(`[${run.runName}] iteration ${e.step}: ${e.message}`);
-        },
-        log: (line) => this.s.log.info(`[${run.runName}] ${line}`),
-      });
+      // the spec already parsed above is not read and validated a second time
+      if (kind === 'sft') {
+        const { startSftRun } = await import('../core/sft/start');
+        result = await startSftRun({ ...common, spec: sftSpec, ...events });
+      } else {
+        const { startGrpoRun } = await import('../core/grpo/start');
+        result = await startGrpoRun({ ...common, spec, python: python?.path, rewardEnvironment: rewardEnvironmentSetting(), ...events });
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       result = { runDir: run.runDir ?? '', status: run.abort.signal.aborted ? 'cancelled' : 'failed', iterationsRun: 0, error: message };
     }
     this.s.registry.finish(run, result);
     await this.s.runs.refresh(); // the views show the final files by the time the command returns
-    this.notify(run, result);
+    this.notify(run, result, label);
     return result;
   }
 
   /** Cancels a running run (it stops cleanly; its directory keeps every finished iteration). */
   cancel(run: ActiveRun): void {
-    this.s.log.info(`cancelling GRPO run ${run.runName}`);
+    this.s.log.info(`cancelling run ${run.runName}`);
     run.abort.abort();
   }
 
-  private notify(run: ActiveRun, r: GrpoRunResult): void {
-    const iters = `${r.iterationsRun} iteration${r.iterationsRun === 1 ? '' : 's'}`;
+  private notify(run: ActiveRun, r: GrpoRunResult | SftRunResult, label: string): void {
+    const unit = label === 'SFT' ? 'step' : 'iteration';
+    const iters = `${r.iterationsRun} ${unit}${r.iterationsRun === 1 ? '' : 's'}`;
+    const sft = 'firstTrainNll' in r ? r : undefined;
+    const nll =
+      sft?.firstTrainNll !== undefined && sft.lastTrainNll !== undefined
+        ? `; train NLL ${sft.firstTrainNll.toFixed(3)} → ${sft.lastTrainNll.toFixed(3)}${sft.firstTestNll !== undefined && sft.lastTestNll !== undefined ? `, validation NLL ${sft.firstTestNll.toFixed(3)} → ${sft.lastTestNll.toFixed(3)}` : ''}`
+        : '';
     const test =
       r.firstTestReward !== undefined && r.lastTestReward !== undefined
         ? `; holdout reward ${r.firstTestReward.toFixed(3)} → ${r.lastTestReward.toFixed(3)}`
-        : '';
+        : nll;
     const actions = r.runDir ? ['Open Metrics'] : [];
     const act = (a: string | undefined) => {
       if (a === 'Open Metrics') void vscode.commands.executeCommand('tinker.openMetrics', r.runDir);
@@ -143,18 +164,31 @@ export class GrpoRunner {
     };
     switch (r.status) {
       case 'completed':
-        this.s.log.info(`GRPO run ${run.runName} completed: ${iters}${test} (${r.runDir})`);
-        void vscode.window.showInformationMessage(`GRPO run ${run.runName} completed: ${iters}${test}.`, ...actions).then(act);
+        this.s.log.info(`${label} run ${run.runName} completed: ${iters}${test} (${r.runDir})`);
+        void vscode.window.showInformationMessage(`${label} run ${run.runName} completed: ${iters}${test}.`, ...actions).then(act);
         break;
       case 'cancelled':
-        this.s.log.info(`GRPO run ${run.runName} cancelled after ${iters}`);
-        void vscode.window.showInformationMessage(`GRPO run ${run.runName} cancelled after ${iters}; finished iterations are kept and it can be resumed.`, ...actions).then(act);
+        this.s.log.info(`${label} run ${run.runName} cancelled after ${iters}`);
+        void vscode.window.showInformationMessage(`${label} run ${run.runName} cancelled after ${iters}; finished iterations are kept and it can be resumed.`, ...actions).then(act);
         break;
       case 'failed':
-        this.s.log.error(`GRPO run ${run.runName} failed: ${r.error ?? 'unknown error'}`);
-        void vscode.window.showErrorMessage(`GRPO run ${run.runName} failed: ${this.s.log.redactor.redact(r.error ?? 'unknown error')}`, ...actions, 'Show Log').then(act);
+        this.s.log.error(`${label} run ${run.runName} failed: ${r.error ?? 'unknown error'}`);
+        void vscode.window.showErrorMessage(`${label} run ${run.runName} failed: ${this.s.log.redactor.redact(r.error ?? 'unknown error')}`, ...actions, 'Show Log').then(act);
         break;
     }
+  }
+}
+
+type RunKind = 'grpo' | 'sft';
+
+/** Whether a run directory was written by an SFT run (its config.json says run_kind "sft"). */
+async function storedKind(runDir: string): Promise<RunKind> {
+  try {
+    const { isSftConfig } = await import('../core/sft/start');
+    return isSftConfig(JSON.parse(await fs.promises.readFile(path.join(runDir, 'config.json'), 'utf8'))) ? 'sft' : 'grpo';
+  } catch {
+    // storedBackend reports a missing or broken config.json in words
+    return 'grpo';
   }
 }
 

@@ -1,9 +1,10 @@
-// The commands of GRPO runs: Start GRPO Run (open spec, picked spec, or the guided flow), Resume
-// Run, Cancel Run and Open Metrics. Arguments may come from the palette (none), a CodeLens or tree
+// The commands of GRPO and SFT runs: Start GRPO Run / Start SFT Run (open spec, picked spec, or the
+// guided flow), Resume Run, Cancel Run and Open Metrics. Arguments may come from the palette (none), a CodeLens or tree
 // row, or tests and other extensions; unknown shapes fall back to asking.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../core/grpo/types';
+import type { SftRunResult } from '../core/sft/loop';
 import { Handler, registerTable } from './commands';
 import { TinkerConnection } from './connection';
 import { GrpoRunner } from './grpoRunner';
@@ -12,7 +13,10 @@ import type { MetricsPanels } from './metricsPanels';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
+import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
+
+type RunResult = GrpoRunResult | SftRunResult;
 
 export interface RunCommandServices {
   log: Log;
@@ -43,6 +47,18 @@ async function buildSchemas() {
         })
         .partial(),
     }),
+    guidedSft: z.object({
+      guided: z
+        .object({
+          model: z.string(),
+          dataset: z.string(),
+          validation: z.union([z.object({ path: z.string() }), z.object({ fraction: z.number() }), z.literal('none')]),
+          batchSize: z.number().int(),
+          maxSteps: z.number().int(),
+          specFile: z.string(),
+        })
+        .partial(),
+    }),
     spec: z.object({ specFile: z.string(), resumeDir: z.string().optional() }),
     /** a run row of the Runs or Checkpoints view */
     runNode: z.object({ kind: z.literal('run'), run: z.object({ dir: z.string() }) }),
@@ -51,11 +67,14 @@ async function buildSchemas() {
 let schemaCache: ReturnType<typeof buildSchemas> | undefined;
 const schemas = () => (schemaCache ??= buildSchemas());
 
-const isSpecPath = (p: string) => p.toLowerCase().endsWith('.grpo.json');
+type Kind = 'grpo' | 'sft';
+const SPEC_EXT: Record<Kind, string> = { grpo: '.grpo.json', sft: '.sft.json' };
+const isSpecPath = (p: string, kind: Kind) => p.toLowerCase().endsWith(SPEC_EXT[kind]);
 
 export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
-    'tinker.startGrpoRun': (arg?: unknown) => startGrpoRun(s, arg),
+    'tinker.startGrpoRun': (arg?: unknown) => startRun(s, 'grpo', arg),
+    'tinker.startSftRun': (arg?: unknown) => startRun(s, 'sft', arg),
     'tinker.resumeRun': (runDir?: unknown, spec?: unknown) => resumeRun(s, runDir, spec),
     'tinker.cancelRun': (arg?: unknown) => cancelRun(s, arg),
     'tinker.openMetrics': (arg?: unknown) => openMetrics(s, arg),
@@ -63,30 +82,44 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
   return registerTable(table, s.log);
 }
 
-async function startGrpoRun(s: RunCommandServices, arg: unknown): Promise<GrpoRunResult | undefined> {
+async function startRun(s: RunCommandServices, kind: Kind, arg: unknown): Promise<RunResult | undefined> {
   if (arg instanceof vscode.Uri) return runSpec(s, arg.fsPath);
   if (typeof arg === 'string') return runSpec(s, arg);
-  const { spec: SpecArg, guided: GuidedArg } = await schemas();
+  const { spec: SpecArg, guided: GuidedArg, guidedSft: GuidedSftArg } = await schemas();
   const spec = SpecArg.safeParse(arg);
   if (spec.success) return s.runner.run({ specFile: await saved(spec.data.specFile), resumeDir: spec.data.resumeDir });
-  const guided = GuidedArg.safeParse(arg);
-  if (guided.success) return runGuided(s, guided.data.guided);
+  if (kind === 'sft') {
+    const guided = GuidedSftArg.safeParse(arg);
+    if (guided.success) return runGuidedSft(s, guided.data.guided);
+  } else {
+    const guided = GuidedArg.safeParse(arg);
+    if (guided.success) return runGuided(s, guided.data.guided);
+  }
 
   const active = vscode.window.activeTextEditor?.document;
-  if (active && active.uri.scheme === 'file' && isSpecPath(active.uri.fsPath)) return runSpec(s, active.uri.fsPath);
+  if (active && active.uri.scheme === 'file' && isSpecPath(active.uri.fsPath, kind)) return runSpec(s, active.uri.fsPath);
 
-  const specs = await vscode.workspace.findFiles('**/*.grpo.json', '{**/node_modules/**,**/runs/**}', 200);
+  const specs = await vscode.workspace.findFiles(`**/*${SPEC_EXT[kind]}`, '{**/node_modules/**,**/runs/**}', 200);
   type Item = vscode.QuickPickItem & { file?: string };
   const items: Item[] = [
     { label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true },
     ...specs.map((u) => ({ label: path.basename(u.fsPath), description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)), file: u.fsPath })),
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: 'Tinker: Start GRPO Run', placeHolder: 'Run which spec?', matchOnDescription: true });
+  const picked = await vscode.window.showQuickPick(items, { title: `Tinker: Start ${kind === 'sft' ? 'SFT' : 'GRPO'} Run`, placeHolder: 'Run which spec?', matchOnDescription: true });
   if (!picked) return undefined;
-  return picked.file ? runSpec(s, picked.file) : runGuided(s, {});
+  if (picked.file) return runSpec(s, picked.file);
+  return kind === 'sft' ? runGuidedSft(s, {}) : runGuided(s, {});
 }
 
-async function runGuided(s: RunCommandServices, given: Partial<SpecAnswers>): Promise<GrpoRunResult | undefined> {
+async function runGuidedSft(s: RunCommandServices, given: Partial<SftAnswers>): Promise<RunResult | undefined> {
+  const answers = await askSftSpec(s.connection, given);
+  if (!answers) return undefined;
+  const uri = await writeSftSpec(answers);
+  s.log.info(`wrote run spec ${uri.fsPath}`);
+  return s.runner.run({ specFile: uri.fsPath });
+}
+
+async function runGuided(s: RunCommandServices, given: Partial<SpecAnswers>): Promise<RunResult | undefined> {
   const answers = await askSpec(s.connection, given);
   if (!answers) return undefined;
   const uri = await writeSpec(answers);
@@ -94,7 +127,7 @@ async function runGuided(s: RunCommandServices, given: Partial<SpecAnswers>): Pr
   return s.runner.run({ specFile: uri.fsPath });
 }
 
-async function runSpec(s: RunCommandServices, file: string): Promise<GrpoRunResult | undefined> {
+async function runSpec(s: RunCommandServices, file: string): Promise<RunResult | undefined> {
   return s.runner.run({ specFile: await saved(file) });
 }
 
@@ -105,7 +138,7 @@ async function saved(file: string): Promise<string> {
   return path.resolve(file);
 }
 
-async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknown): Promise<GrpoRunResult | undefined> {
+async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknown): Promise<RunResult | undefined> {
   const runDir = (await runDirOf(runArg)) ?? (await pickRunDir(s, 'Resume which run?', (r) => !r.finished));
   if (!runDir) return undefined;
   const specFile = specArg instanceof vscode.Uri ? specArg.fsPath : typeof specArg === 'string' ? specArg : undefined;
@@ -128,7 +161,7 @@ async function cancelRun(s: RunCommandServices, arg: unknown): Promise<boolean> 
     if (!run) return false;
   }
   if (!run) {
-    void vscode.window.showInformationMessage('No GRPO run is running in this window.');
+    void vscode.window.showInformationMessage('No run is running in this window.');
     return false;
   }
   s.runner.cancel(run);

@@ -10,6 +10,8 @@ export type ActiveRunStatus = 'starting' | 'running' | GrpoRunStatus;
 export interface ActiveRun {
   readonly id: number;
   readonly specFile: string | undefined;
+  /** what trains: GRPO (iterations) or SFT (steps) */
+  readonly kind: 'grpo' | 'sft';
   /** known from the run's `started` event on */
   runDir: string | undefined;
   /** the spec's name (the run directory adds a time stamp to it) */
@@ -41,10 +43,11 @@ export class RunRegistry implements vscode.Disposable {
   /** every event a run reported, as it arrived */
   readonly onDidReceiveEvent = this.events.event;
 
-  begin(specFile: string | undefined, runName: string): ActiveRun {
+  begin(specFile: string | undefined, runName: string, kind: 'grpo' | 'sft' = 'grpo'): ActiveRun {
     const run: ActiveRun = {
       id: this.nextId++,
       specFile,
+      kind,
       runDir: undefined,
       runName,
       model: undefined,

@@ -1,4 +1,4 @@
-// Status bar item for GRPO runs in progress: "iteration k/N · phase", a click cancels (after a
+// Status bar item for runs in progress: "iteration k/N · phase" (GRPO) or "step k/N · phase" (SFT), a click cancels (after a
 // confirmation in the Cancel Run command). Hidden when nothing runs.
 import * as vscode from 'vscode';
 import { ActiveRun, RunRegistry } from './runRegistry';
@@ -9,7 +9,7 @@ export function describeProgress(run: ActiveRun): string {
   const phase = run.phase
     ? ` · ${run.phase}${run.phaseDone !== undefined && run.phaseTotal ? ` ${run.phaseDone}/${run.phaseTotal}` : ''}`
     : '';
-  return `iteration ${k}/${run.endStep}${phase}`;
+  return `${run.kind === 'sft' ? 'step' : 'iteration'} ${k}/${run.endStep}${phase}`;
 }
 
 export class RunStatusItem implements vscode.Disposable {
@@ -34,7 +34,7 @@ export class RunStatusItem implements vscode.Disposable {
       return;
     }
     const more = active.length > 1 ? ` (+${active.length - 1})` : '';
-    this.item.text = `$(sync~spin) GRPO ${run.runName}: ${describeProgress(run)}${more}`;
+    this.item.text = `$(sync~spin) ${run.kind === 'sft' ? 'SFT' : 'GRPO'} ${run.runName}: ${describeProgress(run)}${more}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${run.runName}** — ${describeProgress(run)}\n\n`);
     if (run.lastReward !== undefined) tip.appendMarkdown(`Reward: ${run.lastReward.toFixed(3)}\n\n`);

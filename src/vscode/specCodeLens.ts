@@ -1,4 +1,4 @@
-// CodeLenses on the first line of a run spec (*.grpo.json): "Start run"; "Resume run" when a run
+// CodeLenses on the first line of a run spec (*.grpo.json, *.sft.json): "Start run"; "Resume run" when a run
 // directory started from this spec stopped before its final checkpoint; while a run of the spec is
 // going, its progress and "Cancel run" instead.
 import * as path from 'node:path';
@@ -8,7 +8,7 @@ import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { throttle } from './throttle';
 
-export const SPEC_SELECTOR: vscode.DocumentSelector = { pattern: '**/*.grpo.json' };
+export const SPEC_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.grpo.json' }, { pattern: '**/*.sft.json' }];
 
 /** The newest run directory in the runs folder started from `specFile` that has no final checkpoint. */
 export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, specFile: string): Promise<string | undefined> {
@@ -56,7 +56,15 @@ export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Dis
         new vscode.CodeLens(range, { title: 'Cancel run', command: 'tinker.cancelRun', arguments: [running.runDir ?? running.id] }),
       ];
     }
-    const lenses = [new vscode.CodeLens(range, { title: '$(play) Start run', tooltip: 'Start a GRPO run from this spec', command: 'tinker.startGrpoRun', arguments: [doc.uri] })];
+    const sft = /\.sft\.json$/i.test(specFile);
+    const lenses = [
+      new vscode.CodeLens(range, {
+        title: '$(play) Start run',
+        tooltip: `Start ${sft ? 'an SFT' : 'a GRPO'} run from this spec`,
+        command: sft ? 'tinker.startSftRun' : 'tinker.startGrpoRun',
+        arguments: [doc.uri],
+      }),
+    ];
     if (doc.uri.scheme === 'file') {
       const resumable = await resumableRunFor(this.runs, this.registry, specFile);
       if (resumable) {

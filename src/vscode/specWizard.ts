@@ -25,7 +25,7 @@ export interface SpecAnswers {
   specFile: string;
 }
 
-const EXCLUDE = '{**/node_modules/**,**/runs/**,**/.git/**,**/out/**,**/dist/**}';
+export const EXCLUDE = '{**/node_modules/**,**/runs/**,**/.git/**,**/out/**,**/dist/**}';
 
 /** The spec file's text: paths relative to its folder, keys in the order people read them. */
 export function specText(a: SpecAnswers): string {
@@ -106,32 +106,37 @@ export async function askSpec(connection: TinkerConnection, given: Partial<SpecA
 }
 
 /** Writes the spec through a WorkspaceEdit (undoable), saves it and shows it. */
-export async function writeSpec(a: SpecAnswers): Promise<vscode.Uri> {
-  const uri = vscode.Uri.file(a.specFile);
+export function writeSpec(a: SpecAnswers): Promise<vscode.Uri> {
+  return writeSpecFile(a.specFile, specText(a));
+}
+
+/** Creates `file` with `text` through a WorkspaceEdit (undoable), saves it and shows it. */
+export async function writeSpecFile(file: string, text: string): Promise<vscode.Uri> {
+  const uri = vscode.Uri.file(file);
   const edit = new vscode.WorkspaceEdit();
   edit.createFile(uri, { ignoreIfExists: false, overwrite: false });
-  edit.insert(uri, new vscode.Position(0, 0), specText(a));
-  if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`Could not create ${a.specFile} (does it exist already?).`);
+  edit.insert(uri, new vscode.Position(0, 0), text);
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`Could not create ${file} (does it exist already?).`);
   const doc = await vscode.workspace.openTextDocument(uri);
   await doc.save();
   await vscode.window.showTextDocument(doc, { preview: false });
   return uri;
 }
 
-async function pickModel(connection: TinkerConnection, title: string): Promise<string | undefined> {
+export async function pickModel(connection: TinkerConnection, title: string, step = '1/6'): Promise<string | undefined> {
   const items = (async () => {
     const caps = await (await connection.get()).capabilities();
     return caps.supported_models.flatMap((m) =>
       m.model_name ? [{ label: m.model_name, description: m.max_context_length ? `context ${m.max_context_length} tokens` : undefined }] : [],
     );
   })();
-  const picked = await vscode.window.showQuickPick(items, { title: `${title} (1/6): model`, placeHolder: 'Base model (the models this backend serves)', ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick(items, { title: `${title} (${step}): model`, placeHolder: 'Base model (the models this backend serves)', ignoreFocusOut: true });
   return picked?.label;
 }
 
 type FileItem = vscode.QuickPickItem & { file?: string };
 
-async function pickFile(title: string, glob: string, placeHolder: string, filters: Record<string, string[]>, near?: string): Promise<string | undefined> {
+export async function pickFile(title: string, glob: string, placeHolder: string, filters: Record<string, string[]>, near?: string): Promise<string | undefined> {
   const files = await vscode.workspace.findFiles(glob, EXCLUDE, 300);
   const sorted = files
     .map((u) => u.fsPath)
@@ -166,7 +171,7 @@ async function pickHoldout(title: string, dataset: string): Promise<SpecAnswers[
   return (await vscode.window.showQuickPick(items, { title: `${title} (4/6): holdout`, placeHolder: 'Problems kept out of training for the test/ reward', ignoreFocusOut: true }))?.value;
 }
 
-async function askInt(title: string, prompt: string, value: number, min: number): Promise<number | undefined> {
+export async function askInt(title: string, prompt: string, value: number, min: number): Promise<number | undefined> {
   const text = await vscode.window.showInputBox({
     title,
     prompt,

@@ -124,4 +124,14 @@ export const CHARTS: ChartSpec[] = [
   },
   { id: 'truncated', title: 'Cut off by max_tokens', unit: 'fraction', series: [{ key: 'env/all/frac_truncated', label: 'fraction truncated', color: 'orange' }] },
   { id: 'time', title: 'Time per iteration (s)', series: [{ key: 'time/total', label: 'total', color: 'blue' }] },
+  // SFT runs (grpo-reference §3.4): train vs validation NLL shows overfitting as the curves part
+  {
+    id: 'nll',
+    title: 'NLL (SFT)',
+    series: [
+      { key: 'train_mean_nll', label: 'train', color: 'blue' },
+      { key: 'test/nll', label: 'validation', color: 'purple' },
+    ],
+  },
+  { id: 'lr', title: 'Learning rate', series: [{ key: 'optim/lr', label: 'lr', color: 'orange' }] },
 ];

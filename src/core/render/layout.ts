@@ -1,9 +1,9 @@
 // The layout every renderer shares (grpo-reference §7.1): BOS, then per message a header (never
 // trained) and an output (what the model generates for the turn), each piece tokenised on its own
 // and concatenated; a generation suffix where sampling starts; SFT weights on the last assistant
-// output.
+// output, or on every assistant output.
 import { RendererError } from './errors';
-import type { Message, ParsedResponse, Renderer, Role, StopSequences, SupervisedExample, Tokenizer } from './types';
+import type { Message, ParsedResponse, Renderer, Role, StopSequences, SupervisedExample, Tokenizer, TrainOnWhat } from './types';
 
 export interface RenderedMessage {
   /** role delimiters: weight 0 */
@@ -65,7 +65,7 @@ export abstract class LayoutRenderer implements Renderer {
   /** Checks specific to a renderer before a conversation is used for SFT. */
   protected checkSupervised(_messages: readonly Message[]): void {}
 
-  buildSupervisedExample(messages: readonly Message[]): SupervisedExample {
+  buildSupervisedExample(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'last_assistant_message'): SupervisedExample {
     if (messages.length === 0) throw new RendererError('a supervised example needs at least one message');
     this.checkSupervised(messages);
     const tokens: number[] = [];
@@ -78,19 +78,22 @@ export abstract class LayoutRenderer implements Renderer {
     };
     push(this.bosTokens(), 0);
     const ctxs = this.contexts(messages);
+    let lastStart = 0;
     messages.forEach((m, i) => {
       const ctx = ctxs[i]!;
+      if (ctx.isLast) lastStart = tokens.length;
       const r = this.renderMessage(m, ctx);
-      const trained = ctx.isLast && m.role === 'assistant' ? 1 : 0;
+      const trained = m.role === 'assistant' && (ctx.isLast || trainOnWhat === 'all_assistant_messages') ? 1 : 0;
       push(r.header, 0);
       push(r.output, trained);
       if (ctx.isLast && r.stopOverlap) push(r.stopOverlap, trained);
     });
     // Whatever the generation prompt of the trained turn already supplies (e.g. the empty think
-    // block of qwen3_disable_thinking) is context, not something the model produces.
+    // block of qwen3_disable_thinking) is context, not something the model produces. Only the last
+    // turn's tokens are cleared: earlier assistant turns trained by all_assistant_messages stay.
     if (messages[messages.length - 1]!.role === 'assistant') {
       const prompt = this.buildGenerationPrompt(messages.slice(0, -1));
-      for (let i = 0; i < prompt.length && i < tokens.length && prompt[i] === tokens[i]; i++) weights[i] = 0;
+      for (let i = 0; i < prompt.length && i < tokens.length && prompt[i] === tokens[i]; i++) if (i >= lastStart) weights[i] = 0;
     }
     return { tokens, weights };
   }

@@ -53,6 +53,9 @@ export interface SupervisedExample {
   weights: number[];
 }
 
+/** Which assistant turns an SFT example trains (the cookbook's TrainOnWhat values we support). */
+export type TrainOnWhat = 'last_assistant_message' | 'all_assistant_messages';
+
 export interface Renderer {
   /** the cookbook's renderer name, e.g. "qwen3_disable_thinking", or "chatml" for the engine's models */
   readonly name: string;
@@ -62,6 +65,6 @@ export interface Renderer {
   stopSequences(): StopSequences;
   /** sampled ids (stop token included when sampling stopped on it) → message and termination */
   parseResponse(tokens: readonly number[]): ParsedResponse;
-  /** tokens and per-token weights for SFT (trained on the last assistant message) */
-  buildSupervisedExample(messages: readonly Message[]): SupervisedExample;
+  /** tokens and per-token weights for SFT (default: trained on the last assistant message) */
+  buildSupervisedExample(messages: readonly Message[], trainOnWhat?: TrainOnWhat): SupervisedExample;
 }

@@ -9,7 +9,7 @@ import { findJsonSyntaxError } from './jsonSyntax';
 
 const positiveInt = () => z.number().int().min(1);
 
-const HfSource = z
+export const HfSource = z
   .strictObject({
     dataset: z.string().min(1).describe('Hugging Face dataset id, e.g. "openai/gsm8k".'),
     config: z
@@ -322,7 +322,7 @@ export function parseJsonWithPosition(text: string, fileLabel: string): unknown 
 type Issue = z.core.$ZodIssue;
 
 /** `dataset.holdout.fraction: must be at most 0.5` — the field path, then what is wrong in plain words. */
-export function formatIssue(issue: Issue): string {
+export function formatIssue(issue: Issue, root: z.core.$ZodType = RunSpec): string {
   const where = (extra: PropertyKey[] = []) => fieldPath([...issue.path, ...extra]);
   switch (issue.code) {
     case 'invalid_type':
@@ -346,7 +346,7 @@ export function formatIssue(issue: Issue): string {
     case 'unrecognized_keys':
       return issue.keys
         .map((key) => {
-          const known = knownKeysAt(issue.path);
+          const known = knownKeysAt(root, issue.path);
           const near = closest(key, known);
           return `${where([key])}: unknown field${near ? ` (did you mean "${near}"?)` : ''}`;
         })
@@ -383,8 +383,8 @@ function describeValue(v: unknown): string {
 }
 
 /** The field names the schema allows at an object path (for "did you mean"). */
-function knownKeysAt(p: readonly PropertyKey[]): string[] {
-  let schema: z.core.$ZodType = RunSpec;
+function knownKeysAt(root: z.core.$ZodType, p: readonly PropertyKey[]): string[] {
+  let schema: z.core.$ZodType = root;
   for (const key of p) {
     const inner = unwrap(schema);
     if (!(inner instanceof z.ZodObject) || typeof key !== 'string') return [];

@@ -171,4 +171,17 @@ describe('tinker-studio grpo (CLI child process)', function () {
     assert.match(usage.out, /--backend must be local, cloud or custom \(got "moon"\)/);
     assert.match(usage.out, /usage: tinker-studio grpo/);
   });
+  it('tinker-studio sft runs a *.sft.json to completion and prints the NLL it reached', async () => {
+    const work = fs.mkdtempSync(path.join(dir, 'sft-'));
+    const chats = Array.from({ length: 12 }, (_, k) => JSON.stringify({ prompt: `${k}+1=`, completion: String(k + 1) })).join('\n');
+    fs.writeFileSync(path.join(work, 'chats.jsonl'), `${chats}\n`);
+    const spec = path.join(work, 'cli.sft.json');
+    fs.writeFileSync(spec, JSON.stringify({ model: 'tinker-studio/random-gpt', renderer: 'chatml', lora_rank: 4, learning_rate: 0.01, batch_size: 4, max_steps: 3, eval_every: 1, save_every: 0, dataset: { path: 'chats.jsonl', validation: { fraction: 0.25 } } }));
+    const runsDir = path.join(work, 'runs');
+    const done = await runCli(['sft', spec, '--runs-dir', runsDir, ...backendArgs()], work).exited;
+    assert.strictEqual(done.code, 0, done.out);
+    assert.match(done.out, /train_mean_nll \d+\.\d{4} → \d+\.\d{4}; test\/nll \d+\.\d{4} → \d+\.\d{4}/);
+    assert.match(done.out, /run completed: .* \(3 steps this time\)/);
+    assert.deepStrictEqual(readMetricsLines(onlyRunDir(runsDir)).map((l) => l.step), [0, 1, 2]);
+  });
 });

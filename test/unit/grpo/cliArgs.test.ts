@@ -17,6 +17,8 @@ describe('tinker-studio CLI arguments', () => {
       baseUrl: 'http://127.0.0.1:9',
     });
     assert.deepStrictEqual(parseArgs(['grpo', '--resume', 'runs/x']), { command: 'grpo', resume: 'runs/x' });
+    assert.deepStrictEqual(parseArgs(['sft', 'a.sft.json', '--runs-dir', 'r']), { command: 'sft', spec: 'a.sft.json', runsDir: 'r' });
+    assert.deepStrictEqual(parseArgs(['sft', '--resume', 'runs/y']), { command: 'sft', resume: 'runs/y' });
     assert.deepStrictEqual(parseArgs(['--help']), { command: 'help' });
     assert.deepStrictEqual(parseArgs([]), { command: 'help' });
   });

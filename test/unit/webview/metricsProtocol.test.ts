@@ -48,7 +48,7 @@ describe('metrics panel protocol', () => {
   it('charts plot the cookbook metric names, each once', () => {
     const keys = CHARTS.flatMap((c) => c.series.map((s) => s.key));
     assert.strictEqual(new Set(keys).size, keys.length);
-    for (const k of ['env/all/reward/total', 'test/env/all/reward/total', 'env/all/by_group/frac_mixed', 'env/all/by_group/frac_all_good', 'env/all/by_group/frac_all_bad', 'optim/kl_sample_train_v1', 'optim/kl_sample_train_v2', 'optim/entropy', 'env/all/frac_truncated', 'time/total']) {
+    for (const k of ['env/all/reward/total', 'test/env/all/reward/total', 'env/all/by_group/frac_mixed', 'env/all/by_group/frac_all_good', 'env/all/by_group/frac_all_bad', 'optim/kl_sample_train_v1', 'optim/kl_sample_train_v2', 'optim/entropy', 'env/all/frac_truncated', 'time/total', 'train_mean_nll', 'test/nll', 'optim/lr']) {
       assert.ok(keys.includes(k), k);
     }
   });

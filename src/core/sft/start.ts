@@ -1,0 +1,116 @@
+// startSftRun: what the CLI (`tinker-studio sft`) and the VS Code command share, as startGrpoRun for
+// GRPO — a spec file (or a run directory to resume) in, a run directory in the cookbook layout out.
+// It rejects only for problems found before the run directory exists; after that it resolves with
+// status 'completed' | 'cancelled' | 'failed'.
+import * as path from 'node:path';
+import type { GrpoEvent } from '../grpo/types';
+import { loadRenderer } from '../render';
+import { getLr } from '../render/modelInfo';
+import { RunWriter } from '../runs/runWriter';
+import type { ServiceClient } from '../tinker/client';
+import { loadChats } from './data';
+import { runSft, SftLoopConfig, SftRunResult } from './loop';
+import { parseSftSpecFile, ResolvedSftSpec, sftSpecFromConfig } from './spec';
+
+export interface StartSftRunOptions {
+  specFile?: string;
+  spec?: ResolvedSftSpec;
+  runsDir: string;
+  connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => Promise<ServiceClient>;
+  cacheDir: string;
+  resumeDir?: string;
+  signal?: AbortSignal;
+  onEvent?: (e: GrpoEvent) => void;
+  log?: (line: string) => void;
+}
+
+export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftLoopConfig {
+  return {
+    model: spec.model,
+    ...(spec.load_checkpoint_path ? { loadCheckpointPath: spec.load_checkpoint_path } : {}),
+    loraRank: spec.lora_rank,
+    learningRate,
+    lrSchedule: spec.lr_schedule,
+    warmupSteps: spec.warmup_steps,
+    batchSize: spec.batch_size,
+    ...(spec.num_epochs !== undefined ? { numEpochs: spec.num_epochs } : {}),
+    ...(spec.max_steps !== undefined ? { maxSteps: spec.max_steps } : {}),
+    trainOnWhat: spec.train_on_what,
+    ...(spec.max_length !== undefined ? { maxLength: spec.max_length } : {}),
+    evalEvery: spec.eval_every,
+    saveEvery: spec.save_every,
+    seed: spec.seed,
+    ...(spec.ttl_seconds !== undefined ? { ttlSeconds: spec.ttl_seconds } : {}),
+  };
+}
+
+/** True when a run directory's config.json was written by an SFT run. */
+export function isSftConfig(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && (config as Record<string, unknown>).run_kind === 'sft';
+}
+
+export async function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {
+  const log = o.log ?? (() => undefined);
+  const resume = o.resumeDir ? RunWriter.open(o.resumeDir) : undefined;
+  const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
+  let spec: ResolvedSftSpec;
+  if (o.spec) spec = o.spec;
+  else if (specFile) spec = (await parseSftSpecFile(specFile)).spec;
+  else if (resume) spec = sftSpecFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
+  else throw new Error('startSftRun needs a specFile, a spec or a resumeDir');
+
+  const resumeFrom = resume?.lastStateCheckpoint();
+  if (resume && resumeFrom?.name === 'final') {
+    log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
+    o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? 0) - 1 });
+    return { runDir: resume.dir, status: 'completed', iterationsRun: 0 };
+  }
+
+  let learningRate = spec.learning_rate;
+  if (learningRate === undefined) {
+    try {
+      learningRate = getLr(spec.model);
+    } catch (err) {
+      throw new Error(`no learning_rate in the spec and none known for ${spec.model} (${(err as Error).message}); set "learning_rate"`);
+    }
+  }
+  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir });
+  for (const w of warnings) log(`warning: ${w}`);
+  const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
+  const chats = await loadChats(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.signal ? { signal: o.signal } : {}) });
+  for (const s of chats.skipped.slice(0, 5)) log(`skipped ${s.where}: ${s.reason}`);
+  if (chats.skipped.length > 5) log(`… ${chats.skipped.length - 5} more lines skipped`);
+  log(`${chats.train.length} train chats, ${chats.validation.length} validation chats; renderer ${renderer.name}; lr ${learningRate}`);
+
+  const service = await o.connect(spec);
+  try {
+    const writer = resume ?? RunWriter.create(o.runsDir, spec.name);
+    if (!resume) {
+      writer.writeConfig({
+        ...spec,
+        run_kind: 'sft',
+        renderer: renderer.name,
+        learning_rate: learningRate,
+        model_name: spec.model,
+        renderer_name: renderer.name,
+        log_path: writer.dir,
+        ...(specFile ? { spec_file: specFile } : {}),
+        created_at: new Date().toISOString(),
+      });
+    }
+    return await runSft({
+      service,
+      config: sftLoopConfig(spec, learningRate),
+      renderer,
+      train: chats.train,
+      validation: chats.validation,
+      writer,
+      resumeFrom,
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+      log,
+    });
+  } finally {
+    service.close();
+  }
+}
