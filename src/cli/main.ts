@@ -4,6 +4,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveBackend } from '../core/config/backend';
+import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
 import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
 import type { ResolvedRunSpec } from '../core/runs/spec';
@@ -40,9 +41,24 @@ function connector(args: GrpoArgs, cacheDir: string, closers: Closer[], log: (l:
     );
     if (resolved.kind === 'local') throw new Error('unreachable: local handled above');
     if (resolved.needsApiKey && !apiKey) throw new Error('the cloud backend needs an API key: set TINKER_API_KEY');
+    const key = apiKey ? keyFor(resolved.baseUrl, args, log) : undefined;
+    if (resolved.needsApiKey && !key) throw new Error(`the API key was not sent to ${resolved.baseUrl}: pass --base-url ${resolved.baseUrl} to confirm that server`);
     log(`connecting to ${resolved.baseUrl}`);
-    return ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey, clientVersion: VERSION });
+    return ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION });
   };
+}
+
+/**
+ * The key goes to the official cloud, or to the origin the user named on the command line
+ * (--base-url) or in TINKER_BASE_URL; a URL that only a spec or a resumed run's config.json names
+ * gets no key.
+ */
+function keyFor(baseUrl: string, args: GrpoArgs, log: (l: string) => void): string | undefined {
+  const confirmed = [args.baseUrl, process.env.TINKER_BASE_URL].flatMap((u) => (u ? [originOf(u) ?? ''] : []));
+  const d = classifyKeyDestination(baseUrl, confirmed);
+  if (d.kind === 'official' || d.kind === 'trusted') return process.env.TINKER_API_KEY?.trim() || undefined;
+  log(`not sending the API key to ${d.origin}: ${d.kind === 'refused' ? d.reason : 'pass --base-url to confirm that server'}`);
+  return undefined;
 }
 
 const redactor = new Redactor();
