@@ -1,6 +1,7 @@
 // The headless CLI on the same core as the extension: `tinker-studio grpo <spec>` (see USAGE).
 // Backend "local" runs the embedded engine in this process (its compute in a worker thread, its data
 // under the cache dir); "cloud" and "custom" take the API key from TINKER_API_KEY.
+import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveBackend } from '../core/config/backend';
@@ -30,10 +31,11 @@ function connector(args: GrpoArgs, cacheDir: string, closers: Closer[], log: (l:
       const backend = await createComputeBackend({ inWorker: true, gemmThreads: 2 });
       closers.push(backend);
       const dataDir = path.join(cacheDir, 'engine');
-      const server = await startEngineServer({ dataDir, backend });
+      const engineKey = `tml-local-${randomBytes(24).toString('hex')}`;
+      const server = await startEngineServer({ dataDir, backend, apiKey: engineKey });
       closers.unshift(server);
       log(`embedded engine on ${server.url} (data ${dataDir})`);
-      return ServiceClient.connect({ baseUrl: server.url, clientVersion: VERSION });
+      return ServiceClient.connect({ baseUrl: server.url, apiKey: engineKey, clientVersion: VERSION });
     }
     const resolved = resolveBackend(
       { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },

@@ -42,7 +42,7 @@ export class TinkerConnection implements vscode.Disposable {
     let baseUrl: string;
     let apiKey: string | undefined;
     if (backend.kind === 'local') {
-      baseUrl = await this.engine.ensureStarted();
+      ({ url: baseUrl, apiKey } = await this.engine.ensureStarted());
     } else {
       baseUrl = backend.baseUrl;
       apiKey = (await this.apiKeys.get())?.key;
