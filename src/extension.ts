@@ -6,7 +6,7 @@ import { registerBreakdownCommands } from './vscode/breakdownCommands';
 import { BreakdownPanels, breakdownPanels } from './vscode/breakdownPanels';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerSampleDocuments } from './vscode/sampleDocuments';
-import { registerCommands } from './vscode/commands';
+import { registerCommands, registerTable } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
 import { registerAgentTools } from './vscode/agentTools';
 import { ContextKeys } from './vscode/contextKeys';
@@ -24,6 +24,7 @@ import { RunsTreeProvider } from './vscode/runsTree';
 import { ApiKeyStore } from './vscode/secrets';
 import { affects, readBackend, runsDirectory } from './vscode/settings';
 import { BackendStatusItem } from './vscode/statusBar';
+import { TrustedServers } from './vscode/trustedServers';
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
 declare const __tinkerLoadStart: number | undefined;
@@ -69,7 +70,19 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const registry = own(new RunRegistry());
   const engine = own(new LocalEngine(context.extensionPath, context.globalStorageUri, log));
   stopEngine = () => engine.stop();
-  const connection = own(new TinkerConnection(engine, apiKeys, log, String(context.extension.packageJSON.version)));
+  const trustedServers = new TrustedServers(context.globalState);
+  const connection = own(new TinkerConnection(engine, apiKeys, log, String(context.extension.packageJSON.version), trustedServers));
+  for (const d of registerTable(
+    {
+      'tinker.forgetTrustedServers': async () => {
+        await trustedServers.forgetAll();
+        connection.reset();
+        void vscode.window.showInformationMessage('Tinker: no server other than the official cloud will receive your API key without asking again.');
+      },
+    },
+    log,
+  ))
+    own(d);
   const runsTree = own(new RunsTreeProvider(runs, registry, connection));
   const checkpointsTree = own(new CheckpointsTreeProvider(runs));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));

@@ -1,9 +1,11 @@
 // The headless CLI on the same core as the extension: `tinker-studio grpo|sft <spec>` (see USAGE).
 // Backend "local" runs the embedded engine in this process (its compute in a worker thread, its data
 // under the cache dir); "cloud" and "custom" take the API key from TINKER_API_KEY.
+import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveBackend } from '../core/config/backend';
+import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
 import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
 import { startSftRun } from '../core/sft/start';
@@ -27,22 +29,25 @@ interface Closer {
  * The embedded engine is started once and shared by every connection (an MCP session connects per call).
  */
 function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string, closers: Closer[], log: (l: string) => void) {
-  let engineUrl: Promise<string> | undefined;
-  const startEngine = async (): Promise<string> => {
+  let engine: Promise<{ url: string; apiKey: string }> | undefined;
+  const startEngine = async () => {
     const backend = await createComputeBackend({ inWorker: true, gemmThreads: 2 });
     closers.push(backend);
     const dataDir = path.join(cacheDir, 'engine');
-    const server = await startEngineServer({ dataDir, backend });
+    // the engine's per-launch token, a secret like the API key: redacted from everything printed
+    const apiKey = `tml-local-${randomBytes(24).toString('hex')}`;
+    redactor.add(apiKey);
+    const server = await startEngineServer({ dataDir, backend, apiKey });
     closers.unshift(server);
     log(`embedded engine on ${server.url} (data ${dataDir})`);
-    return server.url;
+    return { url: server.url, apiKey };
   };
   return async (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }): Promise<ServiceClient> => {
     const kind = args.backend ?? spec.backend;
     const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
     if (kind === 'local') {
-      engineUrl ??= startEngine();
-      return ServiceClient.connect({ baseUrl: await engineUrl, clientVersion: VERSION });
+      const { url, apiKey: engineKey } = await (engine ??= startEngine());
+      return ServiceClient.connect({ baseUrl: url, apiKey: engineKey, clientVersion: VERSION });
     }
     const resolved = resolveBackend(
       { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },
@@ -50,9 +55,24 @@ function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string
     );
     if (resolved.kind === 'local') throw new Error('unreachable: local handled above');
     if (resolved.needsApiKey && !apiKey) throw new Error('the cloud backend needs an API key: set TINKER_API_KEY');
+    const key = apiKey ? keyFor(resolved.baseUrl, args, log) : undefined;
+    if (resolved.needsApiKey && !key) throw new Error(`the API key was not sent to ${resolved.baseUrl}: pass --base-url ${resolved.baseUrl} to confirm that server`);
     log(`connecting to ${resolved.baseUrl}`);
-    return ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey, clientVersion: VERSION });
+    return ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION });
   };
+}
+
+/**
+ * The key goes to the official cloud, or to the origin the user named on the command line
+ * (--base-url) or in TINKER_BASE_URL; a URL that only a spec or a resumed run's config.json names
+ * gets no key.
+ */
+function keyFor(baseUrl: string, args: Pick<GrpoArgs, 'baseUrl'>, log: (l: string) => void): string | undefined {
+  const confirmed = [args.baseUrl, process.env.TINKER_BASE_URL].flatMap((u) => (u ? [originOf(u) ?? ''] : []));
+  const d = classifyKeyDestination(baseUrl, confirmed);
+  if (d.kind === 'official' || d.kind === 'trusted') return process.env.TINKER_API_KEY?.trim() || undefined;
+  log(`not sending the API key to ${d.origin}: ${d.kind === 'refused' ? d.reason : 'pass --base-url to confirm that server'}`);
+  return undefined;
 }
 
 const redactor = new Redactor();

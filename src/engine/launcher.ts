@@ -2,6 +2,7 @@
 // it listens. Used by the extension (backend "local"), the CLI and tests. The engine prints exactly one
 // line "Tinker engine listening on http://127.0.0.1:<port>" when ready.
 import { ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 
 export interface EngineProcessOptions {
   /** path of the bundled engine entry (dist/engine.js) */
@@ -19,6 +20,8 @@ export interface EngineProcessOptions {
 
 export interface EngineProcess {
   url: string;
+  /** the per-launch token the engine requires as the API key (passed in its environment, never argv) */
+  apiKey: string;
   pid: number;
   /** resolves with the exit code once the process has ended */
   readonly exited: Promise<number | null>;
@@ -29,10 +32,11 @@ const READY = /Tinker engine listening on (http:\/\/\S+)/;
 
 export function startEngineProcess(opts: EngineProcessOptions): Promise<EngineProcess> {
   const args = ['--port', String(opts.port ?? 0), '--data-dir', opts.dataDir];
+  const apiKey = `tml-local-${randomBytes(24).toString('hex')}`;
   const child: ChildProcess = fork(opts.entry, args, {
     execArgv: [],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, ...opts.env },
+    env: { ...process.env, ...opts.env, TINKER_ENGINE_TOKEN: apiKey },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const tail: string[] = [];
@@ -62,7 +66,7 @@ export function startEngineProcess(opts: EngineProcessOptions): Promise<EnginePr
         ready = true;
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
-        resolve({ url: m[1]!, pid: child.pid ?? -1, exited, stop: () => stopChild(child, exited) });
+        resolve({ url: m[1]!, apiKey, pid: child.pid ?? -1, exited, stop: () => stopChild(child, exited) });
       }
     };
     splitLines(child.stdout, onLine);

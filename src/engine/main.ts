@@ -1,6 +1,7 @@
 // The embedded engine as a process: `node dist/engine.js --port 0 --data-dir DIR [--host 127.0.0.1]`.
 // Prints "Tinker engine listening on http://127.0.0.1:<port>" once ready (and sends {type: 'ready',
-// url} over IPC when forked). Stops on SIGTERM/SIGINT, or when the parent's IPC channel goes away.
+// url} over IPC when forked). Every request needs the per-launch token as its API key. Stops on SIGTERM/SIGINT, or when the parent's IPC channel goes away.
+import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createComputeBackend } from './model';
@@ -31,8 +32,13 @@ function parseArgs(argv: string[]): { port: number; host: string; dataDir: strin
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const backend = await createComputeBackend({ inWorker: args.inWorker, gemmThreads: 2 });
-  const server = await startEngineServer({ port: args.port, host: args.host, dataDir: args.dataDir, backend, log: (l) => console.error(`[engine] ${l}`) });
+  // the launcher passes the token in the environment; started by hand, the engine makes one and prints it
+  const given = process.env.TINKER_ENGINE_TOKEN?.trim();
+  const apiKey = given || `tml-local-${randomBytes(24).toString('hex')}`;
+  delete process.env.TINKER_ENGINE_TOKEN;
+  const server = await startEngineServer({ port: args.port, host: args.host, dataDir: args.dataDir, backend, apiKey, log: (l) => console.error(`[engine] ${l}`) });
   console.log(`Tinker engine listening on ${server.url}`);
+  if (!given) console.log(`API key (TINKER_API_KEY) for this engine: ${apiKey}`);
   console.error(`[engine] data dir ${args.dataDir}; models: ${backend.listBaseModels().map((m) => m.name).join(', ')}`);
   process.send?.({ type: 'ready', url: server.url });
   let stopping = false;

@@ -8,15 +8,17 @@ import { LocalEngine } from './localEngine';
 import { Log } from './log';
 import { ApiKeyStore } from './secrets';
 import { readBackend } from './settings';
+import type { TrustedServers } from './trustedServers';
 
 export class TinkerConnection implements vscode.Disposable {
   private client: Promise<ServiceClient> | undefined;
 
   constructor(
     private readonly engine: LocalEngine,
-    private readonly apiKeys: ApiKeyStore,
+    private readonly apiKeys: Pick<ApiKeyStore, 'get'>,
     private readonly log: Log,
     private readonly version: string,
+    private readonly trusted: Pick<TrustedServers, 'mayReceiveKey'>,
   ) {}
 
   /** The connected client (connecting on first use). */
@@ -40,12 +42,21 @@ export class TinkerConnection implements vscode.Disposable {
     let baseUrl: string;
     let apiKey: string | undefined;
     if (backend.kind === 'local') {
-      baseUrl = await this.engine.ensureStarted();
+      ({ url: baseUrl, apiKey } = await this.engine.ensureStarted());
     } else {
       baseUrl = backend.baseUrl;
       apiKey = (await this.apiKeys.get())?.key;
       if (backend.kind === 'cloud' && !apiKey) {
         throw new Error('The Tinker cloud needs an API key: run "Tinker: Set API Key" (or set TINKER_API_KEY).');
+      }
+      if (apiKey) {
+        const verdict = await this.trusted.mayReceiveKey(baseUrl);
+        if (!verdict.ok) {
+          // a custom server may need no key: connect without it; the cloud cannot work without one
+          if (backend.kind === 'cloud') throw new Error(`The API key was not sent to ${baseUrl}: ${verdict.reason}.`);
+          this.log.warn(`connecting to ${baseUrl} without the API key: ${verdict.reason}`);
+          apiKey = undefined;
+        }
       }
     }
     const { ServiceClient } = await import('../core/tinker/client');

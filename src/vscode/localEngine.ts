@@ -21,13 +21,14 @@ export class LocalEngine implements vscode.Disposable {
     return this.running?.url;
   }
 
-  /** Starts the engine if needed (with a cancellable progress notification) and returns its URL. */
-  async ensureStarted(): Promise<string> {
-    if (this.running) return this.running.url;
+  /** Starts the engine if needed (with a cancellable progress notification): its URL and token. */
+  async ensureStarted(): Promise<{ url: string; apiKey: string }> {
+    if (this.running) return { url: this.running.url, apiKey: this.running.apiKey };
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
     });
-    return (await this.starting).url;
+    const p = await this.starting;
+    return { url: p.url, apiKey: p.apiKey };
   }
 
   private async start(): Promise<EngineProcess> {

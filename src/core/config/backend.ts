@@ -3,6 +3,7 @@
 import { z } from 'zod';
 
 import { BACKEND_KINDS, DEFAULT_CLOUD_BASE_URL, ResolvedBackend } from './backendKinds';
+import { checkTransport } from './keyOrigin';
 
 export { DEFAULT_CLOUD_BASE_URL };
 export type { ResolvedBackend };
@@ -51,6 +52,8 @@ export function resolveBackend(raw: unknown, env: Record<string, string | undefi
       const url = env.TINKER_BASE_URL?.trim() || s.cloudBaseUrl.trim() || DEFAULT_CLOUD_BASE_URL;
       const ok = HttpUrl.safeParse(url);
       if (!ok.success) throw new BackendConfigError('tinker.cloudBaseUrl', `Setting tinker.cloudBaseUrl: "${url}" ${ok.error.issues[0]?.message}`);
+      const insecure = checkTransport(ok.data);
+      if (insecure) throw new BackendConfigError('tinker.cloudBaseUrl', `Setting tinker.cloudBaseUrl: ${insecure}.`);
       return { kind: 'cloud', baseUrl: stripTrailingSlash(ok.data), needsApiKey: true };
     }
     case 'custom': {
@@ -62,6 +65,8 @@ export function resolveBackend(raw: unknown, env: Record<string, string | undefi
       }
       const ok = HttpUrl.safeParse(s.customBaseUrl);
       if (!ok.success) throw new BackendConfigError('tinker.customBaseUrl', `Setting tinker.customBaseUrl: "${s.customBaseUrl}" ${ok.error.issues[0]?.message}`);
+      const insecure = checkTransport(ok.data);
+      if (insecure) throw new BackendConfigError('tinker.customBaseUrl', `Setting tinker.customBaseUrl: ${insecure}.`);
       return { kind: 'custom', baseUrl: stripTrailingSlash(ok.data), needsApiKey: false };
     }
   }

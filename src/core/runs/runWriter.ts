@@ -7,6 +7,7 @@
 // Resume semantics (documented for readers): a resumed run appends further metrics lines; a step can
 // then appear twice (it ran after the last state checkpoint, then the process died). Readers merge
 // lines per step, later values win (`mergeMetrics`), so each step appears once in the merged record.
+import { Redactor } from '../config/redact';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringifyJsonLine } from './jsonl';
@@ -149,9 +150,16 @@ export class RunWriter {
     appendLine(path.join(this.dir, 'checkpoints.jsonl'), stringifyJsonLine(orderCheckpointRecord(record)));
   }
 
-  /** Appends a line to the plain-text log (logs.log), secrets already redacted by the caller. */
+  private redactor = new Redactor();
+
+  /** The redactor that knows the secrets in use (without one, credential shapes are still redacted). */
+  redactWith(redactor: Redactor): void {
+    this.redactor = redactor;
+  }
+
+  /** Appends a line to the plain-text log (logs.log), with secrets redacted. */
   appendLog(line: string): void {
-    appendLine(path.join(this.dir, 'logs.log'), line.replace(/\n/g, '\n  '));
+    appendLine(path.join(this.dir, 'logs.log'), this.redactor.redact(line).replace(/\n/g, '\n  '));
   }
 
   /**

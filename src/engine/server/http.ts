@@ -37,10 +37,14 @@ interface Route {
   handler: Handler;
 }
 
-const MAX_BODY = 1 << 30;
+/** The largest request body, and the largest a zstd body may decompress to (64 MiB). */
+export const MAX_BODY = 64 << 20;
 
 export class Router {
   private readonly routes: Route[] = [];
+
+  /** `guard` runs before a body is read and throws an HttpError to refuse the request. */
+  constructor(private readonly guard: (req: http.IncomingMessage) => void = () => undefined) {}
 
   add(method: string, pattern: string, handler: Handler): this {
     this.routes.push({ method, parts: pattern.split('/').filter(Boolean), handler });
@@ -91,6 +95,7 @@ export class Router {
     const url = new URL(req.url ?? '/', 'http://engine');
     let reply: Reply;
     try {
+      this.guard(req);
       const m = this.match(req.method ?? 'GET', url.pathname);
       if (m === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${url.pathname}`);
       if (m === 'method') throw new HttpError(405, `${req.method} is not allowed on ${url.pathname}`);
@@ -140,8 +145,10 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > MAX_BODY) {
-        reject(new HttpError(413, 'request body larger than 1 GiB'));
-        req.destroy();
+        // answer 413 and let the rest drain unread (destroying the socket would lose the answer)
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new HttpError(413, 'request body larger than 64 MiB', { connection: 'close' }));
         return;
       }
       chunks.push(c);
@@ -152,8 +159,9 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 }
 
 /** Node's zstd, when this runtime has it (Node ≥ 22.15 / 23.8). */
-export const zstdDecompress: ((b: Buffer) => Buffer) | undefined = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer })
-  .zstdDecompressSync;
+export const zstdDecompress: ((b: Buffer, opts?: { maxOutputLength?: number }) => Buffer) | undefined = (
+  zlib as unknown as { zstdDecompressSync?: (b: Buffer, opts?: { maxOutputLength?: number }) => Buffer }
+).zstdDecompressSync;
 
 /** The request body, decompressed when it says Content-Encoding: zstd. */
 export function decodedBody(req: Request): Buffer {
@@ -161,9 +169,12 @@ export function decodedBody(req: Request): Buffer {
   if (!enc || enc === 'identity') return req.body;
   if (enc === 'zstd') {
     if (!zstdDecompress) throw new HttpError(415, 'this engine runs on a Node.js without zstd; send the body uncompressed');
-    const out = zstdDecompress(req.body);
-    if (out.length > MAX_BODY) throw new HttpError(422, 'zstd body decompresses to more than 1 GiB');
-    return out;
+    try {
+      return zstdDecompress(req.body, { maxOutputLength: MAX_BODY });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new HttpError(413, 'zstd body decompresses to more than 64 MiB');
+      throw new HttpError(400, `zstd body: ${(err as Error).message}`);
+    }
   }
   throw new HttpError(415, `unsupported Content-Encoding "${enc}"`);
 }

@@ -2,7 +2,7 @@
 // 127.0.0.1, driving a ComputeBackend. Asynchronous requests answer with a future handle at once and
 // are resolved through retrieve_future; training requests of one model run strictly in seq_id order
 // (waiting for gaps), replays are deduplicated, and every applied step is recorded on disk.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ComputeBackend, EngineDatum, InputTensor, LoraConfig, LossFn, SamplingParams as EngineSamplingParams } from '../contract';
@@ -10,7 +10,7 @@ import { decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSample
 import type { Datum, ForwardBackwardOutput, ForwardBackwardRequestData, SampleResponse, TensorData } from '../../core/tinker/types';
 import * as W from '../../core/tinker/wire';
 import { FutureError, FutureResult, FutureStore } from './futures';
-import { HttpError, Reply, Router, decodedBody, parseJson, wantsProtobuf, zstdDecompress } from './http';
+import { HttpError, MAX_BODY, Reply, Router, decodedBody, parseJson, wantsProtobuf, zstdDecompress } from './http';
 import { buildArchive } from './archive';
 import { EngineStore, RunRecord, parseTinkerPath } from './store';
 
@@ -32,7 +32,13 @@ export interface EngineServerOptions {
   /** extra fields for client/config, e.g. a smaller fwdbwd_max_chunk_len to exercise chunking */
   clientConfig?: Record<string, unknown>;
   log?: (line: string) => void;
+  /** the per-launch token every request must carry as its API key (X-API-Key); none: no check */
+  apiKey?: string;
 }
+
+/** Limits on one sampling request: the engine is a local trainer, not a service for anyone. */
+export const MAX_NUM_SAMPLES = 256;
+export const MAX_SAMPLING_TOKENS = 16_384;
 
 export interface EngineServer {
   url: string;
@@ -249,6 +255,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
 
   function samplingParams(p: ReturnType<typeof W.SamplingParamsSchema.parse>): EngineSamplingParams {
     if (p.max_tokens == null) throw new HttpError(400, 'sampling_params.max_tokens is required by the local engine');
+    if (p.max_tokens > MAX_SAMPLING_TOKENS) throw new HttpError(422, `sampling_params.max_tokens: at most ${MAX_SAMPLING_TOKENS} on the local engine`);
     const stop = p.stop == null ? [] : Array.isArray(p.stop) ? p.stop : [p.stop];
     const stopStrings = stop.filter((s): s is string => typeof s === 'string');
     const stopTokens = stop.filter((s): s is number => typeof s === 'number');
@@ -379,7 +386,8 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
 
   // ---------- routes ----------
 
-  const r = new Router();
+  const r = new Router((req) => admit(req, { apiKey: opts.apiKey, port: () => port }));
+  let port = 0;
   const api = (p: string) => `/api/v1/${p}`;
 
   r.add('GET', api('healthz'), () => ({ json: { status: 'ok' } }));
@@ -630,6 +638,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
 
   r.add('POST', api('asample'), async (req) => {
     const b = parseJson(req, W.SampleRequestSchema);
+    if (b.num_samples > MAX_NUM_SAMPLES) throw new HttpError(422, `num_samples: at most ${MAX_NUM_SAMPLES} on the local engine`);
     let samplerId = b.sampling_session_id ?? undefined;
     if (!samplerId) {
       if ((b.base_model == null) === (b.model_path == null)) throw new HttpError(400, 'give a sampling_session_id, or exactly one of base_model and model_path');
@@ -788,12 +797,15 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
 
   const server = http.createServer((req, res) => void r.handle(req, res));
   server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 0;
+  // the whole request (headers and body) must arrive within this; long polls answer well before
+  server.requestTimeout = 120_000;
+  server.headersTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const addr = server.address() as AddressInfo;
+  port = addr.port;
   url = `http://${opts.host ?? '127.0.0.1'}:${addr.port}`;
 
   const sweep = setInterval(() => {
@@ -821,6 +833,40 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
       await store.save();
     },
   };
+}
+
+const BODY_TYPES = ['application/json', 'application/x-protobuf'];
+
+/**
+ * Only the owner's client gets in: the per-launch token as API key, a Host naming the loopback
+ * address and our port (no DNS rebinding), no Origin (no web page), and a JSON or protobuf body (a
+ * cross-site "simple" POST is text/plain or a form).
+ */
+function admit(req: http.IncomingMessage, o: { apiKey?: string; port: () => number }): void {
+  if (req.headers.origin !== undefined) throw new HttpError(403, 'requests from web pages (with an Origin header) are refused');
+  const host = String(req.headers.host ?? '').toLowerCase();
+  const port = o.port();
+  if (![`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host)) {
+    throw new HttpError(421, `Host "${host}" is not this engine (127.0.0.1:${port})`);
+  }
+  // an archive link carries its own short-lived token, like a presigned URL
+  const archiveLink = (req.url ?? '').startsWith('/api/v1/_engine/archives/');
+  if (o.apiKey !== undefined && !archiveLink) {
+    const given = Buffer.from(String(req.headers['x-api-key'] ?? ''));
+    const want = Buffer.from(o.apiKey);
+    if (given.length !== want.length || !timingSafeEqual(given, want)) {
+      throw new HttpError(401, "missing or wrong API key: use the engine's token (printed when it starts)");
+    }
+  }
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) throw new HttpError(413, 'request body larger than 64 MiB', { connection: 'close' });
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const length = Number(req.headers['content-length'] ?? (req.headers['transfer-encoding'] ? NaN : 0));
+    if (!BODY_TYPES.includes(type) && !(type === '' && length === 0)) {
+      throw new HttpError(415, `Content-Type must be application/json or application/x-protobuf (got "${type || 'none'}")`);
+    }
+  }
 }
 
 function jsonOutput(out: ForwardBackwardOutput) {

@@ -4,6 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { Redactor } from '../../../src/core/config/redact';
 import { parseJsonl } from '../../../src/core/runs/jsonl';
 import { MetricsRecord, mergeMetrics, parseRecords, summarizeRun } from '../../../src/core/runs/runDirectory';
 import { RunWriter, dropPartialTail, iterationDirName, orderCheckpointRecord, runDirName } from '../../../src/core/runs/runWriter';
@@ -130,5 +131,17 @@ describe('run directory writer', () => {
 
   it('refuses to open a folder that is not a run directory', () => {
     assert.throws(() => RunWriter.open(root), /not a run directory \(no config\.json\)/);
+  });
+
+  it('redacts secrets in logs.log', () => {
+    const w = RunWriter.create(root, 'log');
+    w.appendLog('request failed: x-api-key tml-abcdef0123456789 rejected, jwt eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.sig');
+    const custom = new Redactor();
+    custom.add('my-own-secret-value');
+    w.redactWith(custom);
+    w.appendLog('also my-own-secret-value here');
+    const text = fs.readFileSync(path.join(w.dir, 'logs.log'), 'utf8');
+    assert.doesNotMatch(text, /tml-abcdef|eyJhbGci|my-own-secret-value/);
+    assert.match(text, /x-api-key «redacted» rejected/);
   });
 });

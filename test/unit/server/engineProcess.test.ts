@@ -21,9 +21,11 @@ describe('engine process (dist/engine.js)', function () {
     const proc = await startEngineProcess({ entry: path.join(root, 'dist/engine.js'), dataDir: path.join(dir, 'data'), onLog: (l) => lines.push(l) });
     assert.match(proc.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.ok(lines.some((l) => l === `Tinker engine listening on ${proc.url}`));
-    const health = (await (await fetch(`${proc.url}/api/v1/healthz`)).json()) as { status: string };
+    const auth = { headers: { 'x-api-key': proc.apiKey } };
+    assert.strictEqual((await fetch(`${proc.url}/api/v1/healthz`)).status, 401, 'no token, no answer');
+    const health = (await (await fetch(`${proc.url}/api/v1/healthz`, auth)).json()) as { status: string };
     assert.deepStrictEqual(health, { status: 'ok' });
-    const caps = (await (await fetch(`${proc.url}/api/v1/get_server_capabilities`)).json()) as { supported_models: Array<{ model_name: string }> };
+    const caps = (await (await fetch(`${proc.url}/api/v1/get_server_capabilities`, auth)).json()) as { supported_models: Array<{ model_name: string }> };
     assert.ok(caps.supported_models.some((m) => m.model_name === 'tinker-studio/random-gpt'));
     await proc.stop();
     assert.strictEqual(await proc.exited, 0);
