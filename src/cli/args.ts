@@ -29,8 +29,8 @@ export const USAGE = `usage: tinker-studio grpo <spec.grpo.json> [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS]
 
 Runs GRPO or SFT from a run spec and writes the run directory (cookbook layout).
-"mcp" serves the agent tools (init_grpo, train_grpo_step, sample, save, load, status, finish) to an
-MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
+"mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, sample, save,
+load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 
 options:
   --runs-dir DIR      where run directories go (default $TINKER_STUDIO_RUNS_DIR, else ./runs)

@@ -10,7 +10,7 @@ import type { TinkerStudioApi } from '../../src/extension';
 import { writeTinySpec } from './grpoFixtures';
 import { activateExtension, waitFor } from './helpers';
 
-const TOOL_NAMES = ['init_grpo', 'train_grpo_step', 'sample', 'save', 'load', 'status', 'finish'];
+const TOOL_NAMES = ['init_grpo', 'train_grpo_step', 'init_sft', 'train_sft_step', 'sample', 'save', 'load', 'status', 'finish'];
 
 function resultText(r: vscode.LanguageModelToolResult): string {
   return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('\n');

@@ -17,8 +17,10 @@ import type { Message } from '../render/types';
 import { createRewardRunner } from '../reward';
 import { parseJsonWithPosition, parseRunSpecValue, ResolvedRunSpec } from '../runs/spec';
 import { RunWriter } from '../runs/runWriter';
+import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
+import { startSftRun } from '../sft/start';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
-import { StepReport, stepReport, stepReportText } from './report';
+import { SftStepReport, StepReport, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
 
 export interface TrainingSessionOptions {
   runsDir: string;
@@ -27,7 +29,7 @@ export interface TrainingSessionOptions {
   baseDir: string;
   python?: string;
   /** opens the backend for a spec; the session closes each client it gets */
-  connect: (spec: ResolvedRunSpec) => Promise<ServiceClient>;
+  connect: (spec: BackendChoice) => Promise<ServiceClient>;
   /** how long a call waits for the call in progress before answering busy (default 10 s) */
   busyWaitMs?: number;
   /**
@@ -81,13 +83,18 @@ export interface ToolResult<T> {
   value: T;
 }
 
-interface Current {
-  spec: ResolvedRunSpec;
-  specFile: string;
-  runDir?: string;
+/** What a spec says about where it runs (GRPO and SFT specs alike). */
+export interface BackendChoice {
+  backend: 'local' | 'cloud' | 'custom';
+  base_url?: string;
 }
 
-const LAST_METRIC_KEYS = ['env/all/reward/total', 'test/env/all/reward/total', 'env/all/by_group/frac_mixed', 'optim/kl_sample_train_v1', 'optim/entropy'];
+type Current = ({ kind: 'grpo'; spec: ResolvedRunSpec } | { kind: 'sft'; spec: ResolvedSftSpec }) & { specFile: string; runDir?: string };
+
+/** max_tokens when sampling an SFT session (its spec has none); the local engine's models see 64 tokens */
+const SFT_SAMPLE_MAX_TOKENS = 64;
+
+const LAST_METRIC_KEYS = ['train_mean_nll', 'test/nll', 'env/all/reward/total', 'test/env/all/reward/total', 'env/all/by_group/frac_mixed', 'optim/kl_sample_train_v1', 'optim/entropy'];
 
 export interface SamplePrompt {
   /** a user message, or a whole conversation */
@@ -119,7 +126,7 @@ export class TrainingSession {
 
   statusText(): string {
     const s = this.status();
-    if (!s.run_name) return s.state === 'running' ? `running ${s.tool}` : 'no session: call init_grpo first';
+    if (!s.run_name) return s.state === 'running' ? `running ${s.tool}` : 'no session: call init_grpo or init_sft first';
     const where = s.step !== undefined ? `, iteration ${s.step}${s.steps_total !== undefined ? `/${s.steps_total}` : ''}` : '';
     const doing = s.state === 'running' ? `running ${s.tool}${s.phase ? ` (${s.phase}${s.phase_total ? ` ${s.phase_done ?? 0}/${s.phase_total}` : ''})` : ''}, ${s.elapsed_s} s` : 'idle';
     const m = s.last_metrics ? `; last: ${Object.entries(s.last_metrics).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}` : '';
@@ -148,7 +155,7 @@ export class TrainingSession {
   }
 
   private need(): Current {
-    if (!this.current) throw new SessionError('no session: call init_grpo first');
+    if (!this.current) throw new SessionError('no session: call init_grpo or init_sft first');
     return this.current;
   }
 
@@ -156,13 +163,7 @@ export class TrainingSession {
   initGrpo(a: { spec_file: string; overrides?: Record<string, unknown> }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; train_problems: number; holdout_problems: number; iterations: number }>> {
     return this.exclusive('init_grpo', async () => {
       const specFile = path.resolve(this.o.baseDir, a.spec_file);
-      let text: string;
-      try {
-        text = fs.readFileSync(specFile, 'utf8');
-      } catch (err) {
-        throw new SessionError(`spec_file: cannot read ${specFile} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-      }
-      const raw = parseJsonWithPosition(text, path.basename(specFile));
+      const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
       const merged = mergeSpec(raw, a.overrides ?? {});
       const { spec } = await parseRunSpecValue(merged, specFile);
       // load what a step will need now, so a bad dataset or reward file is reported here
@@ -170,7 +171,7 @@ export class TrainingSession {
       const pool = await loadPromptPool(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: this.o.cacheDir });
       const reward = await createRewardRunner({ file: spec.reward.file, python: this.o.python, workers: 1, timeoutMs: spec.reward.timeout_ms });
       await reward.close();
-      this.current = { spec, specFile };
+      this.current = { kind: 'grpo', spec, specFile };
       this.progress = { stepsTotal: spec.iterations };
       const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_problems: pool.train.length, holdout_problems: pool.holdout.length, iterations: spec.iterations };
       const text2 = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; reward ${spec.reward.file}. Nothing trained yet: call train_grpo_step.`;
@@ -182,6 +183,7 @@ export class TrainingSession {
   trainGrpoStep(a: { num_iterations?: number }, signal?: AbortSignal): Promise<ToolResult<StepReport>> {
     return this.exclusive('train_grpo_step', async () => {
       const c = this.need();
+      if (c.kind !== 'grpo') throw new SessionError('the session is an SFT run: call train_sft_step (or init_grpo for a GRPO run)');
       const n = a.num_iterations ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_iterations must be a whole number ≥ 1 (got ${n})`);
       const done = c.runDir ? withRunWriter(c.runDir, (w) => w.lastStateCheckpoint()?.batch ?? 0) : 0;
@@ -229,6 +231,74 @@ export class TrainingSession {
     });
   }
 
+  /** Validates an SFT spec (a *.sft.json file, `overrides` on top) and makes it the session's run. */
+  initSft(a: { spec_file: string; overrides?: Record<string, unknown> }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; train_chats: number; validation_chats: number }>> {
+    return this.exclusive('init_sft', async () => {
+      const specFile = path.resolve(this.o.baseDir, a.spec_file);
+      const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
+      const { spec } = await parseSftSpecValue(mergeSpec(raw, a.overrides ?? {}), specFile);
+      const { loadChats } = await import('../sft/data');
+      const chats = await loadChats(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: this.o.cacheDir });
+      this.current = { kind: 'sft', spec, specFile };
+      this.progress = {};
+      const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_chats: chats.train.length, validation_chats: chats.validation.length };
+      return {
+        text: `session ready: SFT ${spec.name} on ${spec.model}, batch ${spec.batch_size}, lr ${spec.learning_rate ?? 'default'}; ${chats.train.length} train / ${chats.validation.length} validation chats. Nothing trained yet: call train_sft_step.`,
+        value,
+      };
+    });
+  }
+
+  /** Trains `num_steps` SFT steps (default 1), continuing the session's run directory. */
+  trainSftStep(a: { num_steps?: number }, signal?: AbortSignal): Promise<ToolResult<SftStepReport>> {
+    return this.exclusive('train_sft_step', async () => {
+      const c = this.need();
+      if (c.kind !== 'sft') throw new SessionError('the session is a GRPO run: call train_grpo_step (or init_sft for an SFT run)');
+      const n = a.num_steps ?? 1;
+      if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
+      let firstStep: number | undefined;
+      let lastStep = -1;
+      const watcher = this.o.watch?.(c.spec.name, c.specFile);
+      const signals = [signal, watcher?.signal].filter((x): x is AbortSignal => x !== undefined);
+      const result = await startSftRun({
+        spec: c.spec,
+        specFile: c.specFile,
+        runsDir: this.o.runsDir,
+        cacheDir: this.o.cacheDir,
+        connect: this.o.connect,
+        ...(c.runDir ? { resumeDir: c.runDir } : {}),
+        stopAfter: n,
+        ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+        onEvent: (e) => {
+          if (e.type === 'started') {
+            c.runDir = e.runDir;
+            this.progress.stepsTotal = e.endStep;
+          }
+          if (e.type === 'phase') this.progress = { ...this.progress, step: e.step, phase: e.phase, done: e.done, total: e.total };
+          if (e.type === 'metrics') {
+            firstStep ??= e.step;
+            lastStep = e.step;
+            this.progress.metrics = Object.fromEntries(LAST_METRIC_KEYS.filter((k) => e.metrics[k] !== undefined).map((k) => [k, e.metrics[k]!]));
+          }
+          watcher?.onEvent(e);
+        },
+        ...(this.o.log ? { log: this.o.log } : {}),
+      }).catch((err: unknown) => {
+        const error = err instanceof Error ? err.message : String(err);
+        watcher?.onEnd({ runDir: c.runDir ?? '', status: 'failed', iterationsRun: 0, error });
+        throw new SessionError(error);
+      });
+      watcher?.onEnd(result);
+      c.runDir = result.runDir;
+      this.progress.step = lastStep + 1;
+      if (result.status === 'failed') throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the steps written are kept)`);
+      if (firstStep === undefined) throw new SessionError(`no step ran (${result.status}): the run has done all its steps; call finish, or init_sft again with a larger "max_steps" or "num_epochs" override`);
+      const report = sftStepReport({ runDir: result.runDir, firstStep, lastStep });
+      const note = result.status === 'cancelled' ? '\n(cancelled: the steps finished are kept and a resume point saved)' : '';
+      return { text: sftStepReportText(report) + note, value: report };
+    });
+  }
+
   /** The tinker:// sampler path of the current weights (the run's last checkpoint), if any. */
   private currentSamplerPath(c: Current): string | undefined {
     if (!c.runDir) return undefined;
@@ -258,13 +328,19 @@ export class TrainingSession {
           messages: p.messages ?? [{ role: 'user', content: p.prompt ?? '' }],
           groundTruth: p.ground_truth ?? '',
         }));
-        const params = { max_tokens: a.max_tokens ?? c.spec.max_tokens, temperature: a.temperature ?? c.spec.temperature, stop: c.spec.stop?.length ? c.spec.stop : stopParam(renderer.stopSequences()) };
+        const grpo = c.kind === 'grpo' ? c.spec : undefined;
+        const params = {
+          max_tokens: a.max_tokens ?? grpo?.max_tokens ?? SFT_SAMPLE_MAX_TOKENS,
+          temperature: a.temperature ?? grpo?.temperature ?? 1,
+          stop: grpo?.stop?.length ? grpo.stop : stopParam(renderer.stopSequences()),
+        };
         const groups = await Promise.all(problems.map((p) => sampleGroup(sampler, renderer, p, renderer.buildGenerationPrompt(p.messages), n, params, signal)));
-        const scorable = prompts.some((p) => p.ground_truth !== undefined);
+        // an SFT run has no reward function: its samples are shown unscored
+        const scorable = grpo !== undefined && prompts.some((p) => p.ground_truth !== undefined);
         let rewards: (number | null)[][] = groups.map((g) => g.rollouts.map(() => null));
         const errors: string[] = [];
         if (scorable) {
-          const runner = await createRewardRunner({ file: c.spec.reward.file, python: this.o.python, workers: c.spec.reward.workers, timeoutMs: c.spec.reward.timeout_ms });
+          const runner = await createRewardRunner({ file: grpo!.reward.file, python: this.o.python, workers: grpo!.reward.workers, timeoutMs: grpo!.reward.timeout_ms });
           try {
             const scored = await scoreGroups(groups, runner, signal);
             rewards = scored.map((g, gi) => g.rollouts.map((r) => (prompts[gi]!.ground_truth === undefined ? null : r.reward)));
@@ -362,15 +438,28 @@ export class TrainingSession {
         const { tc, batch } = await this.lastState(c, service);
         const final = await saveBoth(tc, 'final', batch);
         withRunWriter(c.runDir, (w) => w.appendCheckpoint(final));
-        const report = stepReport({ runDir: c.runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: [] });
-        const value = { run_dir: c.runDir, final, steps: batch, reward_mean: report.reward_mean, test_reward: report.test_reward };
         this.current = undefined;
         this.progress = {};
+        if (c.kind === 'sft') {
+          const r = sftStepReport({ runDir: c.runDir, firstStep: 0, lastStep: batch - 1 });
+          const value = { run_dir: c.runDir, final, steps: batch, train_mean_nll: r.train_mean_nll, test_nll: r.test_nll };
+          return { text: `finished ${path.basename(c.runDir)} after ${batch} steps; last validation NLL ${r.test_nll?.toFixed(3) ?? '–'}\nfinal sampler: ${final.sampler_path}\nrun directory: ${c.runDir}`, value };
+        }
+        const report = stepReport({ runDir: c.runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: [] });
+        const value = { run_dir: c.runDir, final, steps: batch, reward_mean: report.reward_mean, test_reward: report.test_reward };
         return { text: `finished ${path.basename(value.run_dir)} after ${batch} iterations; mean train reward ${report.reward_mean?.toFixed(3) ?? '–'}${report.test_reward !== null ? `, last holdout ${report.test_reward.toFixed(3)}` : ''}\nfinal sampler: ${final.sampler_path}\nrun directory: ${c.runDir}`, value };
       } finally {
         service.close();
       }
     });
+  }
+}
+
+function readSpecText(specFile: string): string {
+  try {
+    return fs.readFileSync(specFile, 'utf8');
+  } catch (err) {
+    throw new SessionError(`spec_file: cannot read ${specFile} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
 }
 

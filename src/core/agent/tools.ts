@@ -48,6 +48,27 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     run: (s, a, signal) => s.trainGrpoStep(a, signal),
   }),
   tool({
+    name: 'init_sft',
+    title: 'Start an SFT session',
+    description:
+      'Validates an SFT run spec (a *.sft.json file: model, chats dataset, learning rate and schedule, batch size) with optional field overrides, and makes it the session. Nothing is trained until train_sft_step. Replaces an earlier session (whose run directory stays resumable).',
+    input: z.object({
+      spec_file: z.string().min(1).describe('path of the *.sft.json spec, relative to the workspace'),
+      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-3, "batch_size": 16, "max_steps": 40}'),
+    }),
+    confirm: false,
+    run: (s, a) => s.initSft(a),
+  }),
+  tool({
+    name: 'train_sft_step',
+    title: 'Train SFT steps',
+    description:
+      'Runs num_steps supervised steps (default 1) on the session run. Returns the train NLL and its trend, the validation NLL when measured, the learning rate, time, and the run directory. Validation NLL rising while train NLL falls is overfitting: stop or lower the learning rate.',
+    input: z.object({ num_steps: z.number().int().min(1).max(10000).optional().describe('steps to run (default 1)') }),
+    confirm: true,
+    run: (s, a, signal) => s.trainSftStep(a, signal),
+  }),
+  tool({
     name: 'sample',
     title: 'Sample completions',
     description:
@@ -106,4 +127,5 @@ export const TRAINING_DOCTRINE = `How to train with these tools
 4. Reward errors are bugs. If a report lists reward errors, stop and fix the reward function.
 5. Watch KL and entropy. A KL spike or oscillating reward: lower the learning rate. Flat reward with a tiny KL: the learning rate may be too low.
 6. Change one thing at a time, and save a named checkpoint before a risky change so you can load it back.
-7. Decide by evidence: metrics and samples. Finish with finish, which saves the final checkpoint and tells where the run directory is.`;
+7. SFT first when "good" cannot be checked by a function, or to teach the response format a reward needs; then GRPO from its checkpoint (load). In SFT, watch validation NLL: rising while train NLL falls is overfitting.
+8. Decide by evidence: metrics and samples. Finish with finish, which saves the final checkpoint and tells where the run directory is.`;

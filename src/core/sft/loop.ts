@@ -47,6 +47,8 @@ export interface RunSftOptions {
   validation: readonly Chat[];
   writer: RunWriter;
   resumeFrom?: CheckpointRecord;
+  /** run at most this many steps, then pause with a state + sampler checkpoint (see RunGrpoOptions.stopAfter) */
+  stopAfter?: number;
   signal?: AbortSignal;
   onEvent?: (e: GrpoEvent) => void;
   log?: (line: string) => void;
@@ -101,6 +103,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
   };
   const startStep = o.resumeFrom?.batch ?? 0;
   const endStep = totalSteps(o.train.length, c);
+  const stopStep = o.stopAfter !== undefined ? Math.min(endStep, startStep + Math.max(1, o.stopAfter)) : endStep;
   const nBatches = batchesPerEpoch(o.train.length, c.batchSize);
 
   // datums are built once per chat; a chat with nothing to train (cut before its answer) is skipped
@@ -168,7 +171,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
     else tc = await o.service.createLoraTrainingClient(c.model, { rank: c.loraRank, seed: c.seed, userMetadata }, signal);
     const trainer = tc;
 
-    for (let s = startStep; s < endStep; s++) {
+    for (let s = startStep; s < stopStep; s++) {
       checkCancel();
       const timer = new SpanTimer();
       const t0 = performance.now();
@@ -230,10 +233,20 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
     }
     if (truncatedCount > 0) log(`max_length ${c.maxLength}: ${truncatedCount} chats were cut`);
 
-    const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
-    o.writer.appendCheckpoint(final);
-    emit({ type: 'checkpoint', record: final });
-    log(`finished: ${stepsRun} steps, final checkpoint ${final.state_path}`);
+    if (stopStep < endStep) {
+      status = 'paused';
+      if (lastSavedBatch < stopStep) {
+        const rec = await saveCheckpoint(trainer, checkpointName(stopStep), stopStep, 'both', c.ttlSeconds);
+        o.writer.appendCheckpoint(rec);
+        emit({ type: 'checkpoint', record: rec });
+      }
+      log(`paused after ${stepsRun} steps (next step ${stopStep} of ${endStep})`);
+    } else {
+      const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
+      o.writer.appendCheckpoint(final);
+      emit({ type: 'checkpoint', record: final });
+      log(`finished: ${stepsRun} steps, final checkpoint ${final.state_path}`);
+    }
   } catch (err) {
     if (err instanceof Cancelled || signal?.aborted) {
       status = 'cancelled';

@@ -147,14 +147,25 @@ export function resolveSftSpec(spec: SftSpec, specFile: string): ResolvedSftSpec
 /** Reads a spec file, validates it, names it and resolves its paths; checks the files it names exist. */
 export async function parseSftSpecFile(file: string): Promise<LoadedSftSpec> {
   const abs = path.resolve(file);
-  const label = path.basename(abs);
   let text: string;
   try {
     text = await fs.readFile(abs, 'utf8');
   } catch (err) {
     throw new RunSpecError([`${abs}: cannot read the spec file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
   }
-  const raw = parseSftSpecText(text, label);
+  return loadSftSpec(parseSftSpecText(text, path.basename(abs)), abs);
+}
+
+/** Validates a spec given as a value (an agent's overrides on a file's JSON), as if it were `specFile`. */
+export async function parseSftSpecValue(value: unknown, specFile: string): Promise<LoadedSftSpec> {
+  const label = path.basename(specFile);
+  const result = SftSpec.safeParse(value, { reportInput: true });
+  if (!result.success) throw new RunSpecError(result.error.issues.map((i) => `${label}: ${formatIssue(i, SftSpec)}`));
+  return loadSftSpec(result.data, path.resolve(specFile));
+}
+
+async function loadSftSpec(raw: SftSpec, abs: string): Promise<LoadedSftSpec> {
+  const label = path.basename(abs);
   const spec = resolveSftSpec(raw, abs);
   const missing: string[] = [];
   for (const [field, written, resolved] of [

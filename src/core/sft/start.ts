@@ -19,6 +19,8 @@ export interface StartSftRunOptions {
   connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => Promise<ServiceClient>;
   cacheDir: string;
   resumeDir?: string;
+  /** run at most this many steps, then pause (see RunSftOptions.stopAfter) */
+  stopAfter?: number;
   signal?: AbortSignal;
   onEvent?: (e: GrpoEvent) => void;
   log?: (line: string) => void;
@@ -50,8 +52,19 @@ export function isSftConfig(config: unknown): boolean {
 }
 
 export async function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {
+  // the run directory stays locked while this call writes it, and only then (see runLock.ts)
+  const writers: RunWriter[] = [];
+  try {
+    return await startSftWith(o, writers);
+  } finally {
+    for (const w of writers) w.close();
+  }
+}
+
+async function startSftWith(o: StartSftRunOptions, writers: RunWriter[]): Promise<SftRunResult> {
   const log = o.log ?? (() => undefined);
   const resume = o.resumeDir ? RunWriter.open(o.resumeDir) : undefined;
+  if (resume) writers.push(resume);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
   let spec: ResolvedSftSpec;
   if (o.spec) spec = o.spec;
@@ -85,6 +98,7 @@ export async function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> 
   const service = await o.connect(spec);
   try {
     const writer = resume ?? RunWriter.create(o.runsDir, spec.name);
+    if (!resume) writers.push(writer);
     if (!resume) {
       writer.writeConfig({
         ...spec,
@@ -106,6 +120,7 @@ export async function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> 
       validation: chats.validation,
       writer,
       resumeFrom,
+      ...(o.stopAfter !== undefined ? { stopAfter: o.stopAfter } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.onEvent ? { onEvent: o.onEvent } : {}),
       log,

@@ -14,6 +14,7 @@ import { AGENT_TOOLS } from '../../../src/core/agent/tools';
 
 const CLI = path.join(__dirname, '../../../src/cli/main.js');
 const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic/arith.grpo.json');
+const SFT_EXAMPLE = path.resolve(__dirname, '../../../../examples/sft-arithmetic/arith.sft.json');
 
 interface CallResult {
   isError?: boolean;
@@ -155,5 +156,39 @@ describe('agent tools over MCP (tinker-studio mcp, local engine)', function () {
     );
     const after = await ok('status');
     assert.strictEqual(after.structuredContent?.run_name, undefined, 'finish ends the session');
+  });
+
+  it('trains SFT step by step: init_sft → train_sft_step ×2 → finish, and refuses the GRPO step on it', async () => {
+    const init = await ok('init_sft', { spec_file: SFT_EXAMPLE, overrides: { name: 'agent-sft', batch_size: 8, max_steps: 10, eval_every: 1, save_every: 0 } });
+    assert.strictEqual(init.structuredContent?.run_name, 'agent-sft');
+    assert.ok(Number(init.structuredContent?.train_chats) > 0 && Number(init.structuredContent?.validation_chats) > 0);
+    const wrong = await call('train_grpo_step', {});
+    assert.ok(wrong.isError);
+    assert.match(textOf(wrong), /the session is an SFT run: call train_sft_step/);
+    const s1 = await ok('train_sft_step', { num_steps: 2 });
+    assert.strictEqual(s1.structuredContent?.first_step, 0);
+    assert.strictEqual(s1.structuredContent?.last_step, 1);
+    assert.ok(Number(s1.structuredContent?.train_mean_nll) > 0);
+    assert.ok(Number(s1.structuredContent?.test_nll) > 0, 'validation NLL measured (eval_every 1)');
+    assert.match(textOf(s1), /^steps 0–1 done \(2 so far\)/);
+    const s2 = await ok('train_sft_step', {});
+    assert.strictEqual(s2.structuredContent?.first_step, 2);
+    const runDir = String(s2.structuredContent?.run_dir);
+    const fin = await ok('finish');
+    assert.strictEqual(fin.structuredContent?.steps, 3);
+    const metricsFile = path.join(runDir, 'metrics.jsonl');
+    assert.deepStrictEqual(
+      mergeMetrics(parseRecords(fs.readFileSync(metricsFile, 'utf8'), metricsFile, MetricsRecord).records).map((m) => m.step),
+      [0, 1, 2],
+    );
+    const ckFile = path.join(runDir, 'checkpoints.jsonl');
+    assert.deepStrictEqual(
+      parseRecords(fs.readFileSync(ckFile, 'utf8'), ckFile, CheckpointRecord).records.map((c) => [c.name, c.batch]),
+      [
+        ['000002', 2],
+        ['000003', 3],
+        ['final', 3],
+      ],
+    );
   });
 });

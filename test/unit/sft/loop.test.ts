@@ -106,7 +106,7 @@ describe('SFT loop on the engine', function () {
     });
     assert.strictEqual(first.status, 'cancelled');
     assert.strictEqual(first.iterationsRun, 3);
-    const resumeFrom = RunWriter.open(writer.dir).lastStateCheckpoint();
+    const resumeFrom = writer.lastStateCheckpoint(); // the writer holds the run directory's lock
     assert.strictEqual(resumeFrom?.batch, 3);
     const second = await runSft({ service, config: c, renderer, train: TRAIN, validation: [], writer, resumeFrom });
     assert.strictEqual(second.status, 'completed', second.error);
@@ -142,7 +142,7 @@ describe('SFT loop on the engine', function () {
     });
     assert.strictEqual(first.status, 'cancelled');
     assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0]);
-    const resumeFrom = RunWriter.open(writer.dir).lastStateCheckpoint();
+    const resumeFrom = writer.lastStateCheckpoint(); // the writer holds the run directory's lock
     assert.strictEqual(resumeFrom?.batch, 1, 'a resume checkpoint at the dropped step was saved');
     const second = await runSft({ service, config: c, renderer, train: TRAIN, validation: VALIDATION, writer, resumeFrom });
     assert.strictEqual(second.status, 'completed', second.error);
