@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { Finding, diagnoseMetrics } from '../runs/doctor';
 import { MetricsRecord, mergeMetrics, parseRecords } from '../runs/runDirectory';
 import { iterationDirName } from '../runs/runWriter';
 
@@ -40,6 +41,8 @@ export interface StepReport {
   reward_errors: string[];
   /** best and worst completion of one mixed group of the last iteration */
   samples: Array<{ which: 'best' | 'worst'; problem_id: string; reward: number; advantage: number; completion: string }>;
+  /** the run doctor's findings on the whole run so far (none while the evidence is thin) */
+  findings: Finding[];
 }
 
 const SampleLine = z.object({
@@ -123,6 +126,10 @@ export function stepReport(o: {
     seconds: ran.reduce((s, r) => s + (num(r, REPORT_KEYS.time) ?? 0), 0),
     reward_errors: o.rewardErrors.slice(0, 3),
     samples: last ? mixedGroupSnippets(o.runDir, last.step) : [],
+    findings: diagnoseMetrics(
+      all.map((r) => r.step),
+      (key) => all.map((r) => num(r, key)),
+    ),
   };
 }
 
@@ -140,6 +147,7 @@ export function stepReportText(r: StepReport): string {
   ];
   if (r.reward_errors.length > 0) lines.push(`reward errors: ${r.reward_errors.join(' | ')}`);
   for (const s of r.samples) lines.push(`${s.which} (${s.problem_id}, reward ${f3(s.reward)}): ${JSON.stringify(s.completion)}`);
+  for (const f of r.findings) lines.push(`doctor: ${f.title} — ${f.evidence}; ${f.remedy}`);
   lines.push(`run directory: ${r.run_dir}`);
   return lines.join('\n');
 }

@@ -8,10 +8,10 @@ import * as path from 'path';
 import { stepReport, stepReportText } from '../../../src/core/agent/report';
 import { mergeSpec } from '../../../src/core/agent/session';
 
-function runDir(rewards: number[]): string {
+function runDir(rewards: number[], allBad = 0.25, allGood = 0.25): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-report-'));
   const lines = rewards.map((r, step) =>
-    JSON.stringify({ step, 'env/all/reward/total': r, 'env/all/by_group/frac_mixed': 0.5, 'env/all/by_group/frac_all_good': 0.25, 'env/all/by_group/frac_all_bad': 0.25, 'env/all/frac_truncated': 0.125, 'optim/kl_sample_train_v1': 1e-4, 'optim/entropy': 0.5, 'time/total': 2 }),
+    JSON.stringify({ step, 'env/all/reward/total': r, 'env/all/by_group/frac_mixed': 1 - allBad - allGood, 'env/all/by_group/frac_all_good': allGood, 'env/all/by_group/frac_all_bad': allBad, 'env/all/frac_truncated': 0.125, 'optim/kl_sample_train_v1': 1e-4, 'optim/entropy': 0.5, 'time/total': 2 }),
   );
   fs.writeFileSync(path.join(dir, 'metrics.jsonl'), lines.join('\n') + '\n');
   const last = rewards.length - 1;
@@ -45,6 +45,19 @@ describe('agent step report', () => {
       assert.match(text, /reward 0\.300 \(trend \+0\.200\)/);
       assert.match(text, /4 mixed, 2 all-good \(ALL-1\), 2 all-bad \(ALL-0\) of 8; truncated 0\.125/);
       assert.ok(text.endsWith(`run directory: ${dir}`));
+      assert.deepStrictEqual(r.findings, [], 'no doctor finding on a healthy run');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('carries the run doctor\'s findings: mostly ALL-0 groups', () => {
+    const dir = runDir([0.1, 0.1, 0.1, 0.1, 0.1], 0.75, 0);
+    try {
+      const r = stepReport({ runDir: dir, firstStep: 4, lastStep: 4, stepsTotal: 20, groupsPerBatch: 8, rewardErrors: [] });
+      assert.deepStrictEqual(r.groups, { total: 8, mixed: 2, all_good: 0, all_bad: 6 });
+      assert.deepStrictEqual(r.findings.map((f) => f.id), ['mostly-all-bad']);
+      assert.match(stepReportText(r), /^doctor: /m);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
