@@ -37,7 +37,10 @@ if (!host) {
 
 let r;
 if (host === 'code-server') {
-  r = spawnSync(process.execPath, [path.join(root, 'scripts/run-web-tests.mjs')], { stdio: 'inherit', cwd: root });
+  // the whole suite's limit: generous, since it covers every GRPO and SFT run the suite trains on a
+  // 2-core machine; a hang still ends the layer with a screenshot instead of holding CI
+  const env = { ...process.env, TEST_TIMEOUT_MS: process.env.TEST_TIMEOUT_MS || '900000' };
+  r = spawnSync(process.execPath, [path.join(root, 'scripts/run-web-tests.mjs')], { stdio: 'inherit', cwd: root, env });
 } else {
   const runTest = path.join(root, 'out/test/runTest.js');
   const needsDisplay = process.platform === 'linux' && !process.env.DISPLAY;

@@ -6,8 +6,12 @@ import { Redactor } from '../core/config/redact';
 export class Log implements vscode.Disposable {
   private readonly channel: vscode.LogOutputChannel;
 
-  constructor(readonly redactor: Redactor) {
-    this.channel = vscode.window.createOutputChannel('Tinker', { log: true });
+  /** `name` other than the extension's own 'Tinker' for a second log (disposing a log channel closes every channel of its name) */
+  constructor(
+    readonly redactor: Redactor,
+    name = 'Tinker',
+  ) {
+    this.channel = vscode.window.createOutputChannel(name, { log: true });
   }
 
   trace(message: string): void {

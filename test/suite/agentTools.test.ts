@@ -2,13 +2,11 @@
 // vscode.lm.invokeTool runs init_grpo and one train_grpo_step in the extension host, whose run then
 // appears in the Runs view like any other.
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { TinkerStudioApi } from '../../src/extension';
 import { writeTinySpec } from './grpoFixtures';
-import { activateExtension, waitFor } from './helpers';
+import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
 
 const TOOL_NAMES = ['init_grpo', 'train_grpo_step', 'init_sft', 'train_sft_step', 'sample', 'save', 'load', 'status', 'finish'];
 
@@ -18,22 +16,13 @@ function resultText(r: vscode.LanguageModelToolResult): string {
 
 suite('agent tools (language-model tools)', function () {
   this.timeout(240_000);
+  const suiteState = useLocalEngineAndRunsFolder('tinker-agent-runs-');
   let api: TinkerStudioApi;
   let runsDir: string;
 
-  suiteSetup(async () => {
-    api = await activateExtension();
-    runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-agent-runs-'));
-    const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('backend', 'local', vscode.ConfigurationTarget.Global);
-    await c.update('runsDirectory', runsDir, vscode.ConfigurationTarget.Global);
-    await waitFor('the runs folder setting to apply', () => api.runs.runsFolder === runsDir);
-  });
-
-  suiteTeardown(async () => {
-    const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('runsDirectory', undefined, vscode.ConfigurationTarget.Global);
-    await c.update('backend', undefined, vscode.ConfigurationTarget.Global);
+  suiteSetup(() => {
+    api = suiteState.api();
+    runsDir = suiteState.runsDir();
   });
 
   test('the tools are registered', async () => {

@@ -55,7 +55,7 @@ suite('GRPO group breakdown panel', function () {
 
   suiteSetup(async () => {
     api = await activateExtension();
-    log = new Log(new Redactor());
+    log = new Log(new Redactor(), 'Tinker (test)');
   });
 
   suiteTeardown(() => log.dispose());

@@ -3,34 +3,26 @@
 // run, tinker.rewardFileActive while a reward file is the active editor.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../../src/core/grpo/types';
 import type { TinkerStudioApi } from '../../src/extension';
 import { CONTEXT_KEYS } from '../../src/vscode/contextKeys';
 import { writeTinySpec } from './grpoFixtures';
-import { activateExtension, waitFor, workspaceRoot } from './helpers';
+import { useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
 
 suite('context keys', function () {
   this.timeout(240_000);
+  const suiteState = useLocalEngineAndRunsFolder('tinker-ctx-runs-');
   let api: TinkerStudioApi;
-  let runsDir: string;
   const key = (k: string) => api.contextKeys.get(k);
 
-  suiteSetup(async () => {
-    api = await activateExtension();
-    runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-ctx-runs-'));
-    const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('backend', 'local', vscode.ConfigurationTarget.Global);
-    await c.update('runsDirectory', runsDir, vscode.ConfigurationTarget.Global);
-    await waitFor('the runs folder setting to apply', () => api.runs.runsFolder === runsDir);
+  suiteSetup(() => {
+    api = suiteState.api();
   });
 
   suiteTeardown(async () => {
     const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('runsDirectory', undefined, vscode.ConfigurationTarget.Global);
-    await c.update('backend', undefined, vscode.ConfigurationTarget.Global);
     await c.update('rewardFiles', undefined, vscode.ConfigurationTarget.Global);
   });
 

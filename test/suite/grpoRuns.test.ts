@@ -3,7 +3,6 @@
 // CodeLenses, Cancel and Resume, and a failure that must not escape the command.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../../src/core/grpo/types';
@@ -13,30 +12,25 @@ import { Redactor } from '../../src/core/config/redact';
 import { Log } from '../../src/vscode/log';
 import { metricsPanels } from '../../src/vscode/metricsPanels';
 import { ToWebview } from '../../webview/shared/metricsProtocol';
-import { activateExtension, EXTENSION_ID, waitFor } from './helpers';
+import { EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from './helpers';
 import { TransportRecorder } from './recordingTransport';
 
 const RUN_TIMEOUT = 240_000;
 
 suite('GRPO runs from the extension host', function () {
   this.timeout(RUN_TIMEOUT);
+  const suiteState = useLocalEngineAndRunsFolder('tinker-grpo-runs-');
   let api: TinkerStudioApi;
   let runsDir: string;
 
-  suiteSetup(async () => {
-    api = await activateExtension();
-    runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-grpo-runs-'));
-    const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('backend', 'local', vscode.ConfigurationTarget.Global);
-    await c.update('runsDirectory', runsDir, vscode.ConfigurationTarget.Global);
-    await waitFor('the runs folder setting to apply', () => api.runs.runsFolder === runsDir);
+  suiteSetup(() => {
+    api = suiteState.api();
+    runsDir = suiteState.runsDir();
   });
 
   suiteTeardown(async () => {
     const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('runsDirectory', undefined, vscode.ConfigurationTarget.Global);
     await c.update('pythonPath', undefined, vscode.ConfigurationTarget.Global);
-    await c.update('backend', undefined, vscode.ConfigurationTarget.Global);
   });
 
   let finished: GrpoRunResult | undefined;
@@ -210,7 +204,7 @@ suite('GRPO runs from the extension host', function () {
     const spec = writeTinySpec({ name: 'live', iterations: ITERATIONS, holdout: false });
     const started = Promise.resolve(vscode.commands.executeCommand<GrpoRunResult>('tinker.startGrpoRun', spec));
     const run = await waitFor('the run directory', () => api.registry.active().find((r) => r.specFile === spec && r.runDir), RUN_TIMEOUT / 2);
-    const log = new Log(new Redactor());
+    const log = new Log(new Redactor(), 'Tinker (test)');
     const recorder = new TransportRecorder();
     const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
     const panels = metricsPanels({ extensionUri, log, registry: api.registry, openIteration: async () => false }, recorder.factory);

@@ -1,6 +1,7 @@
 // Small helpers for the extension-host suite: wait on conditions (never fixed sleeps), get the API.
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { TinkerStudioApi } from '../../src/extension';
@@ -65,4 +66,39 @@ export async function waitForRunsWatcher(api: TinkerStudioApi, timeoutMs = 30_00
   } finally {
     fs.rmSync(probeDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * For a suite that runs on the local engine: activates the extension, points tinker.runsDirectory
+ * at a fresh temp folder (user settings) before the suite and resets both settings after it.
+ * Returns getters, valid inside the suite's tests.
+ */
+export function useLocalEngineAndRunsFolder(prefix: string): { api: () => TinkerStudioApi; runsDir: () => string } {
+  let api: TinkerStudioApi | undefined;
+  let runsDir: string | undefined;
+  suiteSetup(async () => {
+    api = await activateExtension();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    runsDir = dir;
+    const c = vscode.workspace.getConfiguration('tinker');
+    await c.update('backend', 'local', vscode.ConfigurationTarget.Global);
+    await c.update('runsDirectory', dir, vscode.ConfigurationTarget.Global);
+    const a = api;
+    await waitFor('the runs folder setting to apply', () => a.runs.runsFolder === dir);
+  });
+  suiteTeardown(async () => {
+    const c = vscode.workspace.getConfiguration('tinker');
+    await c.update('runsDirectory', undefined, vscode.ConfigurationTarget.Global);
+    await c.update('backend', undefined, vscode.ConfigurationTarget.Global);
+  });
+  return {
+    api: () => {
+      assert.ok(api, 'the suite has started');
+      return api;
+    },
+    runsDir: () => {
+      assert.ok(runsDir, 'the suite has started');
+      return runsDir;
+    },
+  };
 }

@@ -47,7 +47,7 @@ suite('Metrics panel', function () {
 
   suiteSetup(async () => {
     api = await activateExtension();
-    log = new Log(new Redactor());
+    log = new Log(new Redactor(), 'Tinker (test)');
   });
 
   suiteTeardown(() => log.dispose());

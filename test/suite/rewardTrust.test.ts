@@ -67,7 +67,7 @@ suite('Reward functions in an untrusted workspace', function () {
       onDidChange: changed.event,
     };
     const trust = new UntrustedWorkspaceStandIn();
-    const log = new Log(new Redactor());
+    const log = new Log(new Redactor(), 'Tinker (test)');
     const validator = new RewardValidator({ log, index: lookup, runsFolder: () => path.join(dir, 'runs'), trust, name: 'tinker-reward-trust-test' });
     try {
       const untrusted = diagnosticsOf(validator.collection, uri, (ds) => ds.length === 2, 'the untrusted diagnostics');

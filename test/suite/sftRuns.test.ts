@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { SftRunResult } from '../../src/core/sft/loop';
 import type { TinkerStudioApi } from '../../src/extension';
 import { checkpointNames, loggedSteps } from './grpoFixtures';
-import { activateExtension, waitFor } from './helpers';
+import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
 
 const RUN_TIMEOUT = 240_000;
 
@@ -36,22 +36,13 @@ const metricsLines = (runDir: string) =>
 
 suite('SFT runs from the extension host', function () {
   this.timeout(RUN_TIMEOUT);
+  const suiteState = useLocalEngineAndRunsFolder('tinker-sft-runs-');
   let api: TinkerStudioApi;
   let runsDir: string;
 
-  suiteSetup(async () => {
-    api = await activateExtension();
-    runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-sft-runs-'));
-    const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('backend', 'local', vscode.ConfigurationTarget.Global);
-    await c.update('runsDirectory', runsDir, vscode.ConfigurationTarget.Global);
-    await waitFor('the runs folder setting to apply', () => api.runs.runsFolder === runsDir);
-  });
-
-  suiteTeardown(async () => {
-    const c = vscode.workspace.getConfiguration('tinker');
-    await c.update('runsDirectory', undefined, vscode.ConfigurationTarget.Global);
-    await c.update('backend', undefined, vscode.ConfigurationTarget.Global);
+  suiteSetup(() => {
+    api = suiteState.api();
+    runsDir = suiteState.runsDir();
   });
 
   test('Start SFT Run on a spec trains on the local engine, shows its steps in the status bar, and writes train and validation NLL', async () => {

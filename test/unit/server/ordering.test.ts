@@ -31,7 +31,8 @@ describe('engine server: ordering, deduplication, sessions', function () {
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-server-'));
     backend = await createComputeBackend({ weightsDir: path.join(dir, 'none') });
-    server = await startEngineServer({ dataDir: dir, backend, longPollMs: 300, sessionTimeoutMs: 400 });
+    // sessions outlive any test here, however loaded the machine; the expiry test starts its own server
+    server = await startEngineServer({ dataDir: dir, backend, longPollMs: 300, sessionTimeoutMs: 120_000 });
   });
   after(async () => {
     await server.close();
@@ -39,11 +40,11 @@ describe('engine server: ordering, deduplication, sessions', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function newModel(): Promise<{ session: string; model: string }> {
-    const s = await post(server.url, 'create_session', { tags: [], user_metadata: {}, type: 'create_session' });
+  async function newModel(url = server.url): Promise<{ session: string; model: string }> {
+    const s = await post(url, 'create_session', { tags: [], user_metadata: {}, type: 'create_session' });
     const session = s.json.session_id as string;
-    const h = await post(server.url, 'create_model', { session_id: session, model_seq_id: 0, base_model: RANDOM_MODEL, lora_config: { rank: 2, seed: 1 }, type: 'create_model' });
-    const r = await result(server.url, h.json.request_id);
+    const h = await post(url, 'create_model', { session_id: session, model_seq_id: 0, base_model: RANDOM_MODEL, lora_config: { rank: 2, seed: 1 }, type: 'create_model' });
+    const r = await result(url, h.json.request_id);
     return { session, model: r.model_id as string };
   }
 
@@ -99,10 +100,19 @@ describe('engine server: ordering, deduplication, sessions', function () {
   });
 
   it('expires a session without heartbeats and releases its models', async () => {
-    const { model } = await newModel();
+    const short = await startEngineServer({ dataDir: path.join(dir, 'short-sessions'), backend, longPollMs: 300, sessionTimeoutMs: 400 });
+    try {
+      await expiresModel(short.url);
+    } finally {
+      await short.close();
+    }
+  });
+
+  async function expiresModel(url: string): Promise<void> {
+    const { model } = await newModel(url);
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const r = await post(server.url, 'get_info', { model_id: model, type: 'get_info' });
+      const r = await post(url, 'get_info', { model_id: model, type: 'get_info' });
       if (r.status === 404) {
         assert.match(String(r.json.detail), /not loaded/);
         break;
@@ -110,7 +120,7 @@ describe('engine server: ordering, deduplication, sessions', function () {
       assert.ok(Date.now() < deadline, 'the model was released within 20 s');
       await new Promise((res) => setTimeout(res, 100));
     }
-  });
+  }
 
   it('rejects malformed bodies naming the field', async () => {
     const r = await post(server.url, 'create_model', { session_id: 'x', base_model: RANDOM_MODEL, lora_config: { rank: 'eight' } });
