@@ -3,9 +3,9 @@
 // actions copy a path. The time comes from the record when it has one, else from the file's mtime.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import type { CheckpointRecord, RunSummary } from '../core/runs/runDirectory';
-import { escapeMd } from './runsTree';
 import { RunsModel } from './runsModel';
 
 export type CheckpointNode =
@@ -88,10 +88,10 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       .join(' · ');
     item.iconPath = new vscode.ThemeIcon(c.name === 'final' || c.final === true ? 'star-full' : 'save');
     const tip = new vscode.MarkdownString();
-    tip.appendMarkdown(`**${escapeMd(c.name)}** of ${escapeMd(node.run.name)}\n\n`);
+    tip.appendMarkdown(`**${escapeMarkdown(c.name)}** of ${escapeMarkdown(node.run.name)}\n\n`);
     if (node.time) tip.appendMarkdown(`Saved: ${node.time.toLocaleString()}\n\n`);
-    if (c.state_path) tip.appendMarkdown(`State: \`${c.state_path}\`\n\n`);
-    if (c.sampler_path) tip.appendMarkdown(`Sampler: \`${c.sampler_path}\``);
+    if (c.state_path) tip.appendMarkdown(`State: ${codeSpan(c.state_path)}\n\n`);
+    if (c.sampler_path) tip.appendMarkdown(`Sampler: ${codeSpan(c.sampler_path)}`);
     item.tooltip = tip;
     return item;
   }

@@ -1,6 +1,7 @@
 // Above the reward function: "Test on N examples — k match, mean 0.63" (the latest validation of
 // the editor's text) and "Dry Run"; hovering the function's name shows every example's result.
 import * as path from 'node:path';
+import { codeSpan } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import { functionNameRange } from '../core/reward/diagnostics';
 import { formatReward, rewardLanguage, summaryText } from '../core/reward/summary';
@@ -63,10 +64,8 @@ export class RewardCodeLensProvider implements vscode.CodeLensProvider, vscode.H
   }
 }
 
-const cell = (s: string, max = 40) => {
-  const one = s.replace(/\s+/g, ' ');
-  return (one.length > max ? `${one.slice(0, max - 1)}…` : one).replace(/\|/g, '\\|').replace(/`/g, "'");
-};
+// completions are model output: shown as code spans, so no link, image or HTML in them renders
+const cell = (s: string, max = 40) => codeSpan(s, max);
 
 /** every example with its reward, as a Markdown table (hover and the examples document) */
 export function examplesMarkdown(state: RewardFileState): string {

@@ -2,6 +2,7 @@
 // node listing the backend's training runs (fetched when expanded; a failure shows as a row).
 // Status: "running" and how a run ended in this window come from the run registry; any other run
 // counts as completed when it has a final checkpoint, else as not finished (it can be resumed).
+import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
 import type { TrainingRun } from '../core/tinker/wire';
@@ -113,9 +114,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
           .filter(Boolean)
           .join(' · ');
         const tip = new vscode.MarkdownString();
-        tip.appendMarkdown(`**${escapeMd(r.training_run_id)}**\n\nBase model: \`${r.base_model}\`\n\n`);
-        if (r.last_checkpoint) tip.appendMarkdown(`Last state: \`${r.last_checkpoint.tinker_path}\`\n\n`);
-        if (r.last_sampler_checkpoint) tip.appendMarkdown(`Last sampler: \`${r.last_sampler_checkpoint.tinker_path}\``);
+        tip.appendMarkdown(`**${escapeMarkdown(r.training_run_id)}**\n\nBase model: ${codeSpan(r.base_model)}\n\n`);
+        if (r.last_checkpoint) tip.appendMarkdown(`Last state: ${codeSpan(r.last_checkpoint.tinker_path)}\n\n`);
+        if (r.last_sampler_checkpoint) tip.appendMarkdown(`Last sampler: ${codeSpan(r.last_sampler_checkpoint.tinker_path)}`);
         item.tooltip = tip;
         item.contextValue = 'tinker.serverRun';
         return item;
@@ -160,11 +161,11 @@ function runItem(run: RunSummary, status: LocalRunStatus, active: ActiveRun | un
   item.iconPath = run.problems.length && status !== 'running' ? new vscode.ThemeIcon('warning') : STATUS_ICON[status];
   item.command = { command: 'tinker.openMetrics', title: 'Open Metrics', arguments: [run.dir] };
   const tip = new vscode.MarkdownString(undefined, true);
-  tip.appendMarkdown(`**${escapeMd(run.name)}** — ${status}\n\n`);
-  if (run.model) tip.appendMarkdown(`Model: \`${escapeMd(run.model)}\`\n\n`);
+  tip.appendMarkdown(`**${escapeMarkdown(run.name)}** — ${status}\n\n`);
+  if (run.model) tip.appendMarkdown(`Model: ${codeSpan(run.model)}\n\n`);
   tip.appendMarkdown(`Steps logged: ${run.steps}\n\nCheckpoints: ${run.checkpoints.length}\n\n`);
-  if (active?.error) tip.appendMarkdown(`Error: ${escapeMd(active.error)}\n\n`);
-  tip.appendMarkdown(`Folder: \`${escapeMd(run.dir)}\``);
+  if (active?.error) tip.appendMarkdown(`Error: ${escapeMarkdown(active.error)}\n\n`);
+  tip.appendMarkdown(`Folder: ${codeSpan(run.dir)}`);
   if (run.problems.length) tip.appendMarkdown(`\n\n$(warning) ${run.problems.length} unreadable line(s); see Tinker: Show Log`);
   item.tooltip = tip;
   return item;
@@ -175,6 +176,3 @@ function formatTime(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
-export function escapeMd(s: string): string {
-  return s.replace(/[\\`*_{}[\]()#+\-.!|]/g, (c) => `\\${c}`);
-}
