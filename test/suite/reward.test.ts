@@ -227,7 +227,8 @@ suite('Reward functions: inline validation, examples and dry runs', function () 
     const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(0, 6));
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     assert.match(text, /\*\*Test on 2 examples — 1 match, mean 1\.00\*\*/);
-    assert.match(text, /\| typing\.examples\.jsonl:2 \| 5 \| 4 \| 0 \| 1 ✗ \|/);
+    // example cells are code spans: a completion's Markdown never renders
+    assert.match(text, /\| `typing\.examples\.jsonl:2` \| `5` \| `4` \| 0 \| 1 ✗ \|/);
 
     const cleared = diagnosticsOf(examplesUri, none, 'the mismatch to clear');
     await replaceText(doc, GOOD, true);
