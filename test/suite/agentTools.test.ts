@@ -45,9 +45,9 @@ suite('agent tools (language-model tools)', function () {
     assert.match(text, /^iteration 0 done \(1\/3\)/, text);
     const runDir = /run directory: (.+)$/m.exec(text)?.[1];
     assert.ok(runDir && path.dirname(runDir) === runsDir, `the run is in the runs folder (${text})`);
-    const row = await waitFor('the agent run in the Runs view', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === runDir));
+    // the view re-reads a run when its files change: wait for the row that has the step logged
+    const row = await waitFor('the agent run in the Runs view, at iteration 0', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === runDir && r.run.lastStep === 0));
     assert.strictEqual(row.status, 'not finished', 'paused between steps: resumable, not finished');
-    assert.strictEqual(row.run.lastStep, 0);
     const status = await vscode.lm.invokeTool('status', { input: {}, toolInvocationToken: undefined }, token);
     assert.match(resultText(status), /agent-tiny \(tinker-studio\/arith-gpt\), iteration 1\/3: idle/);
   });
