@@ -36,7 +36,14 @@ function writeFiles(workspace) {
     ['4', '14', '4', '40'],
     ['7', '17', '27', 'seven'],
   ];
-  const lines = groups.flatMap((g, gi) => g.map((content, t) => JSON.stringify({ group_idx: gi, traj_idx: t, content, ground_truth: gi === 0 ? '4' : '7', reward: content === (gi === 0 ? '4' : '7') ? 1 : 0 })));
+  // whole sample records, as a run writes them (src/core/runs/sampleSchema.ts)
+  const lines = groups.flatMap((g, gi) =>
+    g.map((content, t) => {
+      const truth = gi === 0 ? '4' : '7';
+      const reward = content === truth ? 1 : 0;
+      return JSON.stringify({ group_idx: gi, traj_idx: t, problem_id: `train.jsonl:${gi + 1}`, prompt: 'What is it?', completion: content, content, ground_truth: truth, completion_tokens: [], logprobs: [], reward, advantage: 0, stop_reason: 'stop', termination: 'stop_sequence' });
+    }),
+  );
   fs.writeFileSync(path.join(run, 'iteration_000000', 'train_samples.jsonl'), lines.join('\n') + '\n');
 }
 
