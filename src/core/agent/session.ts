@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Problem } from '../data/types';
-import { checkpointName } from '../grpo/loop';
+import { checkpointName, saveCheckpoint } from '../runs/loopRuntime';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
 import { startGrpoRun } from '../grpo/start';
 import type { GrpoEvent, GrpoRunResult } from '../grpo/types';
@@ -76,6 +76,22 @@ export class SessionError extends Error {
     super(message);
     this.name = 'SessionError';
   }
+}
+
+/** What every stretch of a session's run is started with (startGrpoRun and startSftRun both take it). */
+interface StretchOptions {
+  specFile: string;
+  runsDir: string;
+  cacheDir: string;
+  connect: (spec: BackendChoice) => Promise<ServiceClient>;
+  resumeDir?: string;
+  signal?: AbortSignal;
+  onEvent: (e: GrpoEvent) => void;
+  log?: (line: string) => void;
+}
+
+function cancelNote(result: GrpoRunResult, unit: 'iterations' | 'steps'): string {
+  return result.status === 'cancelled' ? `\n(cancelled: the ${unit} finished are kept and a resume point saved)` : '';
 }
 
 export interface ToolResult<T> {
@@ -188,46 +204,11 @@ export class TrainingSession {
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_iterations must be a whole number ≥ 1 (got ${n})`);
       const done = c.runDir ? withRunWriter(c.runDir, (w) => w.lastStateCheckpoint()?.batch ?? 0) : 0;
       if (done >= c.spec.iterations) throw new SessionError(`the run has done all ${c.spec.iterations} iterations of its spec; call finish, or init_grpo again with a larger "iterations" override`);
-      const errors: string[] = [];
-      let firstStep: number | undefined;
-      let lastStep = done - 1;
-      const watcher = this.o.watch?.(c.spec.name, c.specFile);
-      const signals = [signal, watcher?.signal].filter((x): x is AbortSignal => x !== undefined);
-      const result = await startGrpoRun({
-        spec: c.spec,
-        specFile: c.specFile,
-        runsDir: this.o.runsDir,
-        cacheDir: this.o.cacheDir,
-        python: this.o.python,
-        connect: this.o.connect,
-        ...(c.runDir ? { resumeDir: c.runDir } : {}),
-        stopAfter: n,
-        signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
-        onEvent: (e) => {
-          if (e.type === 'started') c.runDir = e.runDir;
-          if (e.type === 'phase') this.progress = { ...this.progress, step: e.step, phase: e.phase, done: e.done, total: e.total };
-          if (e.type === 'metrics') {
-            firstStep ??= e.step;
-            lastStep = e.step;
-            this.progress.metrics = Object.fromEntries(LAST_METRIC_KEYS.filter((k) => e.metrics[k] !== undefined).map((k) => [k, e.metrics[k]!]));
-          }
-          if (e.type === 'warning') errors.push(e.message);
-          watcher?.onEvent(e);
-        },
-        log: this.o.log,
-      }).catch((err: unknown) => {
-        const error = err instanceof Error ? err.message : String(err);
-        watcher?.onEnd({ runDir: c.runDir ?? '', status: 'failed', iterationsRun: 0, error });
-        throw new SessionError(error);
-      });
-      watcher?.onEnd(result);
-      c.runDir = result.runDir;
-      this.progress.step = lastStep + 1;
-      if (result.status === 'failed') throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the iterations written are kept)`);
-      if (firstStep === undefined) throw new SessionError(`no iteration ran (${result.status}); run directory ${result.runDir}`);
-      const report = stepReport({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: errors });
-      const note = result.status === 'cancelled' ? '\n(cancelled: the iterations finished are kept and a resume point saved)' : '';
-      return { text: stepReportText(report) + note, value: report };
+      const { result, firstStep, lastStep, warnings } = await this.trainStretch(c, 'iterations', signal, (common) =>
+        startGrpoRun({ ...common, spec: c.spec, python: this.o.python, stopAfter: n }),
+      );
+      const report = stepReport({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: warnings });
+      return { text: stepReportText(report) + cancelNote(result, 'iterations'), value: report };
     });
   }
 
@@ -256,47 +237,71 @@ export class TrainingSession {
       if (c.kind !== 'sft') throw new SessionError('the session is a GRPO run: call train_grpo_step (or init_sft for an SFT run)');
       const n = a.num_steps ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
-      let firstStep: number | undefined;
-      let lastStep = -1;
-      const watcher = this.o.watch?.(c.spec.name, c.specFile);
-      const signals = [signal, watcher?.signal].filter((x): x is AbortSignal => x !== undefined);
-      const result = await startSftRun({
-        spec: c.spec,
-        specFile: c.specFile,
-        runsDir: this.o.runsDir,
-        cacheDir: this.o.cacheDir,
-        connect: this.o.connect,
-        ...(c.runDir ? { resumeDir: c.runDir } : {}),
-        stopAfter: n,
-        ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
-        onEvent: (e) => {
-          if (e.type === 'started') {
-            c.runDir = e.runDir;
-            this.progress.stepsTotal = e.endStep;
-          }
-          if (e.type === 'phase') this.progress = { ...this.progress, step: e.step, phase: e.phase, done: e.done, total: e.total };
-          if (e.type === 'metrics') {
-            firstStep ??= e.step;
-            lastStep = e.step;
-            this.progress.metrics = Object.fromEntries(LAST_METRIC_KEYS.filter((k) => e.metrics[k] !== undefined).map((k) => [k, e.metrics[k]!]));
-          }
-          watcher?.onEvent(e);
-        },
-        ...(this.o.log ? { log: this.o.log } : {}),
-      }).catch((err: unknown) => {
-        const error = err instanceof Error ? err.message : String(err);
-        watcher?.onEnd({ runDir: c.runDir ?? '', status: 'failed', iterationsRun: 0, error });
-        throw new SessionError(error);
-      });
-      watcher?.onEnd(result);
-      c.runDir = result.runDir;
-      this.progress.step = lastStep + 1;
-      if (result.status === 'failed') throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the steps written are kept)`);
-      if (firstStep === undefined) throw new SessionError(`no step ran (${result.status}): the run has done all its steps; call finish, or init_sft again with a larger "max_steps" or "num_epochs" override`);
+      const { result, firstStep, lastStep } = await this.trainStretch(c, 'steps', signal, (common) =>
+        startSftRun({
+          ...common,
+          spec: c.spec,
+          stopAfter: n,
+          onEvent: (e) => {
+            if (e.type === 'started') this.progress.stepsTotal = e.endStep;
+            common.onEvent(e);
+          },
+        }),
+      );
       const report = sftStepReport({ runDir: result.runDir, firstStep, lastStep });
-      const note = result.status === 'cancelled' ? '\n(cancelled: the steps finished are kept and a resume point saved)' : '';
-      return { text: sftStepReportText(report) + note, value: report };
+      return { text: sftStepReportText(report) + cancelNote(result, 'steps'), value: report };
     });
+  }
+
+  /**
+   * Runs one stretch of the session's run through `start` (startGrpoRun or startSftRun with the
+   * options every stretch shares): the editor's watcher follows it and can stop it, progress feeds
+   * status(), and a run that failed or ran nothing becomes a SessionError. Returns the steps it ran.
+   */
+  private async trainStretch(
+    c: Current,
+    unit: 'iterations' | 'steps',
+    signal: AbortSignal | undefined,
+    start: (common: StretchOptions) => Promise<GrpoRunResult>,
+  ): Promise<{ result: GrpoRunResult; firstStep: number; lastStep: number; warnings: string[] }> {
+    const warnings: string[] = [];
+    let firstStep: number | undefined;
+    let lastStep = -1;
+    const watcher = this.o.watch?.(c.spec.name, c.specFile);
+    const signals = [signal, watcher?.signal].filter((x): x is AbortSignal => x !== undefined);
+    const result = await start({
+      specFile: c.specFile,
+      runsDir: this.o.runsDir,
+      cacheDir: this.o.cacheDir,
+      connect: this.o.connect,
+      ...(c.runDir ? { resumeDir: c.runDir } : {}),
+      ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+      onEvent: (e) => {
+        if (e.type === 'started') c.runDir = e.runDir;
+        if (e.type === 'phase') this.progress = { ...this.progress, step: e.step, phase: e.phase, done: e.done, total: e.total };
+        if (e.type === 'metrics') {
+          firstStep ??= e.step;
+          lastStep = e.step;
+          this.progress.metrics = Object.fromEntries(LAST_METRIC_KEYS.filter((k) => e.metrics[k] !== undefined).map((k) => [k, e.metrics[k]!]));
+        }
+        if (e.type === 'warning') warnings.push(e.message);
+        watcher?.onEvent(e);
+      },
+      ...(this.o.log ? { log: this.o.log } : {}),
+    }).catch((err: unknown) => {
+      const error = err instanceof Error ? err.message : String(err);
+      watcher?.onEnd({ runDir: c.runDir ?? '', status: 'failed', iterationsRun: 0, error });
+      throw new SessionError(error);
+    });
+    watcher?.onEnd(result);
+    c.runDir = result.runDir;
+    if (firstStep !== undefined) this.progress.step = lastStep + 1;
+    if (result.status === 'failed') throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the ${unit} written are kept)`);
+    if (firstStep === undefined) {
+      const more = unit === 'steps' ? ': the run has done all its steps; call finish, or init_sft again with a larger "max_steps" or "num_epochs" override' : '';
+      throw new SessionError(`no ${unit === 'steps' ? 'step' : 'iteration'} ran (${result.status})${more}; run directory ${result.runDir}`);
+    }
+    return { result, firstStep, lastStep, warnings };
   }
 
   /** The tinker:// sampler path of the current weights (the run's last checkpoint), if any. */
@@ -387,7 +392,7 @@ export class TrainingSession {
       const service = await this.o.connect(c.spec);
       try {
         const { tc, batch } = await this.lastState(c, service);
-        const record = await saveBoth(tc, a.name, batch);
+        const record = await saveCheckpoint(tc, a.name, batch, 'both');
         withRunWriter(c.runDir!, (w) => w.appendCheckpoint(record));
         return { text: `saved "${a.name}" at step ${batch}\nstate: ${record.state_path}\nsampler: ${record.sampler_path}`, value: record };
       } finally {
@@ -436,7 +441,7 @@ export class TrainingSession {
       const service = await this.o.connect(c.spec);
       try {
         const { tc, batch } = await this.lastState(c, service);
-        const final = await saveBoth(tc, 'final', batch);
+        const final = await saveCheckpoint(tc, 'final', batch, 'both');
         withRunWriter(c.runDir, (w) => w.appendCheckpoint(final));
         this.current = undefined;
         this.progress = {};
@@ -471,14 +476,6 @@ function withRunWriter<T>(dir: string, fn: (w: RunWriter) => T): T {
   } finally {
     w.close();
   }
-}
-
-async function saveBoth(tc: TrainingClient, name: string, batch: number) {
-  const state = tc.saveState(name);
-  const sampler = tc.saveWeightsForSampler(name);
-  const s = await (await state).result();
-  const w = await (await sampler).result();
-  return { name, batch, state_path: s.path, ...(w.path ? { sampler_path: w.path } : {}) };
 }
 
 function clip(s: string, n: number): string {

@@ -13,12 +13,12 @@
 // A `final` checkpoint follows the last iteration. Cancelling (the signal) stops between phases: a
 // step whose update was not submitted is dropped whole; a step whose update was submitted is finished
 // and written. Then a state checkpoint at the current step is saved so a resume repeats nothing.
-import { setMaxListeners } from 'node:events';
 import type { PromptPool, Problem } from '../data/types';
 import type { Renderer } from '../render/types';
 import type { RewardRunner } from '../reward/types';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
+import { endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, checkpointName, Cancelled } from '../runs/loopRuntime';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
 import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
@@ -86,44 +86,15 @@ export function batchProblems(train: readonly Problem[], i: number, groupsPerBat
   return Array.from({ length: groupsPerBatch }, (_, k) => train[(i * groupsPerBatch + k) % train.length]!);
 }
 
-export function checkpointName(step: number): string {
-  return String(step).padStart(6, '0');
-}
-
-class Cancelled extends Error {}
-
-export async function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
-  // one internal signal for the many concurrent requests of a step (each adds an abort listener)
-  const inner = new AbortController();
-  setMaxListeners(0, inner.signal);
-  const onAbort = () => inner.abort();
-  if (o.signal?.aborted) inner.abort();
-  else o.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await runLoop({ ...o, signal: inner.signal });
-  } finally {
-    o.signal?.removeEventListener('abort', onAbort);
-  }
+export function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
+  return withInnerSignal(o.signal, (signal) => runLoop({ ...o, signal }));
 }
 
 async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
   const c = o.config;
-  const log = (line: string) => {
-    o.log?.(line);
-    o.writer.appendLog(`${new Date().toISOString()} ${line}`);
-  };
-  // a failing listener (a view, a progress bar) must not stop training
-  const emit = (e: GrpoEvent) => {
-    try {
-      o.onEvent?.(e);
-    } catch (err) {
-      log(`an event listener failed on "${e.type}": ${(err as Error)?.message ?? String(err)}`);
-    }
-  };
+  const io = loopIo(o);
+  const { log, emit, checkCancel } = io;
   const signal = o.signal;
-  const checkCancel = () => {
-    if (signal?.aborted) throw new Cancelled('cancelled');
-  };
   const startStep = o.resumeFrom?.batch ?? 0;
   const endStep = c.iterations;
   const stopStep = o.stopAfter !== undefined ? Math.min(endStep, startStep + Math.max(1, o.stopAfter)) : endStep;
@@ -187,15 +158,6 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
     log(`${message}${first.e.traceback ? `\n${first.e.traceback}` : ''}`);
   };
 
-  /** Saves a checkpoint under `name` (state, or state and sampler weights) and returns its record. */
-  const saveCheckpoint = async (client: TrainingClient, name: string, batch: number, kind: 'state' | 'both', ttlSeconds?: number): Promise<CheckpointRecord> => {
-    const stateSubmitted = client.saveState(name, { ttlSeconds });
-    const samplerSubmitted = kind === 'both' ? client.saveWeightsForSampler(name, { ttlSeconds }) : undefined;
-    const state = await (await stateSubmitted).result();
-    const sampler = samplerSubmitted ? await (await samplerSubmitted).result() : undefined;
-    return { name, batch, state_path: state.path, ...(sampler?.path ? { sampler_path: sampler.path } : {}) };
-  };
-
   try {
     if (startStep >= endStep) {
       log(`nothing to run: the run is at step ${startStep} of ${endStep}`);
@@ -203,9 +165,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       return { runDir: o.writer.dir, status, iterationsRun };
     }
     const userMetadata = { renderer_name: o.renderer.name };
-    if (o.resumeFrom?.state_path) tc = await o.service.createTrainingClientFromState(o.resumeFrom.state_path, { withOptimizer: true, userMetadata }, signal);
-    else if (c.loadCheckpointPath) tc = await o.service.createTrainingClientFromState(c.loadCheckpointPath, { withOptimizer: false, userMetadata }, signal);
-    else tc = await o.service.createLoraTrainingClient(c.model, { rank: c.loraRank, seed: c.seed, userMetadata }, signal);
+    tc = await openTrainingClient(o.service, c, o.resumeFrom, userMetadata, signal);
     const trainer = tc;
     let sampler = await trainer.saveWeightsAndGetSamplingClient(signal);
 
@@ -266,7 +226,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       emit({ type: 'phase', step: i, phase: 'checkpoint' });
       sampler = await timer.time('save_checkpoint_and_get_sampling_client', async () => {
         if (c.saveEvery > 0 && s % c.saveEvery === 0) {
-          record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(s), s, 'both', c.ttlSeconds));
+          record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(s), s, 'both', { ttlSeconds: c.ttlSeconds }));
           return o.service.createSamplingClient({ modelPath: record.sampler_path! });
         }
         return trainer.saveWeightsAndGetSamplingClient();
@@ -287,35 +247,11 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       log(`step ${i}/${endStep}: reward ${fmt(metrics['env/all/reward/total'])}, frac_mixed ${fmt(metrics['env/all/by_group/frac_mixed'])}, truncated ${fmt(metrics['env/all/frac_truncated'])}, kl_v1 ${exp(metrics['optim/kl_sample_train_v1'])}, entropy ${fmt(metrics['optim/entropy'])}${metrics['test/env/all/reward/total'] !== undefined ? `, test reward ${fmt(metrics['test/env/all/reward/total'])}` : ''}, ${fmt(metrics['time/total'])} s`);
     }
 
-    if (stopStep < endStep) {
-      status = 'paused';
-      if (lastSavedBatch < stopStep) {
-        const rec = await saveCheckpoint(trainer, checkpointName(stopStep), stopStep, 'both', c.ttlSeconds);
-        o.writer.appendCheckpoint(rec);
-        emit({ type: 'checkpoint', record: rec });
-      }
-      log(`paused after ${iterationsRun} iterations (next step ${stopStep} of ${endStep})`);
-    } else {
-      const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
-      o.writer.appendCheckpoint(final);
-      emit({ type: 'checkpoint', record: final });
-      log(`finished: ${iterationsRun} iterations, final checkpoint ${final.state_path}`);
-    }
+    status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });
   } catch (err) {
     if (err instanceof Cancelled || signal?.aborted) {
       status = 'cancelled';
-      const batch = lastStep + 1;
-      if (tc && batch > lastSavedBatch) {
-        try {
-          // a resume point at exactly the steps written, so resuming repeats and loses nothing
-          const rec = await saveCheckpoint(tc, checkpointName(batch), batch, 'state', c.ttlSeconds);
-          o.writer.appendCheckpoint(rec);
-          emit({ type: 'checkpoint', record: rec });
-        } catch (saveErr) {
-          log(`cancelled; saving a resume checkpoint at step ${batch} failed: ${(saveErr as Error).message}`);
-        }
-      }
-      log(`cancelled after ${iterationsRun} iterations (next step ${batch})`);
+      await saveResumePoint({ trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });
     } else {
       status = 'failed';
       error = (err as Error)?.message ?? String(err);

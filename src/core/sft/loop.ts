@@ -8,12 +8,11 @@
 //      (the next step to run) and the epoch; 4. one metrics.jsonl line, then the checkpoint record.
 // A `final` checkpoint follows the last step. Cancelling stops between steps; a state checkpoint at the
 // next step is saved so a resume repeats and loses nothing.
-import { setMaxListeners } from 'node:events';
-import { checkpointName } from '../grpo/loop';
 import { SpanTimer } from '../grpo/spanTimer';
 import { COOKBOOK_ADAM } from '../grpo/trainStep';
 import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from '../grpo/types';
 import type { Renderer, TrainOnWhat } from '../render/types';
+import { Cancelled, checkpointName, endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
@@ -69,38 +68,15 @@ export function totalSteps(nTrain: number, c: Pick<SftLoopConfig, 'batchSize' | 
   return Math.min(byEpochs, c.maxSteps ?? Infinity);
 }
 
-class Cancelled extends Error {}
-
-export async function runSft(o: RunSftOptions): Promise<SftRunResult> {
-  const inner = new AbortController();
-  setMaxListeners(0, inner.signal);
-  const onAbort = () => inner.abort();
-  if (o.signal?.aborted) inner.abort();
-  else o.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await runLoop({ ...o, signal: inner.signal });
-  } finally {
-    o.signal?.removeEventListener('abort', onAbort);
-  }
+export function runSft(o: RunSftOptions): Promise<SftRunResult> {
+  return withInnerSignal(o.signal, (signal) => runLoop({ ...o, signal }));
 }
 
 async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
   const c = o.config;
-  const log = (line: string) => {
-    o.log?.(line);
-    o.writer.appendLog(`${new Date().toISOString()} ${line}`);
-  };
-  const emit = (e: GrpoEvent) => {
-    try {
-      o.onEvent?.(e);
-    } catch (err) {
-      log(`an event listener failed on "${e.type}": ${(err as Error)?.message ?? String(err)}`);
-    }
-  };
+  const io = loopIo(o);
+  const { log, emit, checkCancel } = io;
   const signal = o.signal;
-  const checkCancel = () => {
-    if (signal?.aborted) throw new Cancelled('cancelled');
-  };
   const startStep = o.resumeFrom?.batch ?? 0;
   const endStep = totalSteps(o.train.length, c);
   const stopStep = o.stopAfter !== undefined ? Math.min(endStep, startStep + Math.max(1, o.stopAfter)) : endStep;
@@ -131,13 +107,8 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
   emit({ type: 'started', runDir: o.writer.dir, runName: o.writer.name, model: c.model, startStep, endStep, resumed: o.resumeFrom !== undefined });
   log(`${o.resumeFrom ? `resuming at step ${startStep} from ${o.resumeFrom.state_path}` : 'starting'}: ${c.model}, batch ${c.batchSize}, ${nBatches} batches per epoch, lr ${c.learningRate} (${c.lrSchedule}, warmup ${c.warmupSteps}), steps ${startStep}..${endStep - 1}`);
 
-  const saveCheckpoint = async (client: TrainingClient, name: string, batch: number, kind: 'state' | 'both', ttlSeconds?: number): Promise<CheckpointRecord> => {
-    const stateSubmitted = client.saveState(name, { ttlSeconds });
-    const samplerSubmitted = kind === 'both' ? client.saveWeightsForSampler(name, { ttlSeconds }) : undefined;
-    const state = await (await stateSubmitted).result();
-    const sampler = samplerSubmitted ? await (await samplerSubmitted).result() : undefined;
-    return { name, batch, epoch: Math.floor(batch / nBatches), state_path: state.path, ...(sampler?.path ? { sampler_path: sampler.path } : {}) };
-  };
+  // SFT checkpoints also record the epoch of their batch
+  const epochOf = (batch: number) => ({ epoch: Math.floor(batch / nBatches) });
 
   /** NLL of the validation chats under the current weights (forward only, batch_size chats per call). */
   const validationNll = async (step: number, trainer: TrainingClient): Promise<number> => {
@@ -166,9 +137,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
       return { runDir: o.writer.dir, status, iterationsRun: 0 };
     }
     const userMetadata = { renderer_name: o.renderer.name };
-    if (o.resumeFrom?.state_path) tc = await o.service.createTrainingClientFromState(o.resumeFrom.state_path, { withOptimizer: true, userMetadata }, signal);
-    else if (c.loadCheckpointPath) tc = await o.service.createTrainingClientFromState(c.loadCheckpointPath, { withOptimizer: false, userMetadata }, signal);
-    else tc = await o.service.createLoraTrainingClient(c.model, { rank: c.loraRank, seed: c.seed, userMetadata }, signal);
+    tc = await openTrainingClient(o.service, c, o.resumeFrom, userMetadata, signal);
     const trainer = tc;
 
     for (let s = startStep; s < stopStep; s++) {
@@ -215,7 +184,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
       let record: CheckpointRecord | undefined;
       if (c.saveEvery > 0 && next % c.saveEvery === 0 && next < endStep) {
         emit({ type: 'phase', step: s, phase: 'checkpoint' });
-        record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', c.ttlSeconds));
+        record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', { ttlSeconds: c.ttlSeconds, extra: epochOf(next) }));
       }
       metrics['time/total'] = (performance.now() - t0) / 1000;
       Object.assign(metrics, timer.metrics());
@@ -233,34 +202,11 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
     }
     if (truncatedCount > 0) log(`max_length ${c.maxLength}: ${truncatedCount} chats were cut`);
 
-    if (stopStep < endStep) {
-      status = 'paused';
-      if (lastSavedBatch < stopStep) {
-        const rec = await saveCheckpoint(trainer, checkpointName(stopStep), stopStep, 'both', c.ttlSeconds);
-        o.writer.appendCheckpoint(rec);
-        emit({ type: 'checkpoint', record: rec });
-      }
-      log(`paused after ${stepsRun} steps (next step ${stopStep} of ${endStep})`);
-    } else {
-      const final = await saveCheckpoint(trainer, 'final', endStep, 'both');
-      o.writer.appendCheckpoint(final);
-      emit({ type: 'checkpoint', record: final });
-      log(`finished: ${stepsRun} steps, final checkpoint ${final.state_path}`);
-    }
+    status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'steps', done: stepsRun, extra: epochOf });
   } catch (err) {
     if (err instanceof Cancelled || signal?.aborted) {
       status = 'cancelled';
-      const batch = lastStep + 1;
-      if (tc && batch > lastSavedBatch) {
-        try {
-          const rec = await saveCheckpoint(tc, checkpointName(batch), batch, 'state', c.ttlSeconds);
-          o.writer.appendCheckpoint(rec);
-          emit({ type: 'checkpoint', record: rec });
-        } catch (saveErr) {
-          log(`cancelled; saving a resume checkpoint at step ${batch} failed: ${(saveErr as Error).message}`);
-        }
-      }
-      log(`cancelled after ${stepsRun} steps (next step ${batch})`);
+      await saveResumePoint({ trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'steps', done: stepsRun, extra: epochOf });
     } else {
       status = 'failed';
       error = (err as Error)?.message ?? String(err);

@@ -3,7 +3,8 @@
 // constant-group removal, datums on the wire, batches, rollout summaries.
 import * as assert from 'assert';
 import type { Problem } from '../../../src/core/data/types';
-import { batchProblems, checkpointName } from '../../../src/core/grpo/loop';
+import { batchProblems } from '../../../src/core/grpo/loop';
+import { checkpointName } from '../../../src/core/runs/loopRuntime';
 import { prefixKeys, trajectoryMetrics, TrajectoryStats } from '../../../src/core/grpo/metrics';
 import { rolloutSummaries } from '../../../src/core/grpo/records';
 import { RolloutGroup, ScoredRollout, attachRewards, stepMetrics, stopParam } from '../../../src/core/grpo/rollout';
