@@ -239,7 +239,10 @@ export function defaultRunName(file: string): string {
 
 /** Parses and validates spec text; `fileLabel` prefixes every message. Throws RunSpecError. */
 export function parseRunSpecText(text: string, fileLabel: string): RunSpec {
-  const value = parseJsonWithPosition(text, fileLabel);
+  return validateRunSpec(parseJsonWithPosition(text, fileLabel), fileLabel);
+}
+
+function validateRunSpec(value: unknown, fileLabel: string): RunSpec {
   const result = RunSpec.safeParse(value, { reportInput: true });
   if (!result.success) throw new RunSpecError(result.error.issues.map((i) => `${fileLabel}: ${formatIssue(i)}`));
   return result.data;
@@ -262,31 +265,33 @@ export async function parseRunSpecFile(file: string): Promise<LoadedRunSpec> {
  * were the file `specFile`: relative paths resolve against that file's folder. Throws RunSpecError.
  */
 export async function parseRunSpecValue(value: unknown, specFile: string): Promise<LoadedRunSpec> {
-  const label = path.basename(specFile);
-  const result = RunSpec.safeParse(value, { reportInput: true });
-  if (!result.success) throw new RunSpecError(result.error.issues.map((i) => `${label}: ${formatIssue(i)}`));
-  return loadRunSpec(result.data, path.resolve(specFile));
+  return loadRunSpec(validateRunSpec(value, path.basename(specFile)), path.resolve(specFile));
 }
 
 async function loadRunSpec(raw: RunSpec, abs: string): Promise<LoadedRunSpec> {
-  const label = path.basename(abs);
-  const dir = path.dirname(abs);
   const spec = resolveRunSpec(raw, abs);
+  await checkSpecFiles(abs, [
+    ['dataset.path', raw.dataset.path, spec.dataset.path],
+    ['dataset.holdout.path', raw.dataset.holdout?.path, spec.dataset.holdout?.path],
+    ['reward.file', raw.reward.file, spec.reward.file],
+  ]);
+  return { file: abs, dir: path.dirname(abs), spec };
+}
+
+/**
+ * Throws a RunSpecError naming every file a spec names that is missing or not a file; each entry is
+ * [field, the path as written, the path resolved] (undefined: the spec does not name that file).
+ */
+export async function checkSpecFiles(specFile: string, entries: ReadonlyArray<readonly [string, string | undefined, string | undefined]>): Promise<void> {
+  const label = path.basename(specFile);
   const missing: string[] = [];
-  const check = async (field: string, written: string | undefined, resolved: string | undefined) => {
-    if (written === undefined || resolved === undefined) return;
-    try {
-      const st = await fs.stat(resolved);
-      if (!st.isFile()) missing.push(`${label}: ${field}: "${written}" is not a file (${resolved})`);
-    } catch {
-      missing.push(`${label}: ${field}: file "${written}" not found (looked for ${resolved})`);
-    }
-  };
-  await check('dataset.path', raw.dataset.path, spec.dataset.path);
-  await check('dataset.holdout.path', raw.dataset.holdout?.path, spec.dataset.holdout?.path);
-  await check('reward.file', raw.reward.file, spec.reward.file);
+  for (const [field, written, resolved] of entries) {
+    if (written === undefined || resolved === undefined) continue;
+    const st = await fs.stat(resolved).catch(() => undefined);
+    if (!st) missing.push(`${label}: ${field}: file "${written}" not found (looked for ${resolved})`);
+    else if (!st.isFile()) missing.push(`${label}: ${field}: "${written}" is not a file (${resolved})`);
+  }
   if (missing.length > 0) throw new RunSpecError(missing);
-  return { file: abs, dir, spec };
 }
 
 /** Names the spec (from its file when it has no name) and makes its paths absolute. */

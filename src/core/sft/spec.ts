@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { formatIssue, HfSource, parseJsonWithPosition, RunSpecError } from '../runs/spec';
+import { checkSpecFiles, formatIssue, HfSource, parseJsonWithPosition, RunSpecError } from '../runs/spec';
 
 const positiveInt = () => z.number().int().min(1);
 
@@ -123,7 +123,10 @@ export function defaultSftRunName(file: string): string {
 
 /** Parses and validates spec text; throws RunSpecError naming `fileLabel` and the field. */
 export function parseSftSpecText(text: string, fileLabel: string): SftSpec {
-  const value = parseJsonWithPosition(text, fileLabel);
+  return validateSftSpec(parseJsonWithPosition(text, fileLabel), fileLabel);
+}
+
+function validateSftSpec(value: unknown, fileLabel: string): SftSpec {
   const result = SftSpec.safeParse(value, { reportInput: true });
   if (!result.success) throw new RunSpecError(result.error.issues.map((i) => `${fileLabel}: ${formatIssue(i, SftSpec)}`));
   return result.data;
@@ -158,26 +161,15 @@ export async function parseSftSpecFile(file: string): Promise<LoadedSftSpec> {
 
 /** Validates a spec given as a value (an agent's overrides on a file's JSON), as if it were `specFile`. */
 export async function parseSftSpecValue(value: unknown, specFile: string): Promise<LoadedSftSpec> {
-  const label = path.basename(specFile);
-  const result = SftSpec.safeParse(value, { reportInput: true });
-  if (!result.success) throw new RunSpecError(result.error.issues.map((i) => `${label}: ${formatIssue(i, SftSpec)}`));
-  return loadSftSpec(result.data, path.resolve(specFile));
+  return loadSftSpec(validateSftSpec(value, path.basename(specFile)), path.resolve(specFile));
 }
 
 async function loadSftSpec(raw: SftSpec, abs: string): Promise<LoadedSftSpec> {
-  const label = path.basename(abs);
   const spec = resolveSftSpec(raw, abs);
-  const missing: string[] = [];
-  for (const [field, written, resolved] of [
+  await checkSpecFiles(abs, [
     ['dataset.path', raw.dataset.path, spec.dataset.path],
     ['dataset.validation.path', raw.dataset.validation?.path, spec.dataset.validation?.path],
-  ] as const) {
-    if (written === undefined || resolved === undefined) continue;
-    const st = await fs.stat(resolved).catch(() => undefined);
-    if (!st) missing.push(`${label}: ${field}: file "${written}" not found (looked for ${resolved})`);
-    else if (!st.isFile()) missing.push(`${label}: ${field}: "${written}" is not a file (${resolved})`);
-  }
-  if (missing.length > 0) throw new RunSpecError(missing);
+  ]);
   return { file: abs, dir: path.dirname(abs), spec };
 }
 
