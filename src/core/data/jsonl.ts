@@ -11,19 +11,24 @@ export interface JsonlProblems {
   skipped: Array<{ where: string; reason: string }>;
 }
 
-/**
- * Reads `file` (shown as `label` in ids and messages). Blank lines are ignored, a UTF-8 BOM and CRLF
- * line ends are tolerated; a last line without "\n" is fine when it is complete JSON and reported as
- * cut off when it is not.
- */
-export async function readJsonlProblems(file: string, label: string, fields: ProblemFields, policy: InvalidLinePolicy): Promise<JsonlProblems> {
+/** A dataset file's text without a UTF-8 BOM; a DatasetError naming `label` when it cannot be read. */
+export async function readDatasetText(file: string, label: string): Promise<string> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     throw new DatasetError(`${label}: cannot read the dataset file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Reads `file` (shown as `label` in ids and messages). Blank lines are ignored, a UTF-8 BOM and CRLF
+ * line ends are tolerated; a last line without "\n" is fine when it is complete JSON and reported as
+ * cut off when it is not.
+ */
+export async function readJsonlProblems(file: string, label: string, fields: ProblemFields, policy: InvalidLinePolicy): Promise<JsonlProblems> {
+  const text = await readDatasetText(file, label);
   const lines = text.split('\n');
   const endsWithNewline = lines[lines.length - 1] === '';
   if (endsWithNewline) lines.pop();

@@ -24,11 +24,11 @@
 import * as path from 'node:path';
 import { loadPromptPool } from '../data/pool';
 import { loadRenderer } from '../render';
-import { getLr } from '../render/modelInfo';
 import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
 import { ResolvedRunSpec, RunSpec, parseRunSpecFile } from '../runs/spec';
-import { RunWriter } from '../runs/runWriter';
+import type { RunWriter } from '../runs/runWriter';
+import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import { GrpoLoopConfig, runGrpo } from './loop';
 import type { GrpoEvent, GrpoRunResult } from './types';
@@ -85,24 +85,8 @@ export function specFromConfig(config: unknown, file: string): ResolvedRunSpec {
   return { ...r.data, name: r.data.name };
 }
 
-function resolveLearningRate(spec: ResolvedRunSpec): number {
-  if (spec.learning_rate !== undefined) return spec.learning_rate;
-  try {
-    return getLr(spec.model);
-  } catch (err) {
-    throw new Error(`no learning_rate in the spec and none known for ${spec.model} (${(err as Error).message}); set "learning_rate"`);
-  }
-}
-
-export async function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
-  // Locks the run directory first, so a run another process is writing is refused before any work.
-  const resume = o.resumeDir ? RunWriter.open(o.resumeDir) : undefined;
-  const writers: RunWriter[] = resume ? [resume] : [];
-  try {
-    return await startWith(o, resume, writers);
-  } finally {
-    for (const w of writers) w.close();
-  }
+export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
+  return withRunWriters(o.resumeDir, (resume, writers) => startWith(o, resume, writers));
 }
 
 async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<GrpoRunResult> {
@@ -126,8 +110,7 @@ async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, 
   for (const w of warnings) log(`warning: ${w}`);
   const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
   const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir });
-  for (const s of pool.skipped.slice(0, 5)) log(`skipped ${s.where}: ${s.reason}`);
-  if (pool.skipped.length > 5) log(`… ${pool.skipped.length - 5} more lines skipped`);
+  logSkipped(pool.skipped, log);
   log(`${pool.train.length} train problems, ${pool.holdout.length} holdout problems; renderer ${renderer.name}; lr ${learningRate}`);
 
   let reward: RewardRunner | undefined;
@@ -135,20 +118,7 @@ async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, 
   try {
     reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
     service = await o.connect(spec);
-    const writer = resume ?? RunWriter.create(o.runsDir, spec.name);
-    if (!resume) writers.push(writer);
-    if (!resume) {
-      writer.writeConfig({
-        ...spec,
-        renderer: renderer.name,
-        learning_rate: learningRate,
-        model_name: spec.model,
-        renderer_name: renderer.name,
-        log_path: writer.dir,
-        ...(specFile ? { spec_file: specFile } : {}),
-        created_at: new Date().toISOString(),
-      });
-    }
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate });
     return await runGrpo({
       service,
       config: loopConfig(spec, learningRate),

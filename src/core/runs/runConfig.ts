@@ -1,8 +1,8 @@
 // A run directory's config.json, read in one place: ours (the resolved spec plus model_name,
 // renderer_name, spec_file, backend, ...) and the Python tinker-cookbook's (model_name, log_path,
 // ...). Only the fields something reads are checked; everything else passes through untouched.
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readIfExists } from '../fs/read';
 import { z } from 'zod';
 
 export const RunConfig = z
@@ -41,14 +41,8 @@ export function parseRunConfig(text: string, file: string): RunConfig {
 /** The run's config, or undefined when it has no config.json; throws when the file is unreadable or invalid. */
 export async function readRunConfig(runDir: string): Promise<RunConfig | undefined> {
   const file = runConfigFile(runDir);
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  return parseRunConfig(text, file);
+  const text = await readIfExists(file);
+  return text === undefined ? undefined : parseRunConfig(text, file);
 }
 
 /** The spec file a run was started from, absolute. */

@@ -3,6 +3,7 @@
 // The Python tinker-cookbook writes no such files (only rollout summaries without text).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readIfExists } from '../fs/read';
 import { SampleRecord } from './sampleSchema';
 import type { JsonlProblem } from './jsonl';
 import { parseRecords } from './runDirectory';
@@ -39,14 +40,8 @@ export function parseSamples(text: string, file: string): SamplesRead {
 /** Reads one iteration's samples file; undefined when the iteration has none. */
 export async function readSamples(runDir: string, iteration: number, split: SampleSplit): Promise<SamplesRead | undefined> {
   const file = samplesFile(runDir, iteration, split);
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  return parseSamples(text, file);
+  const text = await readIfExists(file);
+  return text === undefined ? undefined : parseSamples(text, file);
 }
 
 const ITERATION_DIR = /^iteration_(\d{6,})$/;

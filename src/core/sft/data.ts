@@ -5,10 +5,10 @@
 //     the validation set, the rest (in file order) the train set.
 // The batch order of each epoch is a shuffle of the train set by (seed, epoch), so a resume at any
 // step rebuilds the same batches.
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { fetchHfRows } from '../data/hf';
+import { readDatasetText } from '../data/jsonl';
 import { holdoutCount } from '../data/pool';
 import { DatasetError } from '../data/problem';
 import { mulberry32, shuffled } from '../data/prng';
@@ -75,13 +75,7 @@ export function recordToChat(value: unknown, f: ChatFields, where: string): { ok
 type Loaded = { chats: Chat[]; skipped: ChatSplit['skipped'] };
 
 async function readJsonlChats(file: string, label: string, f: ChatFields, policy: 'skip' | 'stop'): Promise<Loaded> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    throw new DatasetError(`${label}: cannot read the dataset file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const text = await readDatasetText(file, label);
   const chats: Chat[] = [];
   const skipped: Loaded['skipped'] = [];
   text.split('\n').forEach((raw, i) => {

@@ -5,8 +5,8 @@
 import * as path from 'node:path';
 import type { GrpoEvent } from '../grpo/types';
 import { loadRenderer } from '../render';
-import { getLr } from '../render/modelInfo';
-import { RunWriter } from '../runs/runWriter';
+import type { RunWriter } from '../runs/runWriter';
+import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import { loadChats } from './data';
 import { runSft, SftLoopConfig, SftRunResult } from './loop';
@@ -51,20 +51,12 @@ export function isSftConfig(config: unknown): boolean {
   return typeof config === 'object' && config !== null && (config as Record<string, unknown>).run_kind === 'sft';
 }
 
-export async function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {
-  // the run directory stays locked while this call writes it, and only then (see runLock.ts)
-  const writers: RunWriter[] = [];
-  try {
-    return await startSftWith(o, writers);
-  } finally {
-    for (const w of writers) w.close();
-  }
+export function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {
+  return withRunWriters(o.resumeDir, (resume, writers) => startSftWith(o, resume, writers));
 }
 
-async function startSftWith(o: StartSftRunOptions, writers: RunWriter[]): Promise<SftRunResult> {
+async function startSftWith(o: StartSftRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<SftRunResult> {
   const log = o.log ?? (() => undefined);
-  const resume = o.resumeDir ? RunWriter.open(o.resumeDir) : undefined;
-  if (resume) writers.push(resume);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
   let spec: ResolvedSftSpec;
   if (o.spec) spec = o.spec;
@@ -79,39 +71,17 @@ async function startSftWith(o: StartSftRunOptions, writers: RunWriter[]): Promis
     return { runDir: resume.dir, status: 'completed', iterationsRun: 0 };
   }
 
-  let learningRate = spec.learning_rate;
-  if (learningRate === undefined) {
-    try {
-      learningRate = getLr(spec.model);
-    } catch (err) {
-      throw new Error(`no learning_rate in the spec and none known for ${spec.model} (${(err as Error).message}); set "learning_rate"`);
-    }
-  }
+  const learningRate = resolveLearningRate(spec);
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir });
   for (const w of warnings) log(`warning: ${w}`);
   const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
   const chats = await loadChats(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.signal ? { signal: o.signal } : {}) });
-  for (const s of chats.skipped.slice(0, 5)) log(`skipped ${s.where}: ${s.reason}`);
-  if (chats.skipped.length > 5) log(`… ${chats.skipped.length - 5} more lines skipped`);
+  logSkipped(chats.skipped, log);
   log(`${chats.train.length} train chats, ${chats.validation.length} validation chats; renderer ${renderer.name}; lr ${learningRate}`);
 
   const service = await o.connect(spec);
   try {
-    const writer = resume ?? RunWriter.create(o.runsDir, spec.name);
-    if (!resume) writers.push(writer);
-    if (!resume) {
-      writer.writeConfig({
-        ...spec,
-        run_kind: 'sft',
-        renderer: renderer.name,
-        learning_rate: learningRate,
-        model_name: spec.model,
-        renderer_name: renderer.name,
-        log_path: writer.dir,
-        ...(specFile ? { spec_file: specFile } : {}),
-        created_at: new Date().toISOString(),
-      });
-    }
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate, run_kind: 'sft' });
     return await runSft({
       service,
       config: sftLoopConfig(spec, learningRate),

@@ -1,0 +1,57 @@
+// What startGrpoRun and startSftRun share before their loops differ: holding the run directory's
+// lock for exactly the call, the learning rate a spec leaves out, the answer for a finished run, the
+// skipped-lines summary and the config.json written for a new run.
+import { getLr } from '../render/modelInfo';
+import { RunWriter } from './runWriter';
+
+/** Runs `body` with the resume directory (if any) locked; every writer `body` adds is closed after. */
+export async function withRunWriters<T>(resumeDir: string | undefined, body: (resume: RunWriter | undefined, writers: RunWriter[]) => Promise<T>): Promise<T> {
+  // the lock is taken first, so a run another process is writing is refused before any work
+  const resume = resumeDir ? RunWriter.open(resumeDir) : undefined;
+  const writers: RunWriter[] = resume ? [resume] : [];
+  try {
+    return await body(resume, writers);
+  } finally {
+    for (const w of writers) w.close();
+  }
+}
+
+/** The spec's learning rate, or the model's recommended one (getLr); throws naming the setting. */
+export function resolveLearningRate(spec: { learning_rate?: number | undefined; model: string }): number {
+  if (spec.learning_rate !== undefined) return spec.learning_rate;
+  try {
+    return getLr(spec.model);
+  } catch (err) {
+    throw new Error(`no learning_rate in the spec and none known for ${spec.model} (${(err as Error).message}); set "learning_rate"`);
+  }
+}
+
+/** Logs the first five skipped dataset lines and how many more there were. */
+export function logSkipped(skipped: ReadonlyArray<{ where: string; reason: string }>, log: (line: string) => void): void {
+  for (const s of skipped.slice(0, 5)) log(`skipped ${s.where}: ${s.reason}`);
+  if (skipped.length > 5) log(`… ${skipped.length - 5} more lines skipped`);
+}
+
+/** The writer of a new run (its config.json written) or the resumed one. */
+export function runWriterFor(
+  o: { resume: RunWriter | undefined; writers: RunWriter[]; runsDir: string; specFile: string | undefined },
+  spec: { name: string; model: string },
+  extra: { rendererName: string; learningRate: number; [key: string]: unknown },
+): RunWriter {
+  if (o.resume) return o.resume;
+  const writer = RunWriter.create(o.runsDir, spec.name);
+  o.writers.push(writer);
+  const { rendererName, learningRate, ...rest } = extra;
+  writer.writeConfig({
+    ...spec,
+    ...rest,
+    renderer: rendererName,
+    learning_rate: learningRate,
+    model_name: spec.model,
+    renderer_name: rendererName,
+    log_path: writer.dir,
+    ...(o.specFile ? { spec_file: o.specFile } : {}),
+    created_at: new Date().toISOString(),
+  });
+  return writer;
+}
