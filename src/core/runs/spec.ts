@@ -248,15 +248,19 @@ function validateRunSpec(value: unknown, fileLabel: string): RunSpec {
   return result.data;
 }
 
-/** Reads a spec file, validates it, names it and resolves its paths; checks the files it names exist. */
-export async function parseRunSpecFile(file: string): Promise<LoadedRunSpec> {
-  const abs = path.resolve(file);
-  let text: string;
+/** A spec file's text; a RunSpecError naming the file when it cannot be read. */
+export async function readSpecText(abs: string): Promise<string> {
   try {
-    text = await fs.readFile(abs, 'utf8');
+    return await fs.readFile(abs, 'utf8');
   } catch (err) {
     throw new RunSpecError([`${abs}: cannot read the spec file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
   }
+}
+
+/** Reads a spec file, validates it, names it and resolves its paths; checks the files it names exist. */
+export async function parseRunSpecFile(file: string): Promise<LoadedRunSpec> {
+  const abs = path.resolve(file);
+  const text = await readSpecText(abs);
   return loadRunSpec(parseRunSpecText(text, path.basename(abs)), abs);
 }
 

@@ -1,10 +1,9 @@
 // SFT run-spec files (`*.sft.json`): the zod schema (names after the cookbook's supervised/train.Config
 // where it has one), the JSON schema generated from it for the editor, and reading a spec file into a
 // validated spec with absolute paths. Shares the GRPO spec's JSON parsing and error wording.
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { checkSpecFiles, formatIssue, HfSource, parseJsonWithPosition, RunSpecError } from '../runs/spec';
+import { checkSpecFiles, formatIssue, HfSource, parseJsonWithPosition, readSpecText, RunSpecError } from '../runs/spec';
 
 const positiveInt = () => z.number().int().min(1);
 
@@ -150,12 +149,7 @@ export function resolveSftSpec(spec: SftSpec, specFile: string): ResolvedSftSpec
 /** Reads a spec file, validates it, names it and resolves its paths; checks the files it names exist. */
 export async function parseSftSpecFile(file: string): Promise<LoadedSftSpec> {
   const abs = path.resolve(file);
-  let text: string;
-  try {
-    text = await fs.readFile(abs, 'utf8');
-  } catch (err) {
-    throw new RunSpecError([`${abs}: cannot read the spec file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
-  }
+  const text = await readSpecText(abs);
   return loadSftSpec(parseSftSpecText(text, path.basename(abs)), abs);
 }
 
