@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MetricsTail } from '../core/runs/metricsTail';
 import type { RunSummary } from '../core/runs/runDirectory';
+import { directoryRunStatus, reportedRunStatus } from '../core/runs/runStatus';
 import { FromWebview, MetricRow, MetricsProtocol, MetricsRequests, RunInfo, ToWebview, toMetricRow } from '../../webview/shared/metricsProtocol';
 import type { MetricsPanelServices } from './metricsPanels';
 import { throttle } from './throttle';
@@ -126,14 +127,10 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     const summarize = () => (summary ??= readSummary(this.runDir));
     this.model ??= active?.model ?? (await summarize())?.model;
     const base = { name: path.basename(this.runDir), dir: this.runDir, model: this.model };
-    if (active && active.status !== 'starting' && active.status !== 'paused') {
-      const progress =
-        active.status === 'running' && active.step !== undefined && active.endStep !== undefined
-          ? { step: active.step, endStep: active.endStep, phase: active.phase }
-          : undefined;
-      return { ...base, status: active.status, progress };
-    }
-    return { ...base, status: (await summarize())?.finished ? 'completed' : 'not finished' };
+    const status = reportedRunStatus(active) ?? directoryRunStatus((await summarize())?.finished ?? false);
+    const progress =
+      status === 'running' && active?.step !== undefined && active.endStep !== undefined ? { step: active.step, endStep: active.endStep, phase: active.phase } : undefined;
+    return { ...base, status, progress };
   }
 
   private updatePolling(): void {

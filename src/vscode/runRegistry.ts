@@ -3,9 +3,11 @@
 // and the metrics panels read it; a run directory not in here is judged from its files alone.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GrpoEvent, GrpoPhase, GrpoRunResult, GrpoRunStatus } from '../core/grpo/types';
+import type { GrpoEvent, GrpoPhase, GrpoRunResult } from '../core/grpo/types';
+import type { ActiveRunStatus } from '../core/runs/runStatus';
+import { METRIC } from '../core/runs/metricKeys';
 
-export type ActiveRunStatus = 'starting' | 'running' | GrpoRunStatus;
+export type { ActiveRunStatus };
 
 export interface ActiveRun {
   readonly id: number;
@@ -88,9 +90,9 @@ export class RunRegistry implements vscode.Disposable {
         run.phaseTotal = e.total;
         break;
       case 'metrics': {
-        const r = e.metrics['env/all/reward/total'];
+        const r = e.metrics[METRIC.reward];
         if (typeof r === 'number' && Number.isFinite(r)) run.lastReward = r;
-        const t = e.metrics['test/env/all/reward/total'];
+        const t = e.metrics[METRIC.testReward];
         if (typeof t === 'number' && Number.isFinite(t)) run.lastTestReward = t;
         break;
       }

@@ -1,15 +1,12 @@
 // Status bar item for runs in progress: "iteration k/N · phase" (GRPO) or "step k/N · phase" (SFT), a click cancels (after a
 // confirmation in the Cancel Run command). Hidden when nothing runs.
 import * as vscode from 'vscode';
+import { progressText } from '../core/runs/runStatus';
 import { ActiveRun, RunRegistry } from './runRegistry';
 
 export function describeProgress(run: ActiveRun): string {
   if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return 'starting';
-  const k = Math.min(run.step + 1, run.endStep);
-  const phase = run.phase
-    ? ` · ${run.phase}${run.phaseDone !== undefined && run.phaseTotal ? ` ${run.phaseDone}/${run.phaseTotal}` : ''}`
-    : '';
-  return `${run.kind === 'sft' ? 'step' : 'iteration'} ${k}/${run.endStep}${phase}`;
+  return progressText({ unit: run.kind === 'sft' ? 'step' : 'iteration', step: run.step, endStep: run.endStep, phase: run.phase, phaseDone: run.phaseDone, phaseTotal: run.phaseTotal });
 }
 
 export class RunStatusItem implements vscode.Disposable {

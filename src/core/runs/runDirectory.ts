@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';
+import { METRIC } from './metricKeys';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
 export const CheckpointRecord = z
@@ -121,14 +122,14 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   }
 
   const last = metrics[metrics.length - 1];
-  const withReward = [...metrics].reverse().find((m) => typeof m['env/all/reward/total'] === 'number');
+  const withReward = [...metrics].reverse().find((m) => typeof m[METRIC.reward] === 'number');
   return {
     dir,
     name: path.basename(dir),
     model,
     steps: metrics.length,
     lastStep: last?.step,
-    lastReward: withReward ? (withReward['env/all/reward/total'] as number) : undefined,
+    lastReward: withReward ? (withReward[METRIC.reward] as number) : undefined,
     checkpoints,
     finished: checkpoints.some((c) => c.name === 'final'),
     modifiedMs,
