@@ -15,6 +15,7 @@ import { throttle } from './throttle';
 import { renderPanelHtml, webviewOptions } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
+import { toDisposable } from './lifecycle';
 
 const POLL_MS = 2000;
 
@@ -43,7 +44,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
     panel.title = `Metrics: ${path.basename(runDir)}`;
     panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'metrics', title: 'Metrics' });
-    this.disposables.push(
+    this._registerAll(
       s.registry.onDidReceiveEvent(({ run, event }) => {
         if (!run.runDir || path.resolve(run.runDir) !== path.resolve(runDir)) return;
         if (event.type === 'metrics' || event.type === 'finished') void this.readMore();
@@ -54,7 +55,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(runDir), 'metrics.jsonl'));
     watcher.onDidChange(() => void this.readMore());
     watcher.onDidCreate(() => void this.readMore());
-    this.disposables.push(watcher, { dispose: () => clearInterval(this.poll) });
+    this._registerAll(watcher, toDisposable(() => clearInterval(this.poll)));
     void this.readMore();
     this.updatePolling();
   }

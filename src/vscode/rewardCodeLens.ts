@@ -7,6 +7,7 @@ import { functionNameRange } from '../core/reward/diagnostics';
 import { formatReward, rewardLanguage, summaryText } from '../core/reward/summary';
 import { RewardFileIndex } from './rewardFiles';
 import { RewardFileState, RewardValidator } from './rewardValidation';
+import { Disposable } from './lifecycle';
 
 /** every file that could be a reward file; the index decides which are */
 export const REWARD_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.{py,ts,js,mjs,cjs}' }];
@@ -28,16 +29,16 @@ export function lensTitle(state: RewardFileState | undefined, version: number): 
   return `${summaryText(v.summary)}${stale}`;
 }
 
-export class RewardCodeLensProvider implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<void>();
+export class RewardCodeLensProvider extends Disposable implements vscode.CodeLensProvider, vscode.HoverProvider {
+  private readonly emitter = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.emitter.event;
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly index: RewardFileIndex,
     private readonly validator: RewardValidator,
   ) {
-    this.subs = [this.emitter, validator.onDidValidate(() => this.emitter.fire()), index.onDidChange(() => this.emitter.fire())];
+    super();
+    this._registerAll(validator.onDidValidate(() => this.emitter.fire()), index.onDidChange(() => this.emitter.fire()));
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
@@ -57,10 +58,6 @@ export class RewardCodeLensProvider implements vscode.CodeLensProvider, vscode.H
     const state = this.validator.state(doc.uri);
     if (!state) return undefined;
     return new vscode.Hover(new vscode.MarkdownString(examplesMarkdown(state)), range);
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
   }
 }
 

@@ -16,6 +16,7 @@ import { examplesMarkdown } from './rewardCodeLens';
 import { RewardFileIndex } from './rewardFiles';
 import { rewardRange, RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
 import { readBackendFor, rewardEnvironmentSetting, SECTION } from './settings';
+import { Disposable } from './lifecycle';
 
 export const REPORT_SCHEME = 'tinker-reward-report';
 
@@ -29,9 +30,9 @@ export interface RewardCommandDeps {
 }
 
 /** read-only Markdown documents for the reports (a virtual document per report title) */
-class ReportDocuments implements vscode.TextDocumentContentProvider {
+class ReportDocuments extends Disposable implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
-  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  private readonly emitter = this._register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.emitter.event;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -47,10 +48,6 @@ class ReportDocuments implements vscode.TextDocumentContentProvider {
     // Markdown preview (Open Preview) renders it when the user wants charts-like bars
     await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
     return doc;
-  }
-
-  dispose(): void {
-    this.emitter.dispose();
   }
 }
 

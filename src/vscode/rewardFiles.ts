@@ -9,6 +9,7 @@ import { hasRewardExtension } from '../core/reward/files';
 import type { ResolvedRunSpec } from '../core/runs/spec';
 import { Log } from './log';
 import { SECTION } from './settings';
+import { Disposable } from './lifecycle';
 
 export interface RewardFileInfo {
   /** the spec that names this reward file, when one does */
@@ -18,20 +19,20 @@ export interface RewardFileInfo {
 
 const SPEC_GLOB = '**/*.grpo.json';
 
-export class RewardFileIndex implements vscode.Disposable {
+export class RewardFileIndex extends Disposable {
   private readonly bySpec = new Map<string, { rewardFile: string; spec: ResolvedRunSpec }>();
-  private readonly emitter = new vscode.EventEmitter<void>();
+  private readonly emitter = this._register(new vscode.EventEmitter<void>());
   /** fires when the set of reward files (or a spec's settings for one) may have changed */
   readonly onDidChange = this.emitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.emitter];
   private scanning: Promise<void> | undefined;
   /** invalid tinker.rewardFiles patterns already reported (once each) */
   private readonly reportedGlobs = new Set<string>();
 
   constructor(private readonly log: Log) {
+    super();
     const watcher = vscode.workspace.createFileSystemWatcher(SPEC_GLOB);
     const reread = (uri: vscode.Uri) => void this.readSpec(uri.fsPath).then(() => this.emitter.fire());
-    this.disposables.push(
+    this._registerAll(
       watcher,
       watcher.onDidCreate(reread),
       watcher.onDidChange(reread),
@@ -108,9 +109,5 @@ export class RewardFileIndex implements vscode.Disposable {
       }
       return path.isAbsolute(glob) ? matchesGlob(absolute, glob) : relative !== undefined && matchesGlob(relative, glob);
     });
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
   }
 }

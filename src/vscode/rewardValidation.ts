@@ -18,6 +18,7 @@ import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { RewardFileIndex } from './rewardFiles';
 import { rewardEnvironmentSetting, SECTION } from './settings';
+import { Disposable, toDisposable } from './lifecycle';
 
 export const DEBOUNCE_MS = 500;
 /** examples taken from the latest run that used the reward file */
@@ -61,22 +62,22 @@ export interface RewardValidatorOptions {
   name?: string;
 }
 
-export class RewardValidator implements vscode.Disposable {
+export class RewardValidator extends Disposable {
   readonly collection: vscode.DiagnosticCollection;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, AbortController>();
   private readonly states = new Map<string, RewardFileState>();
-  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  private readonly emitter = this._register(new vscode.EventEmitter<vscode.Uri>());
   /** fires after a reward file's diagnostics were replaced */
   readonly onDidValidate = this.emitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.emitter];
   private readonly trust: TrustSource;
   private toldUntrusted = false;
 
   constructor(private readonly o: RewardValidatorOptions) {
+    super();
     this.trust = o.trust ?? workspaceTrust;
     this.collection = vscode.languages.createDiagnosticCollection(o.name ?? 'tinker-reward');
-    this.disposables.push(
+    this._registerAll(
       this.collection,
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d.uri, 0)),
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -88,6 +89,13 @@ export class RewardValidator implements vscode.Disposable {
       this.trust.onDidGrant(() => this.revalidateOpen()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${SECTION}.rewardRange`) || e.affectsConfiguration(`${SECTION}.pythonPath`)) this.revalidateOpen();
+      }),
+    );
+    // work still scheduled or running for a file stops first
+    this._register(
+      toDisposable(() => {
+        for (const t of this.timers.values()) clearTimeout(t);
+        for (const c of this.inFlight.values()) c.abort();
       }),
     );
     void o.index.ready().then(() => this.revalidateOpen());
@@ -236,12 +244,6 @@ export class RewardValidator implements vscode.Disposable {
     void vscode.window.showInformationMessage(UNTRUSTED_MESSAGE, 'Manage Workspace Trust').then((pick) => {
       if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
     });
-  }
-
-  dispose(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
-    for (const c of this.inFlight.values()) c.abort();
-    for (const d of this.disposables) d.dispose();
   }
 }
 

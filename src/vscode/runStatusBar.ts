@@ -3,19 +3,20 @@
 import * as vscode from 'vscode';
 import { progressText } from '../core/runs/runStatus';
 import { ActiveRun, RunRegistry } from './runRegistry';
+import { Disposable } from './lifecycle';
 
 export function describeProgress(run: ActiveRun): string {
   if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return 'starting';
   return progressText({ unit: run.kind === 'sft' ? 'step' : 'iteration', step: run.step, endStep: run.endStep, phase: run.phase, phaseDone: run.phaseDone, phaseTotal: run.phaseTotal });
 }
 
-export class RunStatusItem implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('tinker.run', vscode.StatusBarAlignment.Left, 49);
-  private readonly sub: vscode.Disposable;
+export class RunStatusItem extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('tinker.run', vscode.StatusBarAlignment.Left, 49));
 
   constructor(private readonly registry: RunRegistry) {
+    super();
     this.item.name = 'Tinker GRPO Run';
-    this.sub = registry.onDidChange(() => this.update());
+    this._register(registry.onDidChange(() => this.update()));
   }
 
   /** The text shown (for tests); undefined when hidden. */
@@ -41,10 +42,5 @@ export class RunStatusItem implements vscode.Disposable {
     this.item.tooltip = tip;
     this.item.command = { command: 'tinker.cancelRun', title: 'Cancel Run', arguments: [run.runDir ?? run.id] };
     this.item.show();
-  }
-
-  dispose(): void {
-    this.sub.dispose();
-    this.item.dispose();
   }
 }

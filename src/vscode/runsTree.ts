@@ -14,6 +14,7 @@ import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { readBackend } from './settings';
 import { throttle } from './throttle';
+import { Disposable } from './lifecycle';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
@@ -23,10 +24,9 @@ export type RunsNode =
 
 const SERVER_NODE: RunsNode = { kind: 'server' };
 
-export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
+export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvider<RunsNode> {
+  private readonly changed = this._register(new vscode.EventEmitter<RunsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly subs: vscode.Disposable[];
   private server: Promise<RunsNode[]> | undefined;
   private serverLabel = 'Server';
 
@@ -35,9 +35,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     private readonly registry: RunRegistry,
     private readonly connection: TinkerConnection,
   ) {
+    super();
     // A run reports progress many times a second; the view follows it at most twice a second.
     const fromRegistry = throttle(() => this.changed.fire(undefined), 500);
-    this.subs = [model.onDidChange(() => this.changed.fire(undefined)), registry.onDidChange(fromRegistry), fromRegistry];
+    this._registerAll(model.onDidChange(() => this.changed.fire(undefined)), registry.onDidChange(fromRegistry), fromRegistry);
   }
 
   /** Re-reads the server's training runs the next time the Server node is shown. */
@@ -124,11 +125,6 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         return item;
       }
     }
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.changed.dispose();
   }
 }
 

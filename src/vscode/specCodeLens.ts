@@ -7,6 +7,7 @@ import { RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { throttle } from './throttle';
+import { Disposable } from './lifecycle';
 
 export const SPEC_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.grpo.json' }, { pattern: '**/*.sft.json' }];
 
@@ -33,17 +34,17 @@ async function specFileOf(runDir: string): Promise<string | undefined> {
   return undefined;
 }
 
-export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensProvider {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly runs: RunsModel,
     private readonly registry: RunRegistry,
   ) {
+    super();
     const fromRegistry = throttle(() => this.changed.fire(), 500);
-    this.subs = [runs.onDidChange(() => this.changed.fire()), registry.onDidChange(fromRegistry), fromRegistry];
+    this._registerAll(runs.onDidChange(() => this.changed.fire()), registry.onDidChange(fromRegistry), fromRegistry);
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
@@ -79,10 +80,5 @@ export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Dis
       }
     }
     return lenses;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.changed.dispose();
   }
 }
