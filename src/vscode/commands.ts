@@ -12,6 +12,7 @@ import { Log } from './log';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore, validateApiKey } from './secrets';
 import { readBackend, writeBackend } from './settings';
+import { COMMAND } from './commandIds';
 
 export interface CommandServices {
   log: Log;
@@ -28,21 +29,21 @@ export type Handler = (...args: unknown[]) => unknown;
 
 export function registerCommands(s: CommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
-    'tinker.selectBackend': (kind?: unknown, url?: unknown) => selectBackend(s, kind, url),
-    'tinker.setApiKey': (key?: unknown) => setApiKey(s, key),
-    'tinker.clearApiKey': async () => {
+    [COMMAND.selectBackend]: (kind?: unknown, url?: unknown) => selectBackend(s, kind, url),
+    [COMMAND.setApiKey]: (key?: unknown) => setApiKey(s, key),
+    [COMMAND.clearApiKey]: async () => {
       await s.apiKeys.clear();
       void vscode.window.showInformationMessage('Tinker API key removed from VS Code secret storage.');
     },
-    'tinker.openRunsFolder': () => openRunsFolder(s),
-    'tinker.refreshRuns': () => {
+    [COMMAND.openRunsFolder]: () => openRunsFolder(s),
+    [COMMAND.refreshRuns]: () => {
       s.onRefresh?.();
       return s.runs.refresh();
     },
-    'tinker.copyCheckpointPath': (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
-    'tinker.showLog': () => s.log.show(),
-    'tinker.showModels': (opts?: unknown) => showModels(s, opts),
-    'tinker.openExample': (which?: unknown) => openArithmeticExample(s.extensionPath, which),
+    [COMMAND.copyCheckpointPath]: (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
+    [COMMAND.showLog]: () => s.log.show(),
+    [COMMAND.showModels]: (opts?: unknown) => showModels(s, opts),
+    [COMMAND.openExample]: (which?: unknown) => openArithmeticExample(s.extensionPath, which),
   };
   return registerTable(table, s.log);
 }

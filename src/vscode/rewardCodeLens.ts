@@ -8,6 +8,7 @@ import { formatReward, rewardLanguage, summaryText } from '../core/reward/summar
 import { RewardFileIndex } from './rewardFiles';
 import { RewardFileState, RewardValidator } from './rewardValidation';
 import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 /** every file that could be a reward file; the index decides which are */
 export const REWARD_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.{py,ts,js,mjs,cjs}' }];
@@ -46,8 +47,8 @@ export class RewardCodeLensProvider extends Disposable implements vscode.CodeLen
     const range = anchorOf(doc);
     const state = this.validator.state(doc.uri);
     return [
-      new vscode.CodeLens(range, { title: lensTitle(state, doc.version), command: 'tinker.showRewardExamples', arguments: [doc.uri], tooltip: 'Show each example and its reward' }),
-      new vscode.CodeLens(range, { title: 'Dry Run', command: 'tinker.dryRunReward', arguments: [doc.uri], tooltip: "Score a run's samples with this function and show the no-signal fractions" }),
+      new vscode.CodeLens(range, { title: lensTitle(state, doc.version), command: COMMAND.showRewardExamples, arguments: [doc.uri], tooltip: 'Show each example and its reward' }),
+      new vscode.CodeLens(range, { title: 'Dry Run', command: COMMAND.dryRunReward, arguments: [doc.uri], tooltip: "Score a run's samples with this function and show the no-signal fractions" }),
     ];
   }
 

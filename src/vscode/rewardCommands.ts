@@ -17,6 +17,8 @@ import { RewardFileIndex } from './rewardFiles';
 import { rewardRange, RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
 import { readBackendFor, rewardEnvironmentSetting, SECTION } from './settings';
 import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
+import { registerTable } from './commands';
 
 export const REPORT_SCHEME = 'tinker-reward-report';
 
@@ -53,22 +55,46 @@ class ReportDocuments extends Disposable implements vscode.TextDocumentContentPr
 
 export type DryRunChoice = { runDir: string } | { fresh: true };
 
+// What tests and CodeLenses pass the commands; anything else counts as no argument (the prompts run).
+const uriArg = (arg: unknown) => (arg instanceof vscode.Uri ? arg : undefined);
+const field = (arg: unknown, key: string): unknown => (typeof arg === 'object' && arg !== null ? (arg as Record<string, unknown>)[key] : undefined);
+
+function newRewardArgs(arg: unknown): { language?: TemplateLanguage; file?: string } {
+  const language = field(arg, 'language');
+  const file = field(arg, 'file');
+  return {
+    ...(language === 'python' || language === 'typescript' || language === 'javascript' ? { language } : {}),
+    ...(typeof file === 'string' ? { file } : {}),
+  };
+}
+
+function dryRunChoice(arg: unknown): DryRunChoice | undefined {
+  const runDir = field(arg, 'runDir');
+  if (typeof runDir === 'string') return { runDir };
+  return field(arg, 'fresh') === true ? { fresh: true } : undefined;
+}
+
 export function registerRewardCommands(d: RewardCommandDeps): vscode.Disposable[] {
   const reports = new ReportDocuments();
   return [
     reports,
     vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports),
-    vscode.commands.registerCommand('tinker.newRewardFunction', (args?: { language?: TemplateLanguage; file?: string }) => newRewardFunction(d, args)),
-    vscode.commands.registerCommand('tinker.dryRunReward', (uri?: vscode.Uri, choice?: DryRunChoice) => dryRunReward(d, reports, uri, choice)),
-    vscode.commands.registerCommand('tinker.showRewardExamples', async (uri?: vscode.Uri) => {
-      const target = uri ?? vscode.window.activeTextEditor?.document.uri;
-      const state = target ? d.validator.state(target) : undefined;
-      if (!target || !state) {
-        void vscode.window.showInformationMessage('Open a reward file (named by a *.grpo.json spec or the tinker.rewardFiles setting) to see its examples.');
-        return undefined;
-      }
-      return reports.show(`Examples of ${path.basename(target.fsPath)}`, examplesMarkdown(state));
-    }),
+    ...registerTable(
+      {
+        [COMMAND.newRewardFunction]: (args?: unknown) => newRewardFunction(d, newRewardArgs(args)),
+        [COMMAND.dryRunReward]: (uri?: unknown, choice?: unknown) => dryRunReward(d, reports, uriArg(uri), dryRunChoice(choice)),
+        [COMMAND.showRewardExamples]: async (uri?: unknown) => {
+          const target = uriArg(uri) ?? vscode.window.activeTextEditor?.document.uri;
+          const state = target ? d.validator.state(target) : undefined;
+          if (!target || !state) {
+            void vscode.window.showInformationMessage('Open a reward file (named by a *.grpo.json spec or the tinker.rewardFiles setting) to see its examples.');
+            return undefined;
+          }
+          return reports.show(`Examples of ${path.basename(target.fsPath)}`, examplesMarkdown(state));
+        },
+      },
+      d.log,
+    ),
   ];
 }
 

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { progressText } from '../core/runs/runStatus';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 export function describeProgress(run: ActiveRun): string {
   if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return 'starting';
@@ -40,7 +41,7 @@ export class RunStatusItem extends Disposable {
     if (run.runDir) tip.appendMarkdown(`\`${run.runDir}\`\n\n`);
     tip.appendMarkdown('Click to cancel the run.');
     this.item.tooltip = tip;
-    this.item.command = { command: 'tinker.cancelRun', title: 'Cancel Run', arguments: [run.runDir ?? run.id] };
+    this.item.command = { command: COMMAND.cancelRun, title: 'Cancel Run', arguments: [run.runDir ?? run.id] };
     this.item.show();
   }
 }

@@ -15,6 +15,7 @@ import { describeProgress } from './runStatusBar';
 import { readBackend } from './settings';
 import { throttle } from './throttle';
 import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
@@ -121,7 +122,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
         item.description = node.detail;
         item.tooltip = node.detail ? `${node.text}: ${node.detail}` : node.text;
-        if (node.error) item.command = { command: 'tinker.showLog', title: 'Show Log' };
+        if (node.error) item.command = { command: COMMAND.showLog, title: 'Show Log' };
         return item;
       }
     }
@@ -149,7 +150,7 @@ function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefin
   parts.push(status);
   item.description = parts.join(' · ');
   item.iconPath = run.problems.length && status !== 'running' ? new vscode.ThemeIcon('warning') : STATUS_ICON[status];
-  item.command = { command: 'tinker.openMetrics', title: 'Open Metrics', arguments: [run.dir] };
+  item.command = { command: COMMAND.openMetrics, title: 'Open Metrics', arguments: [run.dir] };
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`**${escapeMarkdown(run.name)}** — ${status}\n\n`);
   if (run.model) tip.appendMarkdown(`Model: ${codeSpan(run.model)}\n\n`);

@@ -8,6 +8,7 @@ import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { throttle } from './throttle';
 import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 export const SPEC_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.grpo.json' }, { pattern: '**/*.sft.json' }];
 
@@ -53,8 +54,8 @@ export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensP
     const running = this.registry.active().find((r) => r.specFile && path.resolve(r.specFile) === path.resolve(specFile));
     if (running) {
       return [
-        new vscode.CodeLens(range, { title: `$(sync~spin) ${running.runName}: ${describeProgress(running)}`, command: running.runDir ? 'tinker.openMetrics' : '', arguments: running.runDir ? [running.runDir] : [] }),
-        new vscode.CodeLens(range, { title: 'Cancel run', command: 'tinker.cancelRun', arguments: [running.runDir ?? running.id] }),
+        new vscode.CodeLens(range, { title: `$(sync~spin) ${running.runName}: ${describeProgress(running)}`, command: running.runDir ? COMMAND.openMetrics : '', arguments: running.runDir ? [running.runDir] : [] }),
+        new vscode.CodeLens(range, { title: 'Cancel run', command: COMMAND.cancelRun, arguments: [running.runDir ?? running.id] }),
       ];
     }
     const sft = /\.sft\.json$/i.test(specFile);
@@ -62,7 +63,7 @@ export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensP
       new vscode.CodeLens(range, {
         title: '$(play) Start run',
         tooltip: `Start ${sft ? 'an SFT' : 'a GRPO'} run from this spec`,
-        command: sft ? 'tinker.startSftRun' : 'tinker.startGrpoRun',
+        command: sft ? COMMAND.startSftRun : COMMAND.startGrpoRun,
         arguments: [doc.uri],
       }),
     ];
@@ -73,7 +74,7 @@ export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensP
           new vscode.CodeLens(range, {
             title: `$(debug-continue) Resume run ${path.basename(resumable)}`,
             tooltip: `Continue ${resumable} from its last state checkpoint`,
-            command: 'tinker.resumeRun',
+            command: COMMAND.resumeRun,
             arguments: [resumable, doc.uri],
           }),
         );

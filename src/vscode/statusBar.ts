@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { ResolvedBackend, describeBackend } from '../core/config/backendKinds';
 import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 export class BackendStatusItem extends Disposable {
   private readonly item = this._register(vscode.window.createStatusBarItem('tinker.backend', vscode.StatusBarAlignment.Left, 50));
@@ -9,7 +10,7 @@ export class BackendStatusItem extends Disposable {
   constructor() {
     super();
     this.item.name = 'Tinker Backend';
-    this.item.command = 'tinker.selectBackend';
+    this.item.command = COMMAND.selectBackend;
   }
 
   update(backend: ResolvedBackend | Error, hasKey: boolean): void {

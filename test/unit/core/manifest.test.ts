@@ -2,6 +2,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import { COMMAND } from '../../../src/vscode/commandIds';
 
 const root = path.resolve(__dirname, '../../../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -34,6 +35,11 @@ describe('extension manifest', () => {
     for (const items of Object.values(pkg.contributes.menus as Record<string, Array<{ command: string }>>)) {
       for (const i of items) assert.ok(commands.has(i.command), `menu item ${i.command}`);
     }
+  });
+
+  it('every command id the code names is a contributed command', () => {
+    const commands = new Set((pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command));
+    for (const id of Object.values(COMMAND)) assert.ok(commands.has(id), `${id} is not in contributes.commands`);
   });
 
   it('names its files that exist: icon, grammar, language configuration, main', () => {
