@@ -22,7 +22,7 @@ import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/specCodeLens';
 import { RunsModel } from './vscode/runsModel';
 import { RunsTreeProvider } from './vscode/runsTree';
 import { ApiKeyStore } from './vscode/secrets';
-import { affects, readBackend, runsDirectory } from './vscode/settings';
+import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/settings';
 import { BackendStatusItem } from './vscode/statusBar';
 import { TrustedServers } from './vscode/trustedServers';
 import { COMMAND } from './vscode/commandIds';
@@ -130,12 +130,12 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     }),
   );
   own(
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affects(e, 'backend', 'cloudBaseUrl', 'customBaseUrl')) {
+    onDidChangeSettings((e) => {
+      if (e.affects('backend', 'cloudBaseUrl', 'customBaseUrl')) {
         connection.reset();
         void refreshStatus();
       }
-      if (affects(e, 'runsDirectory')) runs.setFolder(runsDirectory(context.globalStorageUri));
+      if (e.affects('runsDirectory')) runs.setFolder(runsDirectory(context.globalStorageUri));
     }),
   );
   own(vscode.workspace.onDidChangeWorkspaceFolders(() => runs.setFolder(runsDirectory(context.globalStorageUri))));

@@ -11,7 +11,7 @@ import { openArithmeticExample } from './example';
 import { Log } from './log';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore, validateApiKey } from './secrets';
-import { readBackend, writeBackend } from './settings';
+import { customBaseUrlSetting, readBackend, writeBackend } from './settings';
 import { COMMAND } from './commandIds';
 
 export interface CommandServices {
@@ -94,7 +94,7 @@ async function selectBackend(s: CommandServices, kindArg: unknown, urlArg: unkno
             title: 'Tinker: Custom Server URL',
             prompt: 'Base URL of the Tinker-compatible server',
             placeHolder: 'http://127.0.0.1:8000',
-            value: vscode.workspace.getConfiguration('tinker').get<string>('customBaseUrl') || 'http://127.0.0.1:8000',
+            value: customBaseUrlSetting() || 'http://127.0.0.1:8000',
             validateInput: (v) => (/^https?:\/\/[^\s/]+/.test(v.trim()) ? undefined : 'Enter an http:// or https:// URL'),
             ignoreFocusOut: true,
           });

@@ -14,8 +14,8 @@ import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { examplesMarkdown } from './rewardCodeLens';
 import { RewardFileIndex } from './rewardFiles';
-import { rewardRange, RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
-import { readBackendFor, rewardEnvironmentSetting, SECTION } from './settings';
+import { RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
+import { addToRewardFilesSetting, readBackendFor, rewardEnvironmentSetting, rewardRangeSetting } from './settings';
 import { Disposable } from './lifecycle';
 import { COMMAND } from './commandIds';
 import { registerTable } from './commands';
@@ -138,16 +138,6 @@ async function newRewardFunction(d: RewardCommandDeps, args?: { language?: Templ
   return uri;
 }
 
-/** so a file no spec names yet is validated: its workspace-relative path joins `tinker.rewardFiles` */
-async function addToRewardFilesSetting(uri: vscode.Uri): Promise<void> {
-  const folder = vscode.workspace.getWorkspaceFolder(uri);
-  const entry = folder ? path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/') : uri.fsPath;
-  const config = vscode.workspace.getConfiguration(SECTION, uri);
-  const current = config.get<string[]>('rewardFiles', []);
-  if (current.includes(entry)) return;
-  await config.update('rewardFiles', [...current, entry], folder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
-}
-
 async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?: vscode.Uri, choice?: DryRunChoice): Promise<DryRunReport | undefined> {
   const target = uri ?? vscode.window.activeTextEditor?.document.uri;
   await d.index.ready();
@@ -166,7 +156,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
   const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === target.toString());
   const source = open?.getText();
   const python = rewardLanguage(file) === 'python' ? (await resolvePython(target, d.log)).path : undefined;
-  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), environment: rewardEnvironmentSetting(), range: rewardRange(), ...(info.spec ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
+  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), environment: rewardEnvironmentSetting(), range: rewardRangeSetting(), ...(info.spec ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
   try {
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Dry run of ${path.basename(file)}`, cancellable: true },

@@ -8,7 +8,7 @@ import { globProblem, matchesGlob } from '../core/reward/globMatch';
 import { hasRewardExtension } from '../core/reward/files';
 import type { ResolvedRunSpec } from '../core/runs/spec';
 import { Log } from './log';
-import { SECTION } from './settings';
+import { onDidChangeSettings, rewardFilesSetting, SECTION } from './settings';
 import { Disposable } from './lifecycle';
 
 export interface RewardFileInfo {
@@ -43,8 +43,8 @@ export class RewardFileIndex extends Disposable {
       vscode.workspace.onDidSaveTextDocument((d) => {
         if (d.uri.scheme === 'file' && d.fileName.endsWith('.grpo.json')) reread(d.uri);
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.rewardFiles`)) this.emitter.fire();
+      onDidChangeSettings((e) => {
+        if (e.affects('rewardFiles')) this.emitter.fire();
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => void this.rescan()),
     );
@@ -91,13 +91,12 @@ export class RewardFileIndex extends Disposable {
 
   /** the `tinker.rewardFiles` globs, relative to each workspace folder (or absolute) */
   private matchesSetting(uri: vscode.Uri): boolean {
-    const globs = vscode.workspace.getConfiguration(SECTION).get<string[]>('rewardFiles', []);
-    if (!Array.isArray(globs) || globs.length === 0) return false;
+    const globs = rewardFilesSetting();
+    if (globs.length === 0) return false;
     const folder = vscode.workspace.getWorkspaceFolder(uri);
     const relative = folder ? path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/') : undefined;
     const absolute = uri.fsPath.split(path.sep).join('/');
     return globs.some((glob) => {
-      if (typeof glob !== 'string' || glob.trim() === '') return false;
       const problem = globProblem(glob);
       if (problem !== undefined) {
         if (!this.reportedGlobs.has(glob)) {

@@ -12,12 +12,12 @@ import { lineRange } from '../core/reward/diagnostics';
 import type { RewardExample } from '../core/reward/examples';
 import { examplesFileFor, isExamplesFile, rewardFilesFor } from '../core/reward/files';
 import { scanForSideEffects } from '../core/reward/staticScan';
-import { DEFAULT_REWARD_RANGE, rewardLanguage } from '../core/reward/summary';
+import { rewardLanguage } from '../core/reward/summary';
 import type { RewardValidation } from '../core/reward/validate';
 import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { RewardFileIndex } from './rewardFiles';
-import { rewardEnvironmentSetting, SECTION } from './settings';
+import { onDidChangeSettings, rewardEnvironmentSetting, rewardRangeSetting } from './settings';
 import { Disposable, toDisposable } from './lifecycle';
 
 export const DEBOUNCE_MS = 500;
@@ -87,8 +87,8 @@ export class RewardValidator extends Disposable {
       vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri)),
       o.index.onDidChange(() => this.revalidateOpen()),
       this.trust.onDidGrant(() => this.revalidateOpen()),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.rewardRange`) || e.affectsConfiguration(`${SECTION}.pythonPath`)) this.revalidateOpen();
+      onDidChangeSettings((e) => {
+        if (e.affects('rewardRange', 'pythonPath')) this.revalidateOpen();
       }),
     );
     // work still scheduled or running for a file stops first
@@ -192,7 +192,7 @@ export class RewardValidator extends Disposable {
         source: current.text,
         examples,
         ...(examplesText !== undefined ? { examplesText } : {}),
-        range: rewardRange(),
+        range: rewardRangeSetting(),
         timeoutMs: info.spec?.reward.timeout_ms ?? 10_000,
         ...(python ? { python } : {}),
         environment: rewardEnvironmentSetting(),
@@ -245,13 +245,6 @@ export class RewardValidator extends Disposable {
       if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
     });
   }
-}
-
-/** the `tinker.rewardRange` setting, [min, max] (default [0, 1]; an invalid value falls back to it) */
-export function rewardRange(): readonly [number, number] {
-  const v = vscode.workspace.getConfiguration(SECTION).get<unknown>('rewardRange');
-  if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'number' && v[0] < v[1]) return [v[0], v[1]];
-  return DEFAULT_REWARD_RANGE;
 }
 
 const SEVERITY: Record<RewardDiagnostic['severity'], vscode.DiagnosticSeverity> = {
