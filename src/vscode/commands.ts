@@ -1,7 +1,8 @@
-// The command table: every command the extension contributes, each a small adapter from VS Code UI
-// (quick picks, input boxes, notifications) to the services. Optional arguments let tests and
-// keybindings run a command without its prompts. A failing command shows an error and logs it; it
-// never throws into the extension host.
+// The general commands (backend, key, runs folder, models, example), each a small adapter from VS
+// Code UI (quick picks, input boxes, notifications) to the services, and registerTable, the wrapper
+// every command of the extension is registered through: a failing command shows an error and logs
+// it (redacted); it never throws into the extension host. Optional arguments let tests and
+// keybindings run a command without its prompts. The ids are in commandIds.ts.
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../core/config/backendKinds';
