@@ -22,9 +22,10 @@ import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/specCodeLens';
 import { RunsModel } from './vscode/runsModel';
 import { RunsTreeProvider } from './vscode/runsTree';
 import { ApiKeyStore } from './vscode/secrets';
-import { affects, readBackend, runsDirectory } from './vscode/settings';
+import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/settings';
 import { BackendStatusItem } from './vscode/statusBar';
 import { TrustedServers } from './vscode/trustedServers';
+import { COMMAND } from './vscode/commandIds';
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
 declare const __tinkerLoadStart: number | undefined;
@@ -74,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const connection = own(new TinkerConnection(engine, apiKeys, log, String(context.extension.packageJSON.version), trustedServers));
   for (const d of registerTable(
     {
-      'tinker.forgetTrustedServers': async () => {
+      [COMMAND.forgetTrustedServers]: async () => {
         await trustedServers.forgetAll();
         connection.reset();
         void vscode.window.showInformationMessage('Tinker: no server other than the official cloud will receive your API key without asking again.');
@@ -92,7 +93,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
       extensionUri: context.extensionUri,
       log,
       registry,
-      openIteration: async (runDir, step) => (await vscode.commands.executeCommand<boolean>('tinker.showIteration', { runDir, step })) === true,
+      openIteration: async (runDir, step) => (await vscode.commands.executeCommand<boolean>(COMMAND.showIteration, { runDir, step })) === true,
     }),
   );
   own(metrics.registerSerializer());
@@ -129,12 +130,12 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     }),
   );
   own(
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affects(e, 'backend', 'cloudBaseUrl', 'customBaseUrl')) {
+    onDidChangeSettings((e) => {
+      if (e.affects('backend', 'cloudBaseUrl', 'customBaseUrl')) {
         connection.reset();
         void refreshStatus();
       }
-      if (affects(e, 'runsDirectory')) runs.setFolder(runsDirectory(context.globalStorageUri));
+      if (e.affects('runsDirectory')) runs.setFolder(runsDirectory(context.globalStorageUri));
     }),
   );
   own(vscode.workspace.onDidChangeWorkspaceFolders(() => runs.setFolder(runsDirectory(context.globalStorageUri))));

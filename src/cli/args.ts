@@ -1,5 +1,6 @@
 // Command-line arguments of `tinker-studio grpo|sft`, parsed into a plain object with errors that say
 // what to type instead.
+import { parseArgs as nodeParseArgs } from 'node:util';
 
 export interface GrpoArgs {
   command: 'grpo' | 'sft';
@@ -47,42 +48,62 @@ kept and a resume point is saved); a second Ctrl-C exits at once.`;
 
 export class UsageError extends Error {}
 
+const SHARED_OPTIONS = {
+  'runs-dir': { type: 'string' },
+  resume: { type: 'string' },
+  backend: { type: 'string' },
+  'base-url': { type: 'string' },
+  python: { type: 'string' },
+  'cache-dir': { type: 'string' },
+} as const;
+const MCP_OPTIONS = { ...SHARED_OPTIONS, workspace: { type: 'string' }, 'busy-wait-ms': { type: 'string' } } as const;
+type OptionName = keyof typeof MCP_OPTIONS;
+type BackendKind = NonNullable<GrpoArgs['backend']>;
+
+const isBackendKind = (v: string): v is BackendKind => v === 'local' || v === 'cloud' || v === 'custom';
+
+/**
+ * node:util's parseArgs reads the tokens (non-strict, so that the errors below can say what to type);
+ * each option token is then checked: known to this command, and given its value.
+ */
+function readOptions(command: string, rest: string[]): { values: Partial<Record<OptionName, string>>; positionals: string[] } {
+  const options: Partial<typeof MCP_OPTIONS> = command === 'mcp' ? MCP_OPTIONS : SHARED_OPTIONS;
+  const known = (name: string): name is OptionName => Object.hasOwn(options, name);
+  const { tokens } = nodeParseArgs({ args: rest, options, strict: false, allowPositionals: true, tokens: true });
+  const values: Partial<Record<OptionName, string>> = {};
+  const positionals: string[] = [];
+  for (const t of tokens) {
+    if (t.kind === 'positional') positionals.push(t.value);
+    else if (t.kind === 'option-terminator') continue;
+    else if (!known(t.name)) throw new UsageError(`unknown option ${t.rawName}`);
+    else if (t.value === undefined || (t.inlineValue === false && t.value.startsWith('--'))) throw new UsageError(`${t.rawName} needs a value`);
+    else values[t.name] = t.value;
+  }
+  return { values, positionals };
+}
+
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
   if (command !== 'grpo' && command !== 'sft' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo", "sft" and "mcp")`);
-  const out: GrpoArgs & { workspace?: string; busyWaitMs?: number } = { command: command === 'sft' ? 'sft' : 'grpo' };
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
-    const value = (): string => {
-      const v = rest[++i];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
-      return v;
-    };
-    if (a === '--runs-dir') out.runsDir = value();
-    else if (a === '--resume') out.resume = value();
-    else if (a === '--base-url') out.baseUrl = value();
-    else if (a === '--python') out.python = value();
-    else if (a === '--cache-dir') out.cacheDir = value();
-    else if (command === 'mcp' && a === '--workspace') out.workspace = value();
-    else if (command === 'mcp' && a === '--busy-wait-ms') {
-      const v = Number(value());
-      if (!Number.isInteger(v) || v < 0) throw new UsageError('--busy-wait-ms must be a whole number of milliseconds');
-      out.busyWaitMs = v;
-    }
-    else if (a === '--backend') {
-      const v = value();
-      if (v !== 'local' && v !== 'cloud' && v !== 'custom') throw new UsageError(`--backend must be local, cloud or custom (got "${v}")`);
-      out.backend = v;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
-    else if (out.spec === undefined) out.spec = a;
-    else throw new UsageError(`one spec file only (got "${out.spec}" and "${a}")`);
-  }
+  const { values: v, positionals } = readOptions(command, rest);
+  if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
+  const backend = v.backend;
+  if (backend !== undefined && !isBackendKind(backend)) throw new UsageError(`--backend must be local, cloud or custom (got "${backend}")`);
+  const shared = {
+    ...(v['runs-dir'] !== undefined ? { runsDir: v['runs-dir'] } : {}),
+    ...(backend !== undefined ? { backend } : {}),
+    ...(v['base-url'] !== undefined ? { baseUrl: v['base-url'] } : {}),
+    ...(v.python !== undefined ? { python: v.python } : {}),
+    ...(v['cache-dir'] !== undefined ? { cacheDir: v['cache-dir'] } : {}),
+  };
+  const spec = positionals[0];
   if (command === 'mcp') {
-    if (out.spec !== undefined || out.resume !== undefined) throw new UsageError('mcp takes no spec file: the agent names it in init_grpo');
-    const { spec: _s, resume: _r, ...rest2 } = out;
-    return { ...rest2, command: 'mcp' };
+    if (spec !== undefined || v.resume !== undefined) throw new UsageError('mcp takes no spec file: the agent names it in init_grpo');
+    const wait = v['busy-wait-ms'];
+    if (wait !== undefined && !/^\d+$/.test(wait)) throw new UsageError('--busy-wait-ms must be a whole number of milliseconds');
+    return { command: 'mcp', ...shared, ...(v.workspace !== undefined ? { workspace: v.workspace } : {}), ...(wait !== undefined ? { busyWaitMs: Number(wait) } : {}) };
   }
-  if (!out.spec && !out.resume) throw new UsageError('give a spec file (or --resume <run dir>)');
-  return out;
+  if (spec === undefined && v.resume === undefined) throw new UsageError('give a spec file (or --resume <run dir>)');
+  return { command, ...(spec !== undefined ? { spec } : {}), ...shared, ...(v.resume !== undefined ? { resume: v.resume } : {}) };
 }

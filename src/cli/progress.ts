@@ -1,6 +1,7 @@
 // What the CLI prints while a run goes: on a terminal, one progress bar line redrawn in place (log
 // lines scroll above it); otherwise plain lines, one per step, for logs and CI.
 import type { GrpoEvent } from '../core/grpo/types';
+import { METRIC } from '../core/runs/metricKeys';
 
 export interface ProgressOutput {
   write(text: string): void;
@@ -48,8 +49,8 @@ export class Progress {
         break;
       case 'metrics':
         // the loop's own log line reports the step; the bar just moves on
-        this.reward = e.metrics['env/all/reward/total'];
-        this.test = e.metrics['test/env/all/reward/total'] ?? this.test;
+        this.reward = e.metrics[METRIC.reward];
+        this.test = e.metrics[METRIC.testReward] ?? this.test;
         this.completed = e.step + 1 - this.start;
         this.phase = '';
         this.total = undefined;

@@ -3,12 +3,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MetricsRecord, mergeMetrics, parseRecords } from '../core/runs/runDirectory';
+import { METRIC } from '../core/runs/metricKeys';
 
 const ROWS: Array<[string, string]> = [
-  ['holdout reward', 'test/env/all/reward/total'],
-  ['holdout correct (reward ≥ 0.5)', 'test/env/all/correct'],
-  ['holdout format (ended on stop)', 'test/env/all/format'],
+  ['holdout reward', METRIC.testReward],
+  ['holdout correct (reward ≥ 0.5)', METRIC.testCorrect],
+  ['holdout format (ended on stop)', METRIC.testFormat],
 ];
+
+const TRAIN_REWARD_LABEL = `train reward (${METRIC.reward})`;
 
 const num = (v: unknown) => (typeof v === 'number' && !Number.isNaN(v) ? v.toFixed(3) : '-');
 
@@ -17,19 +20,19 @@ export function summaryTable(runDir: string): string {
   if (!fs.existsSync(file)) return 'no metrics were written';
   const lines = mergeMetrics(parseRecords(fs.readFileSync(file, 'utf8'), file, MetricsRecord).records);
   if (lines.length === 0) return 'no metrics were written';
-  const evals = lines.filter((l) => typeof l['test/env/all/reward/total'] === 'number');
+  const evals = lines.filter((l) => typeof l[METRIC.testReward] === 'number');
   const out: string[] = [];
-  const w = Math.max(...ROWS.map(([label]) => label.length), 'train reward (env/all/reward/total)'.length) + 2;
+  const w = Math.max(...ROWS.map(([label]) => label.length), TRAIN_REWARD_LABEL.length) + 2;
   if (evals.length > 0) {
     const first = evals[0]!;
     const last = evals[evals.length - 1]!;
-    const n = first['test/env/all/total_episodes'];
+    const n = first[METRIC.testEpisodes];
     out.push(`${''.padEnd(w)}${`before (step ${first.step})`.padStart(16)}${`after (step ${last.step})`.padStart(16)}`);
     for (const [label, key] of ROWS) out.push(`${label.padEnd(w)}${num(first[key]).padStart(16)}${num(last[key]).padStart(16)}`);
     out.push(`(${typeof n === 'number' ? n : '?'} holdout problems, one sample each at temperature 1, evaluated before that step's update)`);
   } else out.push('no holdout evaluation ran (eval_every is 0 or there is no holdout)');
   const firstTrain = lines[0]!;
   const lastTrain = lines[lines.length - 1]!;
-  out.push(`${'train reward (env/all/reward/total)'.padEnd(w)}${`${num(firstTrain['env/all/reward/total'])} (step ${firstTrain.step})`.padStart(16)}${`${num(lastTrain['env/all/reward/total'])} (step ${lastTrain.step})`.padStart(16)}`);
+  out.push(`${TRAIN_REWARD_LABEL.padEnd(w)}${`${num(firstTrain[METRIC.reward])} (step ${firstTrain.step})`.padStart(16)}${`${num(lastTrain[METRIC.reward])} (step ${lastTrain.step})`.padStart(16)}`);
   return out.join('\n');
 }

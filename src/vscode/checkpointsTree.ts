@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { codeSpan, escapeMarkdown } from '../core/text/markdown';
+import { formatLocalTime } from '../core/text/time';
 import * as vscode from 'vscode';
 import type { CheckpointRecord, RunSummary } from '../core/runs/runDirectory';
 import { RunsModel } from './runsModel';
@@ -83,7 +84,7 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
     item.id = `ckpt:${node.run.dir}:${c.name}:${c.state_path ?? ''}:${c.sampler_path ?? ''}`;
     item.contextValue = 'tinker.checkpoint';
     const kinds = [c.state_path ? 'state' : undefined, c.sampler_path ? 'sampler' : undefined].filter(Boolean);
-    item.description = [kinds.join(' + '), c.batch !== undefined ? `batch ${c.batch}` : undefined, node.time ? formatTime(node.time) : undefined]
+    item.description = [kinds.join(' + '), c.batch !== undefined ? `batch ${c.batch}` : undefined, node.time ? formatLocalTime(node.time) : undefined]
       .filter(Boolean)
       .join(' · ');
     item.iconPath = new vscode.ThemeIcon(c.name === 'final' || c.final === true ? 'star-full' : 'save');
@@ -113,9 +114,4 @@ async function mtime(file: string): Promise<Date | undefined> {
   } catch {
     return undefined;
   }
-}
-
-function formatTime(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }

@@ -1,7 +1,8 @@
-// The command table: every command the extension contributes, each a small adapter from VS Code UI
-// (quick picks, input boxes, notifications) to the services. Optional arguments let tests and
-// keybindings run a command without its prompts. A failing command shows an error and logs it; it
-// never throws into the extension host.
+// The general commands (backend, key, runs folder, models, example), each a small adapter from VS
+// Code UI (quick picks, input boxes, notifications) to the services, and registerTable, the wrapper
+// every command of the extension is registered through: a failing command shows an error and logs
+// it (redacted); it never throws into the extension host. Optional arguments let tests and
+// keybindings run a command without its prompts. The ids are in commandIds.ts.
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../core/config/backendKinds';
@@ -11,7 +12,8 @@ import { openArithmeticExample } from './example';
 import { Log } from './log';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore, validateApiKey } from './secrets';
-import { readBackend, writeBackend } from './settings';
+import { customBaseUrlSetting, readBackend, writeBackend } from './settings';
+import { COMMAND } from './commandIds';
 
 export interface CommandServices {
   log: Log;
@@ -28,21 +30,21 @@ export type Handler = (...args: unknown[]) => unknown;
 
 export function registerCommands(s: CommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
-    'tinker.selectBackend': (kind?: unknown, url?: unknown) => selectBackend(s, kind, url),
-    'tinker.setApiKey': (key?: unknown) => setApiKey(s, key),
-    'tinker.clearApiKey': async () => {
+    [COMMAND.selectBackend]: (kind?: unknown, url?: unknown) => selectBackend(s, kind, url),
+    [COMMAND.setApiKey]: (key?: unknown) => setApiKey(s, key),
+    [COMMAND.clearApiKey]: async () => {
       await s.apiKeys.clear();
       void vscode.window.showInformationMessage('Tinker API key removed from VS Code secret storage.');
     },
-    'tinker.openRunsFolder': () => openRunsFolder(s),
-    'tinker.refreshRuns': () => {
+    [COMMAND.openRunsFolder]: () => openRunsFolder(s),
+    [COMMAND.refreshRuns]: () => {
       s.onRefresh?.();
       return s.runs.refresh();
     },
-    'tinker.copyCheckpointPath': (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
-    'tinker.showLog': () => s.log.show(),
-    'tinker.showModels': (opts?: unknown) => showModels(s, opts),
-    'tinker.openExample': (which?: unknown) => openArithmeticExample(s.extensionPath, which),
+    [COMMAND.copyCheckpointPath]: (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
+    [COMMAND.showLog]: () => s.log.show(),
+    [COMMAND.showModels]: (opts?: unknown) => showModels(s, opts),
+    [COMMAND.openExample]: (which?: unknown) => openArithmeticExample(s.extensionPath, which),
   };
   return registerTable(table, s.log);
 }
@@ -93,7 +95,7 @@ async function selectBackend(s: CommandServices, kindArg: unknown, urlArg: unkno
             title: 'Tinker: Custom Server URL',
             prompt: 'Base URL of the Tinker-compatible server',
             placeHolder: 'http://127.0.0.1:8000',
-            value: vscode.workspace.getConfiguration('tinker').get<string>('customBaseUrl') || 'http://127.0.0.1:8000',
+            value: customBaseUrlSetting() || 'http://127.0.0.1:8000',
             validateInput: (v) => (/^https?:\/\/[^\s/]+/.test(v.trim()) ? undefined : 'Enter an http:// or https:// URL'),
             ignoreFocusOut: true,
           });

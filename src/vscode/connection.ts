@@ -1,7 +1,6 @@
 // One Tinker connection per window: resolves the backend from settings (starting the local engine
 // when it is "local"), takes the API key from secret storage, and hands out a connected
 // ServiceClient. A settings or key change drops the cached client so the next use reconnects.
-import * as vscode from 'vscode';
 import type { ServiceClient } from '../core/tinker/client';
 import { ResolvedBackend, describeBackend } from '../core/config/backendKinds';
 import { LocalEngine } from './localEngine';
@@ -9,8 +8,9 @@ import { Log } from './log';
 import { ApiKeyStore } from './secrets';
 import { readBackend } from './settings';
 import type { TrustedServers } from './trustedServers';
+import { Disposable, toDisposable } from './lifecycle';
 
-export class TinkerConnection implements vscode.Disposable {
+export class TinkerConnection extends Disposable {
   private client: Promise<ServiceClient> | undefined;
 
   constructor(
@@ -19,7 +19,10 @@ export class TinkerConnection implements vscode.Disposable {
     private readonly log: Log,
     private readonly version: string,
     private readonly trusted: Pick<TrustedServers, 'mayReceiveKey'>,
-  ) {}
+  ) {
+    super();
+    this._register(toDisposable(() => this.reset()));
+  }
 
   /** The connected client (connecting on first use). */
   get(): Promise<ServiceClient> {
@@ -76,9 +79,5 @@ export class TinkerConnection implements vscode.Disposable {
     const c = this.client;
     this.client = undefined;
     void c?.then((x) => x.close()).catch(() => undefined);
-  }
-
-  dispose(): void {
-    this.reset();
   }
 }

@@ -8,6 +8,7 @@ import type { RunSummary } from '../core/runs/runDirectory';
 import type { RewardFileIndex } from './rewardFiles';
 import type { RunRegistry } from './runRegistry';
 import type { RunsModel } from './runsModel';
+import { Disposable } from './lifecycle';
 
 export const CONTEXT_KEYS = {
   runActive: 'tinker.runActive',
@@ -20,21 +21,21 @@ export function isResumable(run: RunSummary, running: ReadonlySet<string>): bool
   return !run.finished && !running.has(run.dir);
 }
 
-export class ContextKeys implements vscode.Disposable {
+export class ContextKeys extends Disposable {
   private readonly values = new Map<string, boolean>();
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly registry: RunRegistry,
     private readonly runs: RunsModel,
     private readonly rewardFiles: RewardFileIndex,
   ) {
-    this.subs = [
+    super();
+    this._registerAll(
       registry.onDidChange(() => void this.updateRuns()),
       runs.onDidChange(() => void this.updateRuns()),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateEditor()),
       rewardFiles.onDidChange(() => this.updateEditor()),
-    ];
+    );
     void this.updateRuns();
     this.updateEditor();
   }
@@ -60,9 +61,5 @@ export class ContextKeys implements vscode.Disposable {
   private updateEditor(): void {
     const uri = vscode.window.activeTextEditor?.document.uri;
     this.set(CONTEXT_KEYS.rewardFileActive, uri !== undefined && this.rewardFiles.isRewardFile(uri));
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
   }
 }

@@ -17,6 +17,7 @@ import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore } from './secrets';
 import { readBackendFor, rewardEnvironmentSetting } from './settings';
+import { COMMAND } from './commandIds';
 
 export interface GrpoRunnerServices {
   log: Log;
@@ -83,7 +84,7 @@ export class GrpoRunner {
     const backend = await readBackendFor(backendOf.backend, backendOf.base_url);
     if (backend.kind === 'cloud' && !(await this.s.apiKeys.get())) {
       const action = await vscode.window.showWarningMessage('This run uses the Tinker cloud, which needs an API key.', 'Set API Key');
-      if (action === 'Set API Key') await vscode.commands.executeCommand('tinker.setApiKey');
+      if (action === 'Set API Key') await vscode.commands.executeCommand(COMMAND.setApiKey);
       if (!(await this.s.apiKeys.get())) {
         void vscode.window.showInformationMessage('The run was not started: no Tinker API key is set.');
         return undefined;
@@ -159,7 +160,7 @@ export class GrpoRunner {
         : nll;
     const actions = r.runDir ? ['Open Metrics'] : [];
     const act = (a: string | undefined) => {
-      if (a === 'Open Metrics') void vscode.commands.executeCommand('tinker.openMetrics', r.runDir);
+      if (a === 'Open Metrics') void vscode.commands.executeCommand(COMMAND.openMetrics, r.runDir);
       if (a === 'Show Log') this.s.log.show();
     };
     switch (r.status) {

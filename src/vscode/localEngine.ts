@@ -5,8 +5,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EngineProcess, startEngineProcess } from '../engine/launcher';
 import { Log } from './log';
+import { Disposable, toDisposable } from './lifecycle';
 
-export class LocalEngine implements vscode.Disposable {
+export class LocalEngine extends Disposable {
   private running: EngineProcess | undefined;
   private starting: Promise<EngineProcess> | undefined;
 
@@ -14,7 +15,10 @@ export class LocalEngine implements vscode.Disposable {
     private readonly extensionPath: string,
     private readonly storage: vscode.Uri,
     private readonly log: Log,
-  ) {}
+  ) {
+    super();
+    this._register(toDisposable(() => void this.stop()));
+  }
 
   /** The engine's URL when it is running. */
   get url(): string | undefined {
@@ -60,9 +64,5 @@ export class LocalEngine implements vscode.Disposable {
     const proc = this.running;
     this.running = undefined;
     await proc?.stop();
-  }
-
-  dispose(): void {
-    void this.stop();
   }
 }

@@ -2,8 +2,9 @@
 // that reaches an error message never reaches the log.
 import * as vscode from 'vscode';
 import { Redactor } from '../core/config/redact';
+import { Disposable } from './lifecycle';
 
-export class Log implements vscode.Disposable {
+export class Log extends Disposable {
   private readonly channel: vscode.LogOutputChannel;
 
   /** `name` other than the extension's own 'Tinker' for a second log (disposing a log channel closes every channel of its name) */
@@ -11,7 +12,8 @@ export class Log implements vscode.Disposable {
     readonly redactor: Redactor,
     name = 'Tinker',
   ) {
-    this.channel = vscode.window.createOutputChannel(name, { log: true });
+    super();
+    this.channel = this._register(vscode.window.createOutputChannel(name, { log: true }));
   }
 
   trace(message: string): void {
@@ -33,9 +35,5 @@ export class Log implements vscode.Disposable {
 
   show(): void {
     this.channel.show(true);
-  }
-
-  dispose(): void {
-    this.channel.dispose();
   }
 }

@@ -8,12 +8,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MetricsTail } from '../core/runs/metricsTail';
 import type { RunSummary } from '../core/runs/runDirectory';
+import { directoryRunStatus, reportedRunStatus } from '../core/runs/runStatus';
 import { FromWebview, MetricRow, MetricsProtocol, MetricsRequests, RunInfo, ToWebview, toMetricRow } from '../../webview/shared/metricsProtocol';
 import type { MetricsPanelServices } from './metricsPanels';
 import { throttle } from './throttle';
 import { renderPanelHtml, webviewOptions } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
+import { toDisposable } from './lifecycle';
 
 const POLL_MS = 2000;
 
@@ -42,7 +44,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
     panel.title = `Metrics: ${path.basename(runDir)}`;
     panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'metrics', title: 'Metrics' });
-    this.disposables.push(
+    this._registerAll(
       s.registry.onDidReceiveEvent(({ run, event }) => {
         if (!run.runDir || path.resolve(run.runDir) !== path.resolve(runDir)) return;
         if (event.type === 'metrics' || event.type === 'finished') void this.readMore();
@@ -53,7 +55,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(runDir), 'metrics.jsonl'));
     watcher.onDidChange(() => void this.readMore());
     watcher.onDidCreate(() => void this.readMore());
-    this.disposables.push(watcher, { dispose: () => clearInterval(this.poll) });
+    this._registerAll(watcher, toDisposable(() => clearInterval(this.poll)));
     void this.readMore();
     this.updatePolling();
   }
@@ -126,14 +128,10 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     const summarize = () => (summary ??= readSummary(this.runDir));
     this.model ??= active?.model ?? (await summarize())?.model;
     const base = { name: path.basename(this.runDir), dir: this.runDir, model: this.model };
-    if (active && active.status !== 'starting' && active.status !== 'paused') {
-      const progress =
-        active.status === 'running' && active.step !== undefined && active.endStep !== undefined
-          ? { step: active.step, endStep: active.endStep, phase: active.phase }
-          : undefined;
-      return { ...base, status: active.status, progress };
-    }
-    return { ...base, status: (await summarize())?.finished ? 'completed' : 'not finished' };
+    const status = reportedRunStatus(active) ?? directoryRunStatus((await summarize())?.finished ?? false);
+    const progress =
+      status === 'running' && active?.step !== undefined && active.endStep !== undefined ? { step: active.step, endStep: active.endStep, phase: active.phase } : undefined;
+    return { ...base, status, progress };
   }
 
   private updatePolling(): void {

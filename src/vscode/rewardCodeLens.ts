@@ -7,6 +7,8 @@ import { functionNameRange } from '../core/reward/diagnostics';
 import { formatReward, rewardLanguage, summaryText } from '../core/reward/summary';
 import { RewardFileIndex } from './rewardFiles';
 import { RewardFileState, RewardValidator } from './rewardValidation';
+import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 /** every file that could be a reward file; the index decides which are */
 export const REWARD_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.{py,ts,js,mjs,cjs}' }];
@@ -28,16 +30,16 @@ export function lensTitle(state: RewardFileState | undefined, version: number): 
   return `${summaryText(v.summary)}${stale}`;
 }
 
-export class RewardCodeLensProvider implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<void>();
+export class RewardCodeLensProvider extends Disposable implements vscode.CodeLensProvider, vscode.HoverProvider {
+  private readonly emitter = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.emitter.event;
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly index: RewardFileIndex,
     private readonly validator: RewardValidator,
   ) {
-    this.subs = [this.emitter, validator.onDidValidate(() => this.emitter.fire()), index.onDidChange(() => this.emitter.fire())];
+    super();
+    this._registerAll(validator.onDidValidate(() => this.emitter.fire()), index.onDidChange(() => this.emitter.fire()));
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
@@ -45,8 +47,8 @@ export class RewardCodeLensProvider implements vscode.CodeLensProvider, vscode.H
     const range = anchorOf(doc);
     const state = this.validator.state(doc.uri);
     return [
-      new vscode.CodeLens(range, { title: lensTitle(state, doc.version), command: 'tinker.showRewardExamples', arguments: [doc.uri], tooltip: 'Show each example and its reward' }),
-      new vscode.CodeLens(range, { title: 'Dry Run', command: 'tinker.dryRunReward', arguments: [doc.uri], tooltip: "Score a run's samples with this function and show the no-signal fractions" }),
+      new vscode.CodeLens(range, { title: lensTitle(state, doc.version), command: COMMAND.showRewardExamples, arguments: [doc.uri], tooltip: 'Show each example and its reward' }),
+      new vscode.CodeLens(range, { title: 'Dry Run', command: COMMAND.dryRunReward, arguments: [doc.uri], tooltip: "Score a run's samples with this function and show the no-signal fractions" }),
     ];
   }
 
@@ -57,10 +59,6 @@ export class RewardCodeLensProvider implements vscode.CodeLensProvider, vscode.H
     const state = this.validator.state(doc.uri);
     if (!state) return undefined;
     return new vscode.Hover(new vscode.MarkdownString(examplesMarkdown(state)), range);
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
   }
 }
 

@@ -14,8 +14,11 @@ import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { examplesMarkdown } from './rewardCodeLens';
 import { RewardFileIndex } from './rewardFiles';
-import { rewardRange, RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
-import { readBackendFor, rewardEnvironmentSetting, SECTION } from './settings';
+import { RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
+import { addToRewardFilesSetting, readBackendFor, rewardEnvironmentSetting, rewardRangeSetting } from './settings';
+import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
+import { registerTable } from './commands';
 
 export const REPORT_SCHEME = 'tinker-reward-report';
 
@@ -29,9 +32,9 @@ export interface RewardCommandDeps {
 }
 
 /** read-only Markdown documents for the reports (a virtual document per report title) */
-class ReportDocuments implements vscode.TextDocumentContentProvider {
+class ReportDocuments extends Disposable implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
-  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  private readonly emitter = this._register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.emitter.event;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -48,30 +51,50 @@ class ReportDocuments implements vscode.TextDocumentContentProvider {
     await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
     return doc;
   }
-
-  dispose(): void {
-    this.emitter.dispose();
-  }
 }
 
 export type DryRunChoice = { runDir: string } | { fresh: true };
+
+// What tests and CodeLenses pass the commands; anything else counts as no argument (the prompts run).
+const uriArg = (arg: unknown) => (arg instanceof vscode.Uri ? arg : undefined);
+const field = (arg: unknown, key: string): unknown => (typeof arg === 'object' && arg !== null ? (arg as Record<string, unknown>)[key] : undefined);
+
+function newRewardArgs(arg: unknown): { language?: TemplateLanguage; file?: string } {
+  const language = field(arg, 'language');
+  const file = field(arg, 'file');
+  return {
+    ...(language === 'python' || language === 'typescript' || language === 'javascript' ? { language } : {}),
+    ...(typeof file === 'string' ? { file } : {}),
+  };
+}
+
+function dryRunChoice(arg: unknown): DryRunChoice | undefined {
+  const runDir = field(arg, 'runDir');
+  if (typeof runDir === 'string') return { runDir };
+  return field(arg, 'fresh') === true ? { fresh: true } : undefined;
+}
 
 export function registerRewardCommands(d: RewardCommandDeps): vscode.Disposable[] {
   const reports = new ReportDocuments();
   return [
     reports,
     vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports),
-    vscode.commands.registerCommand('tinker.newRewardFunction', (args?: { language?: TemplateLanguage; file?: string }) => newRewardFunction(d, args)),
-    vscode.commands.registerCommand('tinker.dryRunReward', (uri?: vscode.Uri, choice?: DryRunChoice) => dryRunReward(d, reports, uri, choice)),
-    vscode.commands.registerCommand('tinker.showRewardExamples', async (uri?: vscode.Uri) => {
-      const target = uri ?? vscode.window.activeTextEditor?.document.uri;
-      const state = target ? d.validator.state(target) : undefined;
-      if (!target || !state) {
-        void vscode.window.showInformationMessage('Open a reward file (named by a *.grpo.json spec or the tinker.rewardFiles setting) to see its examples.');
-        return undefined;
-      }
-      return reports.show(`Examples of ${path.basename(target.fsPath)}`, examplesMarkdown(state));
-    }),
+    ...registerTable(
+      {
+        [COMMAND.newRewardFunction]: (args?: unknown) => newRewardFunction(d, newRewardArgs(args)),
+        [COMMAND.dryRunReward]: (uri?: unknown, choice?: unknown) => dryRunReward(d, reports, uriArg(uri), dryRunChoice(choice)),
+        [COMMAND.showRewardExamples]: async (uri?: unknown) => {
+          const target = uriArg(uri) ?? vscode.window.activeTextEditor?.document.uri;
+          const state = target ? d.validator.state(target) : undefined;
+          if (!target || !state) {
+            void vscode.window.showInformationMessage('Open a reward file (named by a *.grpo.json spec or the tinker.rewardFiles setting) to see its examples.');
+            return undefined;
+          }
+          return reports.show(`Examples of ${path.basename(target.fsPath)}`, examplesMarkdown(state));
+        },
+      },
+      d.log,
+    ),
   ];
 }
 
@@ -115,16 +138,6 @@ async function newRewardFunction(d: RewardCommandDeps, args?: { language?: Templ
   return uri;
 }
 
-/** so a file no spec names yet is validated: its workspace-relative path joins `tinker.rewardFiles` */
-async function addToRewardFilesSetting(uri: vscode.Uri): Promise<void> {
-  const folder = vscode.workspace.getWorkspaceFolder(uri);
-  const entry = folder ? path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/') : uri.fsPath;
-  const config = vscode.workspace.getConfiguration(SECTION, uri);
-  const current = config.get<string[]>('rewardFiles', []);
-  if (current.includes(entry)) return;
-  await config.update('rewardFiles', [...current, entry], folder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
-}
-
 async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?: vscode.Uri, choice?: DryRunChoice): Promise<DryRunReport | undefined> {
   const target = uri ?? vscode.window.activeTextEditor?.document.uri;
   await d.index.ready();
@@ -143,7 +156,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
   const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === target.toString());
   const source = open?.getText();
   const python = rewardLanguage(file) === 'python' ? (await resolvePython(target, d.log)).path : undefined;
-  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), environment: rewardEnvironmentSetting(), range: rewardRange(), ...(info.spec ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
+  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), environment: rewardEnvironmentSetting(), range: rewardRangeSetting(), ...(info.spec ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
   try {
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Dry run of ${path.basename(file)}`, cancellable: true },

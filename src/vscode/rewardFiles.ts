@@ -8,7 +8,8 @@ import { globProblem, matchesGlob } from '../core/reward/globMatch';
 import { hasRewardExtension } from '../core/reward/files';
 import type { ResolvedRunSpec } from '../core/runs/spec';
 import { Log } from './log';
-import { SECTION } from './settings';
+import { onDidChangeSettings, rewardFilesSetting, SECTION } from './settings';
+import { Disposable } from './lifecycle';
 
 export interface RewardFileInfo {
   /** the spec that names this reward file, when one does */
@@ -18,20 +19,20 @@ export interface RewardFileInfo {
 
 const SPEC_GLOB = '**/*.grpo.json';
 
-export class RewardFileIndex implements vscode.Disposable {
+export class RewardFileIndex extends Disposable {
   private readonly bySpec = new Map<string, { rewardFile: string; spec: ResolvedRunSpec }>();
-  private readonly emitter = new vscode.EventEmitter<void>();
+  private readonly emitter = this._register(new vscode.EventEmitter<void>());
   /** fires when the set of reward files (or a spec's settings for one) may have changed */
   readonly onDidChange = this.emitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.emitter];
   private scanning: Promise<void> | undefined;
   /** invalid tinker.rewardFiles patterns already reported (once each) */
   private readonly reportedGlobs = new Set<string>();
 
   constructor(private readonly log: Log) {
+    super();
     const watcher = vscode.workspace.createFileSystemWatcher(SPEC_GLOB);
     const reread = (uri: vscode.Uri) => void this.readSpec(uri.fsPath).then(() => this.emitter.fire());
-    this.disposables.push(
+    this._registerAll(
       watcher,
       watcher.onDidCreate(reread),
       watcher.onDidChange(reread),
@@ -42,8 +43,8 @@ export class RewardFileIndex implements vscode.Disposable {
       vscode.workspace.onDidSaveTextDocument((d) => {
         if (d.uri.scheme === 'file' && d.fileName.endsWith('.grpo.json')) reread(d.uri);
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.rewardFiles`)) this.emitter.fire();
+      onDidChangeSettings((e) => {
+        if (e.affects('rewardFiles')) this.emitter.fire();
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => void this.rescan()),
     );
@@ -90,13 +91,12 @@ export class RewardFileIndex implements vscode.Disposable {
 
   /** the `tinker.rewardFiles` globs, relative to each workspace folder (or absolute) */
   private matchesSetting(uri: vscode.Uri): boolean {
-    const globs = vscode.workspace.getConfiguration(SECTION).get<string[]>('rewardFiles', []);
-    if (!Array.isArray(globs) || globs.length === 0) return false;
+    const globs = rewardFilesSetting();
+    if (globs.length === 0) return false;
     const folder = vscode.workspace.getWorkspaceFolder(uri);
     const relative = folder ? path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/') : undefined;
     const absolute = uri.fsPath.split(path.sep).join('/');
     return globs.some((glob) => {
-      if (typeof glob !== 'string' || glob.trim() === '') return false;
       const problem = globProblem(glob);
       if (problem !== undefined) {
         if (!this.reportedGlobs.has(glob)) {
@@ -108,9 +108,5 @@ export class RewardFileIndex implements vscode.Disposable {
       }
       return path.isAbsolute(glob) ? matchesGlob(absolute, glob) : relative !== undefined && matchesGlob(relative, glob);
     });
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
   }
 }

@@ -12,12 +12,13 @@ import { lineRange } from '../core/reward/diagnostics';
 import type { RewardExample } from '../core/reward/examples';
 import { examplesFileFor, isExamplesFile, rewardFilesFor } from '../core/reward/files';
 import { scanForSideEffects } from '../core/reward/staticScan';
-import { DEFAULT_REWARD_RANGE, rewardLanguage } from '../core/reward/summary';
+import { rewardLanguage } from '../core/reward/summary';
 import type { RewardValidation } from '../core/reward/validate';
 import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { RewardFileIndex } from './rewardFiles';
-import { rewardEnvironmentSetting, SECTION } from './settings';
+import { onDidChangeSettings, rewardEnvironmentSetting, rewardRangeSetting } from './settings';
+import { Disposable, toDisposable } from './lifecycle';
 
 export const DEBOUNCE_MS = 500;
 /** examples taken from the latest run that used the reward file */
@@ -61,22 +62,22 @@ export interface RewardValidatorOptions {
   name?: string;
 }
 
-export class RewardValidator implements vscode.Disposable {
+export class RewardValidator extends Disposable {
   readonly collection: vscode.DiagnosticCollection;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, AbortController>();
   private readonly states = new Map<string, RewardFileState>();
-  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  private readonly emitter = this._register(new vscode.EventEmitter<vscode.Uri>());
   /** fires after a reward file's diagnostics were replaced */
   readonly onDidValidate = this.emitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.emitter];
   private readonly trust: TrustSource;
   private toldUntrusted = false;
 
   constructor(private readonly o: RewardValidatorOptions) {
+    super();
     this.trust = o.trust ?? workspaceTrust;
     this.collection = vscode.languages.createDiagnosticCollection(o.name ?? 'tinker-reward');
-    this.disposables.push(
+    this._registerAll(
       this.collection,
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d.uri, 0)),
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -86,8 +87,15 @@ export class RewardValidator implements vscode.Disposable {
       vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri)),
       o.index.onDidChange(() => this.revalidateOpen()),
       this.trust.onDidGrant(() => this.revalidateOpen()),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.rewardRange`) || e.affectsConfiguration(`${SECTION}.pythonPath`)) this.revalidateOpen();
+      onDidChangeSettings((e) => {
+        if (e.affects('rewardRange', 'pythonPath')) this.revalidateOpen();
+      }),
+    );
+    // work still scheduled or running for a file stops first
+    this._register(
+      toDisposable(() => {
+        for (const t of this.timers.values()) clearTimeout(t);
+        for (const c of this.inFlight.values()) c.abort();
       }),
     );
     void o.index.ready().then(() => this.revalidateOpen());
@@ -184,7 +192,7 @@ export class RewardValidator implements vscode.Disposable {
         source: current.text,
         examples,
         ...(examplesText !== undefined ? { examplesText } : {}),
-        range: rewardRange(),
+        range: rewardRangeSetting(),
         timeoutMs: info.spec?.reward.timeout_ms ?? 10_000,
         ...(python ? { python } : {}),
         environment: rewardEnvironmentSetting(),
@@ -237,19 +245,6 @@ export class RewardValidator implements vscode.Disposable {
       if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
     });
   }
-
-  dispose(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
-    for (const c of this.inFlight.values()) c.abort();
-    for (const d of this.disposables) d.dispose();
-  }
-}
-
-/** the `tinker.rewardRange` setting, [min, max] (default [0, 1]; an invalid value falls back to it) */
-export function rewardRange(): readonly [number, number] {
-  const v = vscode.workspace.getConfiguration(SECTION).get<unknown>('rewardRange');
-  if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'number' && v[0] < v[1]) return [v[0], v[1]];
-  return DEFAULT_REWARD_RANGE;
 }
 
 const SEVERITY: Record<RewardDiagnostic['severity'], vscode.DiagnosticSeverity> = {

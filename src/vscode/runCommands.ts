@@ -15,6 +15,7 @@ import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
+import { COMMAND } from './commandIds';
 
 type RunResult = GrpoRunResult | SftRunResult;
 
@@ -73,11 +74,11 @@ const isSpecPath = (p: string, kind: Kind) => p.toLowerCase().endsWith(SPEC_EXT[
 
 export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
-    'tinker.startGrpoRun': (arg?: unknown) => startRun(s, 'grpo', arg),
-    'tinker.startSftRun': (arg?: unknown) => startRun(s, 'sft', arg),
-    'tinker.resumeRun': (runDir?: unknown, spec?: unknown) => resumeRun(s, runDir, spec),
-    'tinker.cancelRun': (arg?: unknown) => cancelRun(s, arg),
-    'tinker.openMetrics': (arg?: unknown) => openMetrics(s, arg),
+    [COMMAND.startGrpoRun]: (arg?: unknown) => startRun(s, 'grpo', arg),
+    [COMMAND.startSftRun]: (arg?: unknown) => startRun(s, 'sft', arg),
+    [COMMAND.resumeRun]: (runDir?: unknown, spec?: unknown) => resumeRun(s, runDir, spec),
+    [COMMAND.cancelRun]: (arg?: unknown) => cancelRun(s, arg),
+    [COMMAND.openMetrics]: (arg?: unknown) => openMetrics(s, arg),
   };
   return registerTable(table, s.log);
 }

@@ -3,9 +3,12 @@
 // and the metrics panels read it; a run directory not in here is judged from its files alone.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GrpoEvent, GrpoPhase, GrpoRunResult, GrpoRunStatus } from '../core/grpo/types';
+import type { GrpoEvent, GrpoPhase, GrpoRunResult } from '../core/grpo/types';
+import type { ActiveRunStatus } from '../core/runs/runStatus';
+import { METRIC } from '../core/runs/metricKeys';
+import { Disposable, toDisposable } from './lifecycle';
 
-export type ActiveRunStatus = 'starting' | 'running' | GrpoRunStatus;
+export type { ActiveRunStatus };
 
 export interface ActiveRun {
   readonly id: number;
@@ -33,15 +36,21 @@ export interface ActiveRun {
   result: GrpoRunResult | undefined;
 }
 
-export class RunRegistry implements vscode.Disposable {
+export class RunRegistry extends Disposable {
   private readonly runs: ActiveRun[] = [];
   private nextId = 1;
-  private readonly changed = new vscode.EventEmitter<ActiveRun>();
+  private readonly changed = this._register(new vscode.EventEmitter<ActiveRun>());
   /** a run's state changed (any event, start, end) */
   readonly onDidChange = this.changed.event;
-  private readonly events = new vscode.EventEmitter<{ run: ActiveRun; event: GrpoEvent }>();
+  private readonly events = this._register(new vscode.EventEmitter<{ run: ActiveRun; event: GrpoEvent }>());
   /** every event a run reported, as it arrived */
   readonly onDidReceiveEvent = this.events.event;
+
+  constructor() {
+    super();
+    // closing the window cancels the runs it started, before the events about them stop
+    this._register(toDisposable(() => this.active().forEach((r) => r.abort.abort())));
+  }
 
   begin(specFile: string | undefined, runName: string, kind: 'grpo' | 'sft' = 'grpo'): ActiveRun {
     const run: ActiveRun = {
@@ -88,9 +97,9 @@ export class RunRegistry implements vscode.Disposable {
         run.phaseTotal = e.total;
         break;
       case 'metrics': {
-        const r = e.metrics['env/all/reward/total'];
+        const r = e.metrics[METRIC.reward];
         if (typeof r === 'number' && Number.isFinite(r)) run.lastReward = r;
-        const t = e.metrics['test/env/all/reward/total'];
+        const t = e.metrics[METRIC.testReward];
         if (typeof t === 'number' && Number.isFinite(t)) run.lastTestReward = t;
         break;
       }
@@ -137,11 +146,5 @@ export class RunRegistry implements vscode.Disposable {
 
   all(): readonly ActiveRun[] {
     return this.runs;
-  }
-
-  dispose(): void {
-    for (const r of this.active()) r.abort.abort();
-    this.changed.dispose();
-    this.events.dispose();
   }
 }

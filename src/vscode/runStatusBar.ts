@@ -1,24 +1,23 @@
 // Status bar item for runs in progress: "iteration k/N · phase" (GRPO) or "step k/N · phase" (SFT), a click cancels (after a
 // confirmation in the Cancel Run command). Hidden when nothing runs.
 import * as vscode from 'vscode';
+import { progressText } from '../core/runs/runStatus';
 import { ActiveRun, RunRegistry } from './runRegistry';
+import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 export function describeProgress(run: ActiveRun): string {
   if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return 'starting';
-  const k = Math.min(run.step + 1, run.endStep);
-  const phase = run.phase
-    ? ` · ${run.phase}${run.phaseDone !== undefined && run.phaseTotal ? ` ${run.phaseDone}/${run.phaseTotal}` : ''}`
-    : '';
-  return `${run.kind === 'sft' ? 'step' : 'iteration'} ${k}/${run.endStep}${phase}`;
+  return progressText({ unit: run.kind === 'sft' ? 'step' : 'iteration', step: run.step, endStep: run.endStep, phase: run.phase, phaseDone: run.phaseDone, phaseTotal: run.phaseTotal });
 }
 
-export class RunStatusItem implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('tinker.run', vscode.StatusBarAlignment.Left, 49);
-  private readonly sub: vscode.Disposable;
+export class RunStatusItem extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('tinker.run', vscode.StatusBarAlignment.Left, 49));
 
   constructor(private readonly registry: RunRegistry) {
+    super();
     this.item.name = 'Tinker GRPO Run';
-    this.sub = registry.onDidChange(() => this.update());
+    this._register(registry.onDidChange(() => this.update()));
   }
 
   /** The text shown (for tests); undefined when hidden. */
@@ -42,12 +41,7 @@ export class RunStatusItem implements vscode.Disposable {
     if (run.runDir) tip.appendMarkdown(`\`${run.runDir}\`\n\n`);
     tip.appendMarkdown('Click to cancel the run.');
     this.item.tooltip = tip;
-    this.item.command = { command: 'tinker.cancelRun', title: 'Cancel Run', arguments: [run.runDir ?? run.id] };
+    this.item.command = { command: COMMAND.cancelRun, title: 'Cancel Run', arguments: [run.runDir ?? run.id] };
     this.item.show();
-  }
-
-  dispose(): void {
-    this.sub.dispose();
-    this.item.dispose();
   }
 }

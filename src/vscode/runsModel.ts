@@ -5,10 +5,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
 import { Log } from './log';
+import { Disposable, toDisposable } from './lifecycle';
 
-export class RunsModel implements vscode.Disposable {
+export class RunsModel extends Disposable {
   private runs: RunSummary[] = [];
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   private watcher: vscode.FileSystemWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -22,6 +23,13 @@ export class RunsModel implements vscode.Disposable {
     private folder: string,
     private readonly log: Log,
   ) {
+    super();
+    this._register(
+      toDisposable(() => {
+        clearTimeout(this.timer);
+        this.watcher?.dispose();
+      }),
+    );
     this.watch();
   }
 
@@ -118,11 +126,5 @@ export class RunsModel implements vscode.Disposable {
     this.watcher.onDidCreate(schedule);
     this.watcher.onDidChange(schedule);
     this.watcher.onDidDelete(schedule);
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-    this.watcher?.dispose();
-    this.changed.dispose();
   }
 }

@@ -5,6 +5,8 @@
 import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
+import { RunStatus, deriveRunStatus } from '../core/runs/runStatus';
+import { formatLocalTime } from '../core/text/time';
 import type { TrainingRun } from '../core/tinker/wire';
 import { TinkerConnection } from './connection';
 import { ActiveRun, RunRegistry } from './runRegistry';
@@ -12,27 +14,20 @@ import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { readBackend } from './settings';
 import { throttle } from './throttle';
-
-export type LocalRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'not finished';
+import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 export type RunsNode =
-  | { kind: 'run'; run: RunSummary; status: LocalRunStatus; active?: ActiveRun }
+  | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
   | { kind: 'server' }
   | { kind: 'serverRun'; run: TrainingRun }
   | { kind: 'message'; text: string; detail?: string; error: boolean };
 
 const SERVER_NODE: RunsNode = { kind: 'server' };
 
-export function localRunStatus(run: RunSummary, active: ActiveRun | undefined): LocalRunStatus {
-  // a paused run (an agent trains it a few iterations at a time) is resumable, like one not finished
-  if (active && active.status !== 'starting' && active.status !== 'paused') return active.status;
-  return run.finished ? 'completed' : 'not finished';
-}
-
-export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
+export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvider<RunsNode> {
+  private readonly changed = this._register(new vscode.EventEmitter<RunsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly subs: vscode.Disposable[];
   private server: Promise<RunsNode[]> | undefined;
   private serverLabel = 'Server';
 
@@ -41,9 +36,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     private readonly registry: RunRegistry,
     private readonly connection: TinkerConnection,
   ) {
+    super();
     // A run reports progress many times a second; the view follows it at most twice a second.
     const fromRegistry = throttle(() => this.changed.fire(undefined), 500);
-    this.subs = [model.onDidChange(() => this.changed.fire(undefined)), registry.onDidChange(fromRegistry), fromRegistry];
+    this._registerAll(model.onDidChange(() => this.changed.fire(undefined)), registry.onDidChange(fromRegistry), fromRegistry);
   }
 
   /** Re-reads the server's training runs the next time the Server node is shown. */
@@ -57,7 +53,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       const runs = await this.model.list();
       const local: RunsNode[] = runs.map((run) => {
         const active = this.registry.byDir(run.dir);
-        return { kind: 'run', run, status: localRunStatus(run, active), active };
+        return { kind: 'run', run, status: deriveRunStatus(run.finished, active), active };
       });
       try {
         const { describeBackend } = await import('../core/config/backendKinds');
@@ -110,7 +106,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         const item = new vscode.TreeItem(r.training_run_id, vscode.TreeItemCollapsibleState.None);
         item.id = `server-run:${r.training_run_id}`;
         item.iconPath = new vscode.ThemeIcon(r.corrupted ? 'warning' : 'cloud');
-        item.description = [r.base_model, r.lora_rank ? `rank ${r.lora_rank}` : undefined, r.last_request_time ? `last ${formatTime(r.last_request_time)}` : undefined]
+        item.description = [r.base_model, r.lora_rank ? `rank ${r.lora_rank}` : undefined, r.last_request_time ? `last ${formatLocalTime(r.last_request_time)}` : undefined]
           .filter(Boolean)
           .join(' · ');
         const tip = new vscode.MarkdownString();
@@ -126,19 +122,14 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
         item.description = node.detail;
         item.tooltip = node.detail ? `${node.text}: ${node.detail}` : node.text;
-        if (node.error) item.command = { command: 'tinker.showLog', title: 'Show Log' };
+        if (node.error) item.command = { command: COMMAND.showLog, title: 'Show Log' };
         return item;
       }
     }
   }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.changed.dispose();
-  }
 }
 
-const STATUS_ICON: Record<LocalRunStatus, vscode.ThemeIcon> = {
+const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
   running: new vscode.ThemeIcon('sync~spin'),
   completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
   failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
@@ -146,7 +137,7 @@ const STATUS_ICON: Record<LocalRunStatus, vscode.ThemeIcon> = {
   'not finished': new vscode.ThemeIcon('circle-large-outline'),
 };
 
-function runItem(run: RunSummary, status: LocalRunStatus, active: ActiveRun | undefined): vscode.TreeItem {
+function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
   const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.None);
   item.id = `run:${run.dir}`;
   item.contextValue = status === 'running' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
@@ -159,7 +150,7 @@ function runItem(run: RunSummary, status: LocalRunStatus, active: ActiveRun | un
   parts.push(status);
   item.description = parts.join(' · ');
   item.iconPath = run.problems.length && status !== 'running' ? new vscode.ThemeIcon('warning') : STATUS_ICON[status];
-  item.command = { command: 'tinker.openMetrics', title: 'Open Metrics', arguments: [run.dir] };
+  item.command = { command: COMMAND.openMetrics, title: 'Open Metrics', arguments: [run.dir] };
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`**${escapeMarkdown(run.name)}** — ${status}\n\n`);
   if (run.model) tip.appendMarkdown(`Model: ${codeSpan(run.model)}\n\n`);
@@ -169,10 +160,5 @@ function runItem(run: RunSummary, status: LocalRunStatus, active: ActiveRun | un
   if (run.problems.length) tip.appendMarkdown(`\n\n$(warning) ${run.problems.length} unreadable line(s); see Tinker: Show Log`);
   item.tooltip = tip;
   return item;
-}
-
-function formatTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 

@@ -2,6 +2,7 @@
 // as a fallback. Never in settings, logs, run directories or error text (the Redactor learns it).
 import * as vscode from 'vscode';
 import { Redactor } from '../core/config/redact';
+import { Disposable } from './lifecycle';
 
 const SECRET_KEY = 'tinker.apiKey';
 
@@ -16,20 +17,22 @@ export function validateApiKey(value: string): string | undefined {
   return undefined;
 }
 
-export class ApiKeyStore implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class ApiKeyStore extends Disposable {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly redactor: Redactor,
     private readonly env: Record<string, string | undefined> = process.env,
   ) {
+    super();
     this.redactor.add(env.TINKER_API_KEY);
-    this.subscription = secrets.onDidChange((e) => {
-      if (e.key === SECRET_KEY) this.changed.fire();
-    });
+    this._register(
+      secrets.onDidChange((e) => {
+        if (e.key === SECRET_KEY) this.changed.fire();
+      }),
+    );
   }
 
   async get(): Promise<{ key: string; source: ApiKeySource } | undefined> {
@@ -51,10 +54,5 @@ export class ApiKeyStore implements vscode.Disposable {
 
   async clear(): Promise<void> {
     await this.secrets.delete(SECRET_KEY);
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changed.dispose();
   }
 }

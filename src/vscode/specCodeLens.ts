@@ -7,6 +7,8 @@ import { RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
 import { throttle } from './throttle';
+import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
 export const SPEC_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.grpo.json' }, { pattern: '**/*.sft.json' }];
 
@@ -33,17 +35,17 @@ async function specFileOf(runDir: string): Promise<string | undefined> {
   return undefined;
 }
 
-export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensProvider {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly runs: RunsModel,
     private readonly registry: RunRegistry,
   ) {
+    super();
     const fromRegistry = throttle(() => this.changed.fire(), 500);
-    this.subs = [runs.onDidChange(() => this.changed.fire()), registry.onDidChange(fromRegistry), fromRegistry];
+    this._registerAll(runs.onDidChange(() => this.changed.fire()), registry.onDidChange(fromRegistry), fromRegistry);
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
@@ -52,8 +54,8 @@ export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Dis
     const running = this.registry.active().find((r) => r.specFile && path.resolve(r.specFile) === path.resolve(specFile));
     if (running) {
       return [
-        new vscode.CodeLens(range, { title: `$(sync~spin) ${running.runName}: ${describeProgress(running)}`, command: running.runDir ? 'tinker.openMetrics' : '', arguments: running.runDir ? [running.runDir] : [] }),
-        new vscode.CodeLens(range, { title: 'Cancel run', command: 'tinker.cancelRun', arguments: [running.runDir ?? running.id] }),
+        new vscode.CodeLens(range, { title: `$(sync~spin) ${running.runName}: ${describeProgress(running)}`, command: running.runDir ? COMMAND.openMetrics : '', arguments: running.runDir ? [running.runDir] : [] }),
+        new vscode.CodeLens(range, { title: 'Cancel run', command: COMMAND.cancelRun, arguments: [running.runDir ?? running.id] }),
       ];
     }
     const sft = /\.sft\.json$/i.test(specFile);
@@ -61,7 +63,7 @@ export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Dis
       new vscode.CodeLens(range, {
         title: '$(play) Start run',
         tooltip: `Start ${sft ? 'an SFT' : 'a GRPO'} run from this spec`,
-        command: sft ? 'tinker.startSftRun' : 'tinker.startGrpoRun',
+        command: sft ? COMMAND.startSftRun : COMMAND.startGrpoRun,
         arguments: [doc.uri],
       }),
     ];
@@ -72,17 +74,12 @@ export class SpecCodeLensProvider implements vscode.CodeLensProvider, vscode.Dis
           new vscode.CodeLens(range, {
             title: `$(debug-continue) Resume run ${path.basename(resumable)}`,
             tooltip: `Continue ${resumable} from its last state checkpoint`,
-            command: 'tinker.resumeRun',
+            command: COMMAND.resumeRun,
             arguments: [resumable, doc.uri],
           }),
         );
       }
     }
     return lenses;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.changed.dispose();
   }
 }

@@ -1,13 +1,16 @@
 // Status bar item naming the active backend; a click opens "Tinker: Select Backend".
 import * as vscode from 'vscode';
 import { ResolvedBackend, describeBackend } from '../core/config/backendKinds';
+import { Disposable } from './lifecycle';
+import { COMMAND } from './commandIds';
 
-export class BackendStatusItem implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('tinker.backend', vscode.StatusBarAlignment.Left, 50);
+export class BackendStatusItem extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('tinker.backend', vscode.StatusBarAlignment.Left, 50));
 
   constructor() {
+    super();
     this.item.name = 'Tinker Backend';
-    this.item.command = 'tinker.selectBackend';
+    this.item.command = COMMAND.selectBackend;
   }
 
   update(backend: ResolvedBackend | Error, hasKey: boolean): void {
@@ -22,9 +25,5 @@ export class BackendStatusItem implements vscode.Disposable {
       this.item.backgroundColor = keyNote ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     }
     this.item.show();
-  }
-
-  dispose(): void {
-    this.item.dispose();
   }
 }

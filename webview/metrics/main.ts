@@ -12,6 +12,7 @@ import { CHARTS, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../share
 import { readTheme } from '../shared/browser/theme';
 import { renderFindings } from '../shared/browser/findings';
 import { diagnoseMetrics } from '../../src/core/runs/doctor';
+import { progressText } from '../../src/core/runs/runStatus';
 import { ChartView } from './chartView';
 
 registerComponents();
@@ -107,7 +108,7 @@ function showRun(run: RunInfo): void {
   const parts: string[] = [];
   if (run.model) parts.push(run.model);
   if (run.progress) {
-    parts.push(`iteration ${Math.min(run.progress.step + 1, run.progress.endStep)}/${run.progress.endStep}${run.progress.phase ? ` · ${run.progress.phase}` : ''}`);
+    parts.push(progressText({ unit: 'iteration', ...run.progress }));
   }
   parts.push(run.dir);
   metaEl.textContent = parts.join(' · ');

@@ -6,6 +6,8 @@
 // the JSON transport, and a chart shows null as a gap.
 import { z } from 'zod';
 import type { PanelProtocol } from './panelProtocol';
+import { METRIC } from '../../src/core/runs/metricKeys';
+import { RUN_STATUSES } from '../../src/core/runs/runStatus';
 
 export const MetricRow = z.object({
   step: z.number().int(),
@@ -13,7 +15,7 @@ export const MetricRow = z.object({
 });
 export type MetricRow = z.infer<typeof MetricRow>;
 
-export const RunStatus = z.enum(['running', 'completed', 'failed', 'cancelled', 'not finished']);
+export const RunStatus = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 export const RunInfo = z.object({
@@ -91,8 +93,8 @@ export const CHARTS: ChartSpec[] = [
     id: 'reward',
     title: 'Reward',
     series: [
-      { key: 'env/all/reward/total', label: 'train', color: 'blue' },
-      { key: 'test/env/all/reward/total', label: 'holdout (test)', color: 'purple' },
+      { key: METRIC.reward, label: 'train', color: 'blue' },
+      { key: METRIC.testReward, label: 'holdout (test)', color: 'purple' },
     ],
   },
   {
@@ -100,38 +102,38 @@ export const CHARTS: ChartSpec[] = [
     title: 'Groups by signal',
     unit: 'fraction',
     series: [
-      { key: 'env/all/by_group/frac_mixed', label: 'mixed', color: 'blue' },
-      { key: 'env/all/by_group/frac_all_good', label: 'all good', color: 'green' },
-      { key: 'env/all/by_group/frac_all_bad', label: 'all bad', color: 'red' },
+      { key: METRIC.fracMixed, label: 'mixed', color: 'blue' },
+      { key: METRIC.fracAllGood, label: 'all good', color: 'green' },
+      { key: METRIC.fracAllBad, label: 'all bad', color: 'red' },
     ],
   },
   {
     id: 'kl',
     title: 'KL sample ↔ train',
     series: [
-      { key: 'optim/kl_sample_train_v1', label: 'v1', color: 'blue' },
-      { key: 'optim/kl_sample_train_v2', label: 'v2', color: 'orange' },
+      { key: METRIC.klV1, label: 'v1', color: 'blue' },
+      { key: METRIC.klV2, label: 'v2', color: 'orange' },
     ],
   },
-  { id: 'entropy', title: 'Entropy', series: [{ key: 'optim/entropy', label: 'entropy', color: 'blue' }] },
+  { id: 'entropy', title: 'Entropy', series: [{ key: METRIC.entropy, label: 'entropy', color: 'blue' }] },
   {
     id: 'tokens',
     title: 'Tokens per turn',
     series: [
-      { key: 'env/all/ac_tokens_per_turn', label: 'sampled', color: 'blue' },
-      { key: 'env/all/ob_tokens_per_turn', label: 'prompt', color: 'orange' },
+      { key: METRIC.acTokensPerTurn, label: 'sampled', color: 'blue' },
+      { key: METRIC.obTokensPerTurn, label: 'prompt', color: 'orange' },
     ],
   },
-  { id: 'truncated', title: 'Cut off by max_tokens', unit: 'fraction', series: [{ key: 'env/all/frac_truncated', label: 'fraction truncated', color: 'orange' }] },
-  { id: 'time', title: 'Time per iteration (s)', series: [{ key: 'time/total', label: 'total', color: 'blue' }] },
+  { id: 'truncated', title: 'Cut off by max_tokens', unit: 'fraction', series: [{ key: METRIC.fracTruncated, label: 'fraction truncated', color: 'orange' }] },
+  { id: 'time', title: 'Time per iteration (s)', series: [{ key: METRIC.timeTotal, label: 'total', color: 'blue' }] },
   // SFT runs (grpo-reference §3.4): train vs validation NLL shows overfitting as the curves part
   {
     id: 'nll',
     title: 'NLL (SFT)',
     series: [
-      { key: 'train_mean_nll', label: 'train', color: 'blue' },
-      { key: 'test/nll', label: 'validation', color: 'purple' },
+      { key: METRIC.trainNll, label: 'train', color: 'blue' },
+      { key: METRIC.testNll, label: 'validation', color: 'purple' },
     ],
   },
-  { id: 'lr', title: 'Learning rate', series: [{ key: 'optim/lr', label: 'lr', color: 'orange' }] },
+  { id: 'lr', title: 'Learning rate', series: [{ key: METRIC.lr, label: 'lr', color: 'orange' }] },
 ];

@@ -7,19 +7,8 @@ import { z } from 'zod';
 import { Finding, diagnoseMetrics } from '../runs/doctor';
 import { MetricsRecord, mergeMetrics, parseRecords } from '../runs/runDirectory';
 import { iterationDirName } from '../runs/runWriter';
+import { METRIC } from '../runs/metricKeys';
 
-/** The metric keys a report reads (the cookbook's names). */
-export const REPORT_KEYS = {
-  reward: 'env/all/reward/total',
-  testReward: 'test/env/all/reward/total',
-  mixed: 'env/all/by_group/frac_mixed',
-  allGood: 'env/all/by_group/frac_all_good',
-  allBad: 'env/all/by_group/frac_all_bad',
-  truncated: 'env/all/frac_truncated',
-  kl: 'optim/kl_sample_train_v1',
-  entropy: 'optim/entropy',
-  time: 'time/total',
-} as const;
 
 export interface StepReport {
   run_dir: string;
@@ -103,11 +92,11 @@ export function stepReport(o: {
   const all = readMetrics(o.runDir);
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const last = ran[ran.length - 1];
-  const rewards = all.map((r) => num(r, REPORT_KEYS.reward)).filter((v): v is number => v !== null);
+  const rewards = all.map((r) => num(r, METRIC.reward)).filter((v): v is number => v !== null);
   const recent = rewards.slice(-5);
   const before = rewards.slice(-10, -5);
   const trend = recent.length > 0 && before.length > 0 ? mean(recent)! - mean(before)! : rewards.length >= 2 ? rewards[rewards.length - 1]! - rewards[0]! : null;
-  const testRewards = ran.map((r) => num(r, REPORT_KEYS.testReward)).filter((v): v is number => v !== null);
+  const testRewards = ran.map((r) => num(r, METRIC.testReward)).filter((v): v is number => v !== null);
   const g = o.groupsPerBatch;
   const count = (key: string) => Math.round((num(last, key) ?? 0) * g);
   return {
@@ -116,14 +105,14 @@ export function stepReport(o: {
     last_step: o.lastStep,
     steps_done: all.length === 0 ? 0 : all[all.length - 1]!.step + 1,
     steps_total: o.stepsTotal,
-    reward_mean: mean(ran.map((r) => num(r, REPORT_KEYS.reward)).filter((v): v is number => v !== null)),
+    reward_mean: mean(ran.map((r) => num(r, METRIC.reward)).filter((v): v is number => v !== null)),
     reward_trend: trend,
     test_reward: testRewards.length > 0 ? testRewards[testRewards.length - 1]! : null,
-    groups: { total: g, mixed: count(REPORT_KEYS.mixed), all_good: count(REPORT_KEYS.allGood), all_bad: count(REPORT_KEYS.allBad) },
-    frac_truncated: num(last, REPORT_KEYS.truncated),
-    kl: num(last, REPORT_KEYS.kl),
-    entropy: num(last, REPORT_KEYS.entropy),
-    seconds: ran.reduce((s, r) => s + (num(r, REPORT_KEYS.time) ?? 0), 0),
+    groups: { total: g, mixed: count(METRIC.fracMixed), all_good: count(METRIC.fracAllGood), all_bad: count(METRIC.fracAllBad) },
+    frac_truncated: num(last, METRIC.fracTruncated),
+    kl: num(last, METRIC.klV1),
+    entropy: num(last, METRIC.entropy),
+    seconds: ran.reduce((s, r) => s + (num(r, METRIC.timeTotal) ?? 0), 0),
     reward_errors: o.rewardErrors.slice(0, 3),
     samples: last ? mixedGroupSnippets(o.runDir, last.step) : [],
     findings: diagnoseMetrics(
@@ -170,20 +159,20 @@ export interface SftStepReport {
 export function sftStepReport(o: { runDir: string; firstStep: number; lastStep: number }): SftStepReport {
   const all = readMetrics(o.runDir);
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
-  const nll = all.map((r) => num(r, 'train_mean_nll')).filter((v): v is number => v !== null);
+  const nll = all.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null);
   const recent = nll.slice(-5);
   const before = nll.slice(-10, -5);
-  const tests = ran.map((r) => num(r, 'test/nll')).filter((v): v is number => v !== null);
+  const tests = ran.map((r) => num(r, METRIC.testNll)).filter((v): v is number => v !== null);
   return {
     run_dir: o.runDir,
     first_step: o.firstStep,
     last_step: o.lastStep,
     steps_done: all.length === 0 ? 0 : all[all.length - 1]!.step + 1,
-    train_mean_nll: mean(ran.map((r) => num(r, 'train_mean_nll')).filter((v): v is number => v !== null)),
+    train_mean_nll: mean(ran.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null)),
     train_nll_trend: recent.length > 0 && before.length > 0 ? mean(recent)! - mean(before)! : nll.length >= 2 ? nll[nll.length - 1]! - nll[0]! : null,
     test_nll: tests.length > 0 ? tests[tests.length - 1]! : null,
     learning_rate: num(ran[ran.length - 1], 'learning_rate'),
-    seconds: ran.reduce((s, r) => s + (num(r, REPORT_KEYS.time) ?? 0), 0),
+    seconds: ran.reduce((s, r) => s + (num(r, METRIC.timeTotal) ?? 0), 0),
   };
 }
 

@@ -21,6 +21,7 @@ import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
 import { startSftRun } from '../sft/start';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
 import { SftStepReport, StepReport, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
+import { METRIC } from '../runs/metricKeys';
 
 export interface TrainingSessionOptions {
   runsDir: string;
@@ -110,7 +111,7 @@ type Current = ({ kind: 'grpo'; spec: ResolvedRunSpec } | { kind: 'sft'; spec: R
 /** max_tokens when sampling an SFT session (its spec has none); the local engine's models see 64 tokens */
 const SFT_SAMPLE_MAX_TOKENS = 64;
 
-const LAST_METRIC_KEYS = ['train_mean_nll', 'test/nll', 'env/all/reward/total', 'test/env/all/reward/total', 'env/all/by_group/frac_mixed', 'optim/kl_sample_train_v1', 'optim/entropy'];
+const LAST_METRIC_KEYS = [METRIC.trainNll, METRIC.testNll, METRIC.reward, METRIC.testReward, METRIC.fracMixed, METRIC.klV1, METRIC.entropy];
 
 export interface SamplePrompt {
   /** a user message, or a whole conversation */

@@ -29,6 +29,7 @@ import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep'
 import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from './types';
 import { computeAdvantages } from './advantages';
 import { requestSeed, SeedPurpose } from './samplingSeed';
+import { METRIC } from '../runs/metricKeys';
 
 /** samples serialised per slice of the records phase (a few ms each at 256 tokens on an idle core) */
 export const RECORDS_PER_SLICE = 32;
@@ -173,12 +174,12 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       checkCancel();
       const timer = new SpanTimer();
       const t0 = performance.now();
-      const metrics: Record<string, number> = { 'progress/batch': i, 'optim/lr': c.learningRate, 'progress/done_frac': (i + 1) / endStep };
+      const metrics: Record<string, number> = { 'progress/batch': i, [METRIC.lr]: c.learningRate, 'progress/done_frac': (i + 1) / endStep };
 
       if (c.evalEvery > 0 && i % c.evalEvery === 0 && o.pool.holdout.length > 0) {
         const test = await timer.time('run_evaluations_parallel', () => evaluate(i, sampler));
         Object.assign(metrics, test);
-        const r = test['test/env/all/reward/total'];
+        const r = test[METRIC.testReward];
         if (r !== undefined) {
           firstTestReward ??= r;
           lastTestReward = r;
@@ -232,7 +233,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
         return trainer.saveWeightsAndGetSamplingClient();
       });
 
-      metrics['time/total'] = (performance.now() - t0) / 1000;
+      metrics[METRIC.timeTotal] = (performance.now() - t0) / 1000;
       Object.assign(metrics, timer.metrics());
       o.writer.appendTimingSpans(i, timer.timingSpans());
       o.writer.appendMetrics(i, metrics);
@@ -244,7 +245,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       }
       iterationsRun++;
       lastStep = i;
-      log(`step ${i}/${endStep}: reward ${fmt(metrics['env/all/reward/total'])}, frac_mixed ${fmt(metrics['env/all/by_group/frac_mixed'])}, truncated ${fmt(metrics['env/all/frac_truncated'])}, kl_v1 ${exp(metrics['optim/kl_sample_train_v1'])}, entropy ${fmt(metrics['optim/entropy'])}${metrics['test/env/all/reward/total'] !== undefined ? `, test reward ${fmt(metrics['test/env/all/reward/total'])}` : ''}, ${fmt(metrics['time/total'])} s`);
+      log(`step ${i}/${endStep}: reward ${fmt(metrics[METRIC.reward])}, frac_mixed ${fmt(metrics[METRIC.fracMixed])}, truncated ${fmt(metrics[METRIC.fracTruncated])}, kl_v1 ${exp(metrics[METRIC.klV1])}, entropy ${fmt(metrics[METRIC.entropy])}${metrics[METRIC.testReward] !== undefined ? `, test reward ${fmt(metrics[METRIC.testReward])}` : ''}, ${fmt(metrics[METRIC.timeTotal])} s`);
     }
 
     status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });

@@ -7,6 +7,7 @@ import type { RolloutGroup, ScoredRollout } from './rollout';
 import type { SpanTimer } from './spanTimer';
 import type { TrainingClient } from '../tinker/client';
 import { Datum, LossFnType, textInput } from '../tinker/types';
+import { METRIC } from '../runs/metricKeys';
 
 /** Adam as the cookbook passes it everywhere in RL (grpo-reference §1.6). */
 export const COOKBOOK_ADAM = { beta1: 0.9, beta2: 0.95, eps: 1e-8 } as const;
@@ -74,8 +75,8 @@ export async function trainStep(tc: TrainingClient, datums: readonly RLDatum[], 
   const kl = sampleTrainKl(datums, trainLogprobs);
   return {
     ...(optResult.metrics ?? {}),
-    'optim/kl_sample_train_v1': kl.kl_sample_train_v1,
-    'optim/kl_sample_train_v2': kl.kl_sample_train_v2,
-    'optim/entropy': kl.entropy,
+    [METRIC.klV1]: kl.kl_sample_train_v1,
+    [METRIC.klV2]: kl.kl_sample_train_v2,
+    [METRIC.entropy]: kl.entropy,
   };
 }

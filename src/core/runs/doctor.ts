@@ -3,6 +3,8 @@
 // header); `diagnoseIteration` reads one iteration's samples (the group breakdown's header). When
 // the evidence is thin (too few iterations or samples) a rule says nothing. Pure: the webviews,
 // the CLI and the tests run it.
+import { METRIC } from './metricKeys';
+
 
 export interface Finding {
   id: 'mostly-all-bad' | 'mostly-all-good' | 'reward-errors' | 'kl-spike' | 'flat-reward-tiny-kl' | 'truncation';
@@ -70,9 +72,9 @@ function groupFindings(allBad: number, allGood: number, truncated: number | unde
 
 export function diagnoseMetrics(steps: readonly number[], series: MetricSeries): Finding[] {
   if (steps.length < MIN_ITERATIONS) return [];
-  const allBad = recent(series('env/all/by_group/frac_all_bad'), WINDOW);
-  const allGood = recent(series('env/all/by_group/frac_all_good'), WINDOW);
-  const truncated = recent(series('env/all/frac_truncated'), WINDOW);
+  const allBad = recent(series(METRIC.fracAllBad), WINDOW);
+  const allGood = recent(series(METRIC.fracAllGood), WINDOW);
+  const truncated = recent(series(METRIC.fracTruncated), WINDOW);
   const over = `over the last ${Math.min(WINDOW, steps.length)} iterations`;
   const out = groupFindings(
     allBad.length >= MIN_ITERATIONS ? mean(allBad) : 0,
@@ -81,7 +83,7 @@ export function diagnoseMetrics(steps: readonly number[], series: MetricSeries):
     over,
   );
 
-  const kl = recent(series('optim/kl_sample_train_v1'), 20);
+  const kl = recent(series(METRIC.klV1), 20);
   if (kl.length >= 6) {
     const last = kl[kl.length - 1]!;
     const before = median(kl.slice(0, -1));
@@ -95,7 +97,7 @@ export function diagnoseMetrics(steps: readonly number[], series: MetricSeries):
     }
   }
 
-  const reward = recent(series('env/all/reward/total'), 10);
+  const reward = recent(series(METRIC.reward), 10);
   if (reward.length >= 10 && kl.length >= 5) {
     const spread = Math.max(...reward) - Math.min(...reward);
     const klMax = Math.max(...kl.slice(-10));

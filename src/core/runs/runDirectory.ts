@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { readIfExists } from '../fs/read';
 import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';
+import { METRIC } from './metricKeys';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
 export const CheckpointRecord = z
@@ -113,14 +114,14 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   }
 
   const last = metrics[metrics.length - 1];
-  const withReward = [...metrics].reverse().find((m) => typeof m['env/all/reward/total'] === 'number');
+  const withReward = [...metrics].reverse().find((m) => typeof m[METRIC.reward] === 'number');
   return {
     dir,
     name: path.basename(dir),
     model,
     steps: metrics.length,
     lastStep: last?.step,
-    lastReward: withReward ? (withReward['env/all/reward/total'] as number) : undefined,
+    lastReward: withReward ? (withReward[METRIC.reward] as number) : undefined,
     checkpoints,
     finished: checkpoints.some((c) => c.name === 'final'),
     modifiedMs,

@@ -19,6 +19,7 @@ import type { ServiceClient, TrainingClient } from '../tinker/client';
 import { batchAt, batchesPerEpoch, Chat } from './data';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
 import { learningRateAt, LrSchedule } from './lr';
+import { METRIC } from '../runs/metricKeys';
 
 export interface SftLoopConfig {
   model: string;
@@ -146,11 +147,11 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
       const t0 = performance.now();
       const { epoch, items } = batchAt(o.train, s, c.batchSize, c.seed);
       const lr = learningRateAt(c.learningRate, c.lrSchedule, s, endStep, c.warmupSteps);
-      const metrics: Record<string, number> = { epoch, progress: Math.min((s + 1) / endStep, 1), learning_rate: lr, 'optim/lr': lr };
+      const metrics: Record<string, number> = { epoch, progress: Math.min((s + 1) / endStep, 1), learning_rate: lr, [METRIC.lr]: lr };
 
       if (c.evalEvery > 0 && s % c.evalEvery === 0 && validationDatums.length > 0) {
         const nll = await timer.time('evaluation', () => validationNll(s, trainer));
-        metrics['test/nll'] = nll;
+        metrics[METRIC.testNll] = nll;
         result.firstTestNll ??= nll;
         result.lastTestNll = nll;
         checkCancel();
@@ -186,7 +187,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
         emit({ type: 'phase', step: s, phase: 'checkpoint' });
         record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', { ttlSeconds: c.ttlSeconds, extra: epochOf(next) }));
       }
-      metrics['time/total'] = (performance.now() - t0) / 1000;
+      metrics[METRIC.timeTotal] = (performance.now() - t0) / 1000;
       Object.assign(metrics, timer.metrics());
       o.writer.appendTimingSpans(s, timer.timingSpans());
       o.writer.appendMetrics(s, metrics);
@@ -198,7 +199,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
       }
       stepsRun++;
       lastStep = s;
-      log(`step ${s}/${endStep}: train_mean_nll ${metrics.train_mean_nll.toFixed(4)}${metrics['test/nll'] !== undefined ? `, test/nll ${metrics['test/nll'].toFixed(4)}` : ''}, lr ${lr.toExponential(2)}, ${metrics['time/total'].toFixed(2)} s`);
+      log(`step ${s}/${endStep}: train_mean_nll ${metrics.train_mean_nll.toFixed(4)}${metrics[METRIC.testNll] !== undefined ? `, test/nll ${metrics[METRIC.testNll].toFixed(4)}` : ''}, lr ${lr.toExponential(2)}, ${metrics[METRIC.timeTotal].toFixed(2)} s`);
     }
     if (truncatedCount > 0) log(`max_length ${c.maxLength}: ${truncatedCount} chats were cut`);
 

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { Envelope, errorText, Reply, Request, RequestMap } from '../../../webview/shared/panelProtocol';
 import type { Log } from '../log';
 import type { WebviewTransport } from './transport';
+import { Disposable, toDisposable } from '../lifecycle';
 
 /** The functions answering a protocol's requests, one per method. */
 export type RequestHandlers<R extends RequestMap> = {
@@ -21,13 +22,11 @@ export interface HostProtocol<FromWebview, Requests extends RequestMap> {
 }
 
 /** A panel's host, sending `ToWebview` notifications and receiving `FromWebview` ones. */
-export abstract class PanelHost<ToWebview, FromWebview, Requests extends RequestMap> implements vscode.Disposable {
+export abstract class PanelHost<ToWebview, FromWebview, Requests extends RequestMap> extends Disposable {
   private ready = false;
   private readonly pending = new Map<number, vscode.CancellationTokenSource>();
-  protected readonly disposables: vscode.Disposable[] = [];
-  private readonly disposed = new vscode.EventEmitter<void>();
+  private readonly disposed = this._register(new vscode.EventEmitter<void>());
   readonly onDidDispose = this.disposed.event;
-  protected isDisposed = false;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -37,7 +36,12 @@ export abstract class PanelHost<ToWebview, FromWebview, Requests extends Request
     /** names the panel in log lines */
     private readonly label: string,
   ) {
-    this.disposables.push(
+    super();
+    // released newest first: requests in flight are cancelled, then the subscriptions go, then the
+    // panel closes, and last its owner hears of it
+    this._register(toDisposable(() => this.disposed.fire()));
+    this._register(panel);
+    this._registerAll(
       panel.onDidDispose(() => this.dispose()),
       transport.onMessage((raw) => this.receive(raw)),
       panel.onDidChangeViewState(() => {
@@ -46,6 +50,7 @@ export abstract class PanelHost<ToWebview, FromWebview, Requests extends Request
         this.onDidChangeVisibility();
       }),
     );
+    this._register(toDisposable(() => this.pending.forEach((c) => c.cancel())));
   }
 
   /** Sends the webview everything it shows; called on each `ready`. */
@@ -110,15 +115,5 @@ export abstract class PanelHost<ToWebview, FromWebview, Requests extends Request
 
   reveal(): void {
     this.panel.reveal();
-  }
-
-  dispose(): void {
-    if (this.isDisposed) return;
-    this.isDisposed = true;
-    for (const c of this.pending.values()) c.cancel();
-    for (const d of this.disposables) d.dispose();
-    this.panel.dispose();
-    this.disposed.fire();
-    this.disposed.dispose();
   }
 }

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { Log } from '../log';
 import { webviewOptions } from './html';
 import { WebviewTransport, webviewTransport } from './transport';
+import { Disposable, toDisposable } from '../lifecycle';
 
 export interface OwnedPanel extends vscode.Disposable {
   readonly onDidDispose: vscode.Event<void>;
@@ -24,7 +25,7 @@ export interface PanelKind<H extends OwnedPanel, K, S extends z.ZodType> {
   create(panel: vscode.WebviewPanel, subject: K, transport: WebviewTransport): Promise<H>;
 }
 
-export class Panels<H extends OwnedPanel, K, S extends z.ZodType> implements vscode.Disposable {
+export class Panels<H extends OwnedPanel, K, S extends z.ZodType> extends Disposable {
   private readonly panels = new Map<string, H>();
   private readonly opening = new Map<string, Promise<H>>();
 
@@ -34,7 +35,15 @@ export class Panels<H extends OwnedPanel, K, S extends z.ZodType> implements vsc
     private readonly log: Log,
     /** how a panel reaches its webview (the host tests record it) */
     private readonly transport: (panel: vscode.WebviewPanel) => WebviewTransport = (p) => webviewTransport(p.webview),
-  ) {}
+  ) {
+    super();
+    this._register(
+      toDisposable(() => {
+        for (const p of [...this.panels.values()]) p.dispose();
+        this.panels.clear();
+      }),
+    );
+  }
 
   /** Restores this kind's panels after a window reload; registered once per window. */
   registerSerializer(): vscode.Disposable {
@@ -84,10 +93,5 @@ export class Panels<H extends OwnedPanel, K, S extends z.ZodType> implements vsc
       if (this.panels.get(key) === host) this.panels.delete(key);
     });
     return host;
-  }
-
-  dispose(): void {
-    for (const p of [...this.panels.values()]) p.dispose();
-    this.panels.clear();
   }
 }

@@ -2,6 +2,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import { COMMAND } from '../../../src/vscode/commandIds';
 
 const root = path.resolve(__dirname, '../../../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -33,6 +34,25 @@ describe('extension manifest', () => {
     }
     for (const items of Object.values(pkg.contributes.menus as Record<string, Array<{ command: string }>>)) {
       for (const i of items) assert.ok(commands.has(i.command), `menu item ${i.command}`);
+    }
+  });
+
+  it('every command id the code names is a contributed command', () => {
+    const commands = new Set((pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command));
+    for (const id of Object.values(COMMAND)) assert.ok(commands.has(id), `${id} is not in contributes.commands`);
+  });
+
+  it('every setting has a scope and a Markdown description; enum descriptions naming settings are Markdown', () => {
+    const props = pkg.contributes.configuration.properties as Record<string, Record<string, unknown>>;
+    const scopes = ['application', 'machine', 'machine-overridable', 'window', 'resource', 'language-overridable'];
+    for (const [key, p] of Object.entries(props)) {
+      assert.ok(scopes.includes(p.scope as string), `${key} has no valid scope`);
+      assert.ok(typeof p.markdownDescription === 'string' && p.markdownDescription.length > 0, `${key} has no markdownDescription`);
+      assert.strictEqual(p.description, undefined, `${key}: plain description besides the Markdown one`);
+      for (const d of (p.enumDescriptions as string[] | undefined) ?? []) assert.ok(!/tinker\.\w/.test(d), `${key}: an enum description naming a setting must be a markdownEnumDescription (\`#tinker.…#\` links): ${d}`);
+      for (const d of (p.markdownEnumDescriptions as string[] | undefined) ?? []) {
+        for (const m of d.matchAll(/tinker\.\w+/g)) assert.ok(d.includes(`#${m[0]}#`), `${key}: ${m[0]} is not a setting link`);
+      }
     }
   });
 

@@ -1,0 +1,45 @@
+// How a run stands, as the Runs view and the metrics panel show it, and the progress text of a run
+// in flight. One definition, so that the tree, the status bar, the CodeLens and the panel agree.
+import type { GrpoPhase, GrpoRunStatus } from '../grpo/types';
+
+export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'not finished'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** What this window knows of a run it started (its registry entry), when it started it. */
+export type ActiveRunStatus = 'starting' | 'running' | GrpoRunStatus;
+
+/**
+ * The status a run this window started reports once it has begun or ended. A paused run (an agent
+ * trains it a few iterations at a time) is resumable, so it is left to its directory, like one
+ * not finished.
+ */
+export function reportedRunStatus(active: { status: ActiveRunStatus } | undefined): RunStatus | undefined {
+  return active && active.status !== 'starting' && active.status !== 'paused' ? active.status : undefined;
+}
+
+/** A run judged from its directory alone: completed with a final checkpoint, else resumable. */
+export function directoryRunStatus(finished: boolean): RunStatus {
+  return finished ? 'completed' : 'not finished';
+}
+
+export function deriveRunStatus(finished: boolean, active: { status: ActiveRunStatus } | undefined): RunStatus {
+  return reportedRunStatus(active) ?? directoryRunStatus(finished);
+}
+
+export interface RunProgress {
+  /** GRPO counts iterations, SFT steps */
+  unit: 'iteration' | 'step';
+  /** the iteration in progress (0-based) */
+  step: number;
+  endStep: number;
+  phase?: GrpoPhase | string;
+  phaseDone?: number;
+  phaseTotal?: number;
+}
+
+/** "iteration 3/10 · sampling 4/8": the 1-based iteration in progress, its phase and how far it is. */
+export function progressText(p: RunProgress): string {
+  const k = Math.min(p.step + 1, p.endStep);
+  const count = p.phaseDone !== undefined && p.phaseTotal ? ` ${p.phaseDone}/${p.phaseTotal}` : '';
+  return `${p.unit} ${k}/${p.endStep}${p.phase ? ` · ${p.phase}${count}` : ''}`;
+}

@@ -1,0 +1,116 @@
+// The sampling client of one sampler: asample with the SDK's retry handling, compute_logprobs,
+// and a limit on concurrent requests.
+import { ConflictError, ConnectionError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError } from './errors';
+import { APIFuture } from './futures';
+import type { ServiceClient } from './serviceClient';
+import { ModelInput, SampleResponse, SamplingParams, modelInputLength } from './types';
+import * as W from './wire';
+
+/** Limits how many async tasks run at once. */
+class Semaphore {
+  private active = 0;
+  private readonly queue: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.queue.push(r));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+export interface SampleOptions {
+  numSamples?: number;
+  promptLogprobs?: boolean;
+  topkPromptLogprobs?: number;
+  signal?: AbortSignal;
+}
+
+export class SamplingClient {
+  private seq = 0;
+  private readonly limit: Semaphore;
+  private backoffUntil = 0;
+
+  constructor(
+    readonly service: ServiceClient,
+    readonly samplerId: string,
+    maxConcurrent?: number,
+  ) {
+    this.limit = new Semaphore(maxConcurrent ?? service.config.sample_max_concurrent_requests);
+  }
+
+  /**
+   * Samples from the prompt. Retries like the SDK's sampling handler: 429 backpressure waits and
+   * resubmits with the same seq_id; an expired promise (410), timeouts, connection errors and
+   * 408/409/5xx resubmit with a new seq_id after min(0.5·2^n, 10) s ± 25 %.
+   */
+  sample(prompt: ModelInput, params: SamplingParams, o: SampleOptions = {}): Promise<SampleResponse> {
+    return this.limit.run(async () => {
+      const s = this.service;
+      const noRetries = s.config.sample_no_retries;
+      for (let attempt = 0; ; attempt++) {
+        const seqId = this.seq++;
+        try {
+          const fut = await this.submit(prompt, params, o, seqId);
+          return await fut.result(o.signal);
+        } catch (err) {
+          const e = err as Error;
+          const retryable =
+            e instanceof PromiseExpiredError || e instanceof ConnectionError || (e instanceof TinkerApiError && (e.status === 408 || e instanceof ConflictError || e instanceof ServerError));
+          if (noRetries || !retryable) throw e;
+          const base = Math.min(0.5 * 2 ** attempt, 10);
+          const jitter = base * 0.25 * (2 * (s.opts.random ?? Math.random)() - 1);
+          await s.sleep(Math.max(0, Math.min(10, base + jitter)) * 1000, o.signal);
+        }
+      }
+    });
+  }
+
+  private async submit(prompt: ModelInput, params: SamplingParams, o: SampleOptions, seqId: number): Promise<APIFuture<SampleResponse>> {
+    const s = this.service;
+    const body = {
+      num_samples: o.numSamples ?? 1,
+      prompt: { chunks: prompt.chunks.map((c) => (c.type === 'encoded_text' ? { type: c.type, tokens: Array.from(c.tokens) } : c)) },
+      sampling_params: params,
+      sampling_session_id: this.samplerId,
+      seq_id: seqId,
+      prompt_logprobs: o.promptLogprobs ?? false,
+      topk_prompt_logprobs: o.topkPromptLogprobs ?? 0,
+      type: 'sample',
+    };
+    for (;;) {
+      const wait = this.backoffUntil - Date.now();
+      if (wait > 0) await s.sleep(wait, o.signal);
+      const t0 = Date.now();
+      try {
+        const h = await s.transport.json(W.FutureHandle, {
+          method: 'POST',
+          path: '/api/v1/asample',
+          json: body,
+          headers: { 'x-tinker-sampling-backpressure': '1' },
+          retry: false,
+          signal: o.signal,
+        });
+        return s.future(h.request_id, 'Sample', { kind: 'sample', map: (r) => r }, (Date.now() - t0) / 1000);
+      } catch (err) {
+        if (err instanceof RateLimitError) {
+          // backpressure: slow down, then resubmit the same request (same seq_id)
+          const bytes = modelInputLength(prompt) * 10;
+          this.backoffUntil = Date.now() + (bytes <= 128 * 1024 ? 1000 : 5000);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Log-probabilities of each prompt token under the sampler's weights (null for the first). */
+  async computeLogprobs(prompt: ModelInput, signal?: AbortSignal): Promise<Array<number | null>> {
+    const r = await this.sample(prompt, { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 }, { promptLogprobs: true, signal });
+    if (!r.prompt_logprobs) throw new TinkerError('the server did not return prompt log-probabilities');
+    return r.prompt_logprobs;
+  }
+}

@@ -1,0 +1,34 @@
+// One status for a run wherever it shows (Runs view, status bar, metrics panel): what this window
+// saw of the run decides while it has begun or ended; otherwise the run directory does.
+import * as assert from 'assert';
+import { deriveRunStatus, progressText } from '../../../src/core/runs/runStatus';
+import { formatLocalTime } from '../../../src/core/text/time';
+
+describe('run status and progress text', () => {
+  it('a run this window started reports its own status, except while starting or paused', () => {
+    assert.strictEqual(deriveRunStatus(false, { status: 'running' }), 'running');
+    assert.strictEqual(deriveRunStatus(true, { status: 'failed' }), 'failed');
+    assert.strictEqual(deriveRunStatus(false, { status: 'cancelled' }), 'cancelled');
+    assert.strictEqual(deriveRunStatus(true, { status: 'starting' }), 'completed');
+    assert.strictEqual(deriveRunStatus(false, { status: 'paused' }), 'not finished');
+  });
+
+  it('any other run is completed with a final checkpoint, else not finished', () => {
+    assert.strictEqual(deriveRunStatus(true, undefined), 'completed');
+    assert.strictEqual(deriveRunStatus(false, undefined), 'not finished');
+  });
+
+  it('progress counts from 1, caps at the last iteration and names the phase with its count', () => {
+    assert.strictEqual(progressText({ unit: 'iteration', step: 2, endStep: 10 }), 'iteration 3/10');
+    assert.strictEqual(progressText({ unit: 'iteration', step: 10, endStep: 10 }), 'iteration 10/10');
+    assert.strictEqual(progressText({ unit: 'iteration', step: 0, endStep: 4, phase: 'sampling', phaseDone: 3, phaseTotal: 8 }), 'iteration 1/4 · sampling 3/8');
+    assert.strictEqual(progressText({ unit: 'step', step: 4, endStep: 20, phase: 'training' }), 'step 5/20 · training');
+  });
+
+  it('times show as local date and minute; an unparsable time shows as it came', () => {
+    const d = new Date(2026, 0, 5, 7, 3, 59);
+    assert.strictEqual(formatLocalTime(d), '2026-01-05 07:03');
+    assert.strictEqual(formatLocalTime(d.toISOString()), '2026-01-05 07:03');
+    assert.strictEqual(formatLocalTime('not a time'), 'not a time');
+  });
+});
