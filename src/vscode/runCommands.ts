@@ -35,6 +35,7 @@ async function buildSchemas() {
       guided: z
         .object({
           model: z.string(),
+          loadCheckpointPath: z.string().startsWith('tinker://'),
           renderer: z.string(),
           dataset: z.string(),
           holdout: z.union([z.object({ path: z.string() }), z.object({ fraction: z.number() }), z.literal('none')]),
@@ -51,6 +52,7 @@ async function buildSchemas() {
       guided: z
         .object({
           model: z.string(),
+          loadCheckpointPath: z.string().startsWith('tinker://'),
           dataset: z.string(),
           validation: z.union([z.object({ path: z.string() }), z.object({ fraction: z.number() }), z.literal('none')]),
           batchSize: z.number().int(),

@@ -21,11 +21,12 @@ const UNITS: Array<[string, number]> = [
   ['second', 1000],
 ];
 
-/** "in 2 days", "in 5 hours", "in 40 seconds": the largest whole unit of the time left. */
+/** "2 days", "5 hours", "40 seconds": the time in the largest unit it fills, rounded to the nearest. */
 export function durationText(ms: number): string {
   for (const [unit, size] of UNITS) {
-    const n = Math.floor(ms / size);
-    if (n >= 1) return `${n} ${unit}${n === 1 ? '' : 's'}`;
+    if (ms < size) continue;
+    const n = Math.round(ms / size);
+    return `${n} ${unit}${n === 1 ? '' : 's'}`;
   }
   return 'less than a second';
 }

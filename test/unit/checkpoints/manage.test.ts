@@ -99,7 +99,7 @@ describe('Checkpoint management core', function () {
     assert.strictEqual((await find()).public, false);
     await setCheckpointTtl(client, p, 2 * 86_400);
     const exp = (await find()).expiresAt!;
-    assert.strictEqual(expiryText(exp, new Date(exp.getTime() - 2 * 86_400_000 + 5000)), 'expires in 1 day');
+    assert.strictEqual(expiryText(exp, new Date(exp.getTime() - 2 * 86_400_000 + 5000)), 'expires in 2 days');
     assert.ok(exp.getTime() - Date.now() > 86_400_000, 'about two days away');
     await setCheckpointTtl(client, p, null);
     assert.strictEqual((await find()).expiresAt, undefined);
@@ -198,6 +198,8 @@ describe('Checkpoint management core', function () {
   it('formats durations, sizes and TTLs', () => {
     assert.strictEqual(durationText(2 * 86_400_000 + 3_600_000), '2 days');
     assert.strictEqual(durationText(61_000), '1 minute');
+    assert.strictEqual(durationText(2 * 86_400_000 - 5000), '2 days', 'a 2-day TTL a moment later still reads 2 days');
+    assert.strictEqual(durationText(999), 'less than a second');
     assert.strictEqual(expiryText(undefined, new Date()), undefined);
     assert.strictEqual(expiryText(new Date(0), new Date(1)), 'expired');
     assert.strictEqual(sizeText(512), '512 B');
