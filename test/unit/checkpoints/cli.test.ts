@@ -100,6 +100,19 @@ describe('CLI: tinker-studio checkpoints', function () {
     assert.strictEqual(await facts(b), undefined);
   });
 
+  it('lists the local runs\' checkpoints with what the server says about each', async () => {
+    const kept = await save('cli-local', 'sampler');
+    const gone = `tinker://${tc.modelId}/weights/deleted-long-ago`;
+    const runDir = path.join(dir, 'runs', 'local-run');
+    fs.mkdirSync(runDir, { recursive: true });
+    fs.writeFileSync(path.join(runDir, 'metrics.jsonl'), '{"step": 0}\n');
+    fs.writeFileSync(path.join(runDir, 'checkpoints.jsonl'), `${JSON.stringify({ name: '000001', batch: 1, state_path: gone, sampler_path: kept })}\n`);
+    const r = await cli(['checkpoints', 'list', '--local', '--runs-dir', path.join(dir, 'runs'), ...server], dir);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^local-run/000001  state +${gone.replace(/[/.]/g, '\\$&')}  not on the server$`, 'm'));
+    assert.match(r.stdout, new RegExp(`^local-run/000001  sampler  ${kept.replace(/[/.]/g, '\\$&')}  \\S+  private  no expiry`, 'm'));
+  });
+
   it('downloads an archive unpacked into --output', async () => {
     const p = await save('cli-dl', 'sampler');
     const out = path.join(dir, 'dl');
