@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
 import { registerBreakdownCommands } from './vscode/breakdownCommands';
 import { BreakdownPanels, breakdownPanels } from './vscode/breakdownPanels';
+import { registerCheckpointCommands } from './vscode/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerSampleDocuments } from './vscode/sampleDocuments';
 import { registerCommands, registerTable } from './vscode/commands';
@@ -85,9 +86,10 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   ))
     own(d);
   const runsTree = own(new RunsTreeProvider(runs, registry, connection));
-  const checkpointsTree = own(new CheckpointsTreeProvider(runs));
+  const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
-  own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true }));
+  own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
+  for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
   const metrics = own(
     metricsPanels({
       extensionUri: context.extensionUri,

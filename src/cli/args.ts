@@ -1,6 +1,7 @@
 // Command-line arguments of `tinker-studio grpo|sft`, parsed into a plain object with errors that say
 // what to type instead.
 import { parseArgs as nodeParseArgs } from 'node:util';
+import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
 
 export interface GrpoArgs {
   command: 'grpo' | 'sft';
@@ -21,17 +22,20 @@ export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   busyWaitMs?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | { command: 'help' };
+export type CliArgs = GrpoArgs | McpArgs | CheckpointsArgs | { command: 'help' };
 
 export const USAGE = `usage: tinker-studio grpo <spec.grpo.json> [options]
        tinker-studio grpo --resume <run dir> [<spec.grpo.json>] [options]
        tinker-studio sft <spec.sft.json> [options]
        tinker-studio sft --resume <run dir> [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS]
+${CHECKPOINTS_USAGE}
 
 Runs GRPO or SFT from a run spec and writes the run directory (cookbook layout).
 "mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, sample, save,
 load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
+"checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
+report each path and go on past failures (--concurrency N, default 4).
 
 options:
   --runs-dir DIR      where run directories go (default $TINKER_STUDIO_RUNS_DIR, else ./runs)
@@ -85,7 +89,8 @@ function readOptions(command: string, rest: string[]): { values: Partial<Record<
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
-  if (command !== 'grpo' && command !== 'sft' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo", "sft" and "mcp")`);
+  if (command === 'checkpoints') return parseCheckpointsArgs(rest);
+  if (command !== 'grpo' && command !== 'sft' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo", "sft", "mcp" and "checkpoints")`);
   const { values: v, positionals } = readOptions(command, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const backend = v.backend;

@@ -14,6 +14,8 @@ import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
 import { TrainingSession } from '../core/agent/session';
 import { GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
+import { runCheckpoints } from './checkpoints';
+import type { CheckpointsArgs } from './checkpointsArgs';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
 import { summaryTable } from './summary';
@@ -96,6 +98,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const cacheDir = path.resolve(args.cacheDir ?? process.env.TINKER_STUDIO_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'tinker-studio'));
   if (args.command === 'mcp') return mcp(args, cacheDir);
+  if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const tty = Boolean(process.stderr.isTTY);
   const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
@@ -168,6 +171,26 @@ async function mcp(args: McpArgs, cacheDir: string): Promise<number> {
     await serveMcp(session, { version: VERSION, redact: redactSecrets });
     return 0;
   } finally {
+    for (const c of closers) await c.close().catch(() => undefined);
+  }
+}
+
+/** `tinker-studio checkpoints …` on the backend the flags name (default: the local engine). */
+async function checkpoints(args: CheckpointsArgs, cacheDir: string): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  const closers: Closer[] = [];
+  const ac = new AbortController();
+  const onSigint = () => ac.abort();
+  process.on('SIGINT', onSigint);
+  try {
+    const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
+    closers.unshift({ close: async () => client.close() });
+    return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal: ac.signal });
+  } catch (err) {
+    process.stderr.write(`tinker-studio: ${redactSecrets(ac.signal.aborted ? 'cancelled; nothing half-written was left behind' : ((err as Error)?.message ?? String(err)))}\n`);
+    return ac.signal.aborted ? 130 : 1;
+  } finally {
+    process.off('SIGINT', onSigint);
     for (const c of closers) await c.close().catch(() => undefined);
   }
 }

@@ -1,106 +1,342 @@
-// The Checkpoints view: per run, the checkpoints recorded in checkpoints.jsonl, newest first; each
-// expands into its training-state and sampler-weights entries with their tinker:// paths. Inline
-// actions copy a path. The time comes from the record when it has one, else from the file's mtime.
+// The Checkpoints view. Local runs (checkpoints.jsonl, newest first) expand into their records and
+// each record into its training-state and sampler-weights paths; the "Server runs" node pages
+// through the backend's training runs ("Load more") and each run into the checkpoints the server
+// reports. A checkpoint row shows state vs sampler, time, public, expiry and size, and carries
+// a context value whose words (state|sampler, public|private, expiring, remote, local, resumable)
+// the manifest's `when` clauses test, so each action appears only where it works.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { expiryText, sizeText } from '../core/checkpoints/format';
+import { recordTime } from '../core/checkpoints/local';
+import type { ServerCheckpoint } from '../core/checkpoints/manage';
+import type { CheckpointRecord, RunSummary } from '../core/runs/runDirectory';
+import type { TrainingRun } from '../core/tinker/wire';
 import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import { formatLocalTime } from '../core/text/time';
-import * as vscode from 'vscode';
-import type { CheckpointRecord, RunSummary } from '../core/runs/runDirectory';
+import { COMMAND } from './commandIds';
+import type { TinkerConnection } from './connection';
+import { Disposable } from './lifecycle';
 import { RunsModel } from './runsModel';
+
+export { recordTime };
+
+/** What the server says about a local path: its facts, 'missing' (the run's list lacks it), or unknown. */
+export type ServerFacts = ServerCheckpoint | 'missing' | undefined;
 
 export type CheckpointNode =
   | { kind: 'run'; run: RunSummary }
   | { kind: 'checkpoint'; run: RunSummary; checkpoint: CheckpointRecord; time: Date | undefined }
-  | { kind: 'path'; run: RunSummary; checkpoint: CheckpointRecord; which: 'state' | 'sampler'; tinkerPath: string };
+  | { kind: 'path'; run: RunSummary; checkpoint: CheckpointRecord; which: 'state' | 'sampler'; tinkerPath: string; server: ServerFacts }
+  | { kind: 'serverRoot' }
+  | { kind: 'serverRun'; run: TrainingRun }
+  | { kind: 'serverCheckpoint'; checkpoint: ServerCheckpoint }
+  | { kind: 'loadMore'; offset: number }
+  | { kind: 'message'; text: string; detail?: string; error: boolean };
 
-/** A time the record carries (ISO string or Unix seconds/milliseconds), if any. */
-export function recordTime(c: CheckpointRecord): Date | undefined {
-  for (const key of ['time', 'created_at', 'timestamp', 'saved_at']) {
-    const v: unknown = c[key];
-    let d: Date | undefined;
-    if (typeof v === 'string') d = new Date(v);
-    else if (typeof v === 'number' && Number.isFinite(v)) d = new Date(v < 1e11 ? v * 1000 : v);
-    if (d && !Number.isNaN(d.getTime())) return d;
+/**
+ * One checkpoint an action works on, whichever row it came from. Actions added later (such as
+ * opening a sampler checkpoint in the playground) take this too.
+ */
+export interface CheckpointTarget {
+  tinkerPath: string;
+  kind: 'state' | 'sampler';
+  /** the server's facts when known */
+  server?: ServerCheckpoint;
+  /** the local run directory the checkpoint was recorded in */
+  runDir?: string;
+  runFinished?: boolean;
+}
+
+export function targetOf(node: CheckpointNode): CheckpointTarget | undefined {
+  if (node.kind === 'path') {
+    return { tinkerPath: node.tinkerPath, kind: node.which, server: typeof node.server === 'object' ? node.server : undefined, runDir: node.run.dir, runFinished: node.run.finished };
   }
+  if (node.kind === 'serverCheckpoint') return { tinkerPath: node.checkpoint.tinkerPath, kind: node.checkpoint.kind, server: node.checkpoint };
   return undefined;
 }
 
-export class CheckpointsTreeProvider implements vscode.TreeDataProvider<CheckpointNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeTreeData = this.changed.event;
-  private readonly sub: vscode.Disposable;
+/** The context value of a checkpoint row: a prefix and the words the `when` clauses test. */
+export function checkpointContextValue(t: CheckpointTarget, facts: ServerFacts | ServerCheckpoint): string {
+  const words = ['tinker.checkpointPath', t.kind];
+  if (typeof facts === 'object') {
+    words.push(facts.public ? 'public' : 'private');
+    if (facts.expiresAt) words.push('expiring');
+  }
+  if (facts !== 'missing') words.push('remote');
+  if (t.runDir) words.push('local');
+  if (t.runDir && t.kind === 'state' && t.runFinished === false) words.push('resumable');
+  return words.join(' ');
+}
 
-  constructor(private readonly model: RunsModel) {
-    this.sub = model.onDidChange(() => this.changed.fire());
+const PAGE = 20;
+
+export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDataProvider<CheckpointNode> {
+  private readonly changed = this._register(new vscode.EventEmitter<CheckpointNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  /** server checkpoints by run id, fetched when a local record is expanded */
+  private facts = new Map<string, Promise<Map<string, ServerCheckpoint> | Error>>();
+  private serverPages: { runs: TrainingRun[]; nextOffset?: number; error?: string } | undefined;
+  private serverLoad: Promise<void> | undefined;
+  private serverRunCkpts = new Map<string, Promise<CheckpointNode[]>>();
+  /** server runs fetched per page */
+  pageSize: number;
+
+  constructor(
+    private readonly model: RunsModel,
+    private readonly connection?: Pick<TinkerConnection, 'get'>,
+    o: { pageSize?: number } = {},
+  ) {
+    super();
+    this.pageSize = o.pageSize ?? PAGE;
+    this._register(model.onDidChange(() => this.changed.fire(undefined)));
+  }
+
+  /** Forgets everything fetched from the server; the next expansion fetches again. */
+  refresh(): void {
+    this.facts.clear();
+    this.serverRunCkpts.clear();
+    this.serverPages = undefined;
+    this.serverLoad = undefined;
+    this.changed.fire(undefined);
+  }
+
+  /** Fetches the next page of server runs (the "Load more" row). */
+  async loadMore(): Promise<number> {
+    await this.ensureServerRuns();
+    const pages = this.serverPages;
+    if (!pages || pages.nextOffset === undefined) return pages?.runs.length ?? 0;
+    await this.fetchServerPage(pages.nextOffset);
+    this.changed.fire(undefined);
+    return this.serverPages?.runs.length ?? 0;
   }
 
   async getChildren(element?: CheckpointNode): Promise<CheckpointNode[]> {
     if (!element) {
       const runs = await this.model.list();
-      return runs.filter((r) => r.checkpoints.length > 0).map((run) => ({ kind: 'run', run }));
+      const local: CheckpointNode[] = runs.filter((r) => r.checkpoints.length > 0).map((run) => ({ kind: 'run', run }));
+      return this.connection ? [...local, { kind: 'serverRoot' }] : local;
     }
-    if (element.kind === 'run') {
-      const fileTime = await mtime(path.join(element.run.dir, 'checkpoints.jsonl'));
-      const list = [...element.run.checkpoints].reverse();
-      return list.map((checkpoint, i) => ({
-        kind: 'checkpoint',
-        run: element.run,
-        checkpoint,
-        // Only the newest record was certainly written at the file's mtime.
-        time: recordTime(checkpoint) ?? (i === 0 ? fileTime : undefined),
-      }));
+    switch (element.kind) {
+      case 'run': {
+        const fileTime = await mtime(path.join(element.run.dir, 'checkpoints.jsonl'));
+        const list = [...element.run.checkpoints].reverse();
+        return list.map((checkpoint, i) => ({
+          kind: 'checkpoint',
+          run: element.run,
+          checkpoint,
+          // Only the newest record was certainly written at the file's mtime.
+          time: recordTime(checkpoint) ?? (i === 0 ? fileTime : undefined),
+        }));
+      }
+      case 'checkpoint': {
+        const c = element.checkpoint;
+        const paths: Array<{ which: 'state' | 'sampler'; tinkerPath: string }> = [];
+        if (c.state_path) paths.push({ which: 'state', tinkerPath: c.state_path });
+        if (c.sampler_path) paths.push({ which: 'sampler', tinkerPath: c.sampler_path });
+        const out: CheckpointNode[] = [];
+        for (const p of paths) out.push({ kind: 'path', run: element.run, checkpoint: c, ...p, server: await this.factsFor(p.tinkerPath) });
+        return out;
+      }
+      case 'serverRoot': {
+        await this.ensureServerRuns();
+        const pages = this.serverPages!;
+        if (pages.error) return [{ kind: 'message', text: 'Could not list the server’s training runs', detail: pages.error, error: true }];
+        if (pages.runs.length === 0) return [{ kind: 'message', text: 'No training runs on this server yet', error: false }];
+        const rows: CheckpointNode[] = pages.runs.map((run) => ({ kind: 'serverRun', run }));
+        if (pages.nextOffset !== undefined) rows.push({ kind: 'loadMore', offset: pages.nextOffset });
+        return rows;
+      }
+      case 'serverRun': {
+        const id = element.run.training_run_id;
+        let p = this.serverRunCkpts.get(id);
+        if (!p) {
+          p = this.loadServerRunCheckpoints(id);
+          this.serverRunCkpts.set(id, p);
+        }
+        return p;
+      }
+      default:
+        return [];
     }
-    if (element.kind === 'checkpoint') {
-      const c = element.checkpoint;
-      const out: CheckpointNode[] = [];
-      if (c.state_path) out.push({ kind: 'path', run: element.run, checkpoint: c, which: 'state', tinkerPath: c.state_path });
-      if (c.sampler_path) out.push({ kind: 'path', run: element.run, checkpoint: c, which: 'sampler', tinkerPath: c.sampler_path });
-      return out;
+  }
+
+  private async client() {
+    if (!this.connection) throw new Error('no connection to a Tinker server');
+    return this.connection.get();
+  }
+
+  private ensureServerRuns(): Promise<void> {
+    if (this.serverPages) return Promise.resolve();
+    this.serverLoad ??= this.fetchServerPage(0);
+    return this.serverLoad;
+  }
+
+  private async fetchServerPage(offset: number): Promise<void> {
+    const { listServerRuns } = await import('../core/checkpoints/manage');
+    try {
+      const page = await listServerRuns(await this.client(), { offset, limit: this.pageSize }, AbortSignal.timeout(30_000));
+      const before = offset === 0 ? [] : (this.serverPages?.runs ?? []);
+      this.serverPages = { runs: [...before, ...page.runs], nextOffset: page.nextOffset };
+    } catch (err) {
+      if (offset === 0) this.serverPages = { runs: [], error: err instanceof Error ? err.message : String(err) };
+      else throw err;
     }
-    return [];
+  }
+
+  private async loadServerRunCheckpoints(runId: string): Promise<CheckpointNode[]> {
+    const { listRunCheckpoints } = await import('../core/checkpoints/manage');
+    try {
+      const list = await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000));
+      if (list.length === 0) return [{ kind: 'message', text: 'No checkpoints in this run', error: false }];
+      return list.map((checkpoint) => ({ kind: 'serverCheckpoint', checkpoint }));
+    } catch (err) {
+      this.serverRunCkpts.delete(runId);
+      return [{ kind: 'message', text: 'Could not list this run’s checkpoints', detail: err instanceof Error ? err.message : String(err), error: true }];
+    }
+  }
+
+  /** The server's facts for a local path; unknown (undefined) when the server cannot be asked. */
+  private async factsFor(tinkerPath: string): Promise<ServerFacts> {
+    if (!this.connection) return undefined;
+    const { splitTinkerPath } = await import('../core/tinker/client');
+    let runId: string;
+    try {
+      runId = splitTinkerPath(tinkerPath).runId;
+    } catch {
+      return undefined;
+    }
+    let p = this.facts.get(runId);
+    if (!p) {
+      p = (async () => {
+        const { listRunCheckpoints } = await import('../core/checkpoints/manage');
+        const { NotFoundError } = await import('../core/tinker/errors');
+        try {
+          return new Map((await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000))).map((c) => [c.tinkerPath, c] as const));
+        } catch (err) {
+          // a run the server does not know has none of its checkpoints
+          if (err instanceof NotFoundError) return new Map<string, ServerCheckpoint>();
+          return err instanceof Error ? err : new Error(String(err));
+        }
+      })();
+      this.facts.set(runId, p);
+    }
+    const m = await p;
+    if (m instanceof Error) return undefined;
+    return m.get(tinkerPath) ?? 'missing';
   }
 
   getTreeItem(node: CheckpointNode): vscode.TreeItem {
-    if (node.kind === 'run') {
-      const item = new vscode.TreeItem(node.run.name, vscode.TreeItemCollapsibleState.Expanded);
-      item.id = `ckpt-run:${node.run.dir}`;
-      item.iconPath = new vscode.ThemeIcon('folder');
-      item.description = `${node.run.checkpoints.length} checkpoint${node.run.checkpoints.length === 1 ? '' : 's'}`;
-      item.contextValue = 'tinker.checkpointRun';
-      return item;
+    switch (node.kind) {
+      case 'run': {
+        const item = new vscode.TreeItem(node.run.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `ckpt-run:${node.run.dir}`;
+        item.iconPath = new vscode.ThemeIcon('folder');
+        item.description = `${node.run.checkpoints.length} checkpoint${node.run.checkpoints.length === 1 ? '' : 's'}`;
+        item.contextValue = 'tinker.checkpointRun';
+        return item;
+      }
+      case 'path':
+        return checkpointItem(
+          node.which,
+          `ckpt-path:${node.run.dir}:${node.checkpoint.name}:${node.which}:${node.tinkerPath}`,
+          { tinkerPath: node.tinkerPath, kind: node.which, runDir: node.run.dir, runFinished: node.run.finished },
+          node.server,
+        );
+      case 'serverCheckpoint': {
+        const c = node.checkpoint;
+        return checkpointItem(c.name, `ckpt-server:${c.tinkerPath}`, { tinkerPath: c.tinkerPath, kind: c.kind }, c);
+      }
+      case 'serverRoot': {
+        const item = new vscode.TreeItem('Server runs', vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = 'ckpt-server-root';
+        item.iconPath = new vscode.ThemeIcon('server-environment');
+        item.description = 'the backend’s training runs';
+        item.tooltip = 'The training runs and checkpoints the selected backend reports, a page at a time. Expand to fetch; Refresh to fetch again.';
+        item.contextValue = 'tinker.checkpointServer';
+        return item;
+      }
+      case 'serverRun': {
+        const r = node.run;
+        const item = new vscode.TreeItem(r.training_run_id, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `ckpt-server-run:${r.training_run_id}`;
+        item.iconPath = new vscode.ThemeIcon(r.corrupted ? 'warning' : 'cloud');
+        item.description = [r.base_model, r.lora_rank ? `rank ${r.lora_rank}` : undefined].filter(Boolean).join(' · ');
+        item.tooltip = new vscode.MarkdownString(`**${escapeMarkdown(r.training_run_id)}**\n\nBase model: ${codeSpan(r.base_model)}`);
+        item.contextValue = 'tinker.checkpointServerRun';
+        return item;
+      }
+      case 'loadMore': {
+        const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
+        item.id = `ckpt-load-more:${node.offset}`;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
+        item.command = { command: COMMAND.checkpointsLoadMore, title: 'Load more' };
+        item.contextValue = 'tinker.checkpointLoadMore';
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
+        item.description = node.detail;
+        item.tooltip = node.detail ?? node.text;
+        return item;
+      }
+      case 'checkpoint': {
+        const c = node.checkpoint;
+        const item = new vscode.TreeItem(c.name, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `ckpt:${node.run.dir}:${c.name}:${c.state_path ?? ''}:${c.sampler_path ?? ''}`;
+        item.contextValue = 'tinker.checkpoint';
+        const kinds = [c.state_path ? 'state' : undefined, c.sampler_path ? 'sampler' : undefined].filter(Boolean);
+        item.description = [kinds.join(' + '), c.batch !== undefined ? `batch ${c.batch}` : undefined, node.time ? formatLocalTime(node.time) : undefined]
+          .filter(Boolean)
+          .join(' · ');
+        item.iconPath = new vscode.ThemeIcon(c.name === 'final' || c.final === true ? 'star-full' : 'save');
+        const tip = new vscode.MarkdownString();
+        tip.appendMarkdown(`**${escapeMarkdown(c.name)}** of ${escapeMarkdown(node.run.name)}\n\n`);
+        if (node.time) tip.appendMarkdown(`Saved: ${node.time.toLocaleString()}\n\n`);
+        if (c.state_path) tip.appendMarkdown(`State: ${codeSpan(c.state_path)}\n\n`);
+        if (c.sampler_path) tip.appendMarkdown(`Sampler: ${codeSpan(c.sampler_path)}`);
+        item.tooltip = tip;
+        return item;
+      }
     }
-    if (node.kind === 'path') {
-      const item = new vscode.TreeItem(node.which === 'state' ? 'state' : 'sampler', vscode.TreeItemCollapsibleState.None);
-      item.id = `ckpt-path:${node.run.dir}:${node.checkpoint.name}:${node.which}:${node.tinkerPath}`;
-      item.description = node.tinkerPath;
-      item.iconPath = new vscode.ThemeIcon(node.which === 'state' ? 'database' : 'symbol-event');
-      item.tooltip = `${node.which === 'state' ? 'Training state (weights + optimizer), for resuming or further training' : 'Sampler weights, for sampling'}\n${node.tinkerPath}`;
-      item.contextValue = 'tinker.checkpointPath';
-      return item;
-    }
-    const c = node.checkpoint;
-    const item = new vscode.TreeItem(c.name, vscode.TreeItemCollapsibleState.Collapsed);
-    item.id = `ckpt:${node.run.dir}:${c.name}:${c.state_path ?? ''}:${c.sampler_path ?? ''}`;
-    item.contextValue = 'tinker.checkpoint';
-    const kinds = [c.state_path ? 'state' : undefined, c.sampler_path ? 'sampler' : undefined].filter(Boolean);
-    item.description = [kinds.join(' + '), c.batch !== undefined ? `batch ${c.batch}` : undefined, node.time ? formatLocalTime(node.time) : undefined]
-      .filter(Boolean)
-      .join(' · ');
-    item.iconPath = new vscode.ThemeIcon(c.name === 'final' || c.final === true ? 'star-full' : 'save');
-    const tip = new vscode.MarkdownString();
-    tip.appendMarkdown(`**${escapeMarkdown(c.name)}** of ${escapeMarkdown(node.run.name)}\n\n`);
-    if (node.time) tip.appendMarkdown(`Saved: ${node.time.toLocaleString()}\n\n`);
-    if (c.state_path) tip.appendMarkdown(`State: ${codeSpan(c.state_path)}\n\n`);
-    if (c.sampler_path) tip.appendMarkdown(`Sampler: ${codeSpan(c.sampler_path)}`);
-    item.tooltip = tip;
-    return item;
   }
 
-  dispose(): void {
-    this.sub.dispose();
-    this.changed.dispose();
+}
+
+/**
+ * What a checkpoint row says after its label. A server row: kind, time, public, expiry, size. A local
+ * run's path row (its record shows the time): public, expiry, size, then the tinker:// path.
+ */
+export function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' | 'runDir'>, facts: ServerFacts, now = new Date()): string {
+  const parts: string[] = [];
+  if (facts === 'missing') parts.push('not on the server');
+  else {
+    if (!t.runDir) parts.push(t.kind);
+    if (facts) {
+      if (!t.runDir && facts.time) parts.push(formatLocalTime(facts.time));
+      if (facts.public) parts.push('public');
+      const exp = expiryText(facts.expiresAt, now);
+      if (exp) parts.push(exp);
+      if (facts.sizeBytes !== undefined) parts.push(sizeText(facts.sizeBytes));
+    }
   }
+  if (t.runDir) parts.push(t.tinkerPath);
+  return parts.join(' · ');
+}
+
+function checkpointItem(label: string, id: string, t: CheckpointTarget, facts: ServerFacts): vscode.TreeItem {
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+  item.id = id;
+  item.description = checkpointDescription(t, facts);
+  item.iconPath = new vscode.ThemeIcon(facts === 'missing' ? 'circle-slash' : typeof facts === 'object' && facts.public ? 'globe' : t.kind === 'state' ? 'database' : 'symbol-event');
+  const tip = new vscode.MarkdownString();
+  tip.appendMarkdown(`${t.kind === 'state' ? 'Training state (weights + optimizer), for resuming or further training' : 'Sampler weights, for sampling'}\n\n${codeSpan(t.tinkerPath)}`);
+  if (facts === 'missing') tip.appendMarkdown('\n\nThe server no longer has this checkpoint (deleted, or its TTL passed).');
+  else if (facts?.expiresAt) tip.appendMarkdown(`\n\nExpires: ${facts.expiresAt.toLocaleString()}`);
+  item.tooltip = tip;
+  item.contextValue = checkpointContextValue(t, facts);
+  return item;
 }
 
 /** The path to copy for a checkpoint: the sampler path when there is one (what sampling needs). */

@@ -21,6 +21,18 @@ export const COMMAND = {
   newRewardFunction: 'tinker.newRewardFunction',
   dryRunReward: 'tinker.dryRunReward',
   showRewardExamples: 'tinker.showRewardExamples',
+  checkpointsClearTtl: 'tinker.checkpoints.clearTtl',
+  checkpointsDelete: 'tinker.checkpoints.delete',
+  checkpointsDownload: 'tinker.checkpoints.download',
+  checkpointsLoadMore: 'tinker.checkpoints.loadMore',
+  checkpointsPublish: 'tinker.checkpoints.publish',
+  checkpointsRefresh: 'tinker.checkpoints.refresh',
+  checkpointsResumeRun: 'tinker.checkpoints.resumeRun',
+  checkpointsSetTtl: 'tinker.checkpoints.setTtl',
+  checkpointsStartGrpo: 'tinker.checkpoints.startGrpo',
+  checkpointsStartSft: 'tinker.checkpoints.startSft',
+  checkpointsUnpublish: 'tinker.checkpoints.unpublish',
+  checkpointsWeightsInfo: 'tinker.checkpoints.weightsInfo',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../core/config/backendKinds';
-import { CheckpointNode, checkpointPath } from './checkpointsTree';
+import { CheckpointNode, checkpointPath, targetOf } from './checkpointsTree';
 import { TinkerConnection } from './connection';
 import { openArithmeticExample } from './example';
 import { Log } from './log';
@@ -143,10 +143,11 @@ async function openRunsFolder(s: CommandServices): Promise<void> {
 
 async function copyCheckpointPath(node: unknown, which: unknown): Promise<string | undefined> {
   const n = node as CheckpointNode | undefined;
-  if (n?.kind === 'path') {
-    await vscode.env.clipboard.writeText(n.tinkerPath);
-    void vscode.window.setStatusBarMessage(`Copied ${n.tinkerPath}`, 4000);
-    return n.tinkerPath;
+  const target = n ? targetOf(n) : undefined;
+  if (target) {
+    await vscode.env.clipboard.writeText(target.tinkerPath);
+    void vscode.window.setStatusBarMessage(`Copied ${target.tinkerPath}`, 4000);
+    return target.tinkerPath;
   }
   if (!n || n.kind !== 'checkpoint') throw new Error('Select a checkpoint in the Checkpoints view to copy its path.');
   let p = checkpointPath(n.checkpoint);

@@ -36,6 +36,7 @@ async function buildSchemas() {
       guided: z
         .object({
           model: z.string(),
+          loadCheckpointPath: z.string().startsWith('tinker://'),
           renderer: z.string(),
           dataset: z.string(),
           holdout: z.union([z.object({ path: z.string() }), z.object({ fraction: z.number() }), z.literal('none')]),
@@ -52,6 +53,7 @@ async function buildSchemas() {
       guided: z
         .object({
           model: z.string(),
+          loadCheckpointPath: z.string().startsWith('tinker://'),
           dataset: z.string(),
           validation: z.union([z.object({ path: z.string() }), z.object({ fraction: z.number() }), z.literal('none')]),
           batchSize: z.number().int(),

@@ -11,6 +11,8 @@ import { askInt, pickFile, pickModel, writeSpecFile } from './specWizard';
 export interface SftAnswers {
   backend: ResolvedBackend;
   model: string;
+  /** start from these weights (a tinker:// state path), e.g. picked in the Checkpoints view */
+  loadCheckpointPath?: string;
   /** JSONL of chats ({"messages": […]} or {"prompt", "completion"}) */
   dataset: string;
   validation: { path: string } | { fraction: number } | 'none';
@@ -27,6 +29,7 @@ export function sftSpecText(a: SftAnswers): string {
     backend: a.backend.kind,
     ...(a.backend.kind === 'custom' ? { base_url: a.backend.baseUrl } : {}),
     model: a.model,
+    ...(a.loadCheckpointPath ? { load_checkpoint_path: a.loadCheckpointPath } : {}),
     batch_size: a.batchSize,
     max_steps: a.maxSteps,
     eval_every: a.validation === 'none' ? 0 : Math.max(1, Math.min(10, Math.floor(a.maxSteps / 4))),
@@ -55,7 +58,7 @@ export async function askSftSpec(connection: TinkerConnection, given: Partial<Sf
   if (maxSteps === undefined) return undefined;
   const specFile = given.specFile ?? (await askSftSpecFile(title, model, dataset));
   if (!specFile) return undefined;
-  return { backend, model, dataset, validation, batchSize, maxSteps, specFile };
+  return { backend, model, ...(given.loadCheckpointPath ? { loadCheckpointPath: given.loadCheckpointPath } : {}), dataset, validation, batchSize, maxSteps, specFile };
 }
 
 async function pickValidation(title: string, dataset: string): Promise<SftAnswers['validation'] | undefined> {

@@ -12,6 +12,8 @@ export interface SpecAnswers {
   /** where the models were listed from: the backend the settings select */
   backend: ResolvedBackend;
   model: string;
+  /** start from these weights (a tinker:// state path), e.g. picked in the Checkpoints view */
+  loadCheckpointPath?: string;
   renderer: string;
   dataset: string;
   /** a JSONL file, a fraction of the dataset, or none */
@@ -36,6 +38,7 @@ export function specText(a: SpecAnswers): string {
     backend: a.backend.kind,
     ...(a.backend.kind === 'custom' ? { base_url: a.backend.baseUrl } : {}),
     model: a.model,
+    ...(a.loadCheckpointPath ? { load_checkpoint_path: a.loadCheckpointPath } : {}),
     renderer: a.renderer,
     group_size: a.groupSize,
     groups_per_batch: a.groupsPerBatch,
@@ -102,7 +105,7 @@ export async function askSpec(connection: TinkerConnection, given: Partial<SpecA
 
   const specFile = given.specFile ?? (await askSpecFile(title, model, dataset));
   if (!specFile) return undefined;
-  return { backend, model, renderer, dataset, holdout, reward, groupSize, groupsPerBatch, iterations, maxTokens, specFile };
+  return { backend, model, ...(given.loadCheckpointPath ? { loadCheckpointPath: given.loadCheckpointPath } : {}), renderer, dataset, holdout, reward, groupSize, groupsPerBatch, iterations, maxTokens, specFile };
 }
 
 /** Writes the spec through a WorkspaceEdit (undoable), saves it and shows it. */

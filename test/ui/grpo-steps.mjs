@@ -45,7 +45,7 @@ async function setSidebar(page, visible) {
 }
 
 /** Drags the sash between the side bar and the editor so tree rows show their descriptions. */
-async function widenSidebar(page, x) {
+export async function widenSidebar(page, x) {
   const sidebar = await page.locator('#workbench\\.parts\\.sidebar').boundingBox();
   if (!sidebar) return;
   const edge = sidebar.x + sidebar.width;
@@ -187,7 +187,7 @@ export function grpoTests(suffix, { guided = false } = {}) {
         await final.waitFor({ timeout: 30_000 });
         await final.click();
         await page.keyboard.press('ArrowRight');
-        await ckpts.locator('.monaco-list-row', { hasText: /sampler\s*tinker:\/\// }).first().waitFor({ timeout: 15_000 });
+        await ckpts.locator('.monaco-list-row', { hasText: /sampler.*tinker:\/\// }).first().waitFor({ timeout: 15_000 });
         await screenshot(shot('checkpoints-tree'));
       },
     },

@@ -30,6 +30,7 @@ import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from './types';
 import { computeAdvantages } from './advantages';
 import { requestSeed, SeedPurpose } from './samplingSeed';
 import { METRIC } from '../runs/metricKeys';
+import { AutoCheckpointConfig, AutoCheckpointTracker } from './autoCheckpoint';
 
 /** samples serialised per slice of the records phase (a few ms each at 256 tokens on an idle core) */
 export const RECORDS_PER_SLICE = 32;
@@ -59,6 +60,8 @@ export interface GrpoLoopConfig {
   samplingSeed?: number;
   /** stop strings replacing the renderer's stop sequences */
   stop?: string[];
+  /** save the best policy as it is reached (autoCheckpoint.ts) */
+  autoCheckpoint?: AutoCheckpointConfig;
 }
 
 export interface RunGrpoOptions {
@@ -169,6 +172,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
     tc = await openTrainingClient(o.service, c, o.resumeFrom, userMetadata, signal);
     const trainer = tc;
     let sampler = await trainer.saveWeightsAndGetSamplingClient(signal);
+    const auto = c.autoCheckpoint ? new AutoCheckpointTracker(c.autoCheckpoint, o.writer.readCheckpoints()) : undefined;
 
     for (let i = startStep; i < stopStep; i++) {
       checkCancel();
@@ -218,6 +222,16 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       Object.assign(metrics, trajectoryMetrics(trajectoryStats(kept)));
       const { datums } = buildDatums(kept);
 
+      // The rewards of step i were earned by the weights after i updates: a new best is saved now,
+      // before this step's update changes them.
+      let autoRecord: CheckpointRecord | undefined;
+      const best = auto?.observe(i, { train: metrics[METRIC.reward], holdout: metrics[METRIC.testReward] });
+      if (best) {
+        emit({ type: 'phase', step: i, phase: 'checkpoint' });
+        autoRecord = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, best.name, i, 'both', { extra: best.extra }));
+        log(`step ${i}: new best ${c.autoCheckpoint!.metric} reward ${fmt(best.value)}: saved checkpoint ${best.name}`);
+      }
+
       // From here the update is submitted: the step is finished and written even if cancelled.
       emit({ type: 'phase', step: i, phase: 'training' });
       Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate }, timer)));
@@ -238,6 +252,10 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
       o.writer.appendTimingSpans(i, timer.timingSpans());
       o.writer.appendMetrics(i, metrics);
       emit({ type: 'metrics', step: i, metrics });
+      if (autoRecord) {
+        o.writer.appendCheckpoint(autoRecord);
+        emit({ type: 'checkpoint', record: autoRecord });
+      }
       if (record) {
         o.writer.appendCheckpoint(record);
         lastSavedBatch = s;

@@ -71,6 +71,17 @@ export function loopConfig(spec: ResolvedRunSpec, learningRate: number): GrpoLoo
     seed: spec.seed,
     samplingSeed: spec.sampling_seed,
     stop: spec.stop,
+    ...(spec.auto_checkpoint
+      ? {
+          autoCheckpoint: {
+            metric: spec.auto_checkpoint.metric,
+            threshold: spec.auto_checkpoint.threshold,
+            minIterations: spec.auto_checkpoint.min_iterations,
+            smoothing: spec.auto_checkpoint.smoothing,
+            prefix: spec.auto_checkpoint.name,
+          },
+        }
+      : {}),
   };
 }
 

@@ -96,6 +96,24 @@ const RewardSpec = z
 
 const PPO_KEYS = ['clip_low_threshold', 'clip_high_threshold'];
 
+/** Saving the best policy as it is reached (src/core/grpo/autoCheckpoint.ts). */
+export const AutoCheckpointSpec = z
+  .strictObject({
+    metric: z
+      .enum(['train', 'holdout'])
+      .default('train')
+      .describe('The reward watched: "train" (env/all/reward/total, smoothed) or "holdout" (test/env/all/reward/total at each evaluation).'),
+    threshold: z.number().default(0).describe('Only a reward above this is saved.'),
+    min_iterations: z.number().int().min(0).default(1).describe('No auto-checkpoint before this many updates.'),
+    smoothing: z.number().min(0).lt(1).default(0.8).describe('EMA factor of the train reward: smoothed = smoothing × previous + (1 − smoothing) × reward (0: none).'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, { message: 'must be letters, digits, "_" or "-"' })
+      .default('best')
+      .describe('Checkpoint name prefix: checkpoints are named <name>-<step>.'),
+  })
+  .describe('Save a state + sampler checkpoint whenever the watched reward reaches a new best above the threshold, so the best policy is never lost to a later collapse.');
+
 export const RunSpec = z
   .strictObject({
     $schema: z.string().optional().describe('JSON schema of this file (editors use it for completion).'),
@@ -174,8 +192,11 @@ export const RunSpec = z
       .default(false)
       .describe('Drop groups whose rewards are all equal (default: keep them, with zero advantage).'),
     ttl_seconds: positiveInt().optional().describe('Checkpoints other than the final one expire after this many seconds.'),
+    auto_checkpoint: AutoCheckpointSpec.optional(),
   })
   .superRefine((s, ctx) => {
+    if (s.auto_checkpoint?.metric === 'holdout' && s.eval_every === 0)
+      ctx.addIssue({ code: 'custom', path: ['auto_checkpoint', 'metric'], message: '"holdout" needs eval_every > 0 (the holdout reward is measured only at evaluations)' });
     if (s.base_url !== undefined && s.backend !== 'custom')
       ctx.addIssue({ code: 'custom', path: ['base_url'], message: `only used with backend "custom" (backend is "${s.backend}")` });
     if (s.loss_fn_config !== undefined) {
