@@ -76,6 +76,15 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       case 'compareBestWorst':
         await vscode.commands.executeCommand('tinker.compareSamples', { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx });
         break;
+      case 'compareEvaluations':
+        await vscode.commands.executeCommand('tinker.compareEvaluations', { runDir: this.runDir, iteration: msg.ref.iteration, groupIdx: msg.groupIdx, trajIdx: msg.trajIdx });
+        break;
+      case 'compareRuns':
+        await vscode.commands.executeCommand('tinker.compareRuns', { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx, trajIdx: msg.trajIdx });
+        break;
+      case 'whatChanged':
+        await vscode.commands.executeCommand('tinker.whatChanged', { runDir: this.runDir, after: msg.ref.iteration });
+        break;
       case 'webviewError':
         this.log.warn(`group breakdown ${this.runDir}: ${msg.message}`);
         break;

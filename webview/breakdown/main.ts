@@ -30,6 +30,7 @@ app.innerHTML = `
       <h1 id="title">Groups</h1>
       <vscode-button id="prev" appearance="secondary" aria-label="Previous iteration" title="Previous iteration (Alt+Left)">‹ Prev</vscode-button>
       <vscode-button id="next" appearance="secondary" aria-label="Next iteration" title="Next iteration (Alt+Right)">Next ›</vscode-button>
+      <vscode-button id="what-changed" appearance="secondary" hidden title="Every holdout problem whose reward changed between this evaluation and the first (the latest, from the first), in one diff">What changed</vscode-button>
     </div>
     <div class="meta" id="meta"></div>
     <div class="stats" id="stats" aria-live="polite"></div>
@@ -151,6 +152,7 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   messageEl.textContent = [snap.missing ?? '', snap.problems.length ? `${snap.problems.length} line(s) of the samples file were left out: ${snap.problems.slice(0, 3).join('; ')}` : ''].filter(Boolean).join(' ');
   setEnabled('prev', neighbour(-1) !== undefined);
   setEnabled('next', neighbour(1) !== undefined);
+  byId('what-changed').hidden = !(ref.split === 'eval' && snap.available.eval.length >= 2);
   selected = undefined;
   applyView();
   saveState();
@@ -276,6 +278,13 @@ function renderDetail(): void {
     if (snapshot) client.post({ type: 'compareBestWorst', ref: snapshot.shown, groupIdx: g.groupIdx });
   });
   parts.push(compare);
+  const ref = snapshot?.shown;
+  if (ref?.split === 'eval' && (snapshot?.available.eval.length ?? 0) >= 2) {
+    const across = link('Compare with another evaluation (first ↔ latest)', () => client.post({ type: 'compareEvaluations', ref, groupIdx: g.groupIdx, trajIdx: s.traj_idx }));
+    across.id = 'compare-evaluations';
+    parts.push(across);
+  }
+  if (ref) parts.push(link('Compare with another run on this prompt…', () => client.post({ type: 'compareRuns', ref, groupIdx: g.groupIdx, trajIdx: s.traj_idx })));
   if (s.reward_error) {
     const err = el('div', 'reward-error negative');
     err.append(`${s.reward_error.kind}: ${s.reward_error.message} `);
@@ -296,6 +305,16 @@ function renderDetail(): void {
   void loadTokens(strip, g.groupIdx, s.traj_idx);
   parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
   detailEl.replaceChildren(...parts);
+}
+
+function link(text: string, onClick: () => void): HTMLAnchorElement {
+  const a = el('a', 'compare', text);
+  a.href = '#';
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    onClick();
+  });
+  return a;
 }
 
 let tokensRequest: AbortController | undefined;
@@ -347,6 +366,9 @@ sortEl.addEventListener('change', () => {
 });
 byId('prev').addEventListener('click', () => step(-1));
 byId('next').addEventListener('click', () => step(1));
+byId('what-changed').addEventListener('click', () => {
+  if (snapshot) client.post({ type: 'whatChanged', ref: snapshot.shown });
+});
 byId('list').addEventListener('keydown', (e) => {
   const move = (to: number) => {
     active = Math.max(0, Math.min(rows.length - 1, to));

@@ -39,6 +39,12 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openRewardFile'), line: z.number().int().positive().optional() }),
   /** open the group's best and worst samples in the diff editor */
   z.object({ type: z.literal('compareBestWorst'), ref: IterationRef, groupIdx: z.number().int().nonnegative() }),
+  /** open a sample's holdout problem in another evaluation of the run (first vs latest by default) */
+  z.object({ type: z.literal('compareEvaluations'), ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
+  /** open a sample's prompt in another run (picked) */
+  z.object({ type: z.literal('compareRuns'), ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
+  /** the multi-diff of holdout problems whose reward changed between this evaluation and the first (or the latest) */
+  z.object({ type: z.literal('whatChanged'), ref: IterationRef }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
