@@ -14,7 +14,7 @@ import { breakdownPanels } from '../../src/vscode/breakdownPanels';
 import { Log } from '../../src/vscode/log';
 import { metricsPanels } from '../../src/vscode/metricsPanels';
 import { BreakdownSnapshot } from '../../webview/shared/breakdownProtocol';
-import { activateExtension, EXTENSION_ID, waitFor } from './helpers';
+import { activateExtension, EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from './helpers';
 import { TransportRecorder } from './recordingTransport';
 
 function sample(group: number, traj: number, reward: number): SampleRecord {
@@ -197,8 +197,8 @@ function evalSample(group: number, p: number, reward: number): SampleRecord {
  * to the latest: arith:0 0 → 1 and arith:4 0 → 1 improve, arith:2 1 → 0 regresses, the rest stay;
  * the latest lists the problems in reverse order.
  */
-function evaluatedRun(name = 'arith-evals'): string {
-  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-evals-')), name);
+function evaluatedRun(name = 'arith-evals', parent = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-evals-'))): string {
+  const dir = path.join(parent, name);
   const evals: Record<number, SampleRecord[]> = {
     0: [0, 0, 1, 1, 0].map((r, p) => evalSample(p, p, r)),
     2: [1, 0, 1, 1, 0].map((r, p) => evalSample(p, p, r)),
@@ -344,5 +344,52 @@ suite('Sample diffs across evaluations and runs', function () {
       panels.dispose();
       log.dispose();
     }
+  });
+});
+
+suite('Runs view: a run expands to its sampled iterations', function () {
+  this.timeout(60_000);
+  const ctx = useLocalEngineAndRunsFolder('tinker-iterations-');
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('the iterations are listed newest first (training after its evaluation); a click opens that iteration’s breakdown', async () => {
+    const api = ctx.api();
+    const dir = evaluatedRun('arith-iterations', ctx.runsDir());
+    await api.runs.refresh();
+    const row = await waitFor('the run in the Runs view', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === dir));
+    assert.strictEqual(api.runsTree.getTreeItem(row).collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const children = await api.runsTree.getChildren(row);
+    const items = children.map((n) => api.runsTree.getTreeItem(n));
+    assert.deepStrictEqual(
+      items.map((i) => `${String(i.label)} (${String(i.description)})`),
+      ['iteration 4 (training)', 'iteration 4 (holdout evaluation)', 'iteration 2 (training)', 'iteration 2 (holdout evaluation)', 'iteration 0 (training)', 'iteration 0 (holdout evaluation)'],
+    );
+    const evalItem = items[3]!;
+    assert.strictEqual(evalItem.contextValue, 'tinker.iteration:eval');
+    assert.ok(evalItem.command);
+    assert.strictEqual(evalItem.command.command, 'tinker.showIteration');
+    assert.strictEqual(await vscode.commands.executeCommand(evalItem.command.command, ...(evalItem.command.arguments ?? [])), true);
+    const panel = api.breakdowns.get({ runDir: dir });
+    assert.ok(panel, 'the breakdown panel is open');
+    assert.deepStrictEqual(panel.shown, { iteration: 2, split: 'eval' });
+    assert.strictEqual(panel.panel.title, 'Groups: arith-iterations #2 (eval)');
+    const trainItem = items[0]!;
+    assert.strictEqual(await vscode.commands.executeCommand(trainItem.command!.command, ...(trainItem.command!.arguments ?? [])), true);
+    assert.deepStrictEqual(panel.shown, { iteration: 4, split: 'train' });
+  });
+
+  test('a run without samples files says so under its row', async () => {
+    const api = ctx.api();
+    const dir = path.join(ctx.runsDir(), 'cookbook-run');
+    fs.mkdirSync(path.join(dir, 'iteration_000000'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'metrics.jsonl'), '{"step": 0, "env/all/reward/total": 0.5}\n');
+    await api.runs.refresh();
+    const row = await waitFor('the run in the Runs view', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === dir));
+    const children = await api.runsTree.getChildren(row);
+    assert.deepStrictEqual(children.map((n) => n.kind), ['message']);
+    assert.strictEqual(api.runsTree.getTreeItem(children[0]!).label, 'No sampled iterations yet');
   });
 });
