@@ -10,7 +10,8 @@ import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebv
 import { parseRecords, MetricsRecord, mergeMetrics } from '../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../core/runs/runConfig';
 import { describeMissingSamples, HOLDOUT, readSamples, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
-import { summarizeSample } from '../core/runs/sampleSchema';
+import { SampleRecord, summarizeIteration } from '../core/runs/sampleSchema';
+import { SearchIndex, searchGroups, searchIndex } from '../../webview/shared/breakdown';
 import type { Log } from './log';
 import { renderPanelHtml, webviewOptions } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
@@ -25,13 +26,29 @@ const splitOf = (ref: IterationRef): SampleSplit => (ref.split === 'train' ? { k
 
 export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof BreakdownRequests> {
   protected readonly requestHandlers: RequestHandlers<typeof BreakdownRequests> = {
-    sampleTokens: async ({ ref, groupIdx, trajIdx }) => {
-      const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
-      const s = read?.records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
+    sample: async ({ ref, groupIdx, trajIdx }) => {
+      const s = (await this.samplesOf(ref)).records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
       if (!s) throw new Error(`iteration ${ref.iteration} has no sample ${trajIdx} in group ${groupIdx}`);
-      return { tokens: s.completion_tokens, logprobs: s.logprobs };
+      return { completion: s.completion, content: s.content, tokens: s.completion_tokens, logprobs: s.logprobs };
+    },
+    search: async ({ ref, text }) => {
+      const read = await this.samplesOf(ref);
+      read.index ??= searchIndex(read.records);
+      return { groups: searchGroups(read.index, text) };
     },
   };
+
+  /** The shown iteration's records, kept for the panel's requests (the snapshot re-reads them). */
+  private cached: { ref: IterationRef; records: SampleRecord[]; index?: SearchIndex } | undefined;
+
+  private async samplesOf(ref: IterationRef): Promise<{ records: SampleRecord[]; index?: SearchIndex }> {
+    const c = this.cached;
+    if (c && c.ref.iteration === ref.iteration && c.ref.split === ref.split) return c;
+    const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
+    if (!read) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
+    this.cached = { ref, records: read.records };
+    return this.cached;
+  }
 
   constructor(
     panel: vscode.WebviewPanel,
@@ -99,13 +116,14 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       this.updateTitle();
       const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
       for (const p of read?.problems ?? []) this.log.warn(`${p.file}:${p.line}: ${p.message}`);
+      this.cached = read ? { ref, records: read.records } : undefined;
       this.post({
         type: 'snapshot',
         runName: path.basename(this.runDir),
         runDir: this.runDir,
         shown: ref,
         available,
-        records: (read?.records ?? []).map(summarizeSample),
+        ...summarizeIteration(read?.records ?? []),
         step: await stepMetrics(this.runDir, ref.iteration),
         ...(read ? {} : { missing: await describeMissingSamples(this.runDir, ref.iteration, splitOf(ref)) }),
         problems: (read?.problems ?? []).map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`),

@@ -119,6 +119,18 @@ suite('GRPO group breakdown panel', function () {
       assert.deepStrictEqual(snap.available, { train: [0, 1], eval: [] });
       assert.deepStrictEqual(snap.step, { kl: 0.002, entropy: 1.5 });
       assert.strictEqual(snap.missing, undefined);
+      // the list gets previews and each prompt once; the whole sample and the text search are requests
+      assert.deepStrictEqual(snap.prompts, [{ group_idx: 0, prompt: 'user: What is 0 + 1?\n' }, { group_idx: 1, prompt: 'user: What is 1 + 1?\n' }]);
+      assert.deepStrictEqual(snap.records.map((r) => [r.group_idx, r.traj_idx, r.preview, r.complete, r.token_count]), [[0, 0, '1', true, 2], [0, 1, '2', true, 2], [1, 0, '2', true, 2], [1, 1, '2', true, 2]]);
+      await transport.deliver({ type: 'request', id: 7, method: 'sample', params: { ref: { iteration: 0, split: 'train' }, groupIdx: 0, trajIdx: 1 } });
+      await transport.deliver({ type: 'request', id: 8, method: 'search', params: { ref: { iteration: 0, split: 'train' }, text: 'WHAT IS 1 +' } });
+      await transport.deliver({ type: 'request', id: 9, method: 'sample', params: { ref: { iteration: 0, split: 'train' }, groupIdx: 5, trajIdx: 0 } });
+      const replies = transport.ofType<{ type: 'reply'; id: number }>('reply').filter((r) => r.id >= 7);
+      assert.deepStrictEqual(replies.slice(0, 2), [
+        { type: 'reply', id: 7, ok: true, value: { completion: '2', content: '2', tokens: [49, 50], logprobs: [-0.1, -1.5] } },
+        { type: 'reply', id: 8, ok: true, value: { groups: [1] } },
+      ]);
+      assert.deepStrictEqual(replies[2], { type: 'reply', id: 9, ok: false, error: 'iteration 0 has no sample 0 in group 5' });
       await transport.deliver({ type: 'show', ref: { iteration: 1, split: 'train' } });
       const last = BreakdownSnapshot.parse(transport.sent.at(-1));
       assert.deepStrictEqual(last.shown, { iteration: 1, split: 'train' });

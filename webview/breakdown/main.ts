@@ -80,6 +80,9 @@ let filter: GroupFilter = saved?.filter ?? { ...NO_FILTER };
 let sort: GroupSort = saved?.sort ?? 'index';
 const expanded = new Set<number>(saved?.expanded ?? []);
 let rows: Row[] = [];
+/** the host's answer for filter.text; undefined while none (the text does not filter yet) */
+let textMatches: ReadonlySet<number> | undefined;
+let searchRequest: AbortController | undefined;
 let active = 0;
 let selected: { g: number; s: number } | undefined;
 
@@ -119,7 +122,8 @@ function pct(n: number, of: number): string {
 
 function showSnapshot(snap: BreakdownSnapshot): void {
   snapshot = snap;
-  groups = buildGroups(snap.records);
+  groups = buildGroups(snap.records, snap.prompts);
+  textMatches = undefined;
   const ref = snap.shown;
   titleEl.textContent = `${snap.runName} · iteration ${ref.iteration}${ref.split === 'eval' ? ' (holdout evaluation)' : ''}`;
   document.title = titleEl.textContent;
@@ -156,6 +160,26 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   selected = undefined;
   applyView();
   saveState();
+  if (filter.text.trim()) void search();
+}
+
+/** Asks the host which groups contain the search text; a newer keystroke cancels the question. */
+async function search(): Promise<void> {
+  searchRequest?.abort();
+  if (!snapshot || !filter.text.trim()) {
+    textMatches = undefined;
+    applyView();
+    return;
+  }
+  const abort = (searchRequest = new AbortController());
+  try {
+    const { groups: found } = await client.request('search', { ref: snapshot.shown, text: filter.text }, abort.signal);
+    if (abort.signal.aborted) return;
+    textMatches = new Set(found);
+    applyView();
+  } catch (err) {
+    if (!abort.signal.aborted) messageEl.textContent = `Search failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }
 
 function setEnabled(id: string, enabled: boolean): void {
@@ -179,7 +203,7 @@ function step(dir: -1 | 1): void {
 }
 
 function applyView(): void {
-  const shown = viewGroups(groups, filter, sort);
+  const shown = viewGroups(groups, filter, sort, textMatches);
   rows = [];
   for (const g of shown) {
     rows.push({ kind: 'group', g });
@@ -227,7 +251,7 @@ function renderRow(i: number): HTMLElement {
       el('span', `stop ${s.stop_reason === 'length' ? 'negative' : 'muted'}`, s.stop_reason === 'length' ? 'truncated' : s.stop_reason),
       el('span', 'num muted', `${s.token_count} tok`),
       ...(s.reward_error ? [el('span', 'flag negative', s.reward_error.kind)] : []),
-      el('span', 'text', oneLine(s.completion)),
+      el('span', 'text', s.preview),
     );
   }
   div.addEventListener('click', () => {
@@ -298,11 +322,12 @@ function renderDetail(): void {
     if (s.reward_error.traceback) err.append(el('pre', 'traceback', s.reward_error.traceback));
     parts.push(err);
   }
-  parts.push(el('h3', '', 'Completion'), el('pre', 'completion', s.completion));
+  const completion = el('pre', 'completion', s.complete ? s.preview : `${s.preview}…`);
+  parts.push(el('h3', '', 'Completion'), completion);
   const strip = el('div', 'tokens');
   strip.setAttribute('aria-label', 'per-token log-probabilities');
   strip.textContent = 'loading tokens…';
-  void loadTokens(strip, g.groupIdx, s.traj_idx);
+  void loadSample(completion, strip, g.groupIdx, s.traj_idx);
   parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
   detailEl.replaceChildren(...parts);
 }
@@ -317,15 +342,17 @@ function link(text: string, onClick: () => void): HTMLAnchorElement {
   return a;
 }
 
-let tokensRequest: AbortController | undefined;
+let sampleRequest: AbortController | undefined;
 
-/** Fills the token strip of the selected sample; a newer selection cancels the request. */
-async function loadTokens(strip: HTMLElement, groupIdx: number, trajIdx: number): Promise<void> {
+/** Fills the whole completion and the token strip of the selected sample; a newer selection cancels the request. */
+async function loadSample(completion: HTMLElement, strip: HTMLElement, groupIdx: number, trajIdx: number): Promise<void> {
   if (!snapshot) return;
-  tokensRequest?.abort();
-  const abort = (tokensRequest = new AbortController());
+  sampleRequest?.abort();
+  const abort = (sampleRequest = new AbortController());
   try {
-    const { tokens, logprobs } = await client.request('sampleTokens', { ref: snapshot.shown, groupIdx, trajIdx }, abort.signal);
+    const full = await client.request('sample', { ref: snapshot.shown, groupIdx, trajIdx }, abort.signal);
+    const { tokens, logprobs } = full;
+    completion.textContent = full.completion;
     strip.replaceChildren(
       ...tokens.map((tok, i) => {
         const lp = logprobs[i];
@@ -349,7 +376,8 @@ function onMessage(msg: ToWebview): void {
 client.onNotification(onMessage);
 textEl.addEventListener('input', () => {
   filter = { ...filter, text: textEl.value };
-  applyView();
+  saveState();
+  void search();
 });
 errorEl.addEventListener('change', () => {
   filter = { ...filter, rewardError: errorEl.checked };
