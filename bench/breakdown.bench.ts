@@ -1,14 +1,17 @@
 // The GRPO group breakdown panel's data work at 1,024 groups × 16 samples × 256 tokens, as the
-// webview does it: to first paint — the snapshot's JSON round trip (the webview's message transport
-// clones it), the zod check the webview client runs on it, grouping, header statistics, the first
-// view and the first screenful of rows; per filter change — the view (kind toggle, reward-error and
-// truncation filters, a search typed key by key) and its row list. Runs in Node: the browser's own
-// layout and paint of one screenful (~40 rows) is not included. Prints ms; asserts nothing.
+// panel does it: to first paint — the host's summaries of the read records (previews, one prompt per
+// group), the snapshot's JSON round trip (the webview's message transport clones it), the zod check
+// the webview client runs on it, grouping, header statistics, the first view and the first screenful
+// of rows; per filter change — the view (kind toggle, reward-error and truncation filters) and, for a
+// search typed key by key, the host's search with its reply's round trip, then the view. Reading and
+// parsing the samples file is printed apart (it is the same for any payload). Runs in Node: the
+// browser's own layout and paint of one screenful (~40 rows) is not included. Prints ms; asserts nothing.
 //   BENCH=breakdown node scripts/bench.mjs       GROUPS=1024 GROUP_SIZE=16 TOKENS=256 REPS=5
 import type { SampleRecord } from '../src/core/runs/sampleRecord';
-import { summarizeSample } from '../src/core/runs/sampleSchema';
-import { breakdownStats, buildGroups, GroupFilter, NO_FILTER, viewGroups } from '../webview/shared/breakdown';
-import { ToWebview } from '../webview/shared/breakdownProtocol';
+import { parseSamples } from '../src/core/runs/sampleRecord';
+import { summarizeIteration } from '../src/core/runs/sampleSchema';
+import { breakdownStats, buildGroups, GroupFilter, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../webview/shared/breakdown';
+import { BreakdownRequests, ToWebview } from '../webview/shared/breakdownProtocol';
 
 const GROUPS = Number(process.env.GROUPS ?? 1024);
 const GROUP_SIZE = Number(process.env.GROUP_SIZE ?? 16);
@@ -54,45 +57,65 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-const snapshot = {
-  type: 'snapshot',
-  runName: 'bench',
-  runDir: '/runs/bench',
-  shown: { iteration: 0, split: 'train' },
-  available: { train: [0], eval: [] },
-  // the snapshot carries samples without token ids and log-probs; the token view requests them
-  records: records().map(summarizeSample),
-  step: { kl: 0.001, entropy: 1.2 },
-  problems: [],
-};
-
+const full = records();
+const fileText = full.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const apart: Record<string, number[]> = {};
 const phases: Record<string, number[]> = {};
-const add = (name: string, ms: number) => (phases[name] ??= []).push(ms);
+const add = (name: string, ms: number, to = phases) => (to[name] ??= []).push(ms);
+let payloadBytes = 0;
 for (let rep = 0; rep < REPS; rep++) {
-  const [wire, tWire] = time(() => JSON.parse(JSON.stringify(snapshot)) as unknown);
+  add(`host: read + parse the samples file (${(fileText.length / 2 ** 20).toFixed(0)} MiB)`, time(() => parseSamples(fileText, 'train_samples.jsonl'))[1], apart);
+  const [summary, tSummary] = time(() => summarizeIteration(full));
+  add('host: summaries (previews, one prompt per group)', tSummary);
+  const snapshot = {
+    type: 'snapshot',
+    runName: 'bench',
+    runDir: '/runs/bench',
+    shown: { iteration: 0, split: 'train' },
+    available: { train: [0], eval: [] },
+    ...summary,
+    step: { kl: 0.001, entropy: 1.2 },
+    problems: [],
+  };
+  const [wire, tWire] = time(() => {
+    const json = JSON.stringify(snapshot);
+    payloadBytes = json.length;
+    return JSON.parse(json) as unknown;
+  });
   add('transport (JSON round trip)', tWire);
   const [parsed, tZod] = time(() => ToWebview.parse(wire));
   add('zod check of the snapshot', tZod);
   if (parsed.type !== 'snapshot') throw new Error('not a snapshot');
-  const [groups, tGroups] = time(() => buildGroups(parsed.records));
+  const [groups, tGroups] = time(() => buildGroups(parsed.records, parsed.prompts));
   add('group', tGroups);
   add('header statistics', time(() => breakdownStats(groups))[1]);
   add('first view + first screen of rows', time(() => viewGroups(groups, NO_FILTER, 'index').slice(0, 40))[1]);
 
-  const filters: GroupFilter[] = [
-    { ...NO_FILTER, kinds: ['mixed'] },
-    { ...NO_FILTER, rewardError: true },
-    { ...NO_FILTER, truncated: true },
-    ...'carry one'.split('').map((_, i) => ({ ...NO_FILTER, text: 'carry one'.slice(0, i + 1) })),
-  ];
-  for (const f of filters) add('filter change (worst of kind/error/truncation/each search key)', time(() => viewGroups(groups, f, 'reward-desc'))[1]);
+  const filters: GroupFilter[] = [{ ...NO_FILTER, kinds: ['mixed'] }, { ...NO_FILTER, rewardError: true }, { ...NO_FILTER, truncated: true }];
+  for (const f of filters) add('filter change (worst of kind/error/truncation)', time(() => viewGroups(groups, f, 'reward-desc'))[1]);
+  // the host builds its search index on the first search of an iteration
+  const [index, tIndex] = time(() => searchIndex(full));
+  add('host: search index (first search of an iteration)', tIndex, apart);
+  for (const text of 'carry one'.split('').map((_, i) => 'carry one'.slice(0, i + 1))) {
+    const f = { ...NO_FILTER, text };
+    add(
+      'filter change (worst search key: host search, reply, view)',
+      time(() => {
+        const reply = BreakdownRequests.search.result.parse(JSON.parse(JSON.stringify({ groups: searchGroups(index, text) })));
+        return viewGroups(groups, f, 'reward-desc', new Set(reply.groups));
+      })[1],
+    );
+  }
 }
 
-console.log(`group breakdown data work, ${GROUPS} groups × ${GROUP_SIZE} samples × ${TOKENS} tokens (${REPS} reps, median; filter: max over changes)`);
+console.log(`group breakdown data work, ${GROUPS} groups × ${GROUP_SIZE} samples × ${TOKENS} tokens (${REPS} reps, median; filter: max over changes of the last rep)`);
+console.log(`  snapshot payload ${(payloadBytes / 2 ** 20).toFixed(1)} MiB of JSON`);
 let firstPaint = 0;
 for (const [name, xs] of Object.entries(phases)) {
   const v = name.startsWith('filter') ? Math.max(...xs.slice(-xs.length / REPS)) : median(xs);
   if (!name.startsWith('filter')) firstPaint += v;
   console.log(`  ${name.padEnd(64)} ${v.toFixed(1).padStart(8)} ms`);
 }
-console.log(`  ${'to first paint (sum of the above, before layout)'.padEnd(64)} ${firstPaint.toFixed(1).padStart(8)} ms`);
+console.log(`  ${'to first paint (sum of the above but filters, before layout)'.padEnd(64)} ${firstPaint.toFixed(1).padStart(8)} ms`);
+console.log('  apart from first paint:');
+for (const [name, xs] of Object.entries(apart)) console.log(`  ${name.padEnd(64)} ${median(xs).toFixed(1).padStart(8)} ms`);

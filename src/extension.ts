@@ -7,6 +7,7 @@ import { BreakdownPanels, breakdownPanels } from './vscode/breakdownPanels';
 import { registerCheckpointCommands } from './vscode/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerSampleDocuments } from './vscode/sampleDocuments';
+import { registerSampleDiffs } from './vscode/sampleDiffs';
 import { registerCommands, registerTable } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
 import { registerAgentTools } from './vscode/agentTools';
@@ -103,6 +104,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(breakdowns.registerSerializer());
   for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
   for (const d of registerSampleDocuments(log)) own(d);
+  for (const d of registerSampleDiffs({ log, runs })) own(d);
   const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
   for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);

@@ -3,6 +3,7 @@
 // iteration), or from the palette (pick a run, then an iteration).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { COMMAND } from './commandIds';
 import { registerTable } from './commands';
 import type { BreakdownPanels } from './breakdownPanels';
 import { showIteration } from './breakdownPanels';
@@ -25,7 +26,7 @@ async function argSchema() {
 }
 
 export function registerBreakdownCommands(s: BreakdownCommandServices): vscode.Disposable[] {
-  return registerTable({ 'tinker.showIteration': (arg?: unknown) => showIterationCommand(s, arg) }, s.log);
+  return registerTable({ [COMMAND.showIteration]: (arg?: unknown) => showIterationCommand(s, arg) }, s.log);
 }
 
 /** Opens the breakdown; resolves to true when a panel is showing the iteration. */

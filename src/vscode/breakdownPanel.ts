@@ -6,11 +6,14 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { METRIC } from '../core/runs/metricKeys';
+import { COMMAND } from './commandIds';
 import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebview } from '../../webview/shared/breakdownProtocol';
 import { parseRecords, MetricsRecord, mergeMetrics } from '../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../core/runs/runConfig';
 import { describeMissingSamples, HOLDOUT, readSamples, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
-import { summarizeSample } from '../core/runs/sampleSchema';
+import { SampleRecord, summarizeIteration } from '../core/runs/sampleSchema';
+import { SearchIndex, searchGroups, searchIndex } from '../../webview/shared/breakdown';
 import type { Log } from './log';
 import { renderPanelHtml, webviewOptions } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
@@ -25,13 +28,29 @@ const splitOf = (ref: IterationRef): SampleSplit => (ref.split === 'train' ? { k
 
 export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof BreakdownRequests> {
   protected readonly requestHandlers: RequestHandlers<typeof BreakdownRequests> = {
-    sampleTokens: async ({ ref, groupIdx, trajIdx }) => {
-      const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
-      const s = read?.records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
+    sample: async ({ ref, groupIdx, trajIdx }) => {
+      const s = (await this.samplesOf(ref)).records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
       if (!s) throw new Error(`iteration ${ref.iteration} has no sample ${trajIdx} in group ${groupIdx}`);
-      return { tokens: s.completion_tokens, logprobs: s.logprobs };
+      return { completion: s.completion, content: s.content, tokens: s.completion_tokens, logprobs: s.logprobs };
+    },
+    search: async ({ ref, text }) => {
+      const read = await this.samplesOf(ref);
+      read.index ??= searchIndex(read.records);
+      return { groups: searchGroups(read.index, text) };
     },
   };
+
+  /** The shown iteration's records, kept for the panel's requests (the snapshot re-reads them). */
+  private cached: { ref: IterationRef; records: SampleRecord[]; index?: SearchIndex } | undefined;
+
+  private async samplesOf(ref: IterationRef): Promise<{ records: SampleRecord[]; index?: SearchIndex }> {
+    const c = this.cached;
+    if (c && c.ref.iteration === ref.iteration && c.ref.split === ref.split) return c;
+    const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
+    if (!read) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
+    this.cached = { ref, records: read.records };
+    return this.cached;
+  }
 
   constructor(
     panel: vscode.WebviewPanel,
@@ -74,7 +93,16 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
         await this.openRewardFile(msg.line);
         break;
       case 'compareBestWorst':
-        await vscode.commands.executeCommand('tinker.compareSamples', { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx });
+        await vscode.commands.executeCommand(COMMAND.compareSamples, { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx });
+        break;
+      case 'compareEvaluations':
+        await vscode.commands.executeCommand(COMMAND.compareEvaluations, { runDir: this.runDir, iteration: msg.ref.iteration, groupIdx: msg.groupIdx, trajIdx: msg.trajIdx });
+        break;
+      case 'compareRuns':
+        await vscode.commands.executeCommand(COMMAND.compareRuns, { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx, trajIdx: msg.trajIdx });
+        break;
+      case 'whatChanged':
+        await vscode.commands.executeCommand(COMMAND.whatChanged, { runDir: this.runDir, after: msg.ref.iteration });
         break;
       case 'webviewError':
         this.log.warn(`group breakdown ${this.runDir}: ${msg.message}`);
@@ -90,13 +118,14 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       this.updateTitle();
       const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
       for (const p of read?.problems ?? []) this.log.warn(`${p.file}:${p.line}: ${p.message}`);
+      this.cached = read ? { ref, records: read.records } : undefined;
       this.post({
         type: 'snapshot',
         runName: path.basename(this.runDir),
         runDir: this.runDir,
         shown: ref,
         available,
-        records: (read?.records ?? []).map(summarizeSample),
+        ...summarizeIteration(read?.records ?? []),
         step: await stepMetrics(this.runDir, ref.iteration),
         ...(read ? {} : { missing: await describeMissingSamples(this.runDir, ref.iteration, splitOf(ref)) }),
         problems: (read?.problems ?? []).map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`),
@@ -124,7 +153,7 @@ async function stepMetrics(runDir: string, step: number): Promise<{ kl: number |
   const rows = await metricRows(runDir);
   const row = rows.find((r) => r.step === step);
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  return { kl: num(row?.['optim/kl_sample_train_v1']), entropy: num(row?.['optim/entropy']) };
+  return { kl: num(row?.[METRIC.klV1]), entropy: num(row?.[METRIC.entropy]) };
 }
 
 async function lastLoggedStep(runDir: string): Promise<number | undefined> {

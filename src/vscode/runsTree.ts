@@ -1,5 +1,7 @@
-// The Runs view: one row per local run directory (status, iteration, last reward), then a "Server"
-// node listing the backend's training runs (fetched when expanded; a failure shows as a row).
+// The Runs view: one row per local run directory (status, iteration, last reward) that expands to
+// its sampled iterations (training and holdout evaluation; a click opens that iteration's group
+// breakdown), then a "Server" node listing the backend's training runs (fetched when expanded; a
+// failure shows as a row).
 // Status: "running" and how a run ended in this window come from the run registry; any other run
 // counts as completed when it has a final checkpoint, else as not finished (it can be resumed).
 import { codeSpan, escapeMarkdown } from '../core/text/markdown';
@@ -19,6 +21,7 @@ import { COMMAND } from './commandIds';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
+  | { kind: 'iteration'; run: RunSummary; iteration: number; split: 'train' | 'eval' }
   | { kind: 'server' }
   | { kind: 'serverRun'; run: TrainingRun }
   | { kind: 'message'; text: string; detail?: string; error: boolean };
@@ -68,7 +71,20 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       this.server ??= this.loadServerRuns();
       return this.server;
     }
+    if (element.kind === 'run') return this.iterationsOf(element.run);
     return [];
+  }
+
+  /** The run's sampled iterations, newest first (at one iteration, training after its evaluation). */
+  private async iterationsOf(run: RunSummary): Promise<RunsNode[]> {
+    const { sampledIterations } = await import('../core/runs/sampleRecord');
+    const { train, eval: evals } = await sampledIterations(run.dir);
+    const nodes: Array<Extract<RunsNode, { kind: 'iteration' }>> = [
+      ...evals.map((iteration) => ({ kind: 'iteration' as const, run, iteration, split: 'eval' as const })),
+      ...train.map((iteration) => ({ kind: 'iteration' as const, run, iteration, split: 'train' as const })),
+    ];
+    if (nodes.length === 0) return [{ kind: 'message', text: 'No sampled iterations yet', detail: 'iteration_NNNNNN/*_samples.jsonl are written by Tinker Studio runs', error: false }];
+    return nodes.sort((a, b) => b.iteration - a.iteration || (a.split === 'train' ? -1 : 1));
   }
 
   /** The local run rows only (what tests and commands look for). */
@@ -92,6 +108,16 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     switch (node.kind) {
       case 'run':
         return runItem(node.run, node.status, node.active);
+      case 'iteration': {
+        const item = new vscode.TreeItem(`iteration ${node.iteration}`, vscode.TreeItemCollapsibleState.None);
+        item.id = `iteration:${node.run.dir}:${node.split}:${node.iteration}`;
+        item.description = node.split === 'eval' ? 'holdout evaluation' : 'training';
+        item.iconPath = new vscode.ThemeIcon(node.split === 'eval' ? 'beaker' : 'list-tree');
+        item.tooltip = `Open the GRPO groups of ${node.split === 'eval' ? 'the holdout evaluation at' : 'training'} iteration ${node.iteration} of ${node.run.name}`;
+        item.contextValue = `tinker.iteration:${node.split}`;
+        item.command = { command: COMMAND.showIteration, title: 'Show Iteration', arguments: [{ runDir: node.run.dir, step: node.iteration, split: node.split }] };
+        return item;
+      }
       case 'server': {
         const item = new vscode.TreeItem(this.serverLabel, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = 'server';
@@ -138,7 +164,7 @@ const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
 };
 
 function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
-  const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `run:${run.dir}`;
   item.contextValue = status === 'running' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
   item.resourceUri = vscode.Uri.file(run.dir);

@@ -1,21 +1,24 @@
 // Read-only documents of samples under the tinker-sample: scheme, for the native diff editor, and
-// "Tinker: Compare Samples" (two samples of a group; by default its best against its worst reward).
+// "Tinker: Compare Samples" (two samples of a group; by default its best against its worst reward);
+// the comparisons across evaluations and runs are in sampleDiffs.ts.
 // A URI names a sample by run directory, iteration, split, group and sample in its query.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { COMMAND } from './commandIds';
 import type { SampleAddress } from '../core/runs/sampleText';
 import { registerTable } from './commands';
 import type { Log } from './log';
 
 export const SAMPLE_SCHEME = 'tinker-sample';
 
-export function sampleUri(a: SampleAddress): vscode.Uri {
+/**
+ * The document of a sample. `label` names it instead of its iteration, group and sample (the entries
+ * of a multi-diff are titled by their documents' names); the query alone says which sample it is.
+ */
+export function sampleUri(a: SampleAddress, label?: string): vscode.Uri {
   const query = new URLSearchParams({ run: a.runDir, it: String(a.iteration), split: a.split, g: String(a.groupIdx), s: String(a.trajIdx) });
-  return vscode.Uri.from({
-    scheme: SAMPLE_SCHEME,
-    path: `/${path.basename(a.runDir)}/iteration_${String(a.iteration).padStart(6, '0')}/${a.split}/group-${a.groupIdx}-sample-${a.trajIdx}.txt`,
-    query: query.toString(),
-  });
+  const where = label !== undefined ? label.replace(/[/\\]/g, '∕') : `iteration_${String(a.iteration).padStart(6, '0')}/${a.split}/group-${a.groupIdx}-sample-${a.trajIdx}.txt`;
+  return vscode.Uri.from({ scheme: SAMPLE_SCHEME, path: `/${path.basename(a.runDir)}/${where}`, query: query.toString() });
 }
 
 async function addressOf(uri: vscode.Uri): Promise<SampleAddress> {
@@ -29,7 +32,8 @@ async function addressOf(uri: vscode.Uri): Promise<SampleAddress> {
   return { runDir: d.run, iteration: d.it, split: d.split, groupIdx: d.g, trajIdx: d.s };
 }
 
-async function readSample(a: SampleAddress) {
+/** The records of the samples file holding `a` (its group and sample are not used). */
+export async function readSample(a: Omit<SampleAddress, 'groupIdx' | 'trajIdx'>) {
   const { readSamples, HOLDOUT } = await import('../core/runs/sampleRecord');
   const read = await readSamples(a.runDir, a.iteration, a.split === 'train' ? { kind: 'train' } : HOLDOUT);
   if (!read) throw new Error(`${a.runDir} has no ${a.split} samples for iteration ${a.iteration}`);
@@ -49,7 +53,7 @@ class SampleDocuments implements vscode.TextDocumentContentProvider {
 export function registerSampleDocuments(log: Log): vscode.Disposable[] {
   return [
     vscode.workspace.registerTextDocumentContentProvider(SAMPLE_SCHEME, new SampleDocuments()),
-    ...registerTable({ 'tinker.compareSamples': (arg?: unknown) => compareSamples(arg) }, log),
+    ...registerTable({ [COMMAND.compareSamples]: (arg?: unknown) => compareSamples(arg) }, log),
   ];
 }
 
@@ -71,7 +75,7 @@ async function compareSamples(arg: unknown): Promise<{ left: string; right: stri
     return undefined;
   }
   const o = parsed.data;
-  const group = (await readSample({ ...o, trajIdx: 0 })).filter((r) => r.group_idx === o.groupIdx);
+  const group = (await readSample(o)).filter((r) => r.group_idx === o.groupIdx);
   if (group.length < 2) throw new Error(`group ${o.groupIdx} of iteration ${o.iteration} has fewer than two samples`);
   let best = group[0]!;
   let worst = group[0]!;

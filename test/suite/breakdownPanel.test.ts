@@ -14,7 +14,7 @@ import { breakdownPanels } from '../../src/vscode/breakdownPanels';
 import { Log } from '../../src/vscode/log';
 import { metricsPanels } from '../../src/vscode/metricsPanels';
 import { BreakdownSnapshot } from '../../webview/shared/breakdownProtocol';
-import { activateExtension, EXTENSION_ID, waitFor } from './helpers';
+import { activateExtension, EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from './helpers';
 import { TransportRecorder } from './recordingTransport';
 
 function sample(group: number, traj: number, reward: number): SampleRecord {
@@ -119,6 +119,18 @@ suite('GRPO group breakdown panel', function () {
       assert.deepStrictEqual(snap.available, { train: [0, 1], eval: [] });
       assert.deepStrictEqual(snap.step, { kl: 0.002, entropy: 1.5 });
       assert.strictEqual(snap.missing, undefined);
+      // the list gets previews and each prompt once; the whole sample and the text search are requests
+      assert.deepStrictEqual(snap.prompts, [{ group_idx: 0, prompt: 'user: What is 0 + 1?\n' }, { group_idx: 1, prompt: 'user: What is 1 + 1?\n' }]);
+      assert.deepStrictEqual(snap.records.map((r) => [r.group_idx, r.traj_idx, r.preview, r.complete, r.token_count]), [[0, 0, '1', true, 2], [0, 1, '2', true, 2], [1, 0, '2', true, 2], [1, 1, '2', true, 2]]);
+      await transport.deliver({ type: 'request', id: 7, method: 'sample', params: { ref: { iteration: 0, split: 'train' }, groupIdx: 0, trajIdx: 1 } });
+      await transport.deliver({ type: 'request', id: 8, method: 'search', params: { ref: { iteration: 0, split: 'train' }, text: 'WHAT IS 1 +' } });
+      await transport.deliver({ type: 'request', id: 9, method: 'sample', params: { ref: { iteration: 0, split: 'train' }, groupIdx: 5, trajIdx: 0 } });
+      const replies = transport.ofType<{ type: 'reply'; id: number }>('reply').filter((r) => r.id >= 7);
+      assert.deepStrictEqual(replies.slice(0, 2), [
+        { type: 'reply', id: 7, ok: true, value: { completion: '2', content: '2', tokens: [49, 50], logprobs: [-0.1, -1.5] } },
+        { type: 'reply', id: 8, ok: true, value: { groups: [1] } },
+      ]);
+      assert.deepStrictEqual(replies[2], { type: 'reply', id: 9, ok: false, error: 'iteration 0 has no sample 0 in group 5' });
       await transport.deliver({ type: 'show', ref: { iteration: 1, split: 'train' } });
       const last = BreakdownSnapshot.parse(transport.sent.at(-1));
       assert.deepStrictEqual(last.shown, { iteration: 1, split: 'train' });
@@ -184,5 +196,212 @@ suite('Sample diffs', function () {
     assert.ok(tab.input instanceof vscode.TabInputTextDiff);
     assert.strictEqual(tab.input.original.toString(), left.toString());
     assert.strictEqual(tab.input.modified.toString(), right.toString());
+  });
+});
+
+/** A holdout evaluation's sample of problem `arith:<p>` (one sample per problem, as the GRPO loop writes). */
+function evalSample(group: number, p: number, reward: number): SampleRecord {
+  return { ...sample(p, 0, reward), group_idx: group, problem_id: `arith:${p}`, completion: reward === 1 ? String(p + 1) : `${p + 1}0`, content: reward === 1 ? String(p + 1) : `${p + 1}0` };
+}
+
+/**
+ * A run with holdout evaluations at iterations 0, 2 and 4 over problems arith:0..4. From the first
+ * to the latest: arith:0 0 → 1 and arith:4 0 → 1 improve, arith:2 1 → 0 regresses, the rest stay;
+ * the latest lists the problems in reverse order.
+ */
+function evaluatedRun(name = 'arith-evals', parent = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-evals-'))): string {
+  const dir = path.join(parent, name);
+  const evals: Record<number, SampleRecord[]> = {
+    0: [0, 0, 1, 1, 0].map((r, p) => evalSample(p, p, r)),
+    2: [1, 0, 1, 1, 0].map((r, p) => evalSample(p, p, r)),
+    4: [1, 0, 0, 1, 1].map((r, p) => evalSample(4 - p, p, r)),
+  };
+  for (const [it, recs] of Object.entries(evals)) {
+    const idir = path.join(dir, `iteration_${it.padStart(6, '0')}`);
+    fs.mkdirSync(idir, { recursive: true });
+    fs.writeFileSync(path.join(idir, 'eval_test_samples.jsonl'), recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    fs.writeFileSync(path.join(idir, 'train_samples.jsonl'), [sample(0, 0, 1), sample(0, 1, 0)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  }
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_name: 'tinker-studio/arith-gpt' }));
+  return dir;
+}
+
+async function activeDiff(): Promise<vscode.TabInputTextDiff> {
+  return waitFor('the diff editor', () => {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    return input instanceof vscode.TabInputTextDiff ? input : undefined;
+  }, 30_000);
+}
+
+const textOf = async (uri: string) => (await vscode.workspace.openTextDocument(vscode.Uri.parse(uri))).getText();
+
+suite('Sample diffs across evaluations and runs', function () {
+  this.timeout(60_000);
+
+  suiteSetup(async () => {
+    await activateExtension();
+  });
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('Compare Holdout Problem Across Evaluations opens the problem in the first (left) and the latest (right) evaluation', async () => {
+    const dir = evaluatedRun();
+    const r = await vscode.commands.executeCommand<{ title: string; left: string; right: string }>('tinker.compareEvaluations', { runDir: dir, problemId: 'arith:2' });
+    assert.ok(r);
+    assert.strictEqual(r.title, 'arith-evals arith:2 · reward 1 → 0 (evaluation 0 ↔ 4)');
+    assert.strictEqual(vscode.Uri.parse(r.left).path, '/arith-evals/iteration_000000/eval/group-2-sample-0.txt');
+    assert.strictEqual(vscode.Uri.parse(r.right).path, '/arith-evals/iteration_000004/eval/group-2-sample-0.txt');
+    const left = await textOf(r.left);
+    const right = await textOf(r.right);
+    assert.match(left, /^# holdout evaluation iteration 0 · group 2 · sample 0\nproblem: {6}arith:2\nreward: {7}1\n/);
+    assert.match(right, /^# holdout evaluation iteration 4 · group 2 · sample 0\nproblem: {6}arith:2\nreward: {7}0\n/);
+    assert.match(right, /## completion\n30\n/);
+    const diff = await activeDiff();
+    assert.strictEqual(diff.original.toString(), r.left);
+    assert.strictEqual(diff.modified.toString(), r.right);
+    assert.strictEqual(vscode.window.tabGroups.activeTabGroup.activeTab?.label, r.title);
+  });
+
+  test('from a sample of an evaluation in the breakdown: that problem, first evaluation against that one', async () => {
+    const dir = evaluatedRun();
+    // group 4 of evaluation 4 is problem arith:0 (the latest lists them in reverse)
+    const r = await vscode.commands.executeCommand<{ title: string; left: string; right: string }>('tinker.compareEvaluations', { runDir: dir, iteration: 2, groupIdx: 0, trajIdx: 0 });
+    assert.ok(r);
+    assert.strictEqual(r.title, 'arith-evals arith:0 · reward 0 → 1 (evaluation 0 ↔ 2)');
+    const fromLatest = await vscode.commands.executeCommand<{ title: string; left: string; right: string }>('tinker.compareEvaluations', { runDir: dir, iteration: 4, groupIdx: 4 });
+    assert.ok(fromLatest);
+    assert.strictEqual(fromLatest.title, 'arith-evals arith:0 · reward 0 → 1 (evaluation 0 ↔ 4)');
+    assert.strictEqual(vscode.Uri.parse(fromLatest.right).path, '/arith-evals/iteration_000004/eval/group-4-sample-0.txt');
+    assert.strictEqual((await activeDiff()).modified.toString(), fromLatest.right);
+  });
+
+  test('What Changed opens a multi-diff of the changed holdout problems, improved first, each titled with the reward before → after', async () => {
+    const dir = evaluatedRun();
+    const r = await vscode.commands.executeCommand<{ title: string; entries: Array<{ label: string; left: string; right: string }> }>('tinker.whatChanged', { runDir: dir });
+    assert.ok(r);
+    assert.strictEqual(r.title, 'What changed: arith-evals, evaluation 0 → 4 (2 improved, 1 regressed, 2 unchanged of 5 paired samples)');
+    // equal changes keep the latest evaluation's order (arith:4 is its group 0)
+    assert.deepStrictEqual(r.entries.map((e) => e.label), ['arith:4 · reward 0 → 1', 'arith:0 · reward 0 → 1', 'arith:2 · reward 1 → 0']);
+    for (const e of r.entries) {
+      assert.strictEqual(vscode.Uri.parse(e.left).path, `/arith-evals/${e.label}`);
+      assert.strictEqual(vscode.Uri.parse(e.right).path, `/arith-evals/${e.label}`);
+    }
+    const first = r.entries[0]!;
+    assert.match(await textOf(first.left), /^# holdout evaluation iteration 0 · group 4 · sample 0\nproblem: {6}arith:4\nreward: {7}0\n/);
+    assert.match(await textOf(first.right), /^# holdout evaluation iteration 4 · group 0 · sample 0\nproblem: {6}arith:4\nreward: {7}1\n/);
+    assert.match(await textOf(r.entries[2]!.right), /\nreward: {7}0\n[\s\S]*## completion\n30\n/);
+    const tab = await waitFor('the multi-diff editor', () => {
+      const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return t?.label.startsWith('What changed: arith-evals') ? t : undefined;
+    }, 30_000);
+    // the workbench appends the number of entries to the title
+    assert.strictEqual(tab.label, `${r.title} (3 files)`);
+    // the tab's input (TabInputTextMultiDiff; not in @types/vscode 1.138) lists the diffs it shows
+    const input: unknown = tab.input;
+    assert.ok(typeof input === 'object' && input !== null && 'textDiffs' in input && Array.isArray(input.textDiffs), 'a multi-diff tab');
+    const diffs: unknown[] = input.textDiffs;
+    assert.deepStrictEqual(
+      diffs.map((d) => (d instanceof vscode.TabInputTextDiff ? [d.original.toString(), d.modified.toString()] : undefined)),
+      r.entries.map((e) => [e.left, e.right]),
+    );
+  });
+
+  test('What Changed between two given evaluations; none changed: says so and opens nothing', async () => {
+    const dir = evaluatedRun();
+    const r = await vscode.commands.executeCommand<{ title: string; entries: unknown[] }>('tinker.whatChanged', { runDir: dir, before: 0, after: 2 });
+    assert.ok(r);
+    assert.strictEqual(r.entries.length, 1);
+    const same = await vscode.commands.executeCommand<{ title: string; entries: unknown[] }>('tinker.whatChanged', { runDir: dir, before: 2, after: 2 });
+    assert.ok(same);
+    assert.deepStrictEqual(same.entries, []);
+    assert.match(same.title, /0 improved, 0 regressed, 5 unchanged of 5 paired samples/);
+  });
+
+  test('Compare Runs on the Same Prompt pairs a sample with the other run’s sample of that prompt (latest evaluations)', async () => {
+    const a = evaluatedRun('run-a');
+    const b = evaluatedRun('run-b');
+    // evaluation 2 of run-a, group 2 (arith:2, reward 1) against run-b's latest evaluation (arith:2 is its group 2, reward 0)
+    const r = await vscode.commands.executeCommand<{ title: string; left: string; right: string }>('tinker.compareRuns', { runDir: a, otherRunDir: b, iteration: 2, split: 'eval', groupIdx: 2 });
+    assert.ok(r);
+    assert.strictEqual(r.title, 'run-a evaluation 2 ↔ run-b evaluation 4: arith:2 · reward 1 → 0');
+    assert.strictEqual(vscode.Uri.parse(r.left).path, '/run-a/iteration_000002/eval/group-2-sample-0.txt');
+    assert.strictEqual(vscode.Uri.parse(r.right).path, '/run-b/iteration_000004/eval/group-2-sample-0.txt');
+    assert.match(await textOf(r.left), /\nreward: {7}1\n[\s\S]*## prompt\nuser: What is 2 \+ 1\?\n/);
+    assert.match(await textOf(r.right), /\nreward: {7}0\n[\s\S]*## prompt\nuser: What is 2 \+ 1\?\n/);
+    const diff = await activeDiff();
+    assert.strictEqual(diff.original.toString(), r.left);
+    assert.strictEqual(diff.modified.toString(), r.right);
+  });
+
+  test('the breakdown panel of an evaluation reaches What Changed and the comparisons', async () => {
+    const dir = evaluatedRun();
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const log = new Log(new Redactor(), 'Tinker (test)');
+    const panels = breakdownPanels({ extensionUri, log }, recorder.factory);
+    try {
+      const panel = await panels.open({ runDir: dir, ref: { iteration: 0, split: 'eval' } });
+      const transport = recorder.of(panel.panel);
+      const snap = await waitFor('the snapshot', () => transport.sent.map((m) => BreakdownSnapshot.safeParse(m)).find((r) => r.success)?.data, 30_000);
+      assert.deepStrictEqual(snap.available.eval, [0, 2, 4]);
+      await transport.deliver({ type: 'whatChanged', ref: { iteration: 0, split: 'eval' } });
+      await waitFor('the multi-diff editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label.startsWith('What changed: arith-evals, evaluation 0 → 4'), 30_000);
+      await transport.deliver({ type: 'compareEvaluations', ref: { iteration: 0, split: 'eval' }, groupIdx: 2, trajIdx: 0 });
+      const diff = await activeDiff();
+      assert.strictEqual(diff.original.path, '/arith-evals/iteration_000000/eval/group-2-sample-0.txt');
+      assert.strictEqual(diff.modified.path, '/arith-evals/iteration_000004/eval/group-2-sample-0.txt');
+    } finally {
+      panels.dispose();
+      log.dispose();
+    }
+  });
+});
+
+suite('Runs view: a run expands to its sampled iterations', function () {
+  this.timeout(60_000);
+  const ctx = useLocalEngineAndRunsFolder('tinker-iterations-');
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('the iterations are listed newest first (training after its evaluation); a click opens that iteration’s breakdown', async () => {
+    const api = ctx.api();
+    const dir = evaluatedRun('arith-iterations', ctx.runsDir());
+    await api.runs.refresh();
+    const row = await waitFor('the run in the Runs view', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === dir));
+    assert.strictEqual(api.runsTree.getTreeItem(row).collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const children = await api.runsTree.getChildren(row);
+    const items = children.map((n) => api.runsTree.getTreeItem(n));
+    assert.deepStrictEqual(
+      items.map((i) => `${String(i.label)} (${String(i.description)})`),
+      ['iteration 4 (training)', 'iteration 4 (holdout evaluation)', 'iteration 2 (training)', 'iteration 2 (holdout evaluation)', 'iteration 0 (training)', 'iteration 0 (holdout evaluation)'],
+    );
+    const evalItem = items[3]!;
+    assert.strictEqual(evalItem.contextValue, 'tinker.iteration:eval');
+    assert.ok(evalItem.command);
+    assert.strictEqual(evalItem.command.command, 'tinker.showIteration');
+    assert.strictEqual(await vscode.commands.executeCommand(evalItem.command.command, ...(evalItem.command.arguments ?? [])), true);
+    const panel = api.breakdowns.get({ runDir: dir });
+    assert.ok(panel, 'the breakdown panel is open');
+    assert.deepStrictEqual(panel.shown, { iteration: 2, split: 'eval' });
+    assert.strictEqual(panel.panel.title, 'Groups: arith-iterations #2 (eval)');
+    const trainItem = items[0]!;
+    assert.strictEqual(await vscode.commands.executeCommand(trainItem.command!.command, ...(trainItem.command!.arguments ?? [])), true);
+    assert.deepStrictEqual(panel.shown, { iteration: 4, split: 'train' });
+  });
+
+  test('a run without samples files says so under its row', async () => {
+    const api = ctx.api();
+    const dir = path.join(ctx.runsDir(), 'cookbook-run');
+    fs.mkdirSync(path.join(dir, 'iteration_000000'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'metrics.jsonl'), '{"step": 0, "env/all/reward/total": 0.5}\n');
+    await api.runs.refresh();
+    const row = await waitFor('the run in the Runs view', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === dir));
+    const children = await api.runsTree.getChildren(row);
+    assert.deepStrictEqual(children.map((n) => n.kind), ['message']);
+    assert.strictEqual(api.runsTree.getTreeItem(children[0]!).label, 'No sampled iterations yet');
   });
 });

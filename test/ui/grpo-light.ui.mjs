@@ -1,6 +1,8 @@
 // The main job, in the light theme: the short arithmetic example through the command palette, then
 // the metrics panel (also restored after a reload) and both trees. Screenshots: metrics-panel.png,
-// metrics-panel-restored.png, runs-tree.png, checkpoints-tree.png, grpo-running.png; then the
+// metrics-panel-restored.png, runs-tree.png, checkpoints-tree.png, grpo-running.png; the group
+// breakdown (runs-tree-iterations, breakdown-mixed-group, breakdown-token-view, sample-diff-best-worst,
+// what-changed, doctor-finding); then the
 // guided flow of quick picks (guided-model-pick.png, guided-run-completed.png).
 import { grpoTests } from './grpo-steps.mjs';
 

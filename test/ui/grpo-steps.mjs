@@ -73,6 +73,9 @@ async function answer(page, titlePart, text) {
     const row = widget.locator('.monaco-list-row').first();
     if (await row.isVisible()) await row.filter({ hasText: text }).waitFor({ timeout: 15_000 }).catch(() => undefined);
   }
+  // a quick pick takes Enter once its list has a focused row and its input the keyboard focus
+  if (await widget.locator('.monaco-list-row').first().isVisible()) await widget.locator('.monaco-list-row.focused').first().waitFor({ timeout: 15_000 });
+  await widget.locator('.quick-input-box input:focus').waitFor({ timeout: 15_000 });
   await page.keyboard.press('Enter');
 }
 
@@ -191,6 +194,145 @@ export function grpoTests(suffix, { guided = false } = {}) {
         await screenshot(shot('checkpoints-tree'));
       },
     },
+    ...breakdownTests(shot),
     ...(guided ? [guidedTest] : []),
+  ];
+}
+
+/** The webview document that has `selector` (several webviews may be open). */
+async function webviewWith(page, selector, timeout = 60_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const n = await page.locator('iframe.webview.ready').count();
+    for (let i = 0; i < n; i++) {
+      const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
+      if ((await frame.locator(selector).count()) > 0) return frame;
+    }
+    if (Date.now() > deadline) throw new Error(`no webview shows ${selector}`);
+    await page.waitForTimeout(250);
+  }
+}
+
+/** Runs a command through the command center (a webview may hold the keyboard focus). */
+async function commandCenter(page, title) {
+  await page.locator('.command-center-center').click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Closes the side bar (the breakdown and the diffs get the width) and moves the pointer off any tooltip. */
+async function roomForEditors(page) {
+  if (await page.locator('#workbench\\.parts\\.sidebar').isVisible()) {
+    await commandCenter(page, 'View: Close Primary Side Bar');
+    await page.locator('#workbench\\.parts\\.sidebar').waitFor({ state: 'hidden', timeout: 15_000 });
+  }
+  await page.mouse.move(1100, 790);
+}
+
+/** A finished run whose reward function failed on most samples: the run doctor has findings. */
+function writeBrokenRewardRun(workspace) {
+  const dir = path.join(workspace, 'runs', 'broken-reward');
+  fs.mkdirSync(path.join(dir, 'iteration_000000'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_name: 'tinker-studio/arith-gpt' }));
+  fs.writeFileSync(path.join(dir, 'metrics.jsonl'), '{"step": 0, "env/all/reward/total": 0.0625}\n');
+  const lines = [];
+  for (let g = 0; g < 4; g++) {
+    for (let t = 0; t < 4; t++) {
+      const ok = g === 0 && t === 0;
+      lines.push(JSON.stringify({
+        group_idx: g, traj_idx: t, problem_id: `train.jsonl:${g + 1}`, prompt: `<|im_start|>user\nWhat is ${g} + ${g}?<|im_end|>\n<|im_start|>assistant\n`,
+        completion: String(2 * g), content: String(2 * g), ground_truth: String(2 * g), completion_tokens: [48 + g], logprobs: [-0.2],
+        reward: ok ? 1 : 0, advantage: 0, stop_reason: 'stop', termination: 'eos',
+        ...(ok ? {} : { reward_error: { kind: 'exception', message: "TypeError: unsupported operand type(s) for +: 'int' and 'str'", traceback: 'File "reward.py", line 9, in compute_reward', line: 9 } }),
+      }));
+    }
+  }
+  fs.writeFileSync(path.join(dir, 'iteration_000000', 'train_samples.jsonl'), lines.join('\n') + '\n');
+}
+
+/** After the short run: its group breakdown, a sample's tokens, best vs worst, What changed, a doctor finding. */
+function breakdownTests(shot) {
+  return [
+    {
+      name: 'arithmetic example: a run in the Runs view expands to its iterations; one opens its group breakdown with a mixed group expanded',
+      async run({ page, screenshot }) {
+        const runs = pane(page, 'Runs');
+        const row = runs.locator('.monaco-list-row', { hasText: 'arith-short' }).first();
+        await row.locator('.monaco-tl-twistie').click();
+        const iteration = runs.locator('.monaco-list-row', { hasText: /iteration 7\s*training/ }).first();
+        await iteration.waitFor({ timeout: 30_000 });
+        await runs.locator('.monaco-list-row', { hasText: /iteration 6\s*holdout evaluation/ }).first().waitFor({ timeout: 30_000 });
+        await iteration.click();
+        await screenshot(shot('runs-tree-iterations'));
+        const frame = await webviewWith(page, '#kind-filters');
+        await frame.locator('#title', { hasText: 'iteration 7' }).waitFor({ timeout: 60_000 });
+        await frame.locator('label.kind-mixed input').check();
+        // the latest iteration may have no mixed group: step back until one has
+        for (let i = 0; i < 7 && /^0 of/.test((await frame.locator('#count').textContent()) ?? ''); i++) {
+          const title = await frame.locator('#title').textContent();
+          await frame.locator('#prev').click();
+          await frame.locator('#title').filter({ hasNotText: title ?? '' }).waitFor({ timeout: 30_000 });
+        }
+        await frame.locator('#count', { hasNotText: /^0 of/ }).waitFor({ timeout: 10_000 });
+        await frame.locator('.row.group').first().click();
+        await frame.locator('.row.group[aria-expanded="true"]').first().waitFor({ timeout: 10_000 });
+        await frame.locator('.row.sample').first().waitFor({ timeout: 10_000 });
+        await roomForEditors(page);
+        await screenshot(shot('breakdown-mixed-group'));
+      },
+    },
+    {
+      name: 'arithmetic example: a sample shows in full with its per-token log-prob strip',
+      async run({ page, screenshot }) {
+        const frame = await webviewWith(page, '#kind-filters');
+        await frame.locator('.row.sample').first().click();
+        await frame.locator('#detail .tokens .tok').first().waitFor({ timeout: 30_000 });
+        await frame.locator('#detail .tokens .tok').first().hover();
+        await screenshot(shot('breakdown-token-view'));
+      },
+    },
+    {
+      name: 'arithmetic example: "Compare best vs worst" opens the group’s two samples in the diff editor',
+      async run({ page, screenshot }) {
+        const frame = await webviewWith(page, '#kind-filters');
+        await frame.locator('#detail a.compare', { hasText: 'Compare best vs worst' }).click();
+        await page.locator('.tab', { hasText: /group \d+: sample \d+ \(reward/ }).first().waitFor({ timeout: 30_000 });
+        await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert').first().waitFor({ timeout: 30_000 });
+        await roomForEditors(page);
+        await screenshot(shot('sample-diff-best-worst'));
+      },
+    },
+    {
+      name: 'arithmetic example: What Changed opens every holdout problem whose reward changed between the first and the latest evaluation',
+      async run({ page, screenshot }) {
+        await commandCenter(page, 'Tinker: What Changed');
+        await answer(page, 'Tinker: What Changed', 'arith-short');
+        await page.locator('.tab', { hasText: /What changed: arith-short.*evaluation 0 → 6/ }).first().waitFor({ timeout: 60_000 });
+        await page.locator('.multiDiffEditor').getByText(/· reward [\d.-]+ → [\d.-]+/).first().waitFor({ timeout: 30_000 });
+        await roomForEditors(page);
+        await screenshot(shot('what-changed'));
+      },
+    },
+    {
+      name: 'run doctor: the breakdown of an iteration whose reward failed shows the finding with its evidence and remedy',
+      async run({ page, workspace, screenshot }) {
+        writeBrokenRewardRun(workspace);
+        await openTinker(page);
+        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'broken-reward' }).first().waitFor({ timeout: 30_000 });
+        await commandCenter(page, 'Tinker: Show Iteration');
+        await answer(page, 'Tinker: Show Iteration', 'broken-reward');
+        await answer(page, 'broken-reward', 'iteration 0');
+        const frame = await webviewWith(page, '#findings .finding[data-finding="reward-errors"]');
+        await frame.locator('#findings .finding', { hasText: 'The reward function failed on many samples' }).waitFor({ timeout: 10_000 });
+        await frame.locator('#findings .finding', { hasText: '15 of 16 samples' }).waitFor({ timeout: 10_000 });
+        await roomForEditors(page);
+        await screenshot(shot('doctor-finding'));
+        // the next steps start from an empty editor area, the keyboard in the workbench
+        await commandCenter(page, 'View: Close All Editors');
+        await page.locator('.tab').first().waitFor({ state: 'detached', timeout: 15_000 });
+      },
+    },
   ];
 }

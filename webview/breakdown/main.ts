@@ -30,6 +30,7 @@ app.innerHTML = `
       <h1 id="title">Groups</h1>
       <vscode-button id="prev" appearance="secondary" aria-label="Previous iteration" title="Previous iteration (Alt+Left)">‹ Prev</vscode-button>
       <vscode-button id="next" appearance="secondary" aria-label="Next iteration" title="Next iteration (Alt+Right)">Next ›</vscode-button>
+      <vscode-button id="what-changed" appearance="secondary" hidden title="Every holdout problem whose reward changed between this evaluation and the first (the latest, from the first), in one diff">What changed</vscode-button>
     </div>
     <div class="meta" id="meta"></div>
     <div class="stats" id="stats" aria-live="polite"></div>
@@ -79,6 +80,9 @@ let filter: GroupFilter = saved?.filter ?? { ...NO_FILTER };
 let sort: GroupSort = saved?.sort ?? 'index';
 const expanded = new Set<number>(saved?.expanded ?? []);
 let rows: Row[] = [];
+/** the host's answer for filter.text; undefined while none (the text does not filter yet) */
+let textMatches: ReadonlySet<number> | undefined;
+let searchRequest: AbortController | undefined;
 let active = 0;
 let selected: { g: number; s: number } | undefined;
 
@@ -118,7 +122,8 @@ function pct(n: number, of: number): string {
 
 function showSnapshot(snap: BreakdownSnapshot): void {
   snapshot = snap;
-  groups = buildGroups(snap.records);
+  groups = buildGroups(snap.records, snap.prompts);
+  textMatches = undefined;
   const ref = snap.shown;
   titleEl.textContent = `${snap.runName} · iteration ${ref.iteration}${ref.split === 'eval' ? ' (holdout evaluation)' : ''}`;
   document.title = titleEl.textContent;
@@ -151,9 +156,30 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   messageEl.textContent = [snap.missing ?? '', snap.problems.length ? `${snap.problems.length} line(s) of the samples file were left out: ${snap.problems.slice(0, 3).join('; ')}` : ''].filter(Boolean).join(' ');
   setEnabled('prev', neighbour(-1) !== undefined);
   setEnabled('next', neighbour(1) !== undefined);
+  byId('what-changed').hidden = !(ref.split === 'eval' && snap.available.eval.length >= 2);
   selected = undefined;
   applyView();
   saveState();
+  if (filter.text.trim()) void search();
+}
+
+/** Asks the host which groups contain the search text; a newer keystroke cancels the question. */
+async function search(): Promise<void> {
+  searchRequest?.abort();
+  if (!snapshot || !filter.text.trim()) {
+    textMatches = undefined;
+    applyView();
+    return;
+  }
+  const abort = (searchRequest = new AbortController());
+  try {
+    const { groups: found } = await client.request('search', { ref: snapshot.shown, text: filter.text }, abort.signal);
+    if (abort.signal.aborted) return;
+    textMatches = new Set(found);
+    applyView();
+  } catch (err) {
+    if (!abort.signal.aborted) messageEl.textContent = `Search failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }
 
 function setEnabled(id: string, enabled: boolean): void {
@@ -177,7 +203,7 @@ function step(dir: -1 | 1): void {
 }
 
 function applyView(): void {
-  const shown = viewGroups(groups, filter, sort);
+  const shown = viewGroups(groups, filter, sort, textMatches);
   rows = [];
   for (const g of shown) {
     rows.push({ kind: 'group', g });
@@ -225,7 +251,7 @@ function renderRow(i: number): HTMLElement {
       el('span', `stop ${s.stop_reason === 'length' ? 'negative' : 'muted'}`, s.stop_reason === 'length' ? 'truncated' : s.stop_reason),
       el('span', 'num muted', `${s.token_count} tok`),
       ...(s.reward_error ? [el('span', 'flag negative', s.reward_error.kind)] : []),
-      el('span', 'text', oneLine(s.completion)),
+      el('span', 'text', s.preview),
     );
   }
   div.addEventListener('click', () => {
@@ -276,6 +302,13 @@ function renderDetail(): void {
     if (snapshot) client.post({ type: 'compareBestWorst', ref: snapshot.shown, groupIdx: g.groupIdx });
   });
   parts.push(compare);
+  const ref = snapshot?.shown;
+  if (ref?.split === 'eval' && (snapshot?.available.eval.length ?? 0) >= 2) {
+    const across = link('Compare with another evaluation (first ↔ latest)', () => client.post({ type: 'compareEvaluations', ref, groupIdx: g.groupIdx, trajIdx: s.traj_idx }));
+    across.id = 'compare-evaluations';
+    parts.push(across);
+  }
+  if (ref) parts.push(link('Compare with another run on this prompt…', () => client.post({ type: 'compareRuns', ref, groupIdx: g.groupIdx, trajIdx: s.traj_idx })));
   if (s.reward_error) {
     const err = el('div', 'reward-error negative');
     err.append(`${s.reward_error.kind}: ${s.reward_error.message} `);
@@ -289,24 +322,37 @@ function renderDetail(): void {
     if (s.reward_error.traceback) err.append(el('pre', 'traceback', s.reward_error.traceback));
     parts.push(err);
   }
-  parts.push(el('h3', '', 'Completion'), el('pre', 'completion', s.completion));
+  const completion = el('pre', 'completion', s.complete ? s.preview : `${s.preview}…`);
+  parts.push(el('h3', '', 'Completion'), completion);
   const strip = el('div', 'tokens');
   strip.setAttribute('aria-label', 'per-token log-probabilities');
   strip.textContent = 'loading tokens…';
-  void loadTokens(strip, g.groupIdx, s.traj_idx);
+  void loadSample(completion, strip, g.groupIdx, s.traj_idx);
   parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
   detailEl.replaceChildren(...parts);
 }
 
-let tokensRequest: AbortController | undefined;
+function link(text: string, onClick: () => void): HTMLAnchorElement {
+  const a = el('a', 'compare', text);
+  a.href = '#';
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    onClick();
+  });
+  return a;
+}
 
-/** Fills the token strip of the selected sample; a newer selection cancels the request. */
-async function loadTokens(strip: HTMLElement, groupIdx: number, trajIdx: number): Promise<void> {
+let sampleRequest: AbortController | undefined;
+
+/** Fills the whole completion and the token strip of the selected sample; a newer selection cancels the request. */
+async function loadSample(completion: HTMLElement, strip: HTMLElement, groupIdx: number, trajIdx: number): Promise<void> {
   if (!snapshot) return;
-  tokensRequest?.abort();
-  const abort = (tokensRequest = new AbortController());
+  sampleRequest?.abort();
+  const abort = (sampleRequest = new AbortController());
   try {
-    const { tokens, logprobs } = await client.request('sampleTokens', { ref: snapshot.shown, groupIdx, trajIdx }, abort.signal);
+    const full = await client.request('sample', { ref: snapshot.shown, groupIdx, trajIdx }, abort.signal);
+    const { tokens, logprobs } = full;
+    completion.textContent = full.completion;
     strip.replaceChildren(
       ...tokens.map((tok, i) => {
         const lp = logprobs[i];
@@ -330,7 +376,8 @@ function onMessage(msg: ToWebview): void {
 client.onNotification(onMessage);
 textEl.addEventListener('input', () => {
   filter = { ...filter, text: textEl.value };
-  applyView();
+  saveState();
+  void search();
 });
 errorEl.addEventListener('change', () => {
   filter = { ...filter, rewardError: errorEl.checked };
@@ -347,6 +394,9 @@ sortEl.addEventListener('change', () => {
 });
 byId('prev').addEventListener('click', () => step(-1));
 byId('next').addEventListener('click', () => step(1));
+byId('what-changed').addEventListener('click', () => {
+  if (snapshot) client.post({ type: 'whatChanged', ref: snapshot.shown });
+});
 byId('list').addEventListener('keydown', (e) => {
   const move = (to: number) => {
     active = Math.max(0, Math.min(rows.length - 1, to));

@@ -1,7 +1,8 @@
-// The GRPO group breakdown's pure logic, shared by the webview, the unit tests and the bench: groups
-// from sample records, the header's statistics, and the filtered, sorted view. Filtering runs on
-// every keystroke over up to ~1k groups × 16 samples, so each group's search text is lowered once.
-import type { SampleSummary } from '../../src/core/runs/sampleSchema';
+// The GRPO group breakdown's pure logic, shared by the webview, its host, the unit tests and the
+// bench: groups from sample summaries, the header's statistics, the filtered, sorted view, and the
+// text search, which runs in the host over the whole texts (the webview has previews only) with each
+// group's text lowered once.
+import type { GroupPrompt, SampleSummary } from '../../src/core/runs/sampleSchema';
 
 /** The cookbook's split of groups by learning signal (threshold 0.5, as env/all/by_group/frac_*). */
 export type GroupKind = 'mixed' | 'all-good' | 'all-bad';
@@ -18,8 +19,6 @@ export interface BreakdownGroup {
   spread: number;
   rewardErrors: number;
   truncated: number;
-  /** prompt and completions, lower-cased */
-  searchText: string;
 }
 
 export function classify(rewards: readonly number[]): GroupKind {
@@ -31,7 +30,8 @@ export function isTruncated(s: SampleSummary): boolean {
   return s.stop_reason === 'length';
 }
 
-export function buildGroups(records: readonly SampleSummary[]): BreakdownGroup[] {
+export function buildGroups(records: readonly SampleSummary[], prompts: readonly GroupPrompt[]): BreakdownGroup[] {
+  const promptOf = new Map(prompts.map((p) => [p.group_idx, p.prompt]));
   const byIdx = new Map<number, SampleSummary[]>();
   for (const r of records) {
     const list = byIdx.get(r.group_idx);
@@ -55,7 +55,7 @@ export function buildGroups(records: readonly SampleSummary[]): BreakdownGroup[]
       return {
         groupIdx,
         problemId: first.problem_id,
-        prompt: first.prompt,
+        prompt: promptOf.get(groupIdx) ?? '',
         groundTruth: first.ground_truth,
         samples,
         kind: classify(rewards),
@@ -63,7 +63,6 @@ export function buildGroups(records: readonly SampleSummary[]): BreakdownGroup[]
         spread: max - min,
         rewardErrors: samples.filter((s) => s.reward_error).length,
         truncated: samples.filter(isTruncated).length,
-        searchText: [first.prompt, ...samples.map((s) => s.completion)].join('\n').toLowerCase(),
       };
     });
 }
@@ -133,9 +132,12 @@ export type GroupSort = 'index' | 'reward-desc' | 'reward-asc' | 'spread-desc' |
 
 export const NO_FILTER: GroupFilter = { kinds: [], rewardError: false, truncated: false, text: '' };
 
-/** The positions in `groups` to show, in order. */
-export function viewGroups(groups: readonly BreakdownGroup[], filter: GroupFilter, sort: GroupSort): number[] {
-  const text = filter.text.trim().toLowerCase();
+/**
+ * The positions in `groups` to show, in order. `matches`: the group indices the host found for
+ * `filter.text` (searchGroups); without it the text does not filter (the answer is on its way).
+ */
+export function viewGroups(groups: readonly BreakdownGroup[], filter: GroupFilter, sort: GroupSort, matches?: ReadonlySet<number>): number[] {
+  const text = filter.text.trim() !== '' ? matches : undefined;
   const kinds = filter.kinds.length ? new Set(filter.kinds) : undefined;
   const shown: number[] = [];
   for (let i = 0; i < groups.length; i++) {
@@ -143,7 +145,7 @@ export function viewGroups(groups: readonly BreakdownGroup[], filter: GroupFilte
     if (kinds && !kinds.has(g.kind)) continue;
     if (filter.rewardError && g.rewardErrors === 0) continue;
     if (filter.truncated && g.truncated === 0) continue;
-    if (text && !g.searchText.includes(text)) continue;
+    if (text && !text.has(g.groupIdx)) continue;
     shown.push(i);
   }
   const by = (key: (g: BreakdownGroup) => number, dir: 1 | -1) => shown.sort((a, b) => dir * (key(groups[a]!) - key(groups[b]!)) || a - b);
@@ -170,4 +172,26 @@ export function bestAndWorst(g: BreakdownGroup): { best: SampleSummary; worst: S
     if (s.reward < worst.reward) worst = s;
   }
   return { best, worst };
+}
+
+/** Each group's prompt and completions, lower-cased once, for searchGroups. */
+export type SearchIndex = ReadonlyArray<{ groupIdx: number; text: string }>;
+
+export function searchIndex(records: ReadonlyArray<{ group_idx: number; prompt: string; completion: string }>): SearchIndex {
+  const parts = new Map<number, string[]>();
+  for (const r of records) {
+    const list = parts.get(r.group_idx);
+    if (list) list.push(r.completion);
+    else parts.set(r.group_idx, [r.prompt, r.completion]);
+  }
+  return [...parts].sort((a, b) => a[0] - b[0]).map(([groupIdx, texts]) => ({ groupIdx, text: texts.join('\n').toLowerCase() }));
+}
+
+/** The groups whose prompt or a completion contains `text` (case-insensitive), ascending. */
+export function searchGroups(index: SearchIndex, text: string): number[] {
+  const needle = text.trim().toLowerCase();
+  if (!needle) return index.map((g) => g.groupIdx);
+  const out: number[] = [];
+  for (const g of index) if (g.text.includes(needle)) out.push(g.groupIdx);
+  return out;
 }

@@ -2,7 +2,7 @@
 // (src/vscode/breakdownPanel.ts), inside the envelope of panelProtocol.ts. One panel per run
 // directory shows one iteration at a time; stepping to another keeps the webview's filters.
 import { z } from 'zod';
-import { SampleSummary } from '../../src/core/runs/sampleSchema';
+import { GroupPrompt, SampleSummary } from '../../src/core/runs/sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 
 export const Split = z.enum(['train', 'eval']);
@@ -18,8 +18,10 @@ export const BreakdownSnapshot = z.object({
   shown: IterationRef,
   /** every iteration with a samples file, ascending, per split */
   available: z.object({ train: z.array(z.number().int()), eval: z.array(z.number().int()) }),
-  /** the samples without token ids and log-probs (a sample's tokens are a `sampleTokens` request) */
+  /** the samples as the list shows them (a whole sample is a `sample` request; text search a `search` request) */
   records: z.array(SampleSummary),
+  /** each group's prompt, once */
+  prompts: z.array(GroupPrompt),
   /** KL and entropy of that step from metrics.jsonl, when logged */
   step: z.object({ kl: z.number().nullable(), entropy: z.number().nullable() }),
   /** why there are no samples (a cookbook run directory, an iteration not sampled yet) and what there is instead */
@@ -39,6 +41,12 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openRewardFile'), line: z.number().int().positive().optional() }),
   /** open the group's best and worst samples in the diff editor */
   z.object({ type: z.literal('compareBestWorst'), ref: IterationRef, groupIdx: z.number().int().nonnegative() }),
+  /** open a sample's holdout problem in another evaluation of the run (first vs latest by default) */
+  z.object({ type: z.literal('compareEvaluations'), ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
+  /** open a sample's prompt in another run (picked) */
+  z.object({ type: z.literal('compareRuns'), ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
+  /** the multi-diff of holdout problems whose reward changed between this evaluation and the first (or the latest) */
+  z.object({ type: z.literal('whatChanged'), ref: IterationRef }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
@@ -60,10 +68,15 @@ export const BreakdownPanelState = z.object({
 export type BreakdownPanelState = z.infer<typeof BreakdownPanelState>;
 
 export const BreakdownRequests = {
-  /** one sample's token ids and log-probs, for the token view */
-  sampleTokens: {
+  /** one sample in full: its completion, the content the reward saw, token ids and log-probs (the detail and token view) */
+  sample: {
     params: z.object({ ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
-    result: z.object({ tokens: z.array(z.number().int()), logprobs: z.array(z.number()) }),
+    result: z.object({ completion: z.string(), content: z.string(), tokens: z.array(z.number().int()), logprobs: z.array(z.number()) }),
+  },
+  /** the groups whose prompt or a completion contains `text` (case-insensitive) */
+  search: {
+    params: z.object({ ref: IterationRef, text: z.string().max(1000) }),
+    result: z.object({ groups: z.array(z.number().int().nonnegative()) }),
   },
 };
 

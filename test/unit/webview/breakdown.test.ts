@@ -3,8 +3,8 @@
 // and combined, sorting (stable by group), and text search over prompts and completions.
 import * as assert from 'assert';
 import type { SampleRecord } from '../../../src/core/runs/sampleRecord';
-import { summarizeSample } from '../../../src/core/runs/sampleSchema';
-import { bestAndWorst, breakdownStats, buildGroups, classify, NO_FILTER, viewGroups } from '../../../webview/shared/breakdown';
+import { PREVIEW_CHARS, summarizeIteration, summarizeSample } from '../../../src/core/runs/sampleSchema';
+import { bestAndWorst, breakdownStats, buildGroups, classify, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../../../webview/shared/breakdown';
 import { groupBreakdown } from '../../../src/core/grpo/advantages';
 
 const G = 16;
@@ -38,12 +38,16 @@ function iteration(): SampleRecord[] {
 }
 
 describe('group breakdown logic', () => {
-  const records = iteration().map(summarizeSample);
-  const groups = buildGroups(records);
+  const full = iteration();
+  const summary = summarizeIteration(full);
+  const groups = buildGroups(summary.records, summary.prompts);
+  const index = searchIndex(full);
 
   it('groups samples by group_idx in order, samples by traj_idx; classifies as env/all/by_group does', () => {
     assert.strictEqual(groups.length, P);
     assert.deepStrictEqual(groups[5]!.samples.map((s) => s.traj_idx), [...Array(G).keys()]);
+    assert.strictEqual(summary.prompts.length, P, 'one prompt per group');
+    assert.strictEqual(groups[513]!.prompt, 'user: What is 513 + 513?\n');
     assert.strictEqual(classify([1, 1]), 'all-good');
     assert.strictEqual(classify([0.5, 0.5]), 'all-good');
     assert.strictEqual(classify([0.25, 0.25]), 'all-bad');
@@ -68,7 +72,7 @@ describe('group breakdown logic', () => {
     assert.deepStrictEqual(breakdownStats([]).histogram, { min: 0, max: 0, bins: new Array(10).fill(0) });
   });
 
-  it('filters: by kind, reward error, truncation, text (case-insensitive over prompt and completions), combined', () => {
+  it('filters: by kind, reward error, truncation, text (the host’s search, case-insensitive over prompt and whole completions), combined', () => {
     assert.strictEqual(viewGroups(groups, NO_FILTER, 'index').length, P);
     const mixed = viewGroups(groups, { ...NO_FILTER, kinds: ['mixed'] }, 'index');
     assert.strictEqual(mixed.length, P / 2);
@@ -77,8 +81,14 @@ describe('group breakdown logic', () => {
     const errors = viewGroups(groups, { ...NO_FILTER, rewardError: true }, 'index');
     assert.deepStrictEqual(errors.slice(0, 3), [0, 10, 20]);
     assert.strictEqual(viewGroups(groups, { ...NO_FILTER, truncated: true }, 'index').length, Math.ceil(P / 7));
-    assert.deepStrictEqual(viewGroups(groups, { ...NO_FILTER, text: 'FORTY-two' }, 'index'), [777]);
-    assert.deepStrictEqual(viewGroups(groups, { ...NO_FILTER, text: 'what is 513 +' }, 'index'), [513]);
+    const text = (t: string) => viewGroups(groups, { ...NO_FILTER, text: t }, 'index', new Set(searchGroups(index, t)));
+    assert.deepStrictEqual(text('FORTY-two'), [777]);
+    assert.deepStrictEqual(text('what is 513 +'), [513]);
+    assert.strictEqual(text('  ').length, P);
+    // until the host answers, the text does not filter
+    assert.strictEqual(viewGroups(groups, { ...NO_FILTER, text: 'forty' }, 'index').length, P);
+    // group 777 is all-bad
+    assert.deepStrictEqual(viewGroups(groups, { ...NO_FILTER, kinds: ['mixed'], text: 'forty' }, 'index', new Set(searchGroups(index, 'forty'))), []);
     // errors at p % 10 == 0, truncation at p % 7 == 0, all-good at p % 4 == 0: p ≡ 0 (mod 140)
     assert.deepStrictEqual(viewGroups(groups, { kinds: ['all-good'], rewardError: true, truncated: true, text: '' }, 'index'), [0, 140, 280, 420, 560, 700, 840, 980]);
   });
@@ -94,6 +104,17 @@ describe('group breakdown logic', () => {
     assert.deepStrictEqual(viewGroups(groups, NO_FILTER, 'reward-asc').slice(0, 2), [1, 5]);
     assert.strictEqual(groups[viewGroups(groups, NO_FILTER, 'spread-desc')[0]!]!.kind, 'mixed');
     assert.strictEqual(viewGroups(groups, NO_FILTER, 'errors-desc')[0], 0);
+  });
+
+  it('the list carries a preview of each completion; the search sees the whole text', () => {
+    const long = { ...full[0]!, completion: `step  one\n${'x'.repeat(400)} needle` };
+    const s = summarizeSample(long);
+    assert.strictEqual(s.preview.length, PREVIEW_CHARS);
+    assert.ok(s.preview.startsWith('step one x'));
+    assert.strictEqual(s.complete, false);
+    assert.ok(!('prompt' in s) && !('completion' in s) && !('content' in s) && !('completion_tokens' in s));
+    assert.strictEqual(summarizeSample(full[1]!).complete, true);
+    assert.deepStrictEqual(searchGroups(searchIndex([long]), 'NEEDLE'), [0]);
   });
 
   it('best and worst sample of a group by reward', () => {
