@@ -25,6 +25,7 @@ import { ApiKeyStore } from './vscode/secrets';
 import { affects, readBackend, runsDirectory } from './vscode/settings';
 import { BackendStatusItem } from './vscode/statusBar';
 import { TrustedServers } from './vscode/trustedServers';
+import { NETWORK_SETTINGS } from './vscode/networkSettings';
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
 declare const __tinkerLoadStart: number | undefined;
@@ -130,7 +131,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   );
   own(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affects(e, 'backend', 'cloudBaseUrl', 'customBaseUrl')) {
+      if (affects(e, 'backend', 'cloudBaseUrl', 'customBaseUrl') || NETWORK_SETTINGS.some((k) => e.affectsConfiguration(k))) {
         connection.reset();
         void refreshStatus();
       }

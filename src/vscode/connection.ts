@@ -7,6 +7,7 @@ import { ResolvedBackend, describeBackend } from '../core/config/backendKinds';
 import { LocalEngine } from './localEngine';
 import { Log } from './log';
 import { ApiKeyStore } from './secrets';
+import { readNetworkSettings } from './networkSettings';
 import { readBackend } from './settings';
 import type { TrustedServers } from './trustedServers';
 
@@ -60,14 +61,17 @@ export class TinkerConnection implements vscode.Disposable {
       }
     }
     const { ServiceClient } = await import('../core/tinker/client');
+    const { describeRoute } = await import('../core/tinker/proxy');
     const client = await ServiceClient.connect({
       baseUrl,
       apiKey,
       clientVersion: this.version,
+      network: readNetworkSettings(),
       onWarning: (m) => this.log.warn(m),
       onQueueState: (e) => this.log.info(`request ${e.requestId} (${e.requestType}): queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),
     });
-    this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl} (session ${client.sessionId})`);
+    const route = client.transport.route?.kind === 'proxy' ? `, ${describeRoute(client.transport.route)}` : '';
+    this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl}${route} (session ${client.sessionId})`);
     return client;
   }
 

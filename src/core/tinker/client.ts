@@ -7,6 +7,7 @@ import * as zlib from 'node:zlib';
 import { ConflictError, ConnectionError, NotFoundError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError, TrainingSequenceError } from './errors';
 import { APIFuture, CombinedFuture, PollContext, QueueStateEvent, RequestType, ResultDecoder } from './futures';
 import { encodeForwardBackwardRequest } from './proto';
+import type { NetworkOptions } from './proxy';
 import { Sleep, Transport, realSleep, withSubmissionRetries } from './transport';
 import {
   AdamParams,
@@ -51,6 +52,8 @@ export interface ServiceClientOptions {
   submissionBudgetMs?: number;
   onQueueState?: (e: QueueStateEvent) => void;
   onWarning?: (message: string) => void;
+  /** proxy and certificate settings (default: HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment) */
+  network?: NetworkOptions;
   /** REST-only use: skip creating a session */
   withoutSession?: boolean;
 }
@@ -127,6 +130,7 @@ export class ServiceClient {
       random: opts.random,
       maxRetries: opts.maxRetries,
       timeoutMs: opts.requestTimeoutMs,
+      network: opts.network,
       secrets: () => [opts.apiKey ?? '', this.jwt ?? '', ...this.pastJwts],
       headers: {
         'x-stainless-package-version': SDK_COMPAT_VERSION,
