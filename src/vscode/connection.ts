@@ -13,6 +13,7 @@ import type { TrustedServers } from './trustedServers';
 
 export class TinkerConnection implements vscode.Disposable {
   private client: Promise<ServiceClient> | undefined;
+  private readonly engineExit: vscode.Disposable;
 
   constructor(
     private readonly engine: LocalEngine,
@@ -20,7 +21,15 @@ export class TinkerConnection implements vscode.Disposable {
     private readonly log: Log,
     private readonly version: string,
     private readonly trusted: Pick<TrustedServers, 'mayReceiveKey'>,
-  ) {}
+  ) {
+    // a client of a dead engine is of no use: the next get() starts a new engine
+    this.engineExit = engine.onDidExitUnexpectedly(() => this.reset());
+  }
+
+  /** Fires when the local engine dies under the runs using it. */
+  get onLocalEngineExit(): vscode.Event<string> {
+    return this.engine.onDidExitUnexpectedly;
+  }
 
   /** The connected client (connecting on first use). */
   get(): Promise<ServiceClient> {
@@ -83,6 +92,7 @@ export class TinkerConnection implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.engineExit.dispose();
     this.reset();
   }
 }

@@ -9,6 +9,9 @@ import { Log } from './log';
 export class LocalEngine implements vscode.Disposable {
   private running: EngineProcess | undefined;
   private starting: Promise<EngineProcess> | undefined;
+  private readonly exits = new vscode.EventEmitter<string>();
+  /** The engine process ended without being asked to (crash, kill, out of memory): a message saying so. */
+  readonly onDidExitUnexpectedly = this.exits.event;
 
   constructor(
     private readonly extensionPath: string,
@@ -50,7 +53,9 @@ export class LocalEngine implements vscode.Disposable {
     void proc.exited.then((code) => {
       if (this.running === proc) {
         this.running = undefined;
-        this.log.warn(`local engine exited (code ${code})`);
+        const how = code === null ? 'was killed' : `exited with code ${code}`;
+        this.log.warn(`local engine ${how}`);
+        this.exits.fire(`the local engine stopped unexpectedly (its process ${proc.pid} ${how})`);
       }
     });
     return proc;
@@ -63,6 +68,7 @@ export class LocalEngine implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.exits.dispose();
     void this.stop();
   }
 }
