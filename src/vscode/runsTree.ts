@@ -1,7 +1,8 @@
 // The Runs view: one row per local run directory (status, iteration, last reward), then a "Server"
 // node listing the backend's training runs (fetched when expanded; a failure shows as a row).
 // Status: "running" and how a run ended in this window come from the run registry; any other run
-// counts as completed when it has a final checkpoint, else as not finished (it can be resumed).
+// counts as completed when it has a final checkpoint, as interrupted when its writer died holding the
+// run directory (a window reloaded or closed mid-run), else as not finished (either can be resumed).
 import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
@@ -13,7 +14,7 @@ import { describeProgress } from './runStatusBar';
 import { readBackend } from './settings';
 import { throttle } from './throttle';
 
-export type LocalRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'not finished';
+export type LocalRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'not finished';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: LocalRunStatus; active?: ActiveRun }
@@ -26,7 +27,7 @@ const SERVER_NODE: RunsNode = { kind: 'server' };
 export function localRunStatus(run: RunSummary, active: ActiveRun | undefined): LocalRunStatus {
   // a paused run (an agent trains it a few iterations at a time) is resumable, like one not finished
   if (active && active.status !== 'starting' && active.status !== 'paused') return active.status;
-  return run.finished ? 'completed' : 'not finished';
+  return run.finished ? 'completed' : run.interrupted ? 'interrupted' : 'not finished';
 }
 
 export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
@@ -144,6 +145,7 @@ const STATUS_ICON: Record<LocalRunStatus, vscode.ThemeIcon> = {
   failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
   cancelled: new vscode.ThemeIcon('circle-slash'),
   'not finished': new vscode.ThemeIcon('circle-large-outline'),
+  interrupted: new vscode.ThemeIcon('debug-disconnect'),
 };
 
 function runItem(run: RunSummary, status: LocalRunStatus, active: ActiveRun | undefined): vscode.TreeItem {
@@ -165,6 +167,7 @@ function runItem(run: RunSummary, status: LocalRunStatus, active: ActiveRun | un
   if (run.model) tip.appendMarkdown(`Model: ${codeSpan(run.model)}\n\n`);
   tip.appendMarkdown(`Steps logged: ${run.steps}\n\nCheckpoints: ${run.checkpoints.length}\n\n`);
   if (active?.error) tip.appendMarkdown(`Error: ${escapeMarkdown(active.error)}\n\n`);
+  if (status === 'interrupted') tip.appendMarkdown('It stopped without ending: the window was reloaded or closed, or its process was killed, in the middle of the run. Resume continues from the last checkpoint.\n\n');
   tip.appendMarkdown(`Folder: ${codeSpan(run.dir)}`);
   if (run.problems.length) tip.appendMarkdown(`\n\n$(warning) ${run.problems.length} unreadable line(s); see Tinker: Show Log`);
   item.tooltip = tip;

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';
+import { runLockState } from './runLock';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
 export const CheckpointRecord = z
@@ -39,6 +40,8 @@ export interface RunSummary {
   checkpoints: CheckpointRecord[];
   /** a `final` checkpoint exists */
   finished: boolean;
+  /** not finished, and its writer died holding the directory (window reloaded, process killed): resumable */
+  interrupted: boolean;
   modifiedMs: number;
   problems: JsonlProblem[];
 }
@@ -121,6 +124,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   }
 
   const last = metrics[metrics.length - 1];
+  const finished = checkpoints.some((c) => c.name === 'final');
   const withReward = [...metrics].reverse().find((m) => typeof m['env/all/reward/total'] === 'number');
   return {
     dir,
@@ -130,7 +134,8 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     lastStep: last?.step,
     lastReward: withReward ? (withReward['env/all/reward/total'] as number) : undefined,
     checkpoints,
-    finished: checkpoints.some((c) => c.name === 'final'),
+    finished,
+    interrupted: !finished && runLockState(dir) === 'stale',
     modifiedMs,
     problems,
   };
