@@ -135,7 +135,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   );
   own(
     onDidChangeSettings((e) => {
-      if (e.affects('backend', 'cloudBaseUrl', 'customBaseUrl')) {
+      if (e.network || e.affects('backend', 'cloudBaseUrl', 'customBaseUrl')) {
         connection.reset();
         void refreshStatus();
       }

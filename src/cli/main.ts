@@ -10,6 +10,7 @@ import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
 import { startSftRun } from '../core/sft/start';
 import { ServiceClient } from '../core/tinker/client';
+import { describeRoute } from '../core/tinker/proxy';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
 import { TrainingSession } from '../core/agent/session';
@@ -60,7 +61,10 @@ function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string
     const key = apiKey ? keyFor(resolved.baseUrl, args, log) : undefined;
     if (resolved.needsApiKey && !key) throw new Error(`the API key was not sent to ${resolved.baseUrl}: pass --base-url ${resolved.baseUrl} to confirm that server`);
     log(`connecting to ${resolved.baseUrl}`);
-    return ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION });
+    const client = await ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION });
+    // HTTPS_PROXY / HTTP_PROXY / NO_PROXY come from the environment
+    if (client.transport.route?.kind === 'proxy') log(`reaching ${resolved.baseUrl} ${describeRoute(client.transport.route)}`);
+    return client;
   };
 }
 

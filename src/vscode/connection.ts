@@ -1,11 +1,13 @@
 // One Tinker connection per window: resolves the backend from settings (starting the local engine
 // when it is "local"), takes the API key from secret storage, and hands out a connected
 // ServiceClient. A settings or key change drops the cached client so the next use reconnects.
+import type * as vscode from 'vscode';
 import type { ServiceClient } from '../core/tinker/client';
 import { ResolvedBackend, describeBackend } from '../core/config/backendKinds';
 import { LocalEngine } from './localEngine';
 import { Log } from './log';
 import { ApiKeyStore } from './secrets';
+import { readNetworkSettings } from './networkSettings';
 import { readBackend } from './settings';
 import type { TrustedServers } from './trustedServers';
 import { Disposable, toDisposable } from './lifecycle';
@@ -22,6 +24,13 @@ export class TinkerConnection extends Disposable {
   ) {
     super();
     this._register(toDisposable(() => this.reset()));
+    // a client of a dead engine is of no use: the next get() starts a new engine
+    this._register(engine.onDidExitUnexpectedly(() => this.reset()));
+  }
+
+  /** Fires when the local engine dies under the runs using it. */
+  get onLocalEngineExit(): vscode.Event<string> {
+    return this.engine.onDidExitUnexpectedly;
   }
 
   /** The connected client (connecting on first use). */
@@ -63,14 +72,17 @@ export class TinkerConnection extends Disposable {
       }
     }
     const { ServiceClient } = await import('../core/tinker/client');
+    const { describeRoute } = await import('../core/tinker/proxy');
     const client = await ServiceClient.connect({
       baseUrl,
       apiKey,
       clientVersion: this.version,
+      network: readNetworkSettings(),
       onWarning: (m) => this.log.warn(m),
       onQueueState: (e) => this.log.info(`request ${e.requestId} (${e.requestType}): queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),
     });
-    this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl} (session ${client.sessionId})`);
+    const route = client.transport.route?.kind === 'proxy' ? `, ${describeRoute(client.transport.route)}` : '';
+    this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl}${route} (session ${client.sessionId})`);
     return client;
   }
 

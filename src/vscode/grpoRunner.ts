@@ -121,6 +121,14 @@ export class GrpoRunner {
       log: (line: string) => this.s.log.info(`[${run.runName}] ${line}`),
     };
     let result: GrpoRunResult | SftRunResult;
+    // the engine dying under a local run stops it at once, as a failure it can be resumed from
+    const engineWatch =
+      backend.kind === 'local'
+        ? this.s.connection.onLocalEngineExit(async (message) => {
+            const { ServerGone } = await import('../core/runs/loopRuntime');
+            run.abort.abort(new ServerGone(`${message}; Resume continues from the last checkpoint`));
+          })
+        : undefined;
     try {
       // the spec already parsed above is not read and validated a second time
       if (kind === 'sft') {
@@ -132,7 +140,10 @@ export class GrpoRunner {
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      result = { runDir: run.runDir ?? '', status: run.abort.signal.aborted ? 'cancelled' : 'failed', iterationsRun: 0, error: message };
+      const gone = run.abort.signal.reason instanceof Error && run.abort.signal.reason.name === 'ServerGone';
+      result = { runDir: run.runDir ?? '', status: run.abort.signal.aborted && !gone ? 'cancelled' : 'failed', iterationsRun: 0, error: message };
+    } finally {
+      engineWatch?.dispose();
     }
     this.s.registry.finish(run, result);
     await this.s.runs.refresh(); // the views show the final files by the time the command returns
@@ -172,10 +183,14 @@ export class GrpoRunner {
         this.s.log.info(`${label} run ${run.runName} cancelled after ${iters}`);
         void vscode.window.showInformationMessage(`${label} run ${run.runName} cancelled after ${iters}; finished iterations are kept and it can be resumed.`, ...actions).then(act);
         break;
-      case 'failed':
+      case 'failed': {
         this.s.log.error(`${label} run ${run.runName} failed: ${r.error ?? 'unknown error'}`);
-        void vscode.window.showErrorMessage(`${label} run ${run.runName} failed: ${this.s.log.redactor.redact(r.error ?? 'unknown error')}`, ...actions, 'Show Log').then(act);
+        const resumable = r.runDir && fs.existsSync(path.join(r.runDir, 'checkpoints.jsonl')) ? ['Resume Run'] : [];
+        void vscode.window
+          .showErrorMessage(`${label} run ${run.runName} failed: ${this.s.log.redactor.redact(r.error ?? 'unknown error')}`, ...resumable, ...actions, 'Show Log')
+          .then((a) => (a === 'Resume Run' ? void vscode.commands.executeCommand('tinker.resumeRun', r.runDir) : act(a)));
         break;
+      }
     }
   }
 }

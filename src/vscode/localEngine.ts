@@ -10,6 +10,9 @@ import { Disposable, toDisposable } from './lifecycle';
 export class LocalEngine extends Disposable {
   private running: EngineProcess | undefined;
   private starting: Promise<EngineProcess> | undefined;
+  private readonly exits = this._register(new vscode.EventEmitter<string>());
+  /** The engine process ended without being asked to (crash, kill, out of memory): a message saying so. */
+  readonly onDidExitUnexpectedly = this.exits.event;
 
   constructor(
     private readonly extensionPath: string,
@@ -54,7 +57,9 @@ export class LocalEngine extends Disposable {
     void proc.exited.then((code) => {
       if (this.running === proc) {
         this.running = undefined;
-        this.log.warn(`local engine exited (code ${code})`);
+        const how = code === null ? 'was killed' : `exited with code ${code}`;
+        this.log.warn(`local engine ${how}`);
+        this.exits.fire(`the local engine stopped unexpectedly (its process ${proc.pid} ${how})`);
       }
     });
     return proc;

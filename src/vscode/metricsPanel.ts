@@ -128,7 +128,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     const summarize = () => (summary ??= readSummary(this.runDir));
     this.model ??= active?.model ?? (await summarize())?.model;
     const base = { name: path.basename(this.runDir), dir: this.runDir, model: this.model };
-    const status = reportedRunStatus(active) ?? directoryRunStatus((await summarize())?.finished ?? false);
+    const status = reportedRunStatus(active) ?? directoryRunStatus((await summarize()) ?? { finished: false });
     const progress =
       status === 'running' && active?.step !== undefined && active.endStep !== undefined ? { step: active.step, endStep: active.endStep, phase: active.phase } : undefined;
     return { ...base, status, progress };

@@ -3,7 +3,8 @@
 // breakdown), then a "Server" node listing the backend's training runs (fetched when expanded; a
 // failure shows as a row).
 // Status: "running" and how a run ended in this window come from the run registry; any other run
-// counts as completed when it has a final checkpoint, else as not finished (it can be resumed).
+// counts as completed when it has a final checkpoint, as interrupted when its writer died holding the
+// run directory (a window reloaded or closed mid-run), else as not finished (either can be resumed).
 import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
@@ -56,7 +57,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       const runs = await this.model.list();
       const local: RunsNode[] = runs.map((run) => {
         const active = this.registry.byDir(run.dir);
-        return { kind: 'run', run, status: deriveRunStatus(run.finished, active), active };
+        return { kind: 'run', run, status: deriveRunStatus(run, active), active };
       });
       try {
         const { describeBackend } = await import('../core/config/backendKinds');
@@ -161,6 +162,7 @@ const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
   failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
   cancelled: new vscode.ThemeIcon('circle-slash'),
   'not finished': new vscode.ThemeIcon('circle-large-outline'),
+  interrupted: new vscode.ThemeIcon('debug-disconnect'),
 };
 
 function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
@@ -182,6 +184,7 @@ function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefin
   if (run.model) tip.appendMarkdown(`Model: ${codeSpan(run.model)}\n\n`);
   tip.appendMarkdown(`Steps logged: ${run.steps}\n\nCheckpoints: ${run.checkpoints.length}\n\n`);
   if (active?.error) tip.appendMarkdown(`Error: ${escapeMarkdown(active.error)}\n\n`);
+  if (status === 'interrupted') tip.appendMarkdown('It stopped without ending: the window was reloaded or closed, or its process was killed, in the middle of the run. Resume continues from the last checkpoint.\n\n');
   tip.appendMarkdown(`Folder: ${codeSpan(run.dir)}`);
   if (run.problems.length) tip.appendMarkdown(`\n\n$(warning) ${run.problems.length} unreadable line(s); see Tinker: Show Log`);
   item.tooltip = tip;

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BackendKind, ResolvedBackend } from '../core/config/backendKinds';
 import { DEFAULT_REWARD_RANGE } from '../core/reward/summary';
+import { NETWORK_SETTINGS } from './networkSettings';
 
 export const SECTION = 'tinker';
 
@@ -14,6 +15,8 @@ export type SettingKey = 'backend' | 'cloudBaseUrl' | 'customBaseUrl' | 'runsDir
 
 export interface SettingsChange {
   affects(...keys: SettingKey[]): boolean;
+  /** VS Code's own http.* proxy/certificate settings changed (see networkSettings.ts) */
+  readonly network: boolean;
 }
 
 const changed = new vscode.EventEmitter<SettingsChange>();
@@ -21,12 +24,13 @@ let listening: vscode.Disposable | undefined;
 let listeners = 0;
 
 /**
- * Fires when a tinker.* setting changes. Every adapter listens here, so VS Code's configuration
+ * Fires when a tinker.* setting (or one of VS Code's network settings) changes. Every adapter listens here, so VS Code's configuration
  * event has one listener however many adapters there are (it exists while any of them listens).
  */
 export function onDidChangeSettings(listener: (e: SettingsChange) => void): vscode.Disposable {
   listening ??= vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(SECTION)) changed.fire({ affects: (...keys) => keys.some((k) => e.affectsConfiguration(`${SECTION}.${k}`)) });
+    const network = NETWORK_SETTINGS.some((k) => e.affectsConfiguration(k));
+    if (network || e.affectsConfiguration(SECTION)) changed.fire({ network, affects: (...keys) => keys.some((k) => e.affectsConfiguration(`${SECTION}.${k}`)) });
   });
   listeners++;
   const sub = changed.event(listener);

@@ -18,7 +18,7 @@ import type { Renderer } from '../render/types';
 import type { RewardRunner } from '../reward/types';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
-import { endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, checkpointName, Cancelled } from '../runs/loopRuntime';
+import { endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, stopOutcome, checkpointName, serverGoneSignal } from '../runs/loopRuntime';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
 import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
@@ -99,6 +99,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
   const io = loopIo(o);
   const { log, emit, checkCancel } = io;
   const signal = o.signal;
+  const gone = serverGoneSignal(signal);
   const startStep = o.resumeFrom?.batch ?? 0;
   const endStep = c.iterations;
   const stopStep = o.stopAfter !== undefined ? Math.min(endStep, startStep + Math.max(1, o.stopAfter)) : endStep;
@@ -234,17 +235,17 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
       // From here the update is submitted: the step is finished and written even if cancelled.
       emit({ type: 'phase', step: i, phase: 'training' });
-      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate }, timer)));
+      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate, signal: gone }, timer)));
 
       const s = i + 1;
       let record: CheckpointRecord | undefined;
       emit({ type: 'phase', step: i, phase: 'checkpoint' });
       sampler = await timer.time('save_checkpoint_and_get_sampling_client', async () => {
         if (c.saveEvery > 0 && s % c.saveEvery === 0) {
-          record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(s), s, 'both', { ttlSeconds: c.ttlSeconds }));
+          record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(s), s, 'both', { ttlSeconds: c.ttlSeconds, signal: gone }));
           return o.service.createSamplingClient({ modelPath: record.sampler_path! });
         }
-        return trainer.saveWeightsAndGetSamplingClient();
+        return trainer.saveWeightsAndGetSamplingClient(gone);
       });
 
       metrics[METRIC.timeTotal] = (performance.now() - t0) / 1000;
@@ -268,12 +269,13 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
     status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });
   } catch (err) {
-    if (err instanceof Cancelled || signal?.aborted) {
+    const outcome = stopOutcome(err, signal);
+    if (outcome.status === 'cancelled') {
       status = 'cancelled';
       await saveResumePoint({ trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });
     } else {
       status = 'failed';
-      error = (err as Error)?.message ?? String(err);
+      error = outcome.error;
       log(`failed at step ${lastStep + 1}: ${error}`);
     }
   }

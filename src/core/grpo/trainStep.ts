@@ -53,18 +53,20 @@ export interface TrainStepOptions {
   lossFn: LossFnType;
   lossFnConfig?: Record<string, number>;
   learningRate: number;
+  /** stops waiting (the server went away); a user cancel lets the step finish */
+  signal?: AbortSignal;
 }
 
 /** forward_backward and optim_step back to back; returns the optimizer's metrics merged with the KL metrics. */
 export async function trainStep(tc: TrainingClient, datums: readonly RLDatum[], o: TrainStepOptions, timer?: SpanTimer): Promise<Record<string, number>> {
   if (datums.length === 0) throw new Error('no datum to train on');
   const t0 = performance.now();
-  const fbSubmitted = tc.forwardBackward(datums.map(toWireDatum), o.lossFn, o.lossFnConfig);
-  const optSubmitted = tc.optimStep({ learning_rate: o.learningRate, ...COOKBOOK_ADAM });
+  const fbSubmitted = tc.forwardBackward(datums.map(toWireDatum), o.lossFn, o.lossFnConfig, o.signal);
+  const optSubmitted = tc.optimStep({ learning_rate: o.learningRate, ...COOKBOOK_ADAM }, o.signal);
   const [fb, opt] = await Promise.all([fbSubmitted, optSubmitted]);
   // the service runs them in order: forward_backward's span ends with its result, optim_step's after it
   let fbDone = t0;
-  const [out, optResult] = await Promise.all([fb.result().finally(() => (fbDone = performance.now())), opt.result()]);
+  const [out, optResult] = await Promise.all([fb.result(o.signal).finally(() => (fbDone = performance.now())), opt.result(o.signal)]);
   timer?.add('forward_backward', (fbDone - t0) / 1000);
   timer?.add('optim_step', (performance.now() - fbDone) / 1000);
   const trainLogprobs = out.loss_fn_outputs.map((x, i) => {

@@ -11,6 +11,37 @@ import type { RunWriter } from './runWriter';
 /** Thrown between phases once the run's signal is aborted. */
 export class Cancelled extends Error {}
 
+/**
+ * The abort reason when the run's server went away (the local engine process died): the run fails
+ * with this message instead of being cancelled, since no resume point can be saved on a dead server;
+ * its last checkpoint is where Resume continues.
+ */
+export class ServerGone extends Error {
+  override name = 'ServerGone';
+}
+
+/**
+ * A signal that follows `signal` only when its reason is ServerGone: the step in flight and its
+ * checkpoint are finished after a user cancel, but not waited for on a server that no longer exists.
+ */
+export function serverGoneSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+  if (!signal) return undefined;
+  const ac = new AbortController();
+  const check = () => {
+    if (signal.reason instanceof ServerGone) ac.abort(signal.reason);
+  };
+  if (signal.aborted) check();
+  else signal.addEventListener('abort', check, { once: true });
+  return ac.signal;
+}
+
+/** How a stretch that threw ends: a user cancel, or a failure (a server that went away included). */
+export function stopOutcome(err: unknown, signal: AbortSignal | undefined): { status: 'cancelled' } | { status: 'failed'; error: string } {
+  if (signal?.reason instanceof ServerGone) return { status: 'failed', error: signal.reason.message };
+  if (err instanceof Cancelled || signal?.aborted) return { status: 'cancelled' };
+  return { status: 'failed', error: (err as Error)?.message ?? String(err) };
+}
+
 export function checkpointName(step: number): string {
   return String(step).padStart(6, '0');
 }
@@ -22,8 +53,8 @@ export function checkpointName(step: number): string {
 export async function withInnerSignal<T>(outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const inner = new AbortController();
   setMaxListeners(0, inner.signal);
-  const onAbort = () => inner.abort();
-  if (outer?.aborted) inner.abort();
+  const onAbort = () => inner.abort(outer?.reason);
+  if (outer?.aborted) inner.abort(outer.reason);
   else outer?.addEventListener('abort', onAbort, { once: true });
   try {
     return await fn(inner.signal);
@@ -80,12 +111,12 @@ export async function saveCheckpoint(
   name: string,
   batch: number,
   kind: 'state' | 'both',
-  o: { ttlSeconds?: number; extra?: Record<string, unknown> } = {},
+  o: { ttlSeconds?: number; extra?: Record<string, unknown>; signal?: AbortSignal } = {},
 ): Promise<CheckpointRecord> {
-  const stateSubmitted = client.saveState(name, { ttlSeconds: o.ttlSeconds });
-  const samplerSubmitted = kind === 'both' ? client.saveWeightsForSampler(name, { ttlSeconds: o.ttlSeconds }) : undefined;
-  const state = await (await stateSubmitted).result();
-  const sampler = samplerSubmitted ? await (await samplerSubmitted).result() : undefined;
+  const stateSubmitted = client.saveState(name, { ttlSeconds: o.ttlSeconds }, o.signal);
+  const samplerSubmitted = kind === 'both' ? client.saveWeightsForSampler(name, { ttlSeconds: o.ttlSeconds }, o.signal) : undefined;
+  const state = await (await stateSubmitted).result(o.signal);
+  const sampler = samplerSubmitted ? await (await samplerSubmitted).result(o.signal) : undefined;
   return { name, batch, ...(o.extra ?? {}), state_path: state.path, ...(sampler?.path ? { sampler_path: sampler.path } : {}) };
 }
 

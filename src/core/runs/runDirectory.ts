@@ -8,6 +8,7 @@ import { readIfExists } from '../fs/read';
 import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';
 import { METRIC } from './metricKeys';
+import { runLockState } from './runLock';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
 export const CheckpointRecord = z
@@ -41,6 +42,8 @@ export interface RunSummary {
   checkpoints: CheckpointRecord[];
   /** a `final` checkpoint exists */
   finished: boolean;
+  /** not finished, and its writer died holding the directory (window reloaded, process killed): resumable */
+  interrupted: boolean;
   modifiedMs: number;
   problems: JsonlProblem[];
 }
@@ -114,6 +117,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   }
 
   const last = metrics[metrics.length - 1];
+  const finished = checkpoints.some((c) => c.name === 'final');
   const withReward = [...metrics].reverse().find((m) => typeof m[METRIC.reward] === 'number');
   return {
     dir,
@@ -123,7 +127,8 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     lastStep: last?.step,
     lastReward: withReward ? (withReward[METRIC.reward] as number) : undefined,
     checkpoints,
-    finished: checkpoints.some((c) => c.name === 'final'),
+    finished,
+    interrupted: !finished && runLockState(dir) === 'stale',
     modifiedMs,
     problems,
   };

@@ -61,6 +61,19 @@ export interface RunLock {
   release(): void;
 }
 
+/**
+ * Whether a writer holds `dir`: `stale` means one took it and died without letting go (a window
+ * reloaded or closed, a process killed in the middle of a run).
+ */
+export function runLockState(dir: string): 'free' | 'held' | 'stale' {
+  const file = path.resolve(dir, RUN_LOCK_FILE);
+  if (!fs.existsSync(file)) return 'free';
+  const holder = readHolder(file);
+  // a lock being written right now has no content yet: not proof of a dead writer
+  if (!holder) return 'held';
+  return isStale(file, holder) ? 'stale' : 'held';
+}
+
 /** Locks `dir` for writing; throws RunDirectoryLockedError when a live process holds it. */
 export function lockRunDirectory(dir: string): RunLock {
   const file = path.resolve(dir, RUN_LOCK_FILE);

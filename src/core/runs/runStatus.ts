@@ -2,7 +2,7 @@
 // in flight. One definition, so that the tree, the status bar, the CodeLens and the panel agree.
 import type { GrpoPhase, GrpoRunStatus } from '../grpo/types';
 
-export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'not finished'] as const;
+export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What this window knows of a run it started (its registry entry), when it started it. */
@@ -17,13 +17,21 @@ export function reportedRunStatus(active: { status: ActiveRunStatus } | undefine
   return active && active.status !== 'starting' && active.status !== 'paused' ? active.status : undefined;
 }
 
-/** A run judged from its directory alone: completed with a final checkpoint, else resumable. */
-export function directoryRunStatus(finished: boolean): RunStatus {
-  return finished ? 'completed' : 'not finished';
+/** What a run directory says of its run (see runDirectory.ts's RunSummary). */
+export interface DirectoryState {
+  /** it has a final checkpoint */
+  finished: boolean;
+  /** its writer died holding the directory's lock (a window reloaded or closed mid-run, a killed process) */
+  interrupted?: boolean;
 }
 
-export function deriveRunStatus(finished: boolean, active: { status: ActiveRunStatus } | undefined): RunStatus {
-  return reportedRunStatus(active) ?? directoryRunStatus(finished);
+/** A run judged from its directory alone: completed with a final checkpoint, else resumable (interrupted or not finished). */
+export function directoryRunStatus(dir: DirectoryState): RunStatus {
+  return dir.finished ? 'completed' : dir.interrupted ? 'interrupted' : 'not finished';
+}
+
+export function deriveRunStatus(dir: DirectoryState, active: { status: ActiveRunStatus } | undefined): RunStatus {
+  return reportedRunStatus(active) ?? directoryRunStatus(dir);
 }
 
 export interface RunProgress {

@@ -12,7 +12,7 @@ import { SpanTimer } from '../grpo/spanTimer';
 import { COOKBOOK_ADAM } from '../grpo/trainStep';
 import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from '../grpo/types';
 import type { Renderer, TrainOnWhat } from '../render/types';
-import { Cancelled, checkpointName, endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal } from '../runs/loopRuntime';
+import { checkpointName, endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, stopOutcome } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
@@ -205,12 +205,13 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
 
     status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'steps', done: stepsRun, extra: epochOf });
   } catch (err) {
-    if (err instanceof Cancelled || signal?.aborted) {
+    const outcome = stopOutcome(err, signal);
+    if (outcome.status === 'cancelled') {
       status = 'cancelled';
       await saveResumePoint({ trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'steps', done: stepsRun, extra: epochOf });
     } else {
       status = 'failed';
-      error = (err as Error)?.message ?? String(err);
+      error = outcome.error;
       log(`failed at step ${lastStep + 1}: ${error}`);
     }
   }

@@ -7,6 +7,7 @@ import { APIFuture, PollContext, QueueStateEvent, RequestType, ResultDecoder } f
 import { SamplingClient } from './samplingClient';
 import { splitTinkerPath } from './tinkerPath';
 import { TrainingClient } from './trainingClient';
+import type { NetworkOptions } from './proxy';
 import { Sleep, Transport, realSleep, withSubmissionRetries } from './transport';
 import * as W from './wire';
 import type { z } from 'zod';
@@ -39,6 +40,8 @@ export interface ServiceClientOptions {
   submissionBudgetMs?: number;
   onQueueState?: (e: QueueStateEvent) => void;
   onWarning?: (message: string) => void;
+  /** proxy and certificate settings (default: HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment) */
+  network?: NetworkOptions;
   /** REST-only use: skip creating a session */
   withoutSession?: boolean;
 }
@@ -94,6 +97,7 @@ export class ServiceClient {
       random: opts.random,
       maxRetries: opts.maxRetries,
       timeoutMs: opts.requestTimeoutMs,
+      network: opts.network,
       secrets: () => [opts.apiKey ?? '', this.jwt ?? '', ...this.pastJwts],
       headers: {
         'x-stainless-package-version': SDK_COMPAT_VERSION,

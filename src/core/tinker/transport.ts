@@ -3,9 +3,10 @@
 // credential from anything that becomes an error message. Sleep and randomness are injectable so the
 // policies can be tested without waiting.
 import { randomUUID } from 'node:crypto';
-import { Agent, Dispatcher, request } from 'undici';
+import { Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { CancelledError, ConnectionError, ResponseShapeError, TinkerApiError, errorForStatus } from './errors';
+import { NetworkOptions, Route, createDispatcher, describeRoute, proxySecrets } from './proxy';
 import { describeZodError } from './wire';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -38,6 +39,8 @@ export interface TransportOptions {
   /** extra headers on every request (e.g. Cloudflare Access) */
   headers?: Record<string, string>;
   dispatcher?: Dispatcher;
+  /** proxy, certificate and NO_PROXY settings (ignored when `dispatcher` is given) */
+  network?: NetworkOptions;
   /** secrets to scrub from error text */
   secrets?: () => string[];
 }
@@ -76,12 +79,23 @@ export class Transport {
   private readonly random: () => number;
   readonly baseUrl: string;
   private readonly dispatcher: Dispatcher;
+  /** how requests reach the server: directly or through which proxy */
+  readonly route: Route | undefined;
+  private readonly routeSecrets: string[];
 
   constructor(private readonly opts: TransportOptions) {
     this.sleep = opts.sleep ?? realSleep;
     this.random = opts.random ?? Math.random;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '') + '/';
-    this.dispatcher = opts.dispatcher ?? new Agent({ connections: 1000, keepAliveTimeout: 20_000, connect: { timeout: 5_000 } });
+    if (opts.dispatcher) {
+      this.dispatcher = opts.dispatcher;
+      this.routeSecrets = [];
+    } else {
+      const made = createDispatcher(this.baseUrl, opts.network);
+      this.dispatcher = made.dispatcher;
+      this.route = made.route;
+      this.routeSecrets = proxySecrets(made.route);
+    }
   }
 
   url(path: string, query?: CallOptions['query']): string {
@@ -93,6 +107,8 @@ export class Transport {
   redact(text: string): string {
     let out = text;
     for (const s of this.opts.secrets?.() ?? []) if (s && s.length >= 8) out = out.split(s).join('«redacted»');
+    // a proxy password may be shorter than a key
+    for (const s of this.routeSecrets) if (s.length >= 4) out = out.split(s).join('«redacted»');
     return out;
   }
 
@@ -179,7 +195,8 @@ export class Transport {
       if (o.signal?.aborted) throw new CancelledError(endpoint);
       const timedOut = ac.signal.aborted;
       const msg = timedOut ? `no answer within ${timeoutMs / 1000} s` : ((err as Error)?.message ?? String(err));
-      throw new ConnectionError(`${endpoint}: ${this.redact(msg)} (${this.baseUrl})`, endpoint, err);
+      const via = this.route?.kind === 'proxy' ? `, ${describeRoute(this.route)}` : '';
+      throw new ConnectionError(`${endpoint}: ${this.redact(msg)} (${this.baseUrl}${via})`, endpoint, err);
     } finally {
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', onAbort);

@@ -34,6 +34,8 @@ export interface EngineServerOptions {
   log?: (line: string) => void;
   /** the per-launch token every request must carry as its API key (X-API-Key); none: no check */
   apiKey?: string;
+  /** further Host values (`name:port`) to answer, when the engine is reached through a TLS front under another name */
+  allowedHosts?: string[];
 }
 
 /** Limits on one sampling request: the engine is a local trainer, not a service for anyone. */
@@ -386,7 +388,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
 
   // ---------- routes ----------
 
-  const r = new Router((req) => admit(req, { apiKey: opts.apiKey, port: () => port }));
+  const r = new Router((req) => admit(req, { apiKey: opts.apiKey, port: () => port, allowedHosts: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()) }));
   let port = 0;
   const api = (p: string) => `/api/v1/${p}`;
 
@@ -842,11 +844,11 @@ const BODY_TYPES = ['application/json', 'application/x-protobuf'];
  * address and our port (no DNS rebinding), no Origin (no web page), and a JSON or protobuf body (a
  * cross-site "simple" POST is text/plain or a form).
  */
-function admit(req: http.IncomingMessage, o: { apiKey?: string; port: () => number }): void {
+function admit(req: http.IncomingMessage, o: { apiKey?: string; port: () => number; allowedHosts: string[] }): void {
   if (req.headers.origin !== undefined) throw new HttpError(403, 'requests from web pages (with an Origin header) are refused');
   const host = String(req.headers.host ?? '').toLowerCase();
   const port = o.port();
-  if (![`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host)) {
+  if (![`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...o.allowedHosts].includes(host)) {
     throw new HttpError(421, `Host "${host}" is not this engine (127.0.0.1:${port})`);
   }
   // an archive link carries its own short-lived token, like a presigned URL

@@ -6,16 +6,18 @@ import { formatLocalTime } from '../../../src/core/text/time';
 
 describe('run status and progress text', () => {
   it('a run this window started reports its own status, except while starting or paused', () => {
-    assert.strictEqual(deriveRunStatus(false, { status: 'running' }), 'running');
-    assert.strictEqual(deriveRunStatus(true, { status: 'failed' }), 'failed');
-    assert.strictEqual(deriveRunStatus(false, { status: 'cancelled' }), 'cancelled');
-    assert.strictEqual(deriveRunStatus(true, { status: 'starting' }), 'completed');
-    assert.strictEqual(deriveRunStatus(false, { status: 'paused' }), 'not finished');
+    assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'running' }), 'running');
+    assert.strictEqual(deriveRunStatus({ finished: true }, { status: 'failed' }), 'failed');
+    assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'cancelled' }), 'cancelled');
+    assert.strictEqual(deriveRunStatus({ finished: true }, { status: 'starting' }), 'completed');
+    assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'paused' }), 'not finished');
   });
 
-  it('any other run is completed with a final checkpoint, else not finished', () => {
-    assert.strictEqual(deriveRunStatus(true, undefined), 'completed');
-    assert.strictEqual(deriveRunStatus(false, undefined), 'not finished');
+  it('any other run is completed with a final checkpoint, else interrupted when its writer died holding it, else not finished', () => {
+    assert.strictEqual(deriveRunStatus({ finished: true }, undefined), 'completed');
+    assert.strictEqual(deriveRunStatus({ finished: true, interrupted: true }, undefined), 'completed');
+    assert.strictEqual(deriveRunStatus({ finished: false, interrupted: true }, undefined), 'interrupted');
+    assert.strictEqual(deriveRunStatus({ finished: false }, undefined), 'not finished');
   });
 
   it('progress counts from 1, caps at the last iteration and names the phase with its count', () => {

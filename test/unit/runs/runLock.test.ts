@@ -5,7 +5,8 @@ import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { RUN_LOCK_FILE, RunDirectoryLockedError, lockRunDirectory } from '../../../src/core/runs/runLock';
+import { summarizeRun } from '../../../src/core/runs/runDirectory';
+import { RUN_LOCK_FILE, RunDirectoryLockedError, lockRunDirectory, runLockState } from '../../../src/core/runs/runLock';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 
 const runLockModule = path.resolve(__dirname, '../../../src/core/runs/runLock.js');
@@ -51,6 +52,32 @@ describe('run directory lock', () => {
     assert.strictEqual(JSON.parse(fs.readFileSync(path.join(w.dir, RUN_LOCK_FILE), 'utf8')).pid, process.pid);
     again.close();
     assert.ok(!fs.existsSync(path.join(w.dir, RUN_LOCK_FILE)), 'close() removes the lock');
+  });
+
+  it('a run whose writer died holding the directory (a window reloaded mid-run) reads as interrupted', async () => {
+    const w = RunWriter.create(root, 'run');
+    w.writeConfig({});
+    w.appendMetrics(0, { 'env/all/reward/total': 0.5 });
+    w.close();
+    assert.strictEqual(runLockState(w.dir), 'free');
+    assert.strictEqual((await summarizeRun(w.dir)).interrupted, false, 'a run that let go of its directory is not interrupted');
+    const child = await holdInChild(w.dir);
+    try {
+      assert.strictEqual(runLockState(w.dir), 'held');
+      assert.strictEqual((await summarizeRun(w.dir)).interrupted, false, 'a run still being written is not interrupted');
+    } finally {
+      await kill(child);
+    }
+    assert.strictEqual(runLockState(w.dir), 'stale');
+    const s = await summarizeRun(w.dir);
+    assert.strictEqual(s.interrupted, true);
+    assert.strictEqual(s.finished, false);
+    // resuming takes the directory over, and a run with a final checkpoint is never interrupted
+    const again = RunWriter.open(w.dir);
+    assert.strictEqual(runLockState(w.dir), 'held');
+    again.appendCheckpoint({ name: 'final', batch: 1, state_path: 'tinker://m/weights/final' });
+    again.close();
+    assert.strictEqual((await summarizeRun(w.dir)).interrupted, false);
   });
 
   it('refuses a second writer in the same process until the first is closed', () => {

@@ -1,0 +1,88 @@
+// VS Code's own proxy settings reach the Tinker client: with `http.proxy` set (and
+// `http.proxyStrictSSL` off for the test's self-signed front), the window's connection to a custom
+// https server goes through a real CONNECT proxy, which sees the server's name but not the key.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as net from 'net';
+import type { AddressInfo } from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import * as tls from 'tls';
+import * as vscode from 'vscode';
+import { TinkerConnection } from '../../src/vscode/connection';
+import { LocalEngine } from '../../src/vscode/localEngine';
+import { readBackendFor } from '../../src/vscode/settings';
+import { TrustedServers } from '../../src/vscode/trustedServers';
+import { startRecordingProxy } from '../unit/tinker/connectProxy';
+import { startEngine } from '../unit/tinker/engineFixtures';
+import { activateExtension } from './helpers';
+
+const KEY = 'tml-host-proxy-test-secret-0123456789';
+const NAME = 'tinker-engine.test';
+const TLS_DIR = path.resolve(__dirname, '../../../test/fixtures/tls');
+
+class MemoryState implements vscode.Memento {
+  private readonly m = new Map<string, unknown>();
+  keys(): readonly string[] {
+    return [...this.m.keys()];
+  }
+  get<T>(key: string, fallback?: T): T | undefined {
+    return this.m.has(key) ? (this.m.get(key) as T) : fallback;
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) this.m.delete(key);
+    else this.m.set(key, value);
+  }
+}
+
+suite('VS Code proxy settings', function () {
+  this.timeout(120_000);
+
+  test('http.proxy: the connection to a custom server goes through the proxy, which never sees the key', async () => {
+    const api = await activateExtension();
+    const log = api.runner.s.log;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-host-proxy-'));
+    const sockets = new Set<net.Socket>();
+    const front = tls.createServer({ key: fs.readFileSync(path.join(TLS_DIR, `${NAME}.key`)), cert: fs.readFileSync(path.join(TLS_DIR, `${NAME}.crt`)) }, (s) => {
+      const up = net.connect(engine.server.port, '127.0.0.1');
+      for (const x of [s, up]) {
+        sockets.add(x);
+        x.on('close', () => sockets.delete(x));
+        x.on('error', () => undefined);
+      }
+      s.pipe(up).pipe(s);
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', () => r()));
+    const frontPort = (front.address() as AddressInfo).port;
+    const engine = await startEngine(dir, { apiKey: KEY, allowedHosts: [`${NAME}:${frontPort}`] });
+    const proxy = await startRecordingProxy({ names: { [NAME]: '127.0.0.1' } });
+    const http = vscode.workspace.getConfiguration('http');
+    await http.update('proxy', proxy.url, vscode.ConfigurationTarget.Global);
+    await http.update('proxyStrictSSL', false, vscode.ConfigurationTarget.Global);
+    const engineHome = new LocalEngine(os.tmpdir(), vscode.Uri.file(dir), log);
+    const connection = new TinkerConnection(engineHome, { get: async () => ({ key: KEY, source: 'secret-storage' }) }, log, '0.0.0-test', new TrustedServers(new MemoryState(), async () => true));
+    try {
+      const client = await connection.open(await readBackendFor('custom', `https://${NAME}:${frontPort}`));
+      try {
+        assert.ok((await client.capabilities()).supported_models.length > 0);
+        assert.deepStrictEqual(client.transport.route, { kind: 'proxy', proxy: proxy.url, source: 'http.proxy' });
+      } finally {
+        client.close();
+      }
+      assert.ok(proxy.records.length > 0, 'the proxy saw the connection');
+      for (const r of proxy.records) assert.deepStrictEqual([r.method, r.target, r.status], ['CONNECT', `${NAME}:${frontPort}`, 200]);
+      assert.ok(!JSON.stringify(proxy.records).includes(KEY) && !proxy.relayed().toString('latin1').includes(KEY), 'the proxy could read the key');
+    } finally {
+      connection.dispose();
+      engineHome.dispose();
+      await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
+      await http.update('proxyStrictSSL', undefined, vscode.ConfigurationTarget.Global);
+      await proxy.close();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => front.close(() => r()));
+      await engine.server.close();
+      await engine.backend.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
