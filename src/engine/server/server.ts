@@ -45,7 +45,7 @@ export interface EngineServer {
   port: number;
   store: EngineStore;
   /** what the engine holds in memory (for tests and diagnostics) */
-  stats(): { sessions: number; samplers: number; directSamplers: number; archiveLinks: number };
+  stats(): { sessions: number; samplers: number; directSamplers: number; archiveLinks: number; pendingRequests: number; issuedRequests: number };
   close(): Promise<void>;
 }
 
@@ -821,7 +821,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     url,
     port: addr.port,
     store,
-    stats: () => ({ sessions: sessions.size, samplers: samplers.size, directSamplers: directSamplers.size, archiveLinks: archiveTokens.size }),
+    stats: () => ({ sessions: sessions.size, samplers: samplers.size, directSamplers: directSamplers.size, archiveLinks: archiveTokens.size, pendingRequests: futures.pendingCount(), issuedRequests: futures.issuedCount() }),
     close: async () => {
       closed = true;
       clearInterval(sweep);
