@@ -36,8 +36,21 @@ async function readSample(a: SampleAddress) {
   return read.records;
 }
 
+/** Other owners of tinker-sample: documents, by the URI's authority (run samples have none). */
+const sources = new Map<string, (uri: vscode.Uri) => string>();
+
+export function registerSampleSource(authority: string, read: (uri: vscode.Uri) => string): vscode.Disposable {
+  sources.set(authority, read);
+  return new vscode.Disposable(() => sources.delete(authority));
+}
+
 class SampleDocuments implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    if (uri.authority) {
+      const read = sources.get(uri.authority);
+      if (!read) throw new Error(`${uri.toString()}: no samples are served under "${uri.authority}"`);
+      return read(uri);
+    }
     const a = await addressOf(uri);
     const s = (await readSample(a)).find((r) => r.group_idx === a.groupIdx && r.traj_idx === a.trajIdx);
     if (!s) throw new Error(`iteration ${a.iteration} of ${a.runDir} has no sample ${a.trajIdx} in group ${a.groupIdx}`);

@@ -37,32 +37,38 @@ export function describeSource(source: SideSource): string {
   return source.kind === 'base' ? source.model : source.path;
 }
 
-/** The sampler, renderer and prompt of one side; errors say what to do. */
-export async function prepareSide(deps: PlaygroundDeps, side: SideId, source: SideSource, messages: readonly Message[], stop: string[] | undefined, signal?: AbortSignal) {
-  let baseModel: string;
+/** The base model a side samples: the model itself, or the one the checkpoint was trained from. */
+export async function resolveBaseModel(deps: Pick<PlaygroundDeps, 'service'>, side: SideId, source: SideSource, signal?: AbortSignal): Promise<string> {
   if (source.kind === 'checkpoint') {
     if (!source.path.startsWith('tinker://')) throw new PlaygroundError(`side ${side}: a sampler checkpoint path starts with tinker:// (got "${source.path}")`);
     try {
-      baseModel = (await deps.service.weightsInfo(source.path, signal)).base_model;
+      return (await deps.service.weightsInfo(source.path, signal)).base_model;
     } catch (err) {
       throw checkpointError(side, source.path, err);
     }
-  } else {
-    const caps = await deps.service.capabilities(signal);
-    const served = caps.supported_models.flatMap((m) => (m.model_name ? [m.model_name] : []));
-    if (!served.includes(source.model)) {
-      throw new PlaygroundError(`side ${side}: the server does not serve ${source.model}; it serves ${served.length ? served.join(', ') : 'no models'}`);
-    }
-    baseModel = source.model;
   }
-  let loaded: LoadedRenderer;
+  const caps = await deps.service.capabilities(signal);
+  const served = caps.supported_models.flatMap((m) => (m.model_name ? [m.model_name] : []));
+  if (!served.includes(source.model)) {
+    throw new PlaygroundError(`side ${side}: the server does not serve ${source.model}; it serves ${served.length ? served.join(', ') : 'no models'}`);
+  }
+  return source.model;
+}
+
+/** The renderer of a side's base model, or an error naming the model. */
+export async function sideRenderer(deps: Pick<PlaygroundDeps, 'rendererFor'>, side: SideId, baseModel: string): Promise<Renderer> {
   try {
-    loaded = await deps.rendererFor(baseModel);
+    return (await deps.rendererFor(baseModel)).renderer;
   } catch (err) {
     if (err instanceof ModelConfigurationError) throw new PlaygroundError(`side ${side}: no renderer for ${baseModel}: ${err.message}`);
     throw err;
   }
-  const renderer = loaded.renderer;
+}
+
+/** The sampler, renderer and prompt of one side; errors say what to do. */
+export async function prepareSide(deps: PlaygroundDeps, side: SideId, source: SideSource, messages: readonly Message[], stop: string[] | undefined, signal?: AbortSignal) {
+  const baseModel = await resolveBaseModel(deps, side, source, signal);
+  const renderer = await sideRenderer(deps, side, baseModel);
   let promptTokens: number[];
   try {
     promptTokens = renderer.buildGenerationPrompt(messages);

@@ -793,6 +793,9 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     return { json: { steps: modelId ? steps.filter((s) => s.model_id === modelId) : steps } };
   });
 
+  // Engine-specific: how many requests were accepted and how many are still being worked on.
+  r.add('GET', api('_engine/requests'), () => ({ json: { pending: futures.pendingCount(), issued: futures.issuedCount() } }));
+
   // ---------- server ----------
 
   const server = http.createServer((req, res) => void r.handle(req, res));

@@ -6,7 +6,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { appendRewardExample } from '../../../src/core/playground/examples';
 import { PlaygroundDeps, renderedPrompt, startPlayground } from '../../../src/core/playground/session';
+import { parseExamples } from '../../../src/core/reward/examples';
 import type { PlaygroundEvent, PlaygroundRequest } from '../../../src/core/playground/types';
 import { loadRenderer } from '../../../src/core/render';
 import { createRewardRunner } from '../../../src/core/reward';
@@ -160,5 +162,32 @@ describe('playground session on the embedded engine', function () {
     assert.strictEqual(r.renderer, 'chatml');
     assert.strictEqual(r.text, '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 2 + 2?<|im_end|>\n<|im_start|>assistant\n');
     assert.strictEqual(r.tokens, renderer.buildGenerationPrompt([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What is 2 + 2?' }]).length);
+  });
+});
+
+describe('playground: save as reward example', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'playground-ex-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('appends a line the examples parser reads back, after a newline when the file has none', async () => {
+    const reward = path.join(dir, 'reward.py');
+    fs.writeFileSync(path.join(dir, 'reward.examples.jsonl'), '{"completion": "3", "ground_truth": "3", "expected": 1}');
+    const at = await appendRewardExample(reward, { completion: 'The answer is "4"\n', groundTruth: '4', expected: 0.5 });
+    assert.deepStrictEqual(at, { file: path.join(dir, 'reward.examples.jsonl'), line: 2 });
+    const text = fs.readFileSync(at.file, 'utf8');
+    const parsed = parseExamples(text, 'reward.examples.jsonl');
+    assert.deepStrictEqual(parsed.diagnostics, []);
+    assert.deepStrictEqual(parsed.examples.map((e) => [e.completion, e.groundTruth, e.expected, e.line]), [
+      ['3', '3', 1, 1],
+      ['The answer is "4"\n', '4', 0.5, 2],
+    ]);
+  });
+
+  it('creates the examples file when there is none', async () => {
+    const at = await appendRewardExample(path.join(dir, 'score.ts'), { completion: 'x', groundTruth: 'y', expected: 0 });
+    assert.strictEqual(at.file, path.join(dir, 'score.examples.jsonl'));
+    assert.strictEqual(at.line, 1);
+    assert.strictEqual(fs.readFileSync(at.file, 'utf8'), '{"completion":"x","ground_truth":"y","expected":0}\n');
   });
 });
