@@ -132,7 +132,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     }),
   );
   own(playground.registerSerializer());
-  own(registerPlaygroundDocuments(context.workspaceState));
+  own(registerPlaygroundDocuments());
   for (const d of registerPlaygroundCommands({ log, playground })) own(d);
 
   const status = own(new BackendStatusItem());

@@ -296,8 +296,8 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
   private async compare(left: { side: SideId; index: number }, right: { side: SideId; index: number }): Promise<void> {
     const { run } = this.sampleOf(left.side, left.index);
     this.sampleOf(right.side, right.index);
-    const l = playgroundSampleUri(run.view.id, left.side, left.index);
-    const r = playgroundSampleUri(run.view.id, right.side, right.index);
+    const l = playgroundSampleUri(run.view, left.side, left.index);
+    const r = playgroundSampleUri(run.view, right.side, right.index);
     const name = (x: { side: SideId; index: number }) => `${x.side} #${x.index} (${describe(run.view.form[x.side])})`;
     await vscode.commands.executeCommand('vscode.diff', l, r, `Playground: ${name(left)} ↔ ${name(right)}`, { preview: true });
   }

@@ -36,20 +36,25 @@ async function readSample(a: SampleAddress) {
   return read.records;
 }
 
-/** Other owners of tinker-sample: documents, by the URI's authority (run samples have none). */
-const sources = new Map<string, (uri: vscode.Uri) => string>();
+/** Other owners of tinker-sample: documents, by the URI's authority (run samples have none); a reader answers undefined for a sample it does not hold. */
+type SampleReader = (uri: vscode.Uri) => string | undefined;
+const sources = new Map<string, Set<SampleReader>>();
 
-export function registerSampleSource(authority: string, read: (uri: vscode.Uri) => string): vscode.Disposable {
-  sources.set(authority, read);
-  return new vscode.Disposable(() => sources.delete(authority));
+export function registerSampleSource(authority: string, read: SampleReader): vscode.Disposable {
+  const readers = sources.get(authority) ?? new Set<SampleReader>();
+  readers.add(read);
+  sources.set(authority, readers);
+  return new vscode.Disposable(() => readers.delete(read));
 }
 
 class SampleDocuments implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     if (uri.authority) {
-      const read = sources.get(uri.authority);
-      if (!read) throw new Error(`${uri.toString()}: no samples are served under "${uri.authority}"`);
-      return read(uri);
+      for (const read of sources.get(uri.authority) ?? []) {
+        const text = read(uri);
+        if (text !== undefined) return text;
+      }
+      throw new Error(`${uri.scheme}://${uri.authority}${uri.path}: no such sample`);
     }
     const a = await addressOf(uri);
     const s = (await readSample(a)).find((r) => r.group_idx === a.groupIdx && r.traj_idx === a.trajIdx);
