@@ -18,7 +18,8 @@ export function registerPlaygroundCommands(s: PlaygroundCommandServices): vscode
   return registerTable({ 'tinker.openPlayground': open, 'tinker.openInPlayground': open }, s.log);
 }
 
-async function presetOf(arg: unknown): Promise<PlaygroundPreset | undefined> {
+/** What the playground opens with for a command argument (a tree node, a preset, or nothing). */
+export async function presetOf(arg: unknown): Promise<PlaygroundPreset | undefined> {
   if (arg === undefined || arg instanceof vscode.Uri) return undefined;
   const { z } = await import('zod');
   const { SideSource, ChatMessage } = await import('../../webview/shared/playgroundProtocol');

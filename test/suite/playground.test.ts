@@ -18,7 +18,8 @@ import { TinkerConnection } from '../../src/vscode/connection';
 import { LocalEngine } from '../../src/vscode/localEngine';
 import { Log } from '../../src/vscode/log';
 import type { PlaygroundPanel } from '../../src/vscode/playgroundPanel';
-import { PlaygroundPanels, playgroundPanels } from '../../src/vscode/playgroundPanels';
+import { presetOf } from '../../src/vscode/playgroundCommands';
+import { openPlayground, PlaygroundPanels, playgroundPanels } from '../../src/vscode/playgroundPanels';
 import { TrustedServers } from '../../src/vscode/trustedServers';
 import { PlaygroundForm, PlaygroundSnapshot, RunView, SampleView } from '../../webview/shared/playgroundProtocol';
 import { EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
@@ -215,6 +216,40 @@ suite('Sample playground', function () {
       assert.strictEqual(again.snapshot.form.params.n, 4, 'the parameters are remembered');
     } finally {
       again.panels.dispose();
+    }
+  });
+
+  test('Open in Playground on a checkpoint (that checkpoint against its run’s base model, the run’s reward file) and on a run (its latest sampler checkpoint)', async () => {
+    const api = suiteState.api();
+    const runDir = path.join(suiteState.runsDir(), 'arith-short');
+    fs.mkdirSync(runDir, { recursive: true });
+    fs.writeFileSync(path.join(runDir, 'config.json'), JSON.stringify({ model_name: ARITH, reward: { file: rewardFile } }));
+    const older = 'tinker://older/sampler_weights/000010';
+    fs.writeFileSync(
+      path.join(runDir, 'checkpoints.jsonl'),
+      [{ name: '000010', batch: 10, sampler_path: older }, { name: 'final', batch: 20, final: true, state_path: 'tinker://x/weights/final', sampler_path: checkpoint }].map((c) => JSON.stringify(c)).join('\n') + '\n',
+    );
+    await api.runs.refresh();
+    const runNode = await waitFor('the run in the Checkpoints view', async () => (await api.checkpointsTree.getChildren()).find((n) => n.kind === 'run' && n.run.dir === runDir), LIMIT);
+    const [finalNode, olderNode] = await api.checkpointsTree.getChildren(runNode);
+    assert.ok(finalNode && olderNode);
+    const expected = { A: { kind: 'base', model: ARITH }, B: { kind: 'checkpoint', path: checkpoint }, rewardFile };
+    assert.deepStrictEqual(await presetOf(finalNode), expected);
+    assert.deepStrictEqual(await presetOf(runNode), expected, 'a run opens its latest sampler checkpoint');
+    assert.deepStrictEqual(await presetOf(olderNode), { ...expected, B: { kind: 'checkpoint', path: older } });
+    const [statePath, samplerPath] = await api.checkpointsTree.getChildren(finalNode);
+    assert.deepStrictEqual(await presetOf(samplerPath), expected);
+    await assert.rejects(presetOf(statePath), /is a training state; the playground samples sampler weights/);
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.openInPlayground', olderNode), true);
+
+    // the preset reaches an open panel's form
+    const { panels, transport } = await openPanel(new MemoryMemento());
+    try {
+      await openPlayground(panels, await presetOf(olderNode));
+      const form = transport.ofType<{ type: 'form'; form: PlaygroundForm }>('form').at(-1)?.form;
+      assert.deepStrictEqual(form && [form.A, form.B, form.rewardFile], [expected.A, { kind: 'checkpoint', path: older }, rewardFile]);
+    } finally {
+      panels.dispose();
     }
   });
 
