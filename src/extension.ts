@@ -124,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
       service: () => connection.get(),
       cacheDir,
       state: context.workspaceState,
+      runs: async () => (await runs.list()).map((r) => ({ name: r.name, dir: r.dir })),
       checkpoints: async () =>
         (await runs.list()).flatMap((r) => [...r.checkpoints].reverse().flatMap((c) => (c.sampler_path ? [{ label: `${r.name} · ${c.name}`, path: c.sampler_path }] : []))),
       rewardFiles: () => rewards.editor.index.specRewardFiles(),
@@ -133,7 +134,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   );
   own(playground.registerSerializer());
   own(registerPlaygroundDocuments());
-  for (const d of registerPlaygroundCommands({ log, playground })) own(d);
+  for (const d of registerPlaygroundCommands({ log, playground, cacheDir })) own(d);
 
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {

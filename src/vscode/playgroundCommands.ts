@@ -1,7 +1,7 @@
 // "Tinker: Open Sample Playground": from the palette (the form as last left), from a checkpoint of
 // the Checkpoints view (that sampler checkpoint against its run's base model), from a run (its latest
 // sampler checkpoint against its base model), or with a preset ({A, B, messages, groundTruth,
-// rewardFile}) from other panels.
+// rewardFile}, or a run's problem {runDir, problemId}) from other panels.
 import * as vscode from 'vscode';
 import { registerTable } from './commands';
 import type { Log } from './log';
@@ -11,15 +11,17 @@ import { openPlayground, PlaygroundPanels } from './playgroundPanels';
 export interface PlaygroundCommandServices {
   log: Log;
   playground: PlaygroundPanels;
+  /** where Hugging Face dataset rows are cached (a run's problem) */
+  cacheDir: string;
 }
 
 export function registerPlaygroundCommands(s: PlaygroundCommandServices): vscode.Disposable[] {
-  const open = async (arg?: unknown) => (await openPlayground(s.playground, await presetOf(arg))) !== undefined;
+  const open = async (arg?: unknown) => (await openPlayground(s.playground, await presetOf(arg, s.cacheDir))) !== undefined;
   return registerTable({ 'tinker.openPlayground': open, 'tinker.openInPlayground': open }, s.log);
 }
 
 /** What the playground opens with for a command argument (a tree node, a preset, or nothing). */
-export async function presetOf(arg: unknown): Promise<PlaygroundPreset | undefined> {
+export async function presetOf(arg: unknown, cacheDir: string): Promise<PlaygroundPreset | undefined> {
   if (arg === undefined || arg instanceof vscode.Uri) return undefined;
   const { z } = await import('zod');
   const { SideSource, ChatMessage } = await import('../../webview/shared/playgroundProtocol');
@@ -30,6 +32,8 @@ export async function presetOf(arg: unknown): Promise<PlaygroundPreset | undefin
       z.object({ kind: z.literal('path'), which: z.enum(['sampler', 'state']), tinkerPath: z.string().min(1), run }),
       /** a checkpoint node of the Checkpoints view */
       z.object({ kind: z.literal('checkpoint'), checkpoint: z.object({ name: z.string(), sampler_path: z.string().optional() }).passthrough(), run }),
+      /** a sample's problem in the breakdown panel */
+      z.object({ runDir: z.string().min(1), problemId: z.string().min(1) }).strict(),
       /** a run node of the Runs or Checkpoints view */
       z.object({ kind: z.literal('run'), run }),
       z.object({ A: SideSource.optional(), B: SideSource.optional(), messages: z.array(ChatMessage).optional(), groundTruth: z.string().optional(), rewardFile: z.string().optional() }).strict(),
@@ -37,6 +41,7 @@ export async function presetOf(arg: unknown): Promise<PlaygroundPreset | undefin
     .safeParse(arg);
   if (!parsed.success) throw new Error(`Tinker: Open Sample Playground: unexpected argument (${parsed.error.issues[0]?.message ?? 'invalid'})`);
   const a = parsed.data;
+  if ('problemId' in a) return problemPreset(a.runDir, a.problemId, cacheDir);
   if (!('kind' in a)) return a;
   const r = a.run;
   let path: string | undefined;
@@ -56,6 +61,18 @@ export async function presetOf(arg: unknown): Promise<PlaygroundPreset | undefin
     ...(r.model ? { A: { kind: 'base' as const, model: r.model } } : {}),
     B: { kind: 'checkpoint' as const, path },
     ...(rewardFile ? { rewardFile } : {}),
+  };
+}
+
+async function problemPreset(runDir: string, problemId: string, cacheDir: string): Promise<PlaygroundPreset> {
+  const { runProblems, findProblem } = await import('../core/playground/problems');
+  const problems = await runProblems(runDir, cacheDir);
+  const problem = findProblem(problems, problemId);
+  if (!problem) throw new Error(`the dataset of ${runDir} has no problem ${problemId} (has the dataset changed since the run?)`);
+  return {
+    messages: problem.messages.flatMap((m) => (m.role === 'tool' ? [] : [{ role: m.role, content: m.content }])),
+    groundTruth: problem.groundTruth,
+    ...(problems.rewardFile ? { rewardFile: problems.rewardFile } : {}),
   };
 }
 

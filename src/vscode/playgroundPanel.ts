@@ -36,6 +36,8 @@ export interface PlaygroundPanelServices {
   cacheDir: string;
   /** the workspace's memory: the form and the last runs */
   state: vscode.Memento;
+  /** the runs of the runs folder (for "Pick a problem") */
+  runs(): Promise<Array<{ name: string; dir: string }>>;
   /** sampler checkpoints of the runs folder, newest first */
   checkpoints(): Promise<Array<{ label: string; path: string }>>;
   rewardFiles(): Promise<string[]>;
@@ -113,7 +115,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       checkpoints,
       rewardFiles,
       ...(this.shown ? { run: this.shown.view } : {}),
-      history: this.history().map((h) => ({ id: h.view.id, startedAt: h.view.startedAt, label: historyLabel(h.view) })),
+      history: this.historyItems(),
     });
     try {
       const service = await this.s.service();
@@ -164,10 +166,37 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
         if (picked?.[0]) await this.applyPreset({ rewardFile: picked[0].fsPath });
         break;
       }
+      case 'pickProblem':
+        await this.pickProblem();
+        break;
       case 'webviewError':
         this.log.warn(`sample playground: ${msg.message}`);
         break;
     }
+  }
+
+  private async pickProblem(): Promise<void> {
+    const runs = await this.s.runs();
+    const run = await vscode.window.showQuickPick(
+      runs.map((r) => ({ label: r.name, dir: r.dir })),
+      { title: 'Pick a problem', placeHolder: runs.length ? 'From the dataset of which run?' : 'No runs in the runs folder' },
+    );
+    if (!run) return;
+    const { runProblems } = await import('../core/playground/problems');
+    const problems = await runProblems(run.dir, this.s.cacheDir);
+    const item = (p: (typeof problems.train)[number], split: string) => ({ label: p.messages.at(-1)?.content.slice(0, 120) ?? p.id, description: `ground truth ${p.groundTruth}`, detail: `${split} · ${p.id}`, problem: p });
+    const picked = await vscode.window.showQuickPick([...problems.holdout.map((p) => item(p, 'holdout')), ...problems.train.map((p) => item(p, 'train'))], {
+      title: `Pick a problem — ${run.label}`,
+      placeHolder: `${problems.holdout.length} holdout and ${problems.train.length} train problems`,
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (!picked) return;
+    await this.applyPreset({
+      messages: picked.problem.messages.flatMap((m) => (m.role === 'tool' ? [] : [{ role: m.role, content: m.content }])),
+      groundTruth: picked.problem.groundTruth,
+      ...(problems.rewardFile ? { rewardFile: problems.rewardFile } : {}),
+    });
   }
 
   private rendererFor(model: string): Promise<LoadedRenderer> {
@@ -205,7 +234,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       run.view.status = controller.signal.aborted ? 'cancelled' : 'done';
       if (this.running === controller) this.running = undefined;
       await this.remember(run);
-      this.post({ type: 'runDone', run: run.view });
+      this.post({ type: 'runDone', run: run.view, history: this.historyItems() });
       finish();
     }
   }
@@ -276,6 +305,10 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       sideOf(run, e.side).errors.push(e.message);
       this.post({ type: 'sideError', runId: id, side: e.side, message: e.message });
     }
+  }
+
+  private historyItems(): Array<{ id: string; startedAt: string; label: string }> {
+    return this.history().map((h) => ({ id: h.view.id, startedAt: h.view.startedAt, label: historyLabel(h.view) }));
   }
 
   private history(): StoredRun[] {

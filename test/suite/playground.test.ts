@@ -68,6 +68,7 @@ suite('Sample playground', function () {
     cacheDir: path.join(dir, 'cache'),
     state: memento,
     checkpoints: async () => [{ label: 'short run · final', path: checkpoint }],
+    runs: async () => [],
     rewardFiles: async () => [rewardFile],
     python: async () => 'python3',
     trusted: () => vscode.workspace.isTrusted,
@@ -234,18 +235,30 @@ suite('Sample playground', function () {
     const [finalNode, olderNode] = await api.checkpointsTree.getChildren(runNode);
     assert.ok(finalNode && olderNode);
     const expected = { A: { kind: 'base', model: ARITH }, B: { kind: 'checkpoint', path: checkpoint }, rewardFile };
-    assert.deepStrictEqual(await presetOf(finalNode), expected);
-    assert.deepStrictEqual(await presetOf(runNode), expected, 'a run opens its latest sampler checkpoint');
-    assert.deepStrictEqual(await presetOf(olderNode), { ...expected, B: { kind: 'checkpoint', path: older } });
+    assert.deepStrictEqual(await presetOf(finalNode, path.join(dir, 'cache')), expected);
+    assert.deepStrictEqual(await presetOf(runNode, path.join(dir, 'cache')), expected, 'a run opens its latest sampler checkpoint');
+    assert.deepStrictEqual(await presetOf(olderNode, path.join(dir, 'cache')), { ...expected, B: { kind: 'checkpoint', path: older } });
     const [statePath, samplerPath] = await api.checkpointsTree.getChildren(finalNode);
-    assert.deepStrictEqual(await presetOf(samplerPath), expected);
-    await assert.rejects(presetOf(statePath), /is a training state; the playground samples sampler weights/);
+    assert.deepStrictEqual(await presetOf(samplerPath, path.join(dir, 'cache')), expected);
+    await assert.rejects(presetOf(statePath, path.join(dir, 'cache')), /is a training state; the playground samples sampler weights/);
     assert.strictEqual(await vscode.commands.executeCommand('tinker.openInPlayground', olderNode), true);
+
+    // a sample's problem (the breakdown panel): its conversation and ground truth, from the run's spec
+    const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+    const specDir = path.join(path.dirname(rewardFile), 'arith');
+    fs.cpSync(path.join(ext.extensionPath, 'examples', 'arithmetic'), specDir, { recursive: true });
+    const problemRun = path.join(suiteState.runsDir(), 'arith-problem');
+    fs.mkdirSync(problemRun, { recursive: true });
+    fs.writeFileSync(path.join(problemRun, 'config.json'), JSON.stringify({ model_name: ARITH, spec_file: path.join(specDir, 'arith.grpo.json'), reward: { file: 'reward.py' } }));
+    const trainLine = fs.readFileSync(path.join(specDir, 'train.jsonl'), 'utf8').split('\n')[6]!;
+    const row = JSON.parse(trainLine) as { question: string; answer: number };
+    const fromSample = await presetOf({ runDir: problemRun, problemId: 'train.jsonl:7' }, path.join(dir, 'cache'));
+    assert.deepStrictEqual(fromSample, { messages: [{ role: 'user', content: row.question }], groundTruth: String(row.answer), rewardFile: path.join(specDir, 'reward.py') });
 
     // the preset reaches an open panel's form
     const { panels, transport } = await openPanel(new MemoryMemento());
     try {
-      await openPlayground(panels, await presetOf(olderNode));
+      await openPlayground(panels, await presetOf(olderNode, path.join(dir, 'cache')));
       const form = transport.ofType<{ type: 'form'; form: PlaygroundForm }>('form').at(-1)?.form;
       assert.deepStrictEqual(form && [form.A, form.B, form.rewardFile], [expected.A, { kind: 'checkpoint', path: older }, rewardFile]);
     } finally {

@@ -29,6 +29,7 @@ app.innerHTML = `
       <legend>Conversation</legend>
       <div id="messages"></div>
       <button id="add-message" class="secondary" type="button">Add message</button>
+      <button id="pick-problem" class="secondary" type="button" title="Fill the conversation and ground truth from a run's dataset">Pick a problem…</button>
     </fieldset>
     <div class="row">
       <label>Ground truth <input id="ground-truth" placeholder="for the reward (optional)"></label>
@@ -83,6 +84,11 @@ const param = {
 
 let run: RunView | undefined;
 let rewardFiles: string[] = [];
+
+// nothing is typed before the host's snapshot fills the form (it would be overwritten)
+const formControls = () => [...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | HTMLButtonElement>('.form input, .form select, .form textarea, .form button')];
+for (const c of formControls()) c.disabled = true;
+byId('app').setAttribute('aria-busy', 'true');
 
 function select(id: string): HTMLSelectElement {
   const e = byId(id);
@@ -204,6 +210,7 @@ byId('add-message').addEventListener('click', () => {
   formChanged();
 });
 byId('pick-reward').addEventListener('click', () => client.post({ type: 'pickRewardFile' }));
+byId('pick-problem').addEventListener('click', () => client.post({ type: 'pickProblem' }));
 
 function startRun(): void {
   const f = readForm();
@@ -349,6 +356,10 @@ async function toggleTokens(s: SampleView, strip: HTMLElement): Promise<void> {
   }
 }
 
+function showHistory(items: Array<{ id: string; startedAt: string; label: string }>): void {
+  historySelect.replaceChildren(new Option('(choose a run)', ''), ...items.map((h) => new Option(`${new Date(h.startedAt).toLocaleString()} — ${h.label}`, h.id)));
+}
+
 function sideResult(side: SideId): SideResult | undefined {
   if (!run) return undefined;
   const r = run.sides[side] ?? { samples: [], errors: [] };
@@ -361,8 +372,10 @@ client.onNotification((m: ToWebview) => {
     case 'snapshot':
       rewardFiles = m.rewardFiles;
       showForm(m.form);
+      for (const c of formControls()) c.disabled = false;
+      byId('app').removeAttribute('aria-busy');
       byId('sources').replaceChildren(...m.checkpoints.map((c) => new Option(c.label, c.path)));
-      historySelect.replaceChildren(new Option('(choose a run)', ''), ...m.history.map((h) => new Option(`${new Date(h.startedAt).toLocaleString()} — ${h.label}`, h.id)));
+      showHistory(m.history);
       run = m.run;
       showRun();
       break;
@@ -403,6 +416,7 @@ client.onNotification((m: ToWebview) => {
     }
     case 'runDone':
       run = m.run;
+      showHistory(m.history);
       showRun();
       break;
     case 'error':

@@ -110,7 +110,7 @@ export const ToWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('side'), runId: z.string(), info: SideInfo }),
   z.object({ type: z.literal('sample'), runId: z.string(), sample: SampleView }),
   z.object({ type: z.literal('sideError'), runId: z.string(), side: SideId, message: z.string() }),
-  z.object({ type: z.literal('runDone'), run: RunView }),
+  z.object({ type: z.literal('runDone'), run: RunView, history: z.array(HistoryItem) }),
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
@@ -130,6 +130,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('copyJson'), side: SideId.optional(), index: z.number().int().nonnegative().optional() }),
   z.object({ type: z.literal('showHistory'), id: z.string().max(100) }),
   z.object({ type: z.literal('pickRewardFile') }),
+  /** fill the prompt and ground truth from a problem of a run's dataset */
+  z.object({ type: z.literal('pickProblem') }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;

@@ -9,6 +9,7 @@ import * as path from 'path';
 import { appendRewardExample } from '../../../src/core/playground/examples';
 import { PlaygroundDeps, renderedPrompt, startPlayground } from '../../../src/core/playground/session';
 import { parseExamples } from '../../../src/core/reward/examples';
+import { findProblem, runProblems } from '../../../src/core/playground/problems';
 import type { PlaygroundEvent, PlaygroundRequest } from '../../../src/core/playground/types';
 import { loadRenderer } from '../../../src/core/render';
 import { createRewardRunner } from '../../../src/core/reward';
@@ -189,5 +190,37 @@ describe('playground: save as reward example', () => {
     assert.strictEqual(at.file, path.join(dir, 'score.examples.jsonl'));
     assert.strictEqual(at.line, 1);
     assert.strictEqual(fs.readFileSync(at.file, 'utf8'), '{"completion":"x","ground_truth":"y","expected":0}\n');
+  });
+});
+
+describe('playground: pick a problem of a run', () => {
+  const root = path.resolve(__dirname, '../../../..');
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'playground-problems-'));
+    fs.cpSync(path.join(root, 'examples/arithmetic'), path.join(dir, 'arith'), { recursive: true });
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("reads the run's holdout and train problems with their ground truth through its spec, and its reward file", async () => {
+    const runDir = path.join(dir, 'runs', 'arith-1');
+    fs.mkdirSync(runDir, { recursive: true });
+    fs.writeFileSync(path.join(runDir, 'config.json'), JSON.stringify({ model_name: RANDOM_MODEL, spec_file: path.join(dir, 'arith', 'arith.grpo.json'), reward: { file: 'reward.py' } }));
+    const problems = await runProblems(runDir, path.join(dir, 'cache'));
+    assert.ok(problems.holdout.length > 0 && problems.train.length > 0);
+    assert.strictEqual(problems.rewardFile, path.join(dir, 'arith', 'reward.py'));
+    const first = problems.holdout[0]!;
+    const [x, y] = /What is (\d+) \+ (\d+)\?/.exec(first.messages.at(-1)!.content)!.slice(1).map(Number);
+    assert.strictEqual(first.groundTruth, String(x! + y!));
+    assert.strictEqual(findProblem(problems, first.id), first);
+    assert.strictEqual(findProblem(problems, problems.train[3]!.id), problems.train[3]);
+    assert.strictEqual(findProblem(problems, 'no-such-id'), undefined);
+  });
+
+  it('says when the run has no spec to read its dataset from', async () => {
+    const runDir = path.join(dir, 'runs', 'cookbook');
+    fs.mkdirSync(runDir, { recursive: true });
+    fs.writeFileSync(path.join(runDir, 'config.json'), JSON.stringify({ model_name: 'Qwen/Qwen3-8B' }));
+    await assert.rejects(runProblems(runDir, path.join(dir, 'cache')), /names no spec file, so its dataset is not known/);
   });
 });
