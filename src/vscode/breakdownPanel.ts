@@ -76,6 +76,9 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       case 'compareBestWorst':
         await vscode.commands.executeCommand('tinker.compareSamples', { runDir: this.runDir, iteration: msg.ref.iteration, split: msg.ref.split, groupIdx: msg.groupIdx });
         break;
+      case 'openInPlayground':
+        await vscode.commands.executeCommand('tinker.openPlayground', { runDir: this.runDir, problemId: msg.problemId });
+        break;
       case 'webviewError':
         this.log.warn(`group breakdown ${this.runDir}: ${msg.message}`);
         break;

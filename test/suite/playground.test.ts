@@ -18,6 +18,7 @@ import { TinkerConnection } from '../../src/vscode/connection';
 import { LocalEngine } from '../../src/vscode/localEngine';
 import { Log } from '../../src/vscode/log';
 import type { PlaygroundPanel } from '../../src/vscode/playgroundPanel';
+import { breakdownPanels } from '../../src/vscode/breakdownPanels';
 import { presetOf } from '../../src/vscode/playgroundCommands';
 import { openPlayground, PlaygroundPanels, playgroundPanels } from '../../src/vscode/playgroundPanels';
 import { TrustedServers } from '../../src/vscode/trustedServers';
@@ -254,6 +255,18 @@ suite('Sample playground', function () {
     const row = JSON.parse(trainLine) as { question: string; answer: number };
     const fromSample = await presetOf({ runDir: problemRun, problemId: 'train.jsonl:7' }, path.join(dir, 'cache'));
     assert.deepStrictEqual(fromSample, { messages: [{ role: 'user', content: row.question }], groundTruth: String(row.answer), rewardFile: path.join(specDir, 'reward.py') });
+    // the breakdown panel's "Open its prompt in the playground" opens the window's playground
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await waitFor('no playground panel', () => (api.playground.all().length === 0 ? true : undefined), LIMIT);
+    const recorder = new TransportRecorder();
+    const breakdowns = breakdownPanels({ extensionUri: ext.extensionUri, log }, recorder.factory);
+    try {
+      const breakdown = await breakdowns.open({ runDir: problemRun });
+      await recorder.of(breakdown.panel).deliver({ type: 'openInPlayground', problemId: 'train.jsonl:7' });
+      assert.strictEqual(api.playground.all().length, 1, 'the playground opened');
+    } finally {
+      breakdowns.dispose();
+    }
 
     // the preset reaches an open panel's form
     const { panels, transport } = await openPanel(new MemoryMemento());

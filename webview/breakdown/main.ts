@@ -276,6 +276,13 @@ function renderDetail(): void {
     if (snapshot) client.post({ type: 'compareBestWorst', ref: snapshot.shown, groupIdx: g.groupIdx });
   });
   parts.push(compare);
+  const playground = el('a', 'compare', 'Open its prompt in the playground');
+  playground.href = '#';
+  playground.addEventListener('click', (e) => {
+    e.preventDefault();
+    client.post({ type: 'openInPlayground', problemId: g.problemId });
+  });
+  parts.push(playground);
   if (s.reward_error) {
     const err = el('div', 'reward-error negative');
     err.append(`${s.reward_error.kind}: ${s.reward_error.message} `);

@@ -39,6 +39,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openRewardFile'), line: z.number().int().positive().optional() }),
   /** open the group's best and worst samples in the diff editor */
   z.object({ type: z.literal('compareBestWorst'), ref: IterationRef, groupIdx: z.number().int().nonnegative() }),
+  /** the sample's problem (conversation, ground truth) in the sample playground */
+  z.object({ type: z.literal('openInPlayground'), problemId: z.string().min(1).max(10_000) }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
