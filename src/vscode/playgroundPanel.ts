@@ -127,6 +127,18 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
   }
 
   protected override async onNotification(msg: FromWebview): Promise<void> {
+    try {
+      await this.handle(msg);
+    } catch (err) {
+      // the person who clicked hears why it did not work, in the panel and as a notification
+      const message = err instanceof Error ? err.message : String(err);
+      this.post({ type: 'error', message });
+      void vscode.window.showErrorMessage(`Sample playground: ${message}`);
+      throw err;
+    }
+  }
+
+  private async handle(msg: FromWebview): Promise<void> {
     switch (msg.type) {
       case 'run':
         await this.startRun(msg.form);
