@@ -27,6 +27,8 @@ const webviewEntries = [
   ['webview/metrics/main.ts', 'metrics'],
   // the GRPO group breakdown panel
   ['webview/breakdown/main.ts', 'breakdown'],
+  // the sample playground panel
+  ['webview/playground/main.ts', 'playground'],
 ];
 
 const common = {

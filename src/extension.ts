@@ -8,6 +8,10 @@ import { registerCheckpointCommands } from './vscode/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerSampleDocuments } from './vscode/sampleDocuments';
 import { registerSampleDiffs } from './vscode/sampleDiffs';
+import { registerPlaygroundCommands } from './vscode/playgroundCommands';
+import { registerPlaygroundDocuments } from './vscode/playgroundDocuments';
+import { PlaygroundPanels, playgroundPanels } from './vscode/playgroundPanels';
+import { resolvePython } from './vscode/pythonInterpreter';
 import { registerCommands, registerTable } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
 import { registerAgentTools } from './vscode/agentTools';
@@ -49,6 +53,8 @@ export interface TinkerStudioApi {
   metrics: MetricsPanels;
   /** the GRPO group breakdown panels */
   breakdowns: BreakdownPanels;
+  /** the sample playground panel */
+  playground: PlaygroundPanels;
   codeLenses: SpecCodeLensProvider;
   runStatus: RunStatusItem;
   /** the reward-function editor: reward files, validation state, CodeLens */
@@ -116,6 +122,24 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);
   const contextKeys = own(new ContextKeys(registry, runs, rewards.editor.index));
+  const playground = own(
+    playgroundPanels({
+      extensionUri: context.extensionUri,
+      log,
+      service: () => connection.get(),
+      cacheDir,
+      state: context.workspaceState,
+      runs: async () => (await runs.list()).map((r) => ({ name: r.name, dir: r.dir })),
+      checkpoints: async () =>
+        (await runs.list()).flatMap((r) => [...r.checkpoints].reverse().flatMap((c) => (c.sampler_path ? [{ label: `${r.name} · ${c.name}`, path: c.sampler_path }] : []))),
+      rewardFiles: () => rewards.editor.index.specRewardFiles(),
+      python: async (file) => (await resolvePython(vscode.Uri.file(file), log)).path,
+      trusted: () => vscode.workspace.isTrusted,
+    }),
+  );
+  own(playground.registerSerializer());
+  own(registerPlaygroundDocuments());
+  for (const d of registerPlaygroundCommands({ log, playground, cacheDir })) own(d);
 
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
@@ -164,6 +188,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     registry,
     metrics,
     breakdowns,
+    playground,
     codeLenses: lenses,
     runStatus,
     rewards: rewards.editor,

@@ -104,6 +104,9 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       case 'whatChanged':
         await vscode.commands.executeCommand(COMMAND.whatChanged, { runDir: this.runDir, after: msg.ref.iteration });
         break;
+      case 'openInPlayground':
+        await vscode.commands.executeCommand(COMMAND.openPlayground, { runDir: this.runDir, problemId: msg.problemId });
+        break;
       case 'webviewError':
         this.log.warn(`group breakdown ${this.runDir}: ${msg.message}`);
         break;

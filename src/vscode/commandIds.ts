@@ -21,6 +21,8 @@ export const COMMAND = {
   compareEvaluations: 'tinker.compareEvaluations',
   compareRuns: 'tinker.compareRuns',
   whatChanged: 'tinker.whatChanged',
+  openPlayground: 'tinker.openPlayground',
+  openInPlayground: 'tinker.openInPlayground',
   newRewardFunction: 'tinker.newRewardFunction',
   dryRunReward: 'tinker.dryRunReward',
   showRewardExamples: 'tinker.showRewardExamples',

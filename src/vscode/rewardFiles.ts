@@ -56,6 +56,12 @@ export class RewardFileIndex extends Disposable {
     return this.scanning;
   }
 
+  /** the reward files the workspace's run specs name */
+  async specRewardFiles(): Promise<string[]> {
+    await this.ready();
+    return [...new Set([...this.bySpec.values()].map((v) => v.rewardFile))].sort();
+  }
+
   async rescan(): Promise<void> {
     const uris = await vscode.workspace.findFiles(SPEC_GLOB, '**/node_modules/**');
     this.bySpec.clear();

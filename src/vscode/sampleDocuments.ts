@@ -40,8 +40,26 @@ export async function readSample(a: Omit<SampleAddress, 'groupIdx' | 'trajIdx'>)
   return read.records;
 }
 
+/** Other owners of tinker-sample: documents, by the URI's authority (run samples have none); a reader answers undefined for a sample it does not hold. */
+type SampleReader = (uri: vscode.Uri) => string | undefined;
+const sources = new Map<string, Set<SampleReader>>();
+
+export function registerSampleSource(authority: string, read: SampleReader): vscode.Disposable {
+  const readers = sources.get(authority) ?? new Set<SampleReader>();
+  readers.add(read);
+  sources.set(authority, readers);
+  return new vscode.Disposable(() => readers.delete(read));
+}
+
 class SampleDocuments implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    if (uri.authority) {
+      for (const read of sources.get(uri.authority) ?? []) {
+        const text = read(uri);
+        if (text !== undefined) return text;
+      }
+      throw new Error(`${uri.scheme}://${uri.authority}${uri.path}: no such sample`);
+    }
     const a = await addressOf(uri);
     const s = (await readSample(a)).find((r) => r.group_idx === a.groupIdx && r.traj_idx === a.trajIdx);
     if (!s) throw new Error(`iteration ${a.iteration} of ${a.runDir} has no sample ${a.trajIdx} in group ${a.groupIdx}`);

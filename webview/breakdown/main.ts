@@ -309,6 +309,13 @@ function renderDetail(): void {
     parts.push(across);
   }
   if (ref) parts.push(link('Compare with another run on this prompt…', () => client.post({ type: 'compareRuns', ref, groupIdx: g.groupIdx, trajIdx: s.traj_idx })));
+  const playground = el('a', 'compare', 'Open its prompt in the playground');
+  playground.href = '#';
+  playground.addEventListener('click', (e) => {
+    e.preventDefault();
+    client.post({ type: 'openInPlayground', problemId: g.problemId });
+  });
+  parts.push(playground);
   if (s.reward_error) {
     const err = el('div', 'reward-error negative');
     err.append(`${s.reward_error.kind}: ${s.reward_error.message} `);

@@ -47,6 +47,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('compareRuns'), ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
   /** the multi-diff of holdout problems whose reward changed between this evaluation and the first (or the latest) */
   z.object({ type: z.literal('whatChanged'), ref: IterationRef }),
+  /** the sample's problem (conversation, ground truth) in the sample playground */
+  z.object({ type: z.literal('openInPlayground'), problemId: z.string().min(1).max(10_000) }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;

@@ -53,6 +53,18 @@ export class FutureStore {
     this.prune();
   }
 
+  /** requests accepted since the engine started */
+  issuedCount(): number {
+    return this.counter;
+  }
+
+  /** requests accepted and not settled yet: work the engine is still doing */
+  pendingCount(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.value.state === 'pending') n++;
+    return n;
+  }
+
   /** 'unknown' for ids never issued by any boot of this engine; 'expired' for ids of another boot or dropped. */
   lookup(id: string): FutureState | 'expired' | 'unknown' {
     const entry = this.entries.get(id);

@@ -47,7 +47,7 @@ export interface EngineServer {
   port: number;
   store: EngineStore;
   /** what the engine holds in memory (for tests and diagnostics) */
-  stats(): { sessions: number; samplers: number; directSamplers: number; archiveLinks: number };
+  stats(): { sessions: number; samplers: number; directSamplers: number; archiveLinks: number; pendingRequests: number; issuedRequests: number };
   close(): Promise<void>;
 }
 
@@ -795,6 +795,9 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     return { json: { steps: modelId ? steps.filter((s) => s.model_id === modelId) : steps } };
   });
 
+  // Engine-specific: how many requests were accepted and how many are still being worked on.
+  r.add('GET', api('_engine/requests'), () => ({ json: { pending: futures.pendingCount(), issued: futures.issuedCount() } }));
+
   // ---------- server ----------
 
   const server = http.createServer((req, res) => void r.handle(req, res));
@@ -823,7 +826,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
     url,
     port: addr.port,
     store,
-    stats: () => ({ sessions: sessions.size, samplers: samplers.size, directSamplers: directSamplers.size, archiveLinks: archiveTokens.size }),
+    stats: () => ({ sessions: sessions.size, samplers: samplers.size, directSamplers: directSamplers.size, archiveLinks: archiveTokens.size, pendingRequests: futures.pendingCount(), issuedRequests: futures.issuedCount() }),
     close: async () => {
       closed = true;
       clearInterval(sweep);

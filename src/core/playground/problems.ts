@@ -1,0 +1,30 @@
+// "Pick a problem": the problems of a run's dataset (holdout first, then train) with their ground
+// truth, read through the run's spec as training reads them, to fill the playground's prompt.
+import { loadPromptPool } from '../data/pool';
+import type { Problem } from '../data/types';
+import { readRunConfig, rewardFileOfConfig, specFileOfConfig } from '../runs/runConfig';
+import { parseRunSpecFile } from '../runs/spec';
+
+export interface RunProblems {
+  holdout: Problem[];
+  train: Problem[];
+  /** the run's reward file, when its config names one */
+  rewardFile?: string;
+}
+
+/** The run's problems; errors say what is missing (no config, no spec, a dataset that does not load). */
+export async function runProblems(runDir: string, cacheDir: string, signal?: AbortSignal): Promise<RunProblems> {
+  const config = await readRunConfig(runDir);
+  if (!config) throw new Error(`${runDir} has no config.json: the run's dataset is not known`);
+  const specFile = specFileOfConfig(config);
+  if (!specFile) throw new Error(`the config.json of ${runDir} names no spec file, so its dataset is not known (a tinker-cookbook run)`);
+  const { spec, dir } = await parseRunSpecFile(specFile);
+  const pool = await loadPromptPool(spec.dataset, { specDir: dir, seed: spec.seed, cacheDir, ...(signal ? { signal } : {}) });
+  const rewardFile = rewardFileOfConfig(config, runDir);
+  return { holdout: pool.holdout, train: pool.train, ...(rewardFile ? { rewardFile } : {}) };
+}
+
+/** The problem with this id (a sample record's problem_id), holdout or train. */
+export function findProblem(problems: RunProblems, id: string): Problem | undefined {
+  return problems.holdout.find((p) => p.id === id) ?? problems.train.find((p) => p.id === id);
+}

@@ -1,0 +1,428 @@
+// The sample playground: a conversation editor, sides A and B (a base model or a tinker:// sampler
+// checkpoint), sampling parameters and an optional reward file; results appear per side as each
+// sample completes, with rewards, the rendered prompt and per-token log-probs on demand, and the
+// actions that close the loop (save as reward example, compare A↔B, copy as JSON). The host keeps
+// the form and the history; this page only shows and edits them.
+import '../shared/browser/base.css';
+import './playground.css';
+import { PanelClient } from '../shared/browser/client';
+import { byId, el, inputById } from '../shared/browser/dom';
+import { ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, ToWebview } from '../shared/playgroundProtocol';
+
+const client = new PanelClient(PlaygroundProtocol);
+client.setState({ kind: 'playground' });
+
+const app = byId('app');
+app.innerHTML = `
+  <header class="top">
+    <h1>Sample Playground</h1>
+    <span id="status" class="muted" role="status" aria-live="polite"></span>
+  </header>
+  <section class="form" aria-label="Prompt and parameters">
+    <div class="sides">
+      <label>Side A <input id="side-A" list="sources" placeholder="base model or tinker://… sampler path" aria-label="Side A: base model or sampler checkpoint"></label>
+      <label>Side B <input id="side-B" list="sources" placeholder="optional: another model or checkpoint" aria-label="Side B: base model or sampler checkpoint (optional)"></label>
+      <datalist id="sources"></datalist>
+    </div>
+    <div id="models-note" class="muted"></div>
+    <fieldset class="conversation">
+      <legend>Conversation</legend>
+      <div id="messages"></div>
+      <button id="add-message" class="secondary" type="button">Add message</button>
+      <button id="pick-problem" class="secondary" type="button" title="Fill the conversation and ground truth from a run's dataset">Pick a problem…</button>
+    </fieldset>
+    <div class="row">
+      <label>Ground truth <input id="ground-truth" placeholder="for the reward (optional)"></label>
+      <label>Reward file <select id="reward-file"></select></label>
+      <button id="pick-reward" class="secondary" type="button">Browse…</button>
+    </div>
+    <div class="row params" role="group" aria-label="Sampling parameters">
+      <label>temperature <input id="p-temperature" type="number" min="0" max="5" step="0.05"></label>
+      <label>top_p <input id="p-top-p" type="number" min="0.01" max="1" step="0.05"></label>
+      <label>top_k <input id="p-top-k" type="number" min="-1" step="1" title="-1: no cut"></label>
+      <label>max_tokens <input id="p-max-tokens" type="number" min="1" max="16384" step="1"></label>
+      <label>N <input id="p-n" type="number" min="1" max="64" step="1"></label>
+      <label>seed <input id="p-seed" type="number" min="0" step="1" placeholder="none"></label>
+      <label>stop <input id="p-stop" placeholder="the renderer's" title="comma-separated strings; empty: the renderer's stop sequences"></label>
+    </div>
+    <div class="row actions">
+      <button id="run" type="button" title="Sample (Ctrl+Enter)">Sample</button>
+      <button id="cancel" class="secondary" type="button" disabled>Cancel</button>
+      <button id="show-prompt" class="secondary" type="button">Rendered prompt</button>
+      <button id="copy-run" class="secondary" type="button">Copy run as JSON</button>
+      <label>History <select id="history" aria-label="Earlier runs"></select></label>
+    </div>
+    <p id="form-error" class="negative" role="alert"></p>
+    <pre id="prompt-view" class="prompt-view" hidden tabindex="0" aria-label="Rendered prompt"></pre>
+  </section>
+  <p id="reward-note" class="muted"></p>
+  <section class="results" aria-label="Results">
+    <div class="side" id="result-A" aria-label="Side A results"></div>
+    <div class="side" id="result-B" aria-label="Side B results"></div>
+  </section>`;
+
+const sideInput = { A: inputById('side-A'), B: inputById('side-B') };
+const messagesEl = byId('messages');
+const groundTruthEl = inputById('ground-truth');
+const rewardSelect = select('reward-file');
+const historySelect = select('history');
+const statusEl = byId('status');
+const formError = byId('form-error');
+const promptView = byId('prompt-view');
+const rewardNote = byId('reward-note');
+const runButton = button('run');
+const cancelButton = button('cancel');
+const param = {
+  temperature: inputById('p-temperature'),
+  topP: inputById('p-top-p'),
+  topK: inputById('p-top-k'),
+  maxTokens: inputById('p-max-tokens'),
+  n: inputById('p-n'),
+  seed: inputById('p-seed'),
+  stop: inputById('p-stop'),
+};
+
+let run: RunView | undefined;
+let rewardFiles: string[] = [];
+
+// nothing is typed before the host's snapshot fills the form (it would be overwritten)
+const formControls = () => [...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | HTMLButtonElement>('.form input, .form select, .form textarea, .form button')];
+for (const c of formControls()) c.disabled = true;
+byId('app').setAttribute('aria-busy', 'true');
+
+function select(id: string): HTMLSelectElement {
+  const e = byId(id);
+  if (!(e instanceof HTMLSelectElement)) throw new Error(`#${id} is not a select`);
+  return e;
+}
+function button(id: string): HTMLButtonElement {
+  const e = byId(id);
+  if (!(e instanceof HTMLButtonElement)) throw new Error(`#${id} is not a button`);
+  return e;
+}
+
+// ---------- the form ----------
+
+function sourceText(s: SideSource | undefined): string {
+  return !s ? '' : s.kind === 'base' ? s.model : s.path;
+}
+function sourceOf(text: string): SideSource | undefined {
+  const t = text.trim();
+  if (!t) return undefined;
+  return t.startsWith('tinker://') ? { kind: 'checkpoint', path: t } : { kind: 'base', model: t };
+}
+
+function messageRow(m: ChatMessage): HTMLElement {
+  const row = el('div', 'message');
+  const role = document.createElement('select');
+  role.setAttribute('aria-label', 'Role');
+  for (const r of ['system', 'user', 'assistant'] as const) role.append(new Option(r, r, false, r === m.role));
+  const text = document.createElement('textarea');
+  text.rows = 2;
+  text.value = m.content;
+  text.setAttribute('aria-label', 'Message text');
+  const remove = el('button', 'secondary icon', '✕');
+  remove.type = 'button';
+  remove.title = 'Remove this message';
+  remove.setAttribute('aria-label', 'Remove this message');
+  remove.addEventListener('click', () => {
+    if (messagesEl.children.length > 1) row.remove();
+    formChanged();
+  });
+  row.append(role, text, remove);
+  return row;
+}
+
+function showForm(f: PlaygroundForm): void {
+  sideInput.A.value = sourceText(f.A);
+  sideInput.B.value = sourceText(f.B);
+  messagesEl.replaceChildren(...f.messages.map(messageRow));
+  groundTruthEl.value = f.groundTruth ?? '';
+  showRewardFiles(f.rewardFile);
+  param.temperature.value = String(f.params.temperature);
+  param.topP.value = String(f.params.topP);
+  param.topK.value = String(f.params.topK);
+  param.maxTokens.value = String(f.params.maxTokens);
+  param.n.value = String(f.params.n);
+  param.seed.value = f.params.seed === undefined ? '' : String(f.params.seed);
+  param.stop.value = f.params.stop?.join(', ') ?? '';
+}
+
+function showRewardFiles(current: string | undefined): void {
+  const files = [...new Set([...rewardFiles, ...(current ? [current] : [])])];
+  rewardSelect.replaceChildren(new Option('(no rewards)', ''), ...files.map((f) => new Option(f, f, false, f === current)));
+  rewardSelect.value = current ?? '';
+}
+
+function num(input: HTMLInputElement, fallback: number): number {
+  const v = input.valueAsNumber;
+  return Number.isFinite(v) ? v : fallback;
+}
+
+/** The form as typed, checked with the protocol's schema. */
+function readForm(): { ok: true; form: PlaygroundForm } | { ok: false; error: string } {
+  const messages = [...messagesEl.querySelectorAll('.message')].map((row) => ({
+    role: row.querySelector('select')?.value ?? 'user',
+    content: row.querySelector('textarea')?.value ?? '',
+  }));
+  const seed = param.seed.value.trim() === '' ? undefined : num(param.seed, 0);
+  const stop = param.stop.value.split(',').map((s) => s.trim()).filter(Boolean);
+  const A = sourceOf(sideInput.A.value);
+  const B = sourceOf(sideInput.B.value);
+  const parsed = PlaygroundForm.safeParse({
+    messages,
+    ...(groundTruthEl.value !== '' ? { groundTruth: groundTruthEl.value } : {}),
+    ...(A ? { A } : {}),
+    ...(B ? { B } : {}),
+    ...(rewardSelect.value ? { rewardFile: rewardSelect.value } : {}),
+    params: {
+      temperature: num(param.temperature, DEFAULT_PARAMS.temperature),
+      topP: num(param.topP, DEFAULT_PARAMS.topP),
+      topK: num(param.topK, DEFAULT_PARAMS.topK),
+      maxTokens: num(param.maxTokens, DEFAULT_PARAMS.maxTokens),
+      n: num(param.n, DEFAULT_PARAMS.n),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(stop.length ? { stop } : {}),
+    },
+  });
+  if (parsed.success) return { ok: true, form: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, error: issue ? `${issue.path.join('.') || 'form'}: ${issue.message}` : 'the form is not valid' };
+}
+
+let saveTimer = 0;
+function formChanged(): void {
+  clearTimeout(saveTimer);
+  saveTimer = window.setTimeout(() => {
+    const f = readForm();
+    if (f.ok) client.post({ type: 'saveForm', form: f.form });
+  }, 400);
+}
+byId('app').addEventListener('input', (e) => {
+  if (e.target instanceof Element && e.target.closest('.form')) formChanged();
+});
+rewardSelect.addEventListener('change', formChanged);
+
+byId('add-message').addEventListener('click', () => {
+  const row = messageRow({ role: 'user', content: '' });
+  messagesEl.append(row);
+  row.querySelector('textarea')?.focus();
+  formChanged();
+});
+byId('pick-reward').addEventListener('click', () => client.post({ type: 'pickRewardFile' }));
+byId('pick-problem').addEventListener('click', () => client.post({ type: 'pickProblem' }));
+
+function startRun(): void {
+  const f = readForm();
+  formError.textContent = f.ok ? '' : f.error;
+  if (!f.ok) return;
+  if (!f.form.A && !f.form.B) {
+    formError.textContent = 'Choose a model or a checkpoint for side A.';
+    return;
+  }
+  client.post({ type: 'run', form: f.form });
+}
+runButton.addEventListener('click', startRun);
+cancelButton.addEventListener('click', () => client.post({ type: 'cancel' }));
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    startRun();
+  } else if (e.key === 'Escape' && run?.status === 'running') client.post({ type: 'cancel' });
+});
+byId('copy-run').addEventListener('click', () => client.post({ type: 'copyJson' }));
+historySelect.addEventListener('change', () => {
+  if (historySelect.value) client.post({ type: 'showHistory', id: historySelect.value });
+});
+
+byId('show-prompt').addEventListener('click', async () => {
+  if (!promptView.hidden) {
+    promptView.hidden = true;
+    return;
+  }
+  const f = readForm();
+  const source = f.ok ? (f.form.A ?? f.form.B) : undefined;
+  if (!f.ok || !source) {
+    formError.textContent = f.ok ? 'Choose a model for side A to render the prompt with its renderer.' : f.error;
+    return;
+  }
+  promptView.hidden = false;
+  promptView.textContent = 'Rendering…';
+  try {
+    const r = await client.request('renderedPrompt', { source, messages: f.form.messages });
+    promptView.textContent = `renderer ${r.renderer} (${r.baseModel}) · ${r.tokens} prompt tokens\n\n${r.text}`;
+  } catch (err) {
+    promptView.textContent = err instanceof Error ? err.message : String(err);
+  }
+});
+
+// ---------- results ----------
+
+function fmt(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(3);
+}
+
+function showRun(): void {
+  const running = run?.status === 'running';
+  runButton.disabled = running;
+  cancelButton.disabled = !running;
+  rewardNote.textContent = run?.rewardNote ?? '';
+  statusEl.textContent = !run ? '' : running ? 'Sampling…' : run.status === 'cancelled' ? 'Cancelled.' : `Done · ${new Date(run.startedAt).toLocaleTimeString()}`;
+  for (const side of ['A', 'B'] as const) showSide(side, run?.sides[side]);
+}
+
+function showSide(side: SideId, r: SideResult | undefined): void {
+  const box = byId(`result-${side}`);
+  box.hidden = !r;
+  if (!r || !run) return box.replaceChildren();
+  const head = el('div', 'side-head');
+  head.append(el('h2', '', `Side ${side}`), el('div', 'meta', sourceText(run.form[side])));
+  if (r.info) head.append(el('div', 'meta', `${r.info.renderer} renderer · ${r.info.promptTokens} prompt tokens`));
+  const n = run.form.params.n;
+  const stats = el('div', 'stats', `${r.samples.length}/${n} samples`);
+  if (r.meanReward !== undefined) stats.append(el('strong', 'mean', ` · mean reward ${fmt(r.meanReward)}`));
+  head.append(stats);
+  const errors = r.errors.map((m) => el('div', 'negative side-error', m));
+  box.replaceChildren(head, ...errors, ...r.samples.map((s) => sampleCard(s)));
+}
+
+function sampleCard(s: SampleView): HTMLElement {
+  const card = el('article', 'sample');
+  card.dataset.side = s.side;
+  card.dataset.index = String(s.index);
+  card.setAttribute('aria-label', `Side ${s.side} sample ${s.index}`);
+  const head = el('div', 'sample-head');
+  head.append(el('strong', '', `#${s.index}`), el('span', 'muted', ` ${s.stopReason} · ${s.tokens} tokens · ${(s.ms / 1000).toFixed(2)} s`));
+  if (s.reward !== undefined) head.append(el('span', s.reward > 0 ? 'reward positive' : 'reward', ` reward ${fmt(s.reward)}`));
+  card.append(head, el('pre', 'completion', s.text || '(empty)'));
+  if (s.rewardError) {
+    const err = el('div', 'negative reward-error');
+    err.append(el('span', '', `${s.rewardError.kind}: ${s.rewardError.message} `));
+    const open = el('button', 'link', s.rewardError.line ? `reward file line ${s.rewardError.line}` : 'open reward file');
+    open.type = 'button';
+    open.addEventListener('click', () => client.post({ type: 'openRewardFile', ...(s.rewardError?.line ? { line: s.rewardError.line } : {}) }));
+    err.append(open);
+    if (s.rewardError.traceback) {
+      const tb = el('details');
+      tb.append(el('summary', '', 'traceback'), el('pre', '', s.rewardError.traceback));
+      err.append(tb);
+    }
+    card.append(err);
+  }
+  const actions = el('div', 'sample-actions');
+  const act = (label: string, onClick: () => void) => {
+    const b = el('button', 'secondary small', label);
+    b.type = 'button';
+    b.addEventListener('click', onClick);
+    actions.append(b);
+    return b;
+  };
+  const strip = el('div', 'tokens');
+  strip.hidden = true;
+  act('Log-probs', () => void toggleTokens(s, strip));
+  if (run?.form.rewardFile && run.form.groundTruth !== undefined) {
+    act('Save as reward example', () => client.post({ type: 'saveExample', side: s.side, index: s.index, expected: s.reward ?? 0 }));
+  }
+  const other: SideId = s.side === 'A' ? 'B' : 'A';
+  if (run?.sides[other]?.samples.some((x) => x.index === s.index)) {
+    act(s.side === 'A' ? 'Compare A↔B' : 'Compare B↔A', () => client.post({ type: 'compare', left: { side: 'A', index: s.index }, right: { side: 'B', index: s.index } }));
+  }
+  act('Copy as JSON', () => client.post({ type: 'copyJson', side: s.side, index: s.index }));
+  card.append(actions, strip);
+  return card;
+}
+
+async function toggleTokens(s: SampleView, strip: HTMLElement): Promise<void> {
+  if (!strip.hidden) {
+    strip.hidden = true;
+    return;
+  }
+  strip.hidden = false;
+  strip.textContent = 'Loading…';
+  try {
+    const r = await client.request('sampleTokens', { side: s.side, index: s.index });
+    strip.replaceChildren(
+      ...r.tokens.map((t) => {
+        const span = el('span', 'token', t.text);
+        const lp = t.logprob;
+        span.title = lp === null ? 'no log-prob' : `log-prob ${lp.toFixed(3)} (p = ${Math.exp(lp).toFixed(3)})`;
+        // more opaque where the model was less sure
+        if (lp !== null) span.style.setProperty('--unsure', String(Math.min(1, -lp / 5)));
+        return span;
+      }),
+    );
+  } catch (err) {
+    strip.textContent = err instanceof Error ? err.message : String(err);
+  }
+}
+
+function showHistory(items: Array<{ id: string; startedAt: string; label: string }>): void {
+  historySelect.replaceChildren(new Option('(choose a run)', ''), ...items.map((h) => new Option(`${new Date(h.startedAt).toLocaleString()} — ${h.label}`, h.id)));
+}
+
+function sideResult(side: SideId): SideResult | undefined {
+  if (!run) return undefined;
+  const r = run.sides[side] ?? { samples: [], errors: [] };
+  run.sides[side] = r;
+  return r;
+}
+
+client.onNotification((m: ToWebview) => {
+  switch (m.type) {
+    case 'snapshot':
+      rewardFiles = m.rewardFiles;
+      showForm(m.form);
+      for (const c of formControls()) c.disabled = false;
+      byId('app').removeAttribute('aria-busy');
+      byId('sources').replaceChildren(...m.checkpoints.map((c) => new Option(c.label, c.path)));
+      showHistory(m.history);
+      run = m.run;
+      showRun();
+      break;
+    case 'models': {
+      const list = byId('sources');
+      for (const model of m.models) list.prepend(new Option(model, model));
+      byId('models-note').textContent = m.error ? `Could not list the server's models: ${m.error}` : '';
+      break;
+    }
+    case 'form':
+      rewardFiles = [...new Set([...rewardFiles, ...(m.form.rewardFile ? [m.form.rewardFile] : [])])];
+      showForm(m.form);
+      break;
+    case 'runStarted':
+      run = m.run;
+      showRun();
+      break;
+    case 'side': {
+      const r = run?.id === m.runId ? sideResult(m.info.side) : undefined;
+      if (r) r.info = m.info;
+      showRun();
+      break;
+    }
+    case 'sample': {
+      const r = run?.id === m.runId ? sideResult(m.sample.side) : undefined;
+      if (r) {
+        r.samples.push(m.sample);
+        r.samples.sort((a, b) => a.index - b.index);
+      }
+      showRun();
+      break;
+    }
+    case 'sideError': {
+      const r = run?.id === m.runId ? sideResult(m.side) : undefined;
+      r?.errors.push(m.message);
+      showRun();
+      break;
+    }
+    case 'runDone':
+      run = m.run;
+      showHistory(m.history);
+      showRun();
+      break;
+    case 'error':
+      formError.textContent = m.message;
+      break;
+  }
+});
+
+client.ready();
