@@ -18,7 +18,7 @@ import type {
 import { AdamState, adamStep, newAdamState } from './adam';
 import { Gpt, GptConfig, LoraSpec, Params, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
 import { checkLossConfig, computeLoss } from './losses';
-import { Sampler } from './sampler';
+import { DecodedSequence, DecodeParams, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';
 import { ARITH_MODEL, BYTE_TOKENIZER, RANDOM_MODEL, SMALL_GPT, WEIGHTS_FILE, findWeightsFile } from './models';
 
@@ -28,6 +28,8 @@ export const WEIGHTS_MAGIC = 'TSWGHT01';
 export const LORA_ALPHA = 32;
 /** datums are processed in micro-batches of about this many tokens to bound memory */
 const MICRO_BATCH_TOKENS = 4096;
+/** sequences decoded in lockstep at most (a few MB of KV cache at the engine's context) */
+const MAX_BATCH_STREAMS = 1024;
 
 interface BaseModel {
   info: BaseModelInfo;
@@ -63,6 +65,7 @@ export class LocalBackend implements ComputeBackend {
   private readonly bases = new Map<string, BaseModel>();
   private readonly models = new Map<string, TrainingModel>();
   private readonly samplers = new Map<string, { sampler: Sampler; base: BaseModel }>();
+  private readonly queuedSamples: QueuedSample[] = [];
 
   constructor(opts: LocalBackendOptions = {}) {
     const config = opts.config ?? SMALL_GPT;
@@ -280,12 +283,16 @@ export class LocalBackend implements ComputeBackend {
     this.samplers.set(samplerId, { sampler: new Sampler(base.config, mergeLora(base.config, base.params, lora, spec)), base });
   }
 
+  /**
+   * Queues the request; every request queued before the event loop turns is served in one batch
+   * (see flushSamples). The sampler is taken now, so releasing it afterwards does not fail the call.
+   */
   async sample(samplerId: string, req: SampleRequest): Promise<SampleResult> {
     const s = this.samplers.get(samplerId);
     if (!s) throw new Error(`sampler ${samplerId} is not loaded`);
     const enc = new TextEncoder();
     const seed = req.params.seed ?? randomBytes(4).readUInt32LE(0);
-    const seqs = s.sampler.generate(req.prompt, req.numSamples, {
+    const params: DecodeParams = {
       maxTokens: req.params.maxTokens,
       temperature: req.params.temperature,
       topP: req.params.topP,
@@ -294,16 +301,31 @@ export class LocalBackend implements ComputeBackend {
       stopBytes: req.params.stopStrings.map((x) => enc.encode(x)),
       eosToken: BYTE_TOKENIZER.specialTokens[BYTE_TOKENIZER.eosToken]!,
       seed: Number(BigInt.asUintN(32, BigInt(Math.trunc(seed)))),
-    });
-    const result: SampleResult = {
-      sequences: seqs.map((q) => ({ tokens: Int32Array.from(q.tokens), logprobs: Float32Array.from(q.logprobs), stopReason: q.stopReason })),
     };
-    if (req.promptLogprobs || req.topkPromptLogprobs > 0) {
-      const p = s.sampler.promptLogprobs(req.prompt, req.topkPromptLogprobs);
-      result.promptLogprobs = p.logprobs;
-      if (p.topk) result.topkPromptLogprobs = p.topk;
+    return new Promise<SampleResult>((resolve, reject) => {
+      this.queuedSamples.push({ sampler: s.sampler, req, params, resolve, reject });
+      if (this.queuedSamples.length === 1) setImmediate(() => this.flushSamples());
+    });
+  }
+
+  /** Serves the queued requests, one batch per sampler of at most MAX_BATCH_STREAMS sequences. */
+  private flushSamples(): void {
+    const queued = this.queuedSamples.splice(0);
+    const bySampler = new Map<Sampler, QueuedSample[]>();
+    for (const q of queued) {
+      const list = bySampler.get(q.sampler);
+      if (list) list.push(q);
+      else bySampler.set(q.sampler, [q]);
     }
-    return result;
+    for (const [sampler, list] of bySampler) {
+      for (let a = 0; a < list.length; ) {
+        let b = a;
+        let streams = 0;
+        while (b < list.length && (b === a || streams + list[b]!.req.numSamples <= MAX_BATCH_STREAMS)) streams += list[b++]!.req.numSamples;
+        serveBatch(sampler, list.slice(a, b));
+        a = b;
+      }
+    }
   }
 
   async releaseSampler(samplerId: string): Promise<void> {
@@ -314,6 +336,41 @@ export class LocalBackend implements ComputeBackend {
     this.models.clear();
     this.samplers.clear();
   }
+}
+
+interface QueuedSample {
+  sampler: Sampler;
+  req: SampleRequest;
+  params: DecodeParams;
+  resolve: (r: SampleResult) => void;
+  reject: (e: Error) => void;
+}
+
+function serveBatch(sampler: Sampler, batch: readonly QueuedSample[]): void {
+  let out: Array<DecodedSequence[] | Error>;
+  try {
+    out = sampler.generateMany(batch.map((q) => ({ prompt: q.req.prompt, numSamples: q.req.numSamples, params: q.params })));
+  } catch (err) {
+    for (const q of batch) q.reject(err instanceof Error ? err : new Error(String(err)));
+    return;
+  }
+  batch.forEach((q, i) => {
+    const seqs = out[i]!;
+    if (seqs instanceof Error) return q.reject(seqs);
+    try {
+      const result: SampleResult = {
+        sequences: seqs.map((x) => ({ tokens: Int32Array.from(x.tokens), logprobs: Float32Array.from(x.logprobs), stopReason: x.stopReason })),
+      };
+      if (q.req.promptLogprobs || q.req.topkPromptLogprobs > 0) {
+        const p = sampler.promptLogprobs(q.req.prompt, q.req.topkPromptLogprobs);
+        result.promptLogprobs = p.logprobs;
+        if (p.topk) result.topkPromptLogprobs = p.topk;
+      }
+      q.resolve(result);
+    } catch (err) {
+      q.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  });
 }
 
 function zerosLike(p: Params): Params {
