@@ -163,7 +163,6 @@ export class LocalBackend implements ComputeBackend {
     checkLossConfig(lossFn, lossFnConfig);
     const gpt = this.gpt(m);
     const V = m.base.config.vocabSize;
-    const outputs: ForwardBackwardResult['outputs'] = [];
     let lossSum = 0;
     // validate everything before touching the gradients
     const targets = data.map((d, i) => {
@@ -176,42 +175,54 @@ export class LocalBackend implements ComputeBackend {
       if (d.tokens.length > m.base.config.ctx) throw new Error(`datum ${i}: ${d.tokens.length} tokens is longer than the model's context of ${m.base.config.ctx}`);
       return Int32Array.from(t.data);
     });
+    // datums that cannot move the weights (zero advantages or weights) are forwarded together, last,
+    // so their micro-batches skip the backward pass; outputs keep the request's order
+    const order = data.map((_, k) => k);
+    const inert = data.map((d) => cannotMoveWeights(lossFn, d));
+    order.sort((a, b) => Number(inert[a]) - Number(inert[b]) || a - b);
+    const outputs = new Array<ForwardBackwardResult['outputs'][number]>(data.length);
     let i = 0;
-    while (i < data.length) {
+    while (i < order.length) {
       let j = i;
       let tokens = 0;
-      while (j < data.length && (j === i || tokens + data[j]!.tokens.length <= MICRO_BATCH_TOKENS)) tokens += data[j++]!.tokens.length;
-      const batch = data.slice(i, j);
-      const lens = batch.map((d) => d.tokens.length);
+      while (j < order.length && (j === i || tokens + data[order[j]!]!.tokens.length <= MICRO_BATCH_TOKENS)) tokens += data[order[j++]!]!.tokens.length;
+      const batch = order.slice(i, j);
+      const lens = batch.map((k) => data[k]!.tokens.length);
       const all = new Int32Array(tokens);
       const tg = new Int32Array(tokens);
       let at = 0;
-      batch.forEach((d, k) => {
-        all.set(d.tokens, at);
-        tg.set(targets[i + k]!, at);
-        at += d.tokens.length;
-      });
+      for (const k of batch) {
+        all.set(data[k]!.tokens, at);
+        tg.set(targets[k]!, at);
+        at += data[k]!.tokens.length;
+      }
       const fwd = gpt.forward(all, lens);
       const dlp = new Float32Array(tokens);
+      let moves = false;
       at = 0;
-      batch.forEach((d, k) => {
+      for (const k of batch) {
+        const d = data[k]!;
         const n = d.tokens.length;
         const lp = new Float64Array(n);
         for (let t = 0; t < n; t++) {
           const target = tg[at + t]!;
-          if (!(target >= 0 && target < V)) throw new Error(`datum ${i + k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
+          if (!(target >= 0 && target < V)) throw new Error(`datum ${k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
           lp[t] = fwd.logprobs[(at + t) * V + target]!;
         }
-        const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, i + k);
+        const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, k);
         lossSum += out.loss;
-        for (let t = 0; t < n; t++) dlp[at + t] = out.grad[t]!;
-        outputs.push({
+        for (let t = 0; t < n; t++) {
+          dlp[at + t] = out.grad[t]!;
+          if (out.grad[t] !== 0) moves = true;
+        }
+        outputs[k] = {
           logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape: [n] },
           elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [n] },
-        });
+        };
         at += n;
-      });
-      if (!forwardOnly) gpt.backward(fwd, tg, dlp, m.grads);
+      }
+      // a zero upstream gradient adds exactly zero to every parameter's gradient
+      if (!forwardOnly && moves) gpt.backward(fwd, tg, dlp, m.grads);
       i = j;
     }
     return { outputs, metrics: { 'loss:sum': lossSum } };
@@ -336,6 +347,20 @@ export class LocalBackend implements ComputeBackend {
     this.models.clear();
     this.samplers.clear();
   }
+}
+
+/**
+ * Whether a datum's loss gradient is zero whatever the model says: the policy-gradient losses scale
+ * it by the advantage (dro's penalty does not), cross_entropy by the weight. Only orders the work:
+ * the backward pass is skipped on the gradient actually computed.
+ */
+function cannotMoveWeights(lossFn: LossFn, d: EngineDatum): boolean {
+  const allZero = (name: string) => {
+    const t = d.lossFnInputs[name];
+    return t !== undefined && t.data.every((v) => v === 0);
+  };
+  if (lossFn === 'cross_entropy') return allZero('weights');
+  return lossFn !== 'dro' && allZero('advantages');
 }
 
 interface QueuedSample {
