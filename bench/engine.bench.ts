@@ -1,5 +1,5 @@
 // Throughput of the embedded engine's compute backend (no HTTP): training tokens/s for
-// forward_backward + optim_step with LoRA and with full-parameter training, and sampling tokens/s,
+// forward_backward + optim_step with LoRA and with full-parameter training, and sampling tokens/s (in this thread, and through the worker thread the server uses),
 // on the shipped model (tinker-studio/arith-gpt, or the random model of the same architecture when
 // the weights file is missing). The GEMM kernel runs with THREADS threads (default: 1, then 2 in a
 // second process — the engine process uses 2). Prints figures; asserts nothing.
@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import type { EngineDatum, SamplingParams } from '../src/engine/contract';
 import { initCompute } from '../src/engine/compute';
-import { LocalBackend } from '../src/engine/model';
+import { LocalBackend, createComputeBackend } from '../src/engine/model';
 import { ARITH_MODEL, RANDOM_MODEL, encodeChat } from '../src/engine/model/models';
 
 const BATCH = Number(process.env.BATCH ?? 64);
@@ -118,6 +118,16 @@ async function run(threads: 1 | 2): Promise<void> {
   });
   line(`sample, 1 request × 64 sequences (${generated} tokens, batched)`, batched, generated, 'in all');
   await backend.close();
+
+  // as the engine server drives it: the backend in its worker thread, requests arriving as messages
+  const worker = await createComputeBackend({ inWorker: true, gemmThreads: threads });
+  await worker.createSampler('s', { baseModel: model });
+  const viaWorker = await timed(REPS, async () => {
+    const rs = await Promise.all(Array.from({ length: 64 }, (_, i) => worker.sample('s', { prompt, numSamples: 1, params: sp(i), promptLogprobs: false, topkPromptLogprobs: 0 })));
+    generated = rs.reduce((a, r) => a + r.sequences.reduce((b, q) => b + q.tokens.length, 0), 0);
+  });
+  line(`sample, 64 concurrent requests × 1 sequence, engine worker (${generated} tokens)`, viaWorker, generated, 'in all');
+  await worker.close();
 }
 
 async function main(): Promise<void> {

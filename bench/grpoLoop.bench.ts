@@ -7,7 +7,9 @@
 // serialised and written to a temp dir). Prints ms per phase and per iteration; asserts nothing.
 // The records phase is timed twice: all at once (synchronous), and as the loop does it, a slice of
 // groups at a time with asynchronous writes, with perf_hooks.monitorEventLoopDelay measuring the
-// longest stretch the event loop was held.
+// longest stretch the event loop was held. Each phase's CPU time is printed too, with the longest
+// synchronous stretch it holds the loop for as the loop runs it (parse: one group; datums, wire, KL,
+// metrics: the whole batch in one call), so stretches over 50 ms show on a loaded machine as well.
 //   BENCH=grpoLoop node scripts/bench.mjs        ITERS=5 GRPO_GROUPS=64 GROUP_SIZE=16 TOKENS=256
 import * as fs from 'fs';
 import * as os from 'os';
@@ -54,9 +56,12 @@ async function main(): Promise<void> {
 
   const phases = ['parse', 'rewards', 'datums', 'wire', 'kl', 'metrics', 'records'] as const;
   const totals = Object.fromEntries(phases.map((p) => [p, 0])) as Record<(typeof phases)[number], number>;
+  // CPU time of each phase: on a shared machine wall time includes waiting for a core, CPU time not
+  const cpu = Object.fromEntries(phases.map((p) => [p, 0])) as Record<(typeof phases)[number], number>;
   let wireBytes = 0;
   let slicedMs = 0;
   let maxDelayMs = 0;
+  let maxSliceCpuMs = 0;
   console.log(`GRPO client-side work per iteration: ${GROUPS} groups × ${GROUP_SIZE} samples × ${TOKENS} tokens, qwen3 renderer, ${ITERS} iterations after 1 warm-up`);
   for (let it = -1; it < ITERS; it++) {
     // synthetic sampler output (not timed): the server's answer
@@ -72,8 +77,13 @@ async function main(): Promise<void> {
     const outcomes: RewardOutcome[] = sampled.flatMap((s) => s.seqs.map(() => ({ ok: true as const, reward: rnd() < 0.5 ? 1 : 0, durationMs: 0 })));
     const t = (name: (typeof phases)[number], fn: () => void) => {
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       fn();
-      if (it >= 0) totals[name] += performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      if (it >= 0) {
+        totals[name] += performance.now() - t0;
+        cpu[name] += (c.user + c.system) / 1000;
+      }
     };
     let groups: RolloutGroup[] = [];
     t('parse', () => {
@@ -107,8 +117,16 @@ async function main(): Promise<void> {
     const h = monitorEventLoopDelay({ resolution: 1 });
     h.enable();
     const t0 = performance.now();
-    await writer.writeIterationFileInSlices(1, 'train_rollout_summaries.jsonl', scored.length, (a, b) => rolloutSummaries('train', 1, scored.slice(a, b), a), perSlice);
-    await writer.writeIterationFileInSlices(1, 'train_samples.jsonl', scored.length, (a, b) => sampleRecords(renderer, scored.slice(a, b), built.advantages.slice(a, b), a), perSlice);
+    // the CPU time of each slice's serialisation: what one turn of the loop costs on an idle core
+    const slice = <T>(make: () => T): T => {
+      const c0 = process.cpuUsage();
+      const out = make();
+      const c = process.cpuUsage(c0);
+      if (it >= 0) maxSliceCpuMs = Math.max(maxSliceCpuMs, (c.user + c.system) / 1000);
+      return out;
+    };
+    await writer.writeIterationFileInSlices(1, 'train_rollout_summaries.jsonl', scored.length, (a, b) => slice(() => rolloutSummaries('train', 1, scored.slice(a, b), a)), perSlice);
+    await writer.writeIterationFileInSlices(1, 'train_samples.jsonl', scored.length, (a, b) => slice(() => sampleRecords(renderer, scored.slice(a, b), built.advantages.slice(a, b), a)), perSlice);
     h.disable();
     if (it >= 0) {
       slicedMs += performance.now() - t0;
@@ -117,9 +135,16 @@ async function main(): Promise<void> {
   }
   const per = (ms: number) => (ms / ITERS).toFixed(1).padStart(8);
   const sum = phases.reduce((a, p) => a + totals[p], 0);
-  for (const p of phases) console.log(`  ${p.padEnd(8)} ${per(totals[p])} ms`);
+  // parse runs per group as each group's samples arrive; the other phases run in one call per iteration
+  const stretch = (p: (typeof phases)[number]) => (p === 'parse' ? cpu[p] / ITERS / GROUPS : p === 'records' ? NaN : cpu[p] / ITERS);
+  console.log(`  phase    wall ms  CPU ms  longest synchronous stretch on the loop (CPU ms; > 50 flagged)`);
+  for (const p of phases) {
+    const st = stretch(p);
+    const note = Number.isNaN(st) ? 'sliced: see below' : `${st.toFixed(1)}${st > 50 ? '  > 50 ms' : ''}${p === 'parse' ? ' (one group)' : ''}`;
+    console.log(`  ${p.padEnd(8)} ${per(totals[p])} ${per(cpu[p])}  ${note}`);
+  }
   console.log(`  ${'total'.padEnd(8)} ${per(sum)} ms per iteration (${GROUPS * GROUP_SIZE} samples; forward_backward body ${(wireBytes / 1e6).toFixed(1)} MB${zstd ? ' zstd' : ''})`);
-  console.log(`  records written as the loop does (slices of ${Math.max(1, Math.floor(RECORDS_PER_SLICE / GROUP_SIZE))} groups, async writes): ${per(slicedMs)} ms wall per iteration; longest event-loop delay ${maxDelayMs.toFixed(1)} ms`);
+  console.log(`  records written as the loop does (slices of ${Math.max(1, Math.floor(RECORDS_PER_SLICE / GROUP_SIZE))} groups, async writes): ${per(slicedMs)} ms wall per iteration; longest event-loop delay ${maxDelayMs.toFixed(1)} ms (includes waiting for a core on a busy machine); longest slice ${maxSliceCpuMs.toFixed(1)} CPU ms`);
   fs.rmSync(runs, { recursive: true, force: true });
 }
 

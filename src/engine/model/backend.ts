@@ -18,7 +18,7 @@ import type {
 import { AdamState, adamStep, newAdamState } from './adam';
 import { Gpt, GptConfig, LoraSpec, Params, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
 import { checkLossConfig, computeLoss } from './losses';
-import { Sampler } from './sampler';
+import { DecodedSequence, DecodeParams, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';
 import { ARITH_MODEL, BYTE_TOKENIZER, RANDOM_MODEL, SMALL_GPT, WEIGHTS_FILE, findWeightsFile } from './models';
 
@@ -28,6 +28,8 @@ export const WEIGHTS_MAGIC = 'TSWGHT01';
 export const LORA_ALPHA = 32;
 /** datums are processed in micro-batches of about this many tokens to bound memory */
 const MICRO_BATCH_TOKENS = 4096;
+/** sequences decoded in lockstep at most (a few MB of KV cache at the engine's context) */
+const MAX_BATCH_STREAMS = 1024;
 
 interface BaseModel {
   info: BaseModelInfo;
@@ -63,6 +65,7 @@ export class LocalBackend implements ComputeBackend {
   private readonly bases = new Map<string, BaseModel>();
   private readonly models = new Map<string, TrainingModel>();
   private readonly samplers = new Map<string, { sampler: Sampler; base: BaseModel }>();
+  private readonly queuedSamples: QueuedSample[] = [];
 
   constructor(opts: LocalBackendOptions = {}) {
     const config = opts.config ?? SMALL_GPT;
@@ -160,7 +163,6 @@ export class LocalBackend implements ComputeBackend {
     checkLossConfig(lossFn, lossFnConfig);
     const gpt = this.gpt(m);
     const V = m.base.config.vocabSize;
-    const outputs: ForwardBackwardResult['outputs'] = [];
     let lossSum = 0;
     // validate everything before touching the gradients
     const targets = data.map((d, i) => {
@@ -173,42 +175,54 @@ export class LocalBackend implements ComputeBackend {
       if (d.tokens.length > m.base.config.ctx) throw new Error(`datum ${i}: ${d.tokens.length} tokens is longer than the model's context of ${m.base.config.ctx}`);
       return Int32Array.from(t.data);
     });
+    // datums that cannot move the weights (zero advantages or weights) are forwarded together, last,
+    // so their micro-batches skip the backward pass; outputs keep the request's order
+    const order = data.map((_, k) => k);
+    const inert = data.map((d) => cannotMoveWeights(lossFn, d));
+    order.sort((a, b) => Number(inert[a]) - Number(inert[b]) || a - b);
+    const outputs = new Array<ForwardBackwardResult['outputs'][number]>(data.length);
     let i = 0;
-    while (i < data.length) {
+    while (i < order.length) {
       let j = i;
       let tokens = 0;
-      while (j < data.length && (j === i || tokens + data[j]!.tokens.length <= MICRO_BATCH_TOKENS)) tokens += data[j++]!.tokens.length;
-      const batch = data.slice(i, j);
-      const lens = batch.map((d) => d.tokens.length);
+      while (j < order.length && (j === i || tokens + data[order[j]!]!.tokens.length <= MICRO_BATCH_TOKENS)) tokens += data[order[j++]!]!.tokens.length;
+      const batch = order.slice(i, j);
+      const lens = batch.map((k) => data[k]!.tokens.length);
       const all = new Int32Array(tokens);
       const tg = new Int32Array(tokens);
       let at = 0;
-      batch.forEach((d, k) => {
-        all.set(d.tokens, at);
-        tg.set(targets[i + k]!, at);
-        at += d.tokens.length;
-      });
+      for (const k of batch) {
+        all.set(data[k]!.tokens, at);
+        tg.set(targets[k]!, at);
+        at += data[k]!.tokens.length;
+      }
       const fwd = gpt.forward(all, lens);
       const dlp = new Float32Array(tokens);
+      let moves = false;
       at = 0;
-      batch.forEach((d, k) => {
+      for (const k of batch) {
+        const d = data[k]!;
         const n = d.tokens.length;
         const lp = new Float64Array(n);
         for (let t = 0; t < n; t++) {
           const target = tg[at + t]!;
-          if (!(target >= 0 && target < V)) throw new Error(`datum ${i + k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
+          if (!(target >= 0 && target < V)) throw new Error(`datum ${k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
           lp[t] = fwd.logprobs[(at + t) * V + target]!;
         }
-        const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, i + k);
+        const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, k);
         lossSum += out.loss;
-        for (let t = 0; t < n; t++) dlp[at + t] = out.grad[t]!;
-        outputs.push({
+        for (let t = 0; t < n; t++) {
+          dlp[at + t] = out.grad[t]!;
+          if (out.grad[t] !== 0) moves = true;
+        }
+        outputs[k] = {
           logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape: [n] },
           elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [n] },
-        });
+        };
         at += n;
-      });
-      if (!forwardOnly) gpt.backward(fwd, tg, dlp, m.grads);
+      }
+      // a zero upstream gradient adds exactly zero to every parameter's gradient
+      if (!forwardOnly && moves) gpt.backward(fwd, tg, dlp, m.grads);
       i = j;
     }
     return { outputs, metrics: { 'loss:sum': lossSum } };
@@ -280,12 +294,16 @@ export class LocalBackend implements ComputeBackend {
     this.samplers.set(samplerId, { sampler: new Sampler(base.config, mergeLora(base.config, base.params, lora, spec)), base });
   }
 
+  /**
+   * Queues the request; every request queued before the event loop turns is served in one batch
+   * (see flushSamples). The sampler is taken now, so releasing it afterwards does not fail the call.
+   */
   async sample(samplerId: string, req: SampleRequest): Promise<SampleResult> {
     const s = this.samplers.get(samplerId);
     if (!s) throw new Error(`sampler ${samplerId} is not loaded`);
     const enc = new TextEncoder();
     const seed = req.params.seed ?? randomBytes(4).readUInt32LE(0);
-    const seqs = s.sampler.generate(req.prompt, req.numSamples, {
+    const params: DecodeParams = {
       maxTokens: req.params.maxTokens,
       temperature: req.params.temperature,
       topP: req.params.topP,
@@ -294,16 +312,31 @@ export class LocalBackend implements ComputeBackend {
       stopBytes: req.params.stopStrings.map((x) => enc.encode(x)),
       eosToken: BYTE_TOKENIZER.specialTokens[BYTE_TOKENIZER.eosToken]!,
       seed: Number(BigInt.asUintN(32, BigInt(Math.trunc(seed)))),
-    });
-    const result: SampleResult = {
-      sequences: seqs.map((q) => ({ tokens: Int32Array.from(q.tokens), logprobs: Float32Array.from(q.logprobs), stopReason: q.stopReason })),
     };
-    if (req.promptLogprobs || req.topkPromptLogprobs > 0) {
-      const p = s.sampler.promptLogprobs(req.prompt, req.topkPromptLogprobs);
-      result.promptLogprobs = p.logprobs;
-      if (p.topk) result.topkPromptLogprobs = p.topk;
+    return new Promise<SampleResult>((resolve, reject) => {
+      this.queuedSamples.push({ sampler: s.sampler, req, params, resolve, reject });
+      if (this.queuedSamples.length === 1) setImmediate(() => this.flushSamples());
+    });
+  }
+
+  /** Serves the queued requests, one batch per sampler of at most MAX_BATCH_STREAMS sequences. */
+  private flushSamples(): void {
+    const queued = this.queuedSamples.splice(0);
+    const bySampler = new Map<Sampler, QueuedSample[]>();
+    for (const q of queued) {
+      const list = bySampler.get(q.sampler);
+      if (list) list.push(q);
+      else bySampler.set(q.sampler, [q]);
     }
-    return result;
+    for (const [sampler, list] of bySampler) {
+      for (let a = 0; a < list.length; ) {
+        let b = a;
+        let streams = 0;
+        while (b < list.length && (b === a || streams + list[b]!.req.numSamples <= MAX_BATCH_STREAMS)) streams += list[b++]!.req.numSamples;
+        serveBatch(sampler, list.slice(a, b));
+        a = b;
+      }
+    }
   }
 
   async releaseSampler(samplerId: string): Promise<void> {
@@ -314,6 +347,55 @@ export class LocalBackend implements ComputeBackend {
     this.models.clear();
     this.samplers.clear();
   }
+}
+
+/**
+ * Whether a datum's loss gradient is zero whatever the model says: the policy-gradient losses scale
+ * it by the advantage (dro's penalty does not), cross_entropy by the weight. Only orders the work:
+ * the backward pass is skipped on the gradient actually computed.
+ */
+function cannotMoveWeights(lossFn: LossFn, d: EngineDatum): boolean {
+  const allZero = (name: string) => {
+    const t = d.lossFnInputs[name];
+    return t !== undefined && t.data.every((v) => v === 0);
+  };
+  if (lossFn === 'cross_entropy') return allZero('weights');
+  return lossFn !== 'dro' && allZero('advantages');
+}
+
+interface QueuedSample {
+  sampler: Sampler;
+  req: SampleRequest;
+  params: DecodeParams;
+  resolve: (r: SampleResult) => void;
+  reject: (e: Error) => void;
+}
+
+function serveBatch(sampler: Sampler, batch: readonly QueuedSample[]): void {
+  let out: Array<DecodedSequence[] | Error>;
+  try {
+    out = sampler.generateMany(batch.map((q) => ({ prompt: q.req.prompt, numSamples: q.req.numSamples, params: q.params })));
+  } catch (err) {
+    for (const q of batch) q.reject(err instanceof Error ? err : new Error(String(err)));
+    return;
+  }
+  batch.forEach((q, i) => {
+    const seqs = out[i]!;
+    if (seqs instanceof Error) return q.reject(seqs);
+    try {
+      const result: SampleResult = {
+        sequences: seqs.map((x) => ({ tokens: Int32Array.from(x.tokens), logprobs: Float32Array.from(x.logprobs), stopReason: x.stopReason })),
+      };
+      if (q.req.promptLogprobs || q.req.topkPromptLogprobs > 0) {
+        const p = sampler.promptLogprobs(q.req.prompt, q.req.topkPromptLogprobs);
+        result.promptLogprobs = p.logprobs;
+        if (p.topk) result.topkPromptLogprobs = p.topk;
+      }
+      q.resolve(result);
+    } catch (err) {
+      q.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  });
 }
 
 function zerosLike(p: Params): Params {

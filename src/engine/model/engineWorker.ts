@@ -19,17 +19,25 @@ const methods: Record<string, (...args: never[]) => unknown> = {
   close: backend.close.bind(backend),
 };
 
-// Calls run one at a time, in arrival order: the model is not re-entrant.
+// Calls start one at a time, in arrival order: the model is not re-entrant. A sample call is not
+// waited for: it only queues its request, so the sample calls that arrive together are served as
+// one batch (LocalBackend.sample).
 let queue: Promise<unknown> = initCompute({ threads: options.gemmThreads ?? 1, log: (l) => console.error(`[engine] ${l}`) });
+const reply = (id: number, run: () => unknown) =>
+  Promise.resolve()
+    .then(run)
+    .then(
+      (value) => parentPort!.postMessage({ id, ok: true, value }),
+      (err: unknown) => parentPort!.postMessage({ id, ok: false, message: err instanceof Error ? err.message : String(err) }),
+    );
 parentPort!.on('message', (msg: { id: number; method: string; args: never[] }) => {
   queue = queue.then(async () => {
-    try {
-      const fn = methods[msg.method];
+    const fn = methods[msg.method];
+    const run = () => {
       if (!fn) throw new Error(`unknown method ${msg.method}`);
-      const value = await fn(...msg.args);
-      parentPort!.postMessage({ id: msg.id, ok: true, value });
-    } catch (err) {
-      parentPort!.postMessage({ id: msg.id, ok: false, message: (err as Error)?.message ?? String(err) });
-    }
+      return fn(...msg.args);
+    };
+    if (msg.method === 'sample') void reply(msg.id, run);
+    else await reply(msg.id, run);
   });
 });

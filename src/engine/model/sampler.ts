@@ -1,7 +1,9 @@
-// Generation with a KV cache over merged weights (base + LoRA folded in). All samples of one request
-// decode in lockstep so each step is a small GEMM rather than many vector products.
+// Generation with a KV cache over merged weights (base + LoRA folded in). All streams of a batch —
+// every sample of every request given together — decode in lockstep, each at its own position, so
+// each step is one GEMM over the batch rather than many vector products. A stream's tokens and
+// log-probs do not depend on which other requests share its batch.
 import { GptConfig, Params, Rng } from './gpt';
-import { Arr, gelu, layerNorm, logSoftmaxRow, matmul, matmulBT } from './ops';
+import { gelu, layerNorm, logSoftmaxRow, matmul } from './ops';
 
 export interface DecodeParams {
   maxTokens: number;
@@ -21,38 +23,58 @@ export interface DecodedSequence {
   stopReason: 'stop' | 'length';
 }
 
-/** Runs the model over a prefix and returns per-layer K and V (L×d each) and the last hidden log-probs. */
+/** One stream's key/value cache: per layer, positions × d. */
+interface StreamCache {
+  k: Float32Array[];
+  v: Float32Array[];
+}
+
+/** Runs the model over new tokens of many streams, each at its own position, with KV caches. */
 class KvModel {
+  /** the unembedding as d×V, so logits go through the GEMM path whose rows do not depend on each other */
+  private readonly unembedT: Float32Array;
+
   constructor(
     readonly c: GptConfig,
     readonly w: Params,
-  ) {}
+  ) {
+    const { d, vocabSize: V } = c;
+    const u = (w.get('unembed') ?? w.get('tok')) as Float32Array;
+    this.unembedT = new Float32Array(d * V);
+    for (let t = 0; t < V; t++) for (let j = 0; j < d; j++) this.unembedT[j * V + t] = u[t * d + j]!;
+  }
 
   private get(name: string): Float32Array {
     return this.w.get(name) as Float32Array;
   }
 
   /**
-   * Processes `n` new tokens for each of `S` streams whose caches hold `past` positions (the same for
-   * all). Appends to the caches and returns log-probs (S×n×V) of the next token at each new position.
+   * Processes `lens[s]` new tokens of stream `s` (concatenated in `tokens`), whose cache holds
+   * `pasts[s]` positions; appends to the caches. Returns log-probs of the next token: at every new
+   * position ('all', Σlens × V) or at each stream's last one ('last', S × V). Every row is computed
+   * on its own (no reduction across rows), so a stream's results do not depend on its batch-mates.
    */
-  step(tokens: Int32Array, S: number, n: number, past: number, kCache: Arr[][], vCache: Arr[][]): Float32Array {
+  step(tokens: Int32Array, lens: readonly number[], pasts: readonly number[], caches: readonly StreamCache[], rows: 'all' | 'last'): Float32Array {
     const { d, nHead, ffn, vocabSize: V } = this.c;
-    const T = S * n;
+    const S = lens.length;
+    const T = tokens.length;
     const hd = d / nHead;
     const invSqrt = 1 / Math.sqrt(hd);
     const tok = this.get('tok');
     const pos = this.get('pos');
+    const starts = new Int32Array(S + 1);
+    for (let s = 0; s < S; s++) starts[s + 1] = starts[s]! + lens[s]!;
     let x = new Float32Array(T * d);
     for (let s = 0; s < S; s++)
-      for (let i = 0; i < n; i++) {
-        const t = s * n + i;
+      for (let i = 0; i < lens[s]!; i++) {
+        const t = starts[s]! + i;
         const to = tokens[t]! * d;
-        const po = (past + i) * d;
+        const po = (pasts[s]! + i) * d;
         for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]! + pos[po + j]!;
       }
     const mean = new Float32Array(T);
     const rstd = new Float32Array(T);
+    let scores = new Float64Array(64);
     for (let l = 0; l < this.c.nLayer; l++) {
       const p = `h${l}.`;
       const ln1 = new Float32Array(T * d);
@@ -65,15 +87,18 @@ class KvModel {
       matmul(ln1, this.get(p + 'wv'), v, T, d, d);
       const attn = new Float32Array(T * d);
       for (let s = 0; s < S; s++) {
-        const K = kCache[l]![s]!;
-        const Vc = vCache[l]![s]!;
-        K.set(k.subarray(s * n * d, (s + 1) * n * d), past * d);
-        Vc.set(v.subarray(s * n * d, (s + 1) * n * d), past * d);
+        const K = caches[s]!.k[l]!;
+        const Vc = caches[s]!.v[l]!;
+        const at = starts[s]!;
+        const n = lens[s]!;
+        const past = pasts[s]!;
+        K.set(k.subarray(at * d, (at + n) * d), past * d);
+        Vc.set(v.subarray(at * d, (at + n) * d), past * d);
+        if (scores.length < past + n) scores = new Float64Array(2 * (past + n));
         for (let i = 0; i < n; i++) {
           const upto = past + i;
-          const qi = (s * n + i) * d;
+          const qi = (at + i) * d;
           for (let h = 0; h < nHead; h++) {
-            const scores = new Float64Array(upto + 1);
             let max = -Infinity;
             for (let j = 0; j <= upto; j++) {
               let dot = 0;
@@ -106,11 +131,19 @@ class KvModel {
       for (let i = 0; i < down.length; i++) down[i] += o[i]!;
       x = down;
     }
-    const lnf = new Float32Array(T * d);
-    layerNorm(x, this.get('lnf.g'), this.get('lnf.b'), lnf, mean, rstd, T, d);
-    const logits = new Float32Array(T * V);
-    matmulBT(lnf, this.w.get('unembed') ?? tok, logits, T, V, d);
-    for (let t = 0; t < T; t++) logSoftmaxRow(logits, t * V, V);
+    // only the rows asked for go through the final norm and the unembedding
+    let R = T;
+    if (rows === 'last' && S !== T) {
+      R = S;
+      const last = new Float32Array(S * d);
+      for (let s = 0; s < S; s++) last.set(x.subarray((starts[s + 1]! - 1) * d, starts[s + 1]! * d), s * d);
+      x = last;
+    }
+    const lnf = new Float32Array(R * d);
+    layerNorm(x, this.get('lnf.g'), this.get('lnf.b'), lnf, mean, rstd, R, d);
+    const logits = new Float32Array(R * V);
+    matmul(lnf, this.unembedT, logits, R, V, d);
+    for (let t = 0; t < R; t++) logSoftmaxRow(logits, t * V, V);
     return logits;
   }
 }
@@ -181,6 +214,27 @@ export function pick(lp: Float32Array, off: number, V: number, p: Pick<DecodePar
   return [last, Math.log(probs[last]! / mass)];
 }
 
+/** One generation request of a batch. */
+export interface GenerationRequest {
+  prompt: Int32Array;
+  numSamples: number;
+  params: DecodeParams;
+}
+
+/** prompt tokens prefilled per model call, to bound the activations' memory */
+const PREFILL_TOKENS = 4096;
+
+interface Stream {
+  req: number;
+  cache: StreamCache;
+  rng: Rng;
+  seq: DecodedSequence;
+  bytes: number[];
+  /** prompt length: the cache's filled positions before decoding */
+  past: number;
+  maxNew: number;
+}
+
 export class Sampler {
   private readonly model: KvModel;
 
@@ -191,13 +245,16 @@ export class Sampler {
     this.model = new KvModel(c, merged);
   }
 
+  private newCache(positions: number): StreamCache {
+    const n = positions * this.c.d;
+    return { k: Array.from({ length: this.c.nLayer }, () => new Float32Array(n)), v: Array.from({ length: this.c.nLayer }, () => new Float32Array(n)) };
+  }
+
   /** Log-probs of every prompt token given its prefix (NaN first), and optionally the top k per position. */
   promptLogprobs(prompt: Int32Array, topk: number): { logprobs: Float32Array; topk?: Array<Array<[number, number]> | null> } {
-    const { d, vocabSize: V } = this.c;
+    const V = this.c.vocabSize;
     const L = prompt.length;
-    const kc = Array.from({ length: this.c.nLayer }, () => [new Float32Array(L * d)]);
-    const vc = Array.from({ length: this.c.nLayer }, () => [new Float32Array(L * d)]);
-    const lp = this.model.step(prompt, 1, L, 0, kc, vc);
+    const lp = this.model.step(prompt, [L], [0], [this.newCache(L)], 'all');
     const out = new Float32Array(L).fill(NaN);
     for (let i = 1; i < L; i++) out[i] = lp[(i - 1) * V + prompt[i]!]!;
     let top: Array<Array<[number, number]> | null> | undefined;
@@ -213,45 +270,123 @@ export class Sampler {
 
   /** Generates `numSamples` continuations of `prompt`. */
   generate(prompt: Int32Array, numSamples: number, p: DecodeParams): DecodedSequence[] {
-    const { d, vocabSize: V, ctx } = this.c;
+    const [r] = this.generateMany([{ prompt, numSamples, params: p }]);
+    if (r instanceof Error) throw r;
+    return r!;
+  }
+
+  /** Why a request cannot be served, or undefined. */
+  check(prompt: Int32Array): Error | undefined {
+    const { vocabSize: V, ctx } = this.c;
     const L = prompt.length;
-    if (L === 0) throw new Error('the prompt is empty');
-    if (L >= ctx) throw new Error(`the prompt has ${L} tokens; the model's context is ${ctx}`);
-    for (const t of prompt) if (!(t >= 0 && t < V)) throw new Error(`prompt token id ${t} is outside the vocabulary (0..${V - 1})`);
-    const maxNew = Math.min(p.maxTokens, ctx - L);
-    const S = numSamples;
-    const total = L + maxNew;
-    // prefill once, then copy the prompt's cache to every sample
-    const k1 = Array.from({ length: this.c.nLayer }, () => [new Float32Array(total * d)]);
-    const v1 = Array.from({ length: this.c.nLayer }, () => [new Float32Array(total * d)]);
-    const prefill = this.model.step(prompt, 1, L, 0, k1, v1);
-    const kCache = k1.map(([k]) => Array.from({ length: S }, () => Float32Array.from(k!)));
-    const vCache = v1.map(([v]) => Array.from({ length: S }, () => Float32Array.from(v!)));
-    const last = prefill.subarray((L - 1) * V, L * V);
-    const rngs = Array.from({ length: S }, (_, s) => new Rng((p.seed + Math.imul(s, 0x9e3779b1)) >>> 0));
-    const seqs: DecodedSequence[] = Array.from({ length: S }, () => ({ tokens: [], logprobs: [], stopReason: 'length' as const }));
-    const bytes: number[][] = Array.from({ length: S }, () => []);
-    const done = new Array<boolean>(S).fill(false);
-    let lps: Float32Array = new Float32Array(S * V);
-    for (let s = 0; s < S; s++) lps.set(last, s * V);
-    for (let step = 0; step < maxNew; step++) {
-      const next = new Int32Array(S);
-      for (let s = 0; s < S; s++) {
-        if (done[s]) continue;
-        const [t, lp] = pick(lps, s * V, V, p, rngs[s]!);
-        seqs[s]!.tokens.push(t);
-        seqs[s]!.logprobs.push(lp);
-        next[s] = t;
-        if (t < 256) bytes[s]!.push(t);
-        if (t === p.eosToken || p.stopTokens.includes(t) || p.stopBytes.some((b) => endsWith(bytes[s]!, b))) {
-          done[s] = true;
-          seqs[s]!.stopReason = 'stop';
-        }
+    if (L === 0) return new Error('the prompt is empty');
+    if (L >= ctx) return new Error(`the prompt has ${L} tokens; the model's context is ${ctx}`);
+    for (const t of prompt) if (!(t >= 0 && t < V)) return new Error(`prompt token id ${t} is outside the vocabulary (0..${V - 1})`);
+    return undefined;
+  }
+
+  /**
+   * Serves many requests as one batch: prompts prefilled together, then every sample of every
+   * request decoded in lockstep. Each result is the request's sequences, or the Error that request
+   * alone failed with. Sample `s` of a request draws from its own generator seeded by
+   * (seed, s), so a request's result is the same whatever else shares the batch.
+   */
+  generateMany(reqs: readonly GenerationRequest[]): Array<DecodedSequence[] | Error> {
+    const { vocabSize: V, ctx } = this.c;
+    const results: Array<DecodedSequence[] | Error> = reqs.map((r) => this.check(r.prompt) ?? []);
+    const streams: Stream[] = [];
+    const firsts: number[] = [];
+    reqs.forEach((r, i) => {
+      if (results[i] instanceof Error) return;
+      const L = r.prompt.length;
+      const maxNew = Math.max(0, Math.min(r.params.maxTokens, ctx - L));
+      firsts[i] = streams.length;
+      for (let s = 0; s < r.numSamples; s++) {
+        const seq: DecodedSequence = { tokens: [], logprobs: [], stopReason: 'length' };
+        (results[i] as DecodedSequence[]).push(seq);
+        streams.push({ req: i, cache: this.newCache(L + maxNew), rng: new Rng((r.params.seed + Math.imul(s, 0x9e3779b1)) >>> 0), seq, bytes: [], past: L, maxNew });
       }
-      if (done.every(Boolean) || step === maxNew - 1) break;
-      // finished streams keep decoding a harmless token so the batch stays rectangular
-      lps = this.model.step(next, S, 1, L + step, kCache, vCache);
+    });
+    // prefill each distinct prompt once (into its first stream's cache), in chunks of whole prompts;
+    // every other stream of that prompt copies the cache and the next-token row
+    const owner = new Map<string, number>();
+    const sameAs: number[] = [];
+    const served: number[] = [];
+    reqs.forEach((r, i) => {
+      if (results[i] instanceof Error || r.numSamples === 0) return;
+      const key = r.prompt.join(',');
+      const o = owner.get(key);
+      if (o === undefined) {
+        owner.set(key, i);
+        served.push(i);
+      }
+      sameAs[i] = o ?? i;
+    });
+    const lps = new Float32Array(streams.length * V);
+    for (let a = 0; a < served.length; ) {
+      let b = a;
+      let n = 0;
+      while (b < served.length && (b === a || n + reqs[served[b]!]!.prompt.length <= PREFILL_TOKENS)) n += reqs[served[b++]!]!.prompt.length;
+      const chunk = served.slice(a, b);
+      const tokens = new Int32Array(n);
+      let at = 0;
+      for (const i of chunk) {
+        tokens.set(reqs[i]!.prompt, at);
+        at += reqs[i]!.prompt.length;
+      }
+      const last = this.model.step(
+        tokens,
+        chunk.map((i) => reqs[i]!.prompt.length),
+        chunk.map(() => 0),
+        chunk.map((i) => streams[firsts[i]!]!.cache),
+        'last',
+      );
+      chunk.forEach((i, c) => lps.set(last.subarray(c * V, (c + 1) * V), firsts[i]! * V));
+      a = b;
     }
-    return seqs;
+    reqs.forEach((r, i) => {
+      if (sameAs[i] === undefined) return;
+      const L = r.prompt.length;
+      const from = firsts[sameAs[i]!]!;
+      const src = streams[from]!.cache;
+      for (let s = 0; s < r.numSamples; s++) {
+        const to = firsts[i]! + s;
+        if (to === from) continue;
+        const st = streams[to]!;
+        for (let l = 0; l < this.c.nLayer; l++) {
+          st.cache.k[l]!.set(src.k[l]!.subarray(0, L * this.c.d));
+          st.cache.v[l]!.set(src.v[l]!.subarray(0, L * this.c.d));
+        }
+        lps.copyWithin(to * V, from * V, (from + 1) * V);
+      }
+    });
+    let active = streams.map((_, i) => i).filter((i) => streams[i]!.maxNew > 0);
+    let rows: Float32Array = lps;
+    let rowOf = new Map(active.map((i) => [i, i]));
+    while (active.length > 0) {
+      const next: number[] = [];
+      for (const i of active) {
+        const st = streams[i]!;
+        const p = reqs[st.req]!.params;
+        const [t, lp] = pick(rows, rowOf.get(i)! * V, V, p, st.rng);
+        st.seq.tokens.push(t);
+        st.seq.logprobs.push(lp);
+        if (t < 256) st.bytes.push(t);
+        if (t === p.eosToken || p.stopTokens.includes(t) || p.stopBytes.some((b) => endsWith(st.bytes, b))) st.seq.stopReason = 'stop';
+        else if (st.seq.tokens.length < st.maxNew) next.push(i);
+      }
+      active = next;
+      if (active.length === 0) break;
+      const tokens = Int32Array.from(active, (i) => streams[i]!.seq.tokens[streams[i]!.seq.tokens.length - 1]!);
+      rows = this.model.step(
+        tokens,
+        active.map(() => 1),
+        active.map((i) => streams[i]!.past + streams[i]!.seq.tokens.length - 1),
+        active.map((i) => streams[i]!.cache),
+        'last',
+      );
+      rowOf = new Map(active.map((i, r) => [i, r]));
+    }
+    return results;
   }
 }

@@ -110,6 +110,29 @@ describe('compute backend', function () {
     assert.ok(Math.abs(g2 - 2 * g1) < 1e-4 * g1, `grad norm ${g2} vs 2 × ${g1}`);
   });
 
+  it('datums with zero advantage change nothing but still get their outputs, in the request order', async () => {
+    const texts = ['What is 1 + 2?', 'What is 40 + 2?', 'Add 7 and 8, please', 'What is 123 + 456?', 'hi'];
+    const data = texts.map((t, k) => rlDatum(datum(`<|im_start|>user\n${t}<|im_end|>\n<|im_start|>assistant\n${k}<|im_end|>`), -1.5, k % 2 === 1 ? 0.7 * k : 0));
+    const moving = data.filter((_, k) => k % 2 === 1);
+    await b.createTrainingModel('mixed', RANDOM_MODEL, lora);
+    await b.createTrainingModel('moving', RANDOM_MODEL, lora);
+    const first = await b.forwardBackward('mixed', data, 'importance_sampling', {}, false);
+    await b.forwardBackward('moving', moving, 'importance_sampling', {}, false);
+    for (const [k, x] of data.entries()) {
+      const alone = await b.forwardBackward('moving', [x], 'importance_sampling', {}, true);
+      const got = Array.from(first.outputs[k]!.logprobs!.data);
+      const want = Array.from(alone.outputs[0]!.logprobs!.data);
+      assert.strictEqual(got.length, want.length, `datum ${k}'s output`);
+      got.forEach((v, t) => assert.ok(Math.abs(v - want[t]!) < 1e-5, `datum ${k} position ${t}: ${v} vs ${want[t]}`));
+    }
+    const gMixed = (await b.optimStep('mixed', adam))['grad_norm:last']!;
+    const gMoving = (await b.optimStep('moving', adam))['grad_norm:last']!;
+    assert.ok(gMoving > 0 && Math.abs(gMixed - gMoving) < 1e-5 * gMoving, `grad norm ${gMixed} vs ${gMoving}`);
+    const after = async (id: string) => (await b.forwardBackward(id, data, 'importance_sampling', {}, true)).outputs.flatMap((o) => Array.from(o.logprobs!.data));
+    const [x, y] = [await after('mixed'), await after('moving')];
+    x.forEach((v, t) => assert.ok(Math.abs(v - y[t]!) < 1e-5, `after the step, position ${t}: ${v} vs ${y[t]}`));
+  });
+
   for (const [sign, word] of [[1, 'raises'], [-1, 'lowers']] as const) {
     it(`an importance_sampling step with ${sign > 0 ? 'positive' : 'negative'} advantage ${word} the sampled tokens' log-probs`, async () => {
       const id = `dir${sign}`;
