@@ -31,6 +31,7 @@ import { ApiKeyStore } from './vscode/secrets';
 import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/settings';
 import { BackendStatusItem } from './vscode/statusBar';
 import { TrustedServers } from './vscode/trustedServers';
+import { haveKeyFor } from './vscode/apiKeyPrompt';
 import { COMMAND } from './vscode/commandIds';
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
@@ -126,7 +127,10 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     playgroundPanels({
       extensionUri: context.extensionUri,
       log,
-      service: () => connection.get(),
+      service: async () => {
+        if (!(await haveKeyFor(await readBackend(), apiKeys, 'The playground'))) throw new Error('no Tinker API key is set: run "Tinker: Set API Key" (or set TINKER_API_KEY)');
+        return connection.get();
+      },
       cacheDir,
       state: context.workspaceState,
       runs: async () => (await runs.list()).map((r) => ({ name: r.name, dir: r.dir })),

@@ -17,6 +17,7 @@ import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore } from './secrets';
 import { readBackendFor, rewardEnvironmentSetting } from './settings';
+import { haveKeyFor } from './apiKeyPrompt';
 import { COMMAND } from './commandIds';
 
 export interface GrpoRunnerServices {
@@ -82,13 +83,9 @@ export class GrpoRunner {
     const backendOf = spec ?? sftSpec ?? (req.resumeDir ? await storedBackend(req.resumeDir) : undefined);
     if (!backendOf) throw new Error('Nothing to run: give a run spec (*.grpo.json, *.sft.json) or a run directory to resume.');
     const backend = await readBackendFor(backendOf.backend, backendOf.base_url);
-    if (backend.kind === 'cloud' && !(await this.s.apiKeys.get())) {
-      const action = await vscode.window.showWarningMessage('This run uses the Tinker cloud, which needs an API key.', 'Set API Key');
-      if (action === 'Set API Key') await vscode.commands.executeCommand(COMMAND.setApiKey);
-      if (!(await this.s.apiKeys.get())) {
-        void vscode.window.showInformationMessage('The run was not started: no Tinker API key is set.');
-        return undefined;
-      }
+    if (!(await haveKeyFor(backend, this.s.apiKeys, 'This run'))) {
+      void vscode.window.showInformationMessage('The run was not started: no Tinker API key is set.');
+      return undefined;
     }
 
     const already = this.s.registry.active().find((r) => (req.resumeDir ? r.runDir === req.resumeDir : req.specFile && r.specFile === req.specFile));
