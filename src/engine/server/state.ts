@@ -1,0 +1,144 @@
+// What the engine server's route groups share: the live sessions, training models and samplers, the
+// futures, the on-disk store, and the lookups that turn a missing one into the protocol's error.
+import { createHash } from 'node:crypto';
+import type { ComputeBackend } from '../contract';
+import { FutureError, FutureResult, FutureStore } from './futures';
+import { HttpError, Reply } from './http';
+import { EngineStore, RunRecord, parseTinkerPath } from './store';
+import type { EngineServerOptions } from './server';
+
+export interface Session {
+  id: string;
+  lastSeen: number;
+  /** model_seq_id → the create request (a replay with the same body gets the same future) */
+  modelSeq: Map<number, { hash: string; requestId: string }>;
+  /** sampling_session_seq_id → the create request (a replay with the same body gets the same sampler) */
+  samplingSeq: Map<number, { hash: string; ready: Promise<void> }>;
+  models: Set<string>;
+  samplers: Set<string>;
+}
+
+export interface Job {
+  type: string;
+  requestId: string;
+  hash: string;
+  run: () => Promise<FutureResult>;
+}
+
+/** Per training model: the next seq_id to apply, jobs waiting for their turn, and what was submitted. */
+export interface ModelState {
+  id: string;
+  sessionId: string;
+  baseModel: string;
+  nextSeq: number;
+  waiting: Map<number, Job>;
+  submitted: Map<number, { hash: string; requestId: string; type: string }>;
+  pumping: boolean;
+  released: boolean;
+  /** the unload request, so that a replayed unload gets the same future */
+  unloadRequestId?: string;
+}
+
+export interface SamplerState {
+  baseModel: string;
+  modelPath: string | null;
+  sessionId: string | null;
+}
+
+export const api = (p: string) => `/api/v1/${p}`;
+
+export const hashOf = (type: string, bytes: Buffer) => createHash('sha256').update(type).update(bytes).digest('hex');
+
+export const future = (id: string, model_id?: string): Reply => ({ json: model_id ? { request_id: id, model_id } : { request_id: id } });
+
+export class EngineState {
+  readonly futures = new FutureStore();
+  readonly backend: ComputeBackend;
+  readonly log: (line: string) => void;
+  readonly sessions = new Map<string, Session>();
+  readonly models = new Map<string, ModelState>();
+  readonly samplers = new Map<string, SamplerState>();
+  // Samplers of `direct:` requests belong to no session: released once idle for the session timeout.
+  readonly directSamplers = new Map<string, { lastUsed: number; active: number }>();
+  readonly baseModels: Map<string, ReturnType<ComputeBackend['listBaseModels']>[number]>;
+  /** how long retrieve_future holds a pending request */
+  readonly longPollMs: number;
+  readonly sessionTimeoutMs: number;
+  /** the server's own address, known once it listens (archive links point at it) */
+  url = '';
+  // Work started by requests (training jobs, model creation, sampling). close() stops taking new
+  // training jobs and waits for these, so a stopped engine's record ends with what it applied and
+  // nothing it was still doing is written to the data dir after a new engine has opened it.
+  closed = false;
+  readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    readonly opts: EngineServerOptions,
+    readonly store: EngineStore,
+  ) {
+    this.backend = opts.backend;
+    this.log = opts.log ?? (() => undefined);
+    this.longPollMs = opts.longPollMs ?? 20_000;
+    this.sessionTimeoutMs = opts.sessionTimeoutMs ?? 300_000;
+    this.baseModels = new Map(this.backend.listBaseModels().map((m) => [m.name, m]));
+  }
+
+  background<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    const done = () => this.inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  track(id: string, work: () => Promise<FutureResult>): void {
+    this.futures.track(id, () => this.background(work()));
+  }
+
+  session(id: string): Session {
+    const s = this.sessions.get(id);
+    if (!s) throw new HttpError(404, `session ${id} not found (expired, or the engine restarted): create a new session`);
+    s.lastSeen = Date.now();
+    return s;
+  }
+
+  model(id: string): ModelState {
+    const m = this.models.get(id);
+    if (!m || m.released) {
+      throw new HttpError(404, `model ${id} is not loaded on this engine (it was unloaded, its session expired, or the engine restarted); load a checkpoint into a new model`);
+    }
+    return m;
+  }
+
+  runOf(id: string): RunRecord {
+    const r = this.store.run(id);
+    if (!r) throw new HttpError(404, `training run ${id} not found`);
+    return r;
+  }
+
+  /** The request id of an earlier identical create for this model_seq_id; 409 if it was used differently. */
+  modelSeqReplay(s: Session, modelSeqId: number, type: string, body: Buffer): string | undefined {
+    const prior = s.modelSeq.get(modelSeqId);
+    if (!prior) return undefined;
+    if (prior.hash === hashOf(type, body)) return prior.requestId;
+    throw new HttpError(409, `model_seq_id ${modelSeqId} was already used in session ${s.id}`);
+  }
+
+  /** A stored checkpoint's bytes by its tinker:// path; failures are the future's, not HTTP errors. */
+  async loadCheckpointBytes(tinkerPath: string, want?: 'weights' | 'sampler_weights'): Promise<{ bytes: Uint8Array; run: RunRecord }> {
+    let parsed;
+    try {
+      parsed = parseTinkerPath(tinkerPath);
+    } catch (err) {
+      throw new FutureError((err as Error).message);
+    }
+    const run = this.store.run(parsed.runId);
+    if (!run) throw new FutureError(`checkpoint ${tinkerPath} not found: no training run ${parsed.runId} on this engine`);
+    const kinds = parsed.kind ? [parsed.kind] : ['sampler_weights', 'weights'];
+    const c = run.checkpoints.find((x) => kinds.some((k) => x.checkpoint_id === `${k}/${parsed.name}`));
+    if (!c) throw new FutureError(`checkpoint ${tinkerPath} not found`);
+    if (want === 'weights' && c.checkpoint_type !== 'training') {
+      throw new FutureError(`${tinkerPath} is a sampler checkpoint; loading into a training model needs a tinker://…/weights/… path`);
+    }
+    return { bytes: await this.store.readCheckpoint(c), run };
+  }
+}
