@@ -4,11 +4,17 @@
 // the webview client runs on it, grouping, header statistics, the first view and the first screenful
 // of rows; per filter change — the view (kind toggle, reward-error and truncation filters) and, for a
 // search typed key by key, the host's search with its reply's round trip, then the view. Reading and
-// parsing the samples file is printed apart (it is the same for any payload). Runs in Node: the
+// parsing the samples file is printed apart (it is the same for any payload). "Open iteration" is the
+// user's wait: from opening the iteration (the host reading the file from disk included) to the first
+// paint's data, as a whole-file read (before) and as the chunked read the panel does (first groups,
+// then the complete snapshot). Runs in Node: the
 // browser's own layout and paint of one screenful (~40 rows) is not included. Prints ms; asserts nothing.
 //   BENCH=breakdown node scripts/bench.mjs       GROUPS=1024 GROUP_SIZE=16 TOKENS=256 REPS=5
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { SampleRecord } from '../src/core/runs/sampleRecord';
-import { parseSamples } from '../src/core/runs/sampleRecord';
+import { parseSamples, readSamplesInChunks, samplesFile } from '../src/core/runs/sampleRecord';
 import { summarizeIteration } from '../src/core/runs/sampleSchema';
 import { breakdownStats, buildGroups, GroupFilter, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../webview/shared/breakdown';
 import { BreakdownRequests, ToWebview } from '../webview/shared/breakdownProtocol';
@@ -108,6 +114,45 @@ for (let rep = 0; rep < REPS; rep++) {
   }
 }
 
+// the panel's path from records to the first screen of rows (as above, in one go)
+function paint(rs: readonly SampleRecord[]): number {
+  const t0 = performance.now();
+  const wire: unknown = JSON.parse(JSON.stringify({ type: 'snapshot', runName: 'bench', runDir: '/runs/bench', shown: { iteration: 0, split: 'train' }, available: { train: [0], eval: [] }, ...summarizeIteration(rs), step: { kl: null, entropy: null }, problems: [] }));
+  const parsed = ToWebview.parse(wire);
+  if (parsed.type !== 'snapshot') throw new Error('not a snapshot');
+  const groups = buildGroups(parsed.records, parsed.prompts);
+  breakdownStats(groups);
+  viewGroups(groups, NO_FILTER, 'index').slice(0, 40);
+  return performance.now() - t0;
+}
+
+async function openIteration(): Promise<Record<string, number[]>> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tinker-bench-breakdown-'));
+  const out: Record<string, number[]> = {};
+  const put = (name: string, ms: number) => (out[name] ??= []).push(ms);
+  try {
+    const file = samplesFile(dir, 0, { kind: 'train' });
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, fileText);
+    for (let rep = 0; rep < REPS; rep++) {
+      let t0 = performance.now();
+      const read = parseSamples(await fs.readFile(file, 'utf8'), file);
+      put('before: whole-file read, then first paint', performance.now() - t0 + paint(read.records));
+      t0 = performance.now();
+      let firstGroups = 0;
+      const all = await readSamplesInChunks(dir, 0, { kind: 'train' }, (first) => {
+        put('after: chunked read, first groups painted', performance.now() - t0 + paint(first.records));
+        firstGroups = new Set(first.records.map((r) => r.group_idx)).size;
+      });
+      put('after: complete snapshot painted', performance.now() - t0 + paint(all?.records ?? []));
+      put(`after: groups in the first paint`, firstGroups);
+    }
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
 console.log(`group breakdown data work, ${GROUPS} groups × ${GROUP_SIZE} samples × ${TOKENS} tokens (${REPS} reps, median; filter: max over changes of the last rep)`);
 console.log(`  snapshot payload ${(payloadBytes / 2 ** 20).toFixed(1)} MiB of JSON`);
 let firstPaint = 0;
@@ -119,3 +164,7 @@ for (const [name, xs] of Object.entries(phases)) {
 console.log(`  ${'to first paint (sum of the above but filters, before layout)'.padEnd(64)} ${firstPaint.toFixed(1).padStart(8)} ms`);
 console.log('  apart from first paint:');
 for (const [name, xs] of Object.entries(apart)) console.log(`  ${name.padEnd(64)} ${median(xs).toFixed(1).padStart(8)} ms`);
+void openIteration().then((opened) => {
+  console.log('  open iteration (host read from disk included) to first paint:');
+  for (const [name, xs] of Object.entries(opened)) console.log(`  ${name.padEnd(64)} ${median(xs).toFixed(name.includes('groups in') ? 0 : 1).padStart(8)}${name.includes('groups in') ? '' : ' ms'}`);
+});

@@ -11,7 +11,8 @@ import { COMMAND } from './commandIds';
 import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebview } from '../../webview/shared/breakdownProtocol';
 import { parseRecords, MetricsRecord, mergeMetrics } from '../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../core/runs/runConfig';
-import { describeMissingSamples, HOLDOUT, readSamples, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
+import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
+import type { JsonlProblem } from '../core/runs/jsonl';
 import { SampleRecord, summarizeIteration } from '../core/runs/sampleSchema';
 import { SearchIndex, searchGroups, searchIndex } from '../../webview/shared/breakdown';
 import type { Log } from './log';
@@ -40,16 +41,20 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
     },
   };
 
-  /** The shown iteration's records, kept for the panel's requests (the snapshot re-reads them). */
-  private cached: { ref: IterationRef; records: SampleRecord[]; index?: SearchIndex } | undefined;
+  /** The shown iteration's records (still being read while the first groups are shown), for the panel's requests. */
+  private cached: { ref: IterationRef; read: Promise<{ records: SampleRecord[]; index?: SearchIndex }> } | undefined;
+  /** bumped per snapshot so that a read overtaken by another iteration posts nothing */
+  private generation = 0;
 
   private async samplesOf(ref: IterationRef): Promise<{ records: SampleRecord[]; index?: SearchIndex }> {
     const c = this.cached;
-    if (c && c.ref.iteration === ref.iteration && c.ref.split === ref.split) return c;
-    const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
-    if (!read) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
-    this.cached = { ref, records: read.records };
-    return this.cached;
+    if (c && c.ref.iteration === ref.iteration && c.ref.split === ref.split) return c.read;
+    const read = readSamples(this.runDir, ref.iteration, splitOf(ref)).then((r) => {
+      if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
+      return { records: r.records };
+    });
+    this.cached = { ref, read };
+    return read;
   }
 
   constructor(
@@ -119,19 +124,31 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       const ref = this.shownRef ?? { iteration: available.train.at(-1) ?? (await lastLoggedStep(this.runDir)) ?? 0, split: 'train' as const };
       this.shownRef = ref;
       this.updateTitle();
-      const read = await readSamples(this.runDir, ref.iteration, splitOf(ref));
+      const generation = ++this.generation;
+      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: await stepMetrics(this.runDir, ref.iteration) };
+      const problemLines = (problems: readonly JsonlProblem[]) => problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
+      // a large file paints its first groups while the rest is read and validated
+      const reading = readSamplesInChunks(this.runDir, ref.iteration, splitOf(ref), (first) => {
+        if (generation !== this.generation) return;
+        this.post({ ...base, ...summarizeIteration(first.records), problems: problemLines(first.problems), loading: { bytesRead: first.bytesRead, bytesTotal: first.bytesTotal } });
+      });
+      this.cached = {
+        ref,
+        read: reading.then((r) => {
+          if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
+          return { records: r.records };
+        }),
+      };
+      // a failed read is reported below; requests made meanwhile get the same error
+      this.cached.read.catch(() => undefined);
+      const read = await reading;
+      if (generation !== this.generation) return;
       for (const p of read?.problems ?? []) this.log.warn(`${p.file}:${p.line}: ${p.message}`);
-      this.cached = read ? { ref, records: read.records } : undefined;
       this.post({
-        type: 'snapshot',
-        runName: path.basename(this.runDir),
-        runDir: this.runDir,
-        shown: ref,
-        available,
+        ...base,
         ...summarizeIteration(read?.records ?? []),
-        step: await stepMetrics(this.runDir, ref.iteration),
         ...(read ? {} : { missing: await describeMissingSamples(this.runDir, ref.iteration, splitOf(ref)) }),
-        problems: (read?.problems ?? []).map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`),
+        problems: problemLines(read?.problems ?? []),
       });
     } catch (err) {
       this.log.error(`group breakdown: could not read ${this.runDir}`, err);

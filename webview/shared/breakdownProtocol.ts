@@ -28,6 +28,8 @@ export const BreakdownSnapshot = z.object({
   missing: z.string().optional(),
   /** lines of the samples file that were left out */
   problems: z.array(z.string()),
+  /** the first groups of a large samples file: a complete snapshot follows when the rest is read */
+  loading: z.object({ bytesRead: z.number().int().nonnegative(), bytesTotal: z.number().int().nonnegative() }).optional(),
 });
 export type BreakdownSnapshot = z.infer<typeof BreakdownSnapshot>;
 

@@ -1,11 +1,12 @@
 // One sample of one group as Tinker Studio writes it per iteration (`iteration_NNNNNN/train_samples.jsonl`,
 // `eval_<name>_samples.jsonl`): the writer, every reader and the panels' payloads use this schema.
 // The Python tinker-cookbook writes no such files (only rollout summaries without text).
-import { promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { readIfExists } from '../fs/read';
 import { SampleRecord } from './sampleSchema';
-import type { JsonlProblem } from './jsonl';
+import { JsonlProblem, parseJsonLine } from './jsonl';
 import { parseRecords } from './runDirectory';
 import { iterationDirName } from './runWriter';
 
@@ -42,6 +43,77 @@ export async function readSamples(runDir: string, iteration: number, split: Samp
   const file = samplesFile(runDir, iteration, split);
   const text = await readIfExists(file);
   return text === undefined ? undefined : parseSamples(text, file);
+}
+
+/** The first part of a samples file read before the breakdown can paint; the rest fills in. */
+export const FIRST_READ_BYTES = 2 * 2 ** 20;
+
+export interface SamplesProgress extends SamplesRead {
+  bytesRead: number;
+  bytesTotal: number;
+}
+
+/**
+ * Reads one iteration's samples file in chunks, validating every line with the same schema and
+ * rules as parseSamples. `onFirst` gets the complete groups of the first chunk when more of the file
+ * follows (a large iteration can paint before the rest is read); the promise has the whole file.
+ * Undefined when the iteration has no such file.
+ */
+export async function readSamplesInChunks(
+  runDir: string,
+  iteration: number,
+  split: SampleSplit,
+  onFirst: (first: SamplesProgress) => void,
+): Promise<SamplesRead | undefined> {
+  const file = samplesFile(runDir, iteration, split);
+  let bytesTotal: number;
+  try {
+    bytesTotal = (await fs.stat(file)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const records: SampleRecord[] = [];
+  const problems: JsonlProblem[] = [];
+  let pending = '';
+  let lineNo = 0;
+  let bytesRead = 0;
+  let first = true;
+  // bytes are decoded as a stream so that a character split across chunks stays whole
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of createReadStream(file, { highWaterMark: FIRST_READ_BYTES })) {
+    if (!Buffer.isBuffer(chunk)) throw new Error(`${file}: unexpected chunk from the file stream`);
+    bytesRead += chunk.length;
+    const lines = (pending + decoder.write(chunk)).split('\n');
+    // the text after the last "\n" is a line still to come (or still being written): left for later
+    pending = lines.pop() ?? '';
+    for (const line of lines) parseSampleLine(line, ++lineNo, file, records, problems);
+    if (first && bytesRead < bytesTotal) {
+      // the last group read may continue in the next chunk
+      const last = records.at(-1)?.group_idx;
+      onFirst({ file, records: records.filter((r) => r.group_idx !== last), problems: [...problems], bytesRead, bytesTotal });
+    }
+    first = false;
+  }
+  return { file, records, problems };
+}
+
+/** One line of a samples file: blank lines skipped, bad JSON and bad records reported by line. */
+function parseSampleLine(line: string, lineNo: number, file: string, records: SampleRecord[], problems: JsonlProblem[]): void {
+  if (line.trim() === '') return;
+  let value: unknown;
+  try {
+    value = parseJsonLine(line);
+  } catch (err) {
+    problems.push({ file, line: lineNo, message: (err as Error).message });
+    return;
+  }
+  const r = SampleRecord.safeParse(value);
+  if (r.success) records.push(r.data);
+  else {
+    const issue = r.error.issues[0];
+    problems.push({ file, line: lineNo, message: `${issue?.path.join('.') || '(record)'}: ${issue?.message}` });
+  }
 }
 
 const ITERATION_DIR = /^iteration_(\d{6,})$/;

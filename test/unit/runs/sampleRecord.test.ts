@@ -12,7 +12,7 @@ import { getRenderer } from '../../../src/core/render/registry';
 import { readRunSamples, runsUsingReward } from '../../../src/core/reward/runSamples';
 import { parseRunConfig, readRunConfig, rewardFileOfConfig } from '../../../src/core/runs/runConfig';
 import { RunWriter } from '../../../src/core/runs/runWriter';
-import { readSamples, samplesFileName, SampleRecord } from '../../../src/core/runs/sampleRecord';
+import { FIRST_READ_BYTES, parseSamples, readSamples, readSamplesInChunks, samplesFile, samplesFileName, SampleRecord, SamplesProgress } from '../../../src/core/runs/sampleRecord';
 
 function group(id: string, completions: Array<{ text: string; reward: number; error?: boolean }>, tok: ByteTokenizer): RolloutGroup<ScoredRollout> {
   return {
@@ -72,6 +72,49 @@ describe('sample records', () => {
     assert.strictEqual(read.problems[0]!.line, 2);
     assert.match(read.problems[0]!.message, /reward/);
     assert.ok(read.problems[0]!.file.endsWith(path.join('iteration_000003', 'train_samples.jsonl')));
+  });
+
+  it('read in chunks: the first complete groups come first, then exactly what parseSamples reads (bad lines, non-ASCII, a partial tail)', async () => {
+    const writer = RunWriter.create(root, 'big');
+    writer.writeConfig({});
+    // multi-byte characters make chunk boundaries fall inside a character
+    const long = 'é→😀 '.repeat(2000);
+    const lines: string[] = [];
+    for (let g = 0; lines.join('\n').length < 2.5 * FIRST_READ_BYTES; g++) {
+      for (let t = 0; t < 4; t++) {
+        const r: SampleRecord = { group_idx: g, traj_idx: t, problem_id: `p:${g}`, prompt: 'q', completion: long, content: 'a', ground_truth: 'a', completion_tokens: [1, 2], logprobs: [-0.5, -0.1], reward: t % 2, advantage: 0, stop_reason: 'stop', termination: 'eos' };
+        lines.push(JSON.stringify(r));
+      }
+    }
+    const badAt = lines.length - 3;
+    lines[badAt] = JSON.stringify({ group_idx: 0, traj_idx: 9, completion_tokens: [1.5] });
+    const text = `${lines.join('\n')}\n{"group_idx": 7, "traj`;
+    const file = samplesFile(writer.dir, 2, { kind: 'train' });
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+
+    const firsts: SamplesProgress[] = [];
+    const read = await readSamplesInChunks(writer.dir, 2, { kind: 'train' }, (f) => firsts.push(f));
+    const whole = parseSamples(text, file);
+    assert.ok(read);
+    assert.deepStrictEqual(read, whole);
+    assert.strictEqual(whole.problems.length, 1);
+    assert.strictEqual(read.problems[0]!.line, badAt + 1);
+    assert.strictEqual(firsts.length, 1, 'one early snapshot');
+    const first = firsts[0]!;
+    assert.strictEqual(first.bytesTotal, Buffer.byteLength(text));
+    assert.ok(first.bytesRead < first.bytesTotal);
+    assert.ok(first.records.length > 0);
+    // only whole groups, each exactly as the whole read has it
+    const groupsShown = new Set(first.records.map((r) => r.group_idx));
+    assert.deepStrictEqual(first.records, whole.records.filter((r) => groupsShown.has(r.group_idx)));
+
+    const small: SamplesProgress[] = [];
+    writer.writeIterationFile(3, 'train_samples.jsonl', whole.records.slice(0, 2));
+    const smallRead = await readSamplesInChunks(writer.dir, 3, { kind: 'train' }, (f) => small.push(f));
+    assert.deepStrictEqual(smallRead?.records, whole.records.slice(0, 2));
+    assert.strictEqual(small.length, 0, 'a file read in one chunk has no early snapshot');
+    assert.strictEqual(await readSamplesInChunks(writer.dir, 4, { kind: 'train' }, () => assert.fail('no file')), undefined);
   });
 
   it('config.json: ours and the cookbook’s parse; a wrong field or bad JSON names the file and field; no file is undefined', async () => {
