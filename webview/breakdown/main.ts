@@ -121,6 +121,8 @@ function pct(n: number, of: number): string {
 }
 
 function showSnapshot(snap: BreakdownSnapshot): void {
+  // the complete snapshot that follows a loading one of the same iteration keeps the user's selection
+  const completesLoading = snapshot?.loading !== undefined && snapshot.shown.iteration === snap.shown.iteration && snapshot.shown.split === snap.shown.split;
   snapshot = snap;
   groups = buildGroups(snap.records, snap.prompts);
   textMatches = undefined;
@@ -159,7 +161,7 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   setEnabled('prev', neighbour(-1) !== undefined);
   setEnabled('next', neighbour(1) !== undefined);
   byId('what-changed').hidden = !(ref.split === 'eval' && snap.available.eval.length >= 2);
-  selected = undefined;
+  if (!completesLoading) selected = undefined;
   applyView();
   saveState();
   if (filter.text.trim()) void search();
