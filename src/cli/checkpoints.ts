@@ -76,6 +76,8 @@ export async function runCheckpoints(a: CheckpointsArgs, client: ServiceClient, 
       let lastPct = -1;
       const r = await downloadCheckpoint(client, target, path.resolve(a.output ?? '.'), {
         signal: io.signal,
+        // the CLI's proxy is the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)
+        network: { env: process.env },
         onProgress: ({ received, total }) => {
           const pct = total ? Math.floor((received / total) * 100) : undefined;
           if (pct !== undefined && pct >= lastPct + 10) {

@@ -127,6 +127,8 @@ async function main(argv: string[]): Promise<number> {
       ...(args.resume ? { resumeDir: path.resolve(args.resume) } : {}),
       runsDir,
       cacheDir,
+      // the CLI's proxy is the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)
+      network: { env: process.env },
       connect: connector(args, cacheDir, closers, log),
       signal: ac.signal,
       onEvent: (e: Parameters<Progress['onEvent']>[0]) => progress.onEvent(e),

@@ -9,6 +9,7 @@ import { CheckpointNode, CheckpointTarget, CheckpointsTreeProvider, targetOf } f
 import { COMMAND } from './commandIds';
 import { Handler, registerTable } from './commands';
 import { TinkerConnection } from './connection';
+import { readNetworkSettings } from './networkSettings';
 import { Log } from './log';
 
 export interface CheckpointCommandServices {
@@ -172,6 +173,7 @@ async function download(s: CheckpointCommandServices, t: CheckpointTarget, a: Ch
       try {
         return await downloadCheckpoint(client, t.tinkerPath, dest, {
           signal: ac.signal,
+          network: readNetworkSettings(),
           onProgress: ({ received, total }) => {
             const pct = total ? (received / total) * 100 : undefined;
             progress.report({ message: `${sizeText(received)}${total ? ` of ${sizeText(total)}` : ''}`, increment: pct !== undefined ? pct - last : undefined });

@@ -11,6 +11,7 @@ import type { ResolvedRunSpec } from '../core/runs/spec';
 import type { SftRunResult } from '../core/sft/loop';
 import type { ResolvedSftSpec } from '../core/sft/spec';
 import { TinkerConnection } from './connection';
+import { readNetworkSettings } from './networkSettings';
 import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { ActiveRun, RunRegistry } from './runRegistry';
@@ -103,6 +104,7 @@ export class GrpoRunner {
       runsDir: this.s.runs.runsFolder,
       connect: async (sp: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
       cacheDir: this.s.cacheDir,
+      network: readNetworkSettings(),
     };
     // GRPO rewards run in Python: the interpreter is settled before the run is shown as starting
     const python = kind === 'grpo' ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;

@@ -10,6 +10,7 @@ import { EXAMPLES_TEMPLATE, rewardTemplate, TEMPLATE_EXTENSIONS, TemplateLanguag
 import { rewardLanguage } from '../core/reward/summary';
 import type { ResolvedRunSpec } from '../core/runs/spec';
 import { TinkerConnection } from './connection';
+import { readNetworkSettings } from './networkSettings';
 import { Log } from './log';
 import { resolvePython } from './pythonInterpreter';
 import { examplesMarkdown } from './rewardCodeLens';
@@ -216,8 +217,8 @@ async function freshDryRun(
   dryRunOnModel: DryRunOnModel,
 ): Promise<DryRunReport> {
   const [{ loadPromptPool }, { loadRenderer }] = await Promise.all([import('../core/data/pool'), import('../core/render')]);
-  const { renderer } = await loadRenderer({ model: spec.model, ...(spec.renderer ? { renderer: spec.renderer } : {}), cacheDir: d.cacheDir });
-  const pool = await loadPromptPool(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: d.cacheDir, signal });
+  const { renderer } = await loadRenderer({ model: spec.model, ...(spec.renderer ? { renderer: spec.renderer } : {}), cacheDir: d.cacheDir, network: readNetworkSettings() });
+  const pool = await loadPromptPool(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: d.cacheDir, network: readNetworkSettings(), signal });
   const service = await d.connection.open(await readBackendFor(spec.backend, spec.base_url));
   try {
     const sampler = await service.createSamplingClient({ baseModel: spec.model }, signal);

@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ServiceClient } from '../tinker/client';
+import { fetch as undiciFetch } from 'undici';
 import { splitTinkerPath } from '../tinker/client';
+import { type NetworkOptions, viaProxy, withDispatcher } from '../tinker/proxy';
 import { describeCheckpointError } from './errors';
 import { extractTar } from './tar';
 
@@ -18,8 +20,8 @@ export interface DownloadProgress {
 export interface DownloadOptions {
   signal?: AbortSignal;
   onProgress?: (p: DownloadProgress) => void;
-  /** what fetches the signed archive URL (default: the global fetch); no credentials are sent to it */
-  fetch?: typeof fetch;
+  /** how the archive URL is reached (proxy, NO_PROXY, certificates); default: the environment */
+  network?: NetworkOptions;
 }
 
 export interface DownloadResult {
@@ -52,7 +54,6 @@ async function freeFolder(dest: string, name: string): Promise<string> {
 }
 
 export async function downloadCheckpoint(client: ServiceClient, tinkerPath: string, destDir: string, o: DownloadOptions = {}): Promise<DownloadResult> {
-  const fetchFn = o.fetch ?? fetch;
   let url: string;
   try {
     url = (await client.checkpointArchiveUrl(tinkerPath, o.signal)).url;
@@ -66,34 +67,51 @@ export async function downloadCheckpoint(client: ServiceClient, tinkerPath: stri
   const tmpTar = path.join(destDir, `.${name}.${tag}.tar.part`);
   const tmpDir = path.join(destDir, `.${name}.${tag}.partial`);
   try {
-    const res = await fetchFn(url, { signal: o.signal, redirect: 'follow' });
-    if (!res.ok || !res.body) throw new Error(`the archive download answered HTTP ${res.status}${res.status === 403 || res.status === 404 ? ' (the signed link expired or is wrong; try again)' : ''}`);
-    const lengthHeader = Number(res.headers.get('content-length') ?? NaN);
-    const total = Number.isFinite(lengthHeader) ? lengthHeader : undefined;
-    let received = 0;
-    const out = await fs.promises.open(tmpTar, 'w');
-    try {
-      const reader = res.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        await out.write(value);
-        received += value.byteLength;
-        o.onProgress?.({ received, total });
-        o.signal?.throwIfAborted();
+    // the signed link gets no credentials; it goes the way the client would go to that host
+    return await withDispatcher(url, o.network ?? {}, async (dispatcher, route) => {
+      let res: Awaited<ReturnType<typeof undiciFetch>>;
+      try {
+        res = await undiciFetch(url, { signal: o.signal, redirect: 'follow', dispatcher });
+      } catch (err) {
+        if (o.signal?.aborted) throw err;
+        const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+        throw new Error(`the archive download could not connect (${cause}${viaProxy(route)})`);
       }
-      await out.sync();
-    } finally {
-      await out.close();
-    }
-    if (total !== undefined && received !== total) throw new Error(`the archive download stopped at ${received} of ${total} bytes`);
-    const files = await extractTar(tmpTar, tmpDir, o.signal);
-    o.signal?.throwIfAborted();
-    const final = await freeFolder(destDir, name);
-    await fs.promises.rename(tmpDir, final);
-    return { dir: final, files, bytes: received };
+      return receive(res, o, destDir, name, tmpTar, tmpDir);
+    });
   } finally {
     await fs.promises.rm(tmpTar, { force: true });
     await fs.promises.rm(tmpDir, { recursive: true, force: true });
   }
+}
+
+async function receive(res: Awaited<ReturnType<typeof undiciFetch>>, o: DownloadOptions, destDir: string, name: string, tmpTar: string, tmpDir: string): Promise<DownloadResult> {
+  if (!res.ok || !res.body) {
+    await res.body?.cancel();
+    throw new Error(`the archive download answered HTTP ${res.status}${res.status === 403 || res.status === 404 ? ' (the signed link expired or is wrong; try again)' : ''}`);
+  }
+  const lengthHeader = Number(res.headers.get('content-length') ?? NaN);
+  const total = Number.isFinite(lengthHeader) ? lengthHeader : undefined;
+  let received = 0;
+  const out = await fs.promises.open(tmpTar, 'w');
+  try {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      await out.write(value);
+      received += value.byteLength;
+      o.onProgress?.({ received, total });
+      o.signal?.throwIfAborted();
+    }
+    await out.sync();
+  } finally {
+    await out.close();
+  }
+  if (total !== undefined && received !== total) throw new Error(`the archive download stopped at ${received} of ${total} bytes`);
+  const files = await extractTar(tmpTar, tmpDir, o.signal);
+  o.signal?.throwIfAborted();
+  const final = await freeFolder(destDir, name);
+  await fs.promises.rename(tmpDir, final);
+  return { dir: final, files, bytes: received };
 }

@@ -3,10 +3,11 @@
 // second load reads the cache and makes no request. Delete the cache folder to fetch again.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { writeFileAtomic } from '../runs/runWriter';
 import { formatIssue } from '../runs/spec';
+import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';
 import { DatasetError } from './problem';
 
 export const DATASETS_SERVER = 'https://datasets-server.huggingface.co';
@@ -28,6 +29,8 @@ export interface HfFetchOptions {
   endpoint?: string;
   /** a Hugging Face token for gated/private datasets; sent only as a header, never in messages */
   token?: string;
+  /** how the datasets-server is reached (proxy …); default: the environment's HTTPS_PROXY … */
+  network?: NetworkOptions;
   signal?: AbortSignal;
   onProgress?: (rows: number, total: number) => void;
 }
@@ -76,6 +79,15 @@ export async function fetchHfRows(ref: HfDatasetRef, opts: HfFetchOptions): Prom
   if (cached) return cached;
 
   const endpoint = (opts.endpoint ?? DATASETS_SERVER).replace(/\/+$/, '');
+  return withDispatcher(endpoint, opts.network ?? {}, (dispatcher, route) => fetchAndCache(ref, { ...opts, dispatcher, route }, endpoint, cacheFile));
+}
+
+interface Connected extends HfFetchOptions {
+  dispatcher: Dispatcher;
+  route: Route;
+}
+
+async function fetchAndCache(ref: HfDatasetRef, opts: Connected, endpoint: string, cacheFile: string): Promise<HfRows> {
   const config = ref.config ?? (await findConfig(endpoint, ref, opts));
   const params = (offset: number) =>
     new URLSearchParams({ dataset: ref.dataset, config, split: ref.split, offset: String(offset), length: String(PAGE) });
@@ -110,7 +122,7 @@ export async function fetchHfRows(ref: HfDatasetRef, opts: HfFetchOptions): Prom
 }
 
 /** The config holding the split: the only one, else "default"; otherwise the user must name it. */
-async function findConfig(endpoint: string, ref: HfDatasetRef, opts: HfFetchOptions): Promise<string> {
+async function findConfig(endpoint: string, ref: HfDatasetRef, opts: Connected): Promise<string> {
   const url = `${endpoint}/splits?${new URLSearchParams({ dataset: ref.dataset })}`;
   const answer = await getJson(url, SplitsAnswer, ref.dataset, opts);
   const configs = [...new Set(answer.splits.filter((s) => s.split === ref.split).map((s) => s.config))];
@@ -126,7 +138,7 @@ async function findConfig(endpoint: string, ref: HfDatasetRef, opts: HfFetchOpti
 }
 
 /** GET a JSON answer and check it; 429/5xx and dropped connections are retried with a growing pause. */
-async function getJson<T extends z.ZodType>(url: string, schema: T, what: string, opts: HfFetchOptions): Promise<z.output<T>> {
+async function getJson<T extends z.ZodType>(url: string, schema: T, what: string, opts: Connected): Promise<z.output<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   for (let attempt = 1; ; attempt++) {
@@ -134,7 +146,7 @@ async function getJson<T extends z.ZodType>(url: string, schema: T, what: string
     let text: string;
     let retryAfter: string | string[] | undefined;
     try {
-      const res = await request(url, { method: 'GET', headers, signal: opts.signal, headersTimeout: 60_000, bodyTimeout: 60_000 });
+      const res = await request(url, { method: 'GET', headers, dispatcher: opts.dispatcher, signal: opts.signal, headersTimeout: 60_000, bodyTimeout: 60_000 });
       status = res.statusCode;
       retryAfter = res.headers['retry-after'];
       text = await res.body.text();
@@ -146,7 +158,7 @@ async function getJson<T extends z.ZodType>(url: string, schema: T, what: string
         await pause(backoffMs(attempt, undefined), opts.signal);
         continue;
       }
-      throw new DatasetError(`dataset.hf: cannot reach the Hugging Face datasets-server at ${originOf(url)} (${code})`);
+      throw new DatasetError(`dataset.hf: cannot reach the Hugging Face datasets-server at ${originOf(url)} (${code}${viaProxy(opts.route)})`);
     }
     if ((status === 429 || status >= 500) && attempt < ATTEMPTS) {
       await pause(backoffMs(attempt, retryAfter), opts.signal);

@@ -6,6 +6,7 @@
 // One mulberry32 stream seeded with `seed` drives every shuffle, in the order above.
 import * as path from 'node:path';
 import type { DatasetSpec } from '../runs/spec';
+import type { NetworkOptions } from '../tinker/proxy';
 import { fetchHfRows } from './hf';
 import { readJsonlProblems } from './jsonl';
 import { mulberry32, shuffled } from './prng';
@@ -23,6 +24,8 @@ export interface PromptPoolOptions {
   hubEndpoint?: string;
   /** Hugging Face token for gated datasets (sent as a header only) */
   hfToken?: string;
+  /** how the datasets-server is reached (proxy …); default: the environment */
+  network?: NetworkOptions;
   onProgress?: (rows: number, total: number) => void;
 }
 
@@ -79,6 +82,7 @@ async function loadSource(dataset: DatasetSpec, fields: ProblemFields, opts: Pro
     cacheDir: opts.cacheDir,
     ...(opts.hubEndpoint !== undefined ? { endpoint: opts.hubEndpoint } : {}),
     ...(opts.hfToken !== undefined ? { token: opts.hfToken } : {}),
+    ...(opts.network !== undefined ? { network: opts.network } : {}),
     ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
     ...(opts.onProgress !== undefined ? { onProgress: opts.onProgress } : {}),
   });

@@ -30,6 +30,7 @@ import { ResolvedRunSpec, RunSpec, parseRunSpecFile } from '../runs/spec';
 import type { RunWriter } from '../runs/runWriter';
 import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
+import type { NetworkOptions } from '../tinker/proxy';
 import { GrpoLoopConfig, runGrpo } from './loop';
 import type { GrpoEvent, GrpoRunResult } from './types';
 
@@ -39,6 +40,8 @@ export interface StartGrpoRunOptions {
   runsDir: string;
   connect: (spec: ResolvedRunSpec) => Promise<ServiceClient>;
   cacheDir: string;
+  /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
+  network?: NetworkOptions;
   python?: string;
   /** environment variables passed to reward workers besides the built-in allowlist */
   rewardEnvironment?: readonly string[];
@@ -117,10 +120,10 @@ async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, 
   }
 
   const learningRate = resolveLearningRate(spec);
-  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir });
+  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
   for (const w of warnings) log(`warning: ${w}`);
   const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
-  const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir });
+  const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
   logSkipped(pool.skipped, log);
   log(`${pool.train.length} train problems, ${pool.holdout.length} holdout problems; renderer ${renderer.name}; lr ${learningRate}`);
 

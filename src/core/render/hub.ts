@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fetch, type Dispatcher } from 'undici';
 import { writeFileAtomic } from '../runs/runWriter';
+import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';
 import { TokenizerFilesError } from './errors';
 import { TokenizerConfigJson, TokenizerJson } from './hfTokenizer';
 
@@ -22,7 +23,9 @@ export interface HubOptions {
   hfToken?: string;
   /** the model the files are for, named in errors (defaults to the repo) */
   model?: string;
-  /** for tests and proxies */
+  /** how to reach the hub (proxy, NO_PROXY, certificates); default: the environment's HTTPS_PROXY … */
+  network?: NetworkOptions;
+  /** a dispatcher to use instead of one built from `network` */
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
 }
@@ -67,9 +70,22 @@ async function download(opts: HubOptions, dir: string, missing: readonly string[
   const endpoint = hubEndpoint(opts.endpoint);
   const model = opts.model ?? opts.repo;
   fs.mkdirSync(dir, { recursive: true });
+  if (opts.dispatcher) return downloadWith(opts.dispatcher, undefined, opts, endpoint, model, dir, missing);
+  return withDispatcher(endpoint, opts.network ?? {}, (d, route) => downloadWith(d, route, opts, endpoint, model, dir, missing));
+}
+
+async function downloadWith(
+  dispatcher: Dispatcher,
+  route: Route | undefined,
+  opts: HubOptions,
+  endpoint: string,
+  model: string,
+  dir: string,
+  missing: readonly string[],
+): Promise<HubFiles> {
   for (const file of missing) {
     const url = `${endpoint}/${opts.repo}/resolve/main/${file}`;
-    const text = await get(url, file, model, opts);
+    const text = await get(url, file, model, opts, dispatcher, route);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -87,7 +103,7 @@ async function download(opts: HubOptions, dir: string, missing: readonly string[
   return { dir, fetched: [...missing] };
 }
 
-async function get(url: string, file: string, model: string, opts: HubOptions): Promise<string> {
+async function get(url: string, file: string, model: string, opts: HubOptions, dispatcher: Dispatcher, route: Route | undefined): Promise<string> {
   const headers: Record<string, string> = { 'user-agent': 'tinker-studio' };
   if (opts.hfToken) headers.authorization = `Bearer ${opts.hfToken}`;
   let res: Awaited<ReturnType<typeof fetch>>;
@@ -95,13 +111,13 @@ async function get(url: string, file: string, model: string, opts: HubOptions): 
     res = await fetch(url, {
       headers,
       redirect: 'follow',
-      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      dispatcher,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
   } catch (e) {
     const cause = e instanceof Error && e.cause instanceof Error ? e.cause.message : e instanceof Error ? e.message : String(e);
     throw new TokenizerFilesError(
-      `could not download the tokenizer of ${model} from ${url} (${cause}). Tokenizers are cached after the first download; connect once, or set HF_ENDPOINT to a reachable mirror.`,
+      `could not download the tokenizer of ${model} from ${url} (${cause}${route ? viaProxy(route) : ''}). Tokenizers are cached after the first download; connect once, or set HF_ENDPOINT to a reachable mirror.`,
     );
   }
   if (res.ok) return res.text();

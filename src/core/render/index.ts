@@ -1,5 +1,6 @@
 // One entry to the rendering layer: a model name in, its renderer and tokenizer out.
 import type { Dispatcher } from 'undici';
+import type { NetworkOptions } from '../tinker/proxy';
 import { ByteTokenizer } from './byteTokenizer';
 import { ModelConfigurationError } from './errors';
 import { loadHfTokenizer } from './hfTokenizer';
@@ -21,6 +22,8 @@ export interface LoadRendererOptions {
   hfToken?: string;
   /** the server's tokenizer_id for the model (get_info), when it names another repo */
   tokenizerId?: string;
+  /** how the hub is reached (proxy …); default: the environment */
+  network?: NetworkOptions;
   dispatcher?: Dispatcher;
 }
 
@@ -69,6 +72,7 @@ export async function loadTokenizer(opts: Omit<LoadRendererOptions, 'renderer'>)
     model: opts.model,
     ...(opts.hubEndpoint ? { endpoint: opts.hubEndpoint } : {}),
     ...(opts.hfToken ? { hfToken: opts.hfToken } : {}),
+    ...(opts.network ? { network: opts.network } : {}),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
   return loadHfTokenizer(source.repo, files.dir);

@@ -13,6 +13,7 @@ import { holdoutCount } from '../data/pool';
 import { DatasetError } from '../data/problem';
 import { mulberry32, shuffled } from '../data/prng';
 import type { Message } from '../render/types';
+import type { NetworkOptions } from '../tinker/proxy';
 import { formatIssue } from '../runs/spec';
 import type { SftDatasetSpec } from './spec';
 
@@ -103,6 +104,8 @@ export interface LoadChatsOptions {
   specDir: string;
   seed: number;
   cacheDir: string;
+  /** how the datasets-server is reached (proxy …); default: the environment */
+  network?: NetworkOptions;
   signal?: AbortSignal;
 }
 
@@ -116,7 +119,7 @@ export async function loadChats(d: SftDatasetSpec, o: LoadChatsOptions): Promise
   let main: Loaded;
   if (d.path !== undefined) main = await readJsonlChats(path.resolve(o.specDir, d.path), labelOf(d.path, o.specDir), f, d.on_invalid_line);
   else if (d.hf !== undefined) {
-    const { rows, config } = await fetchHfRows(d.hf, { cacheDir: o.cacheDir, ...(o.signal ? { signal: o.signal } : {}) });
+    const { rows, config } = await fetchHfRows(d.hf, { cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(o.signal ? { signal: o.signal } : {}) });
     main = { chats: [], skipped: [] };
     for (const { rowIdx, row } of rows) {
       const where = `${d.hf.dataset}/${config}/${d.hf.split}:${rowIdx}`;

@@ -12,7 +12,7 @@ import { SpanTimer } from '../grpo/spanTimer';
 import { COOKBOOK_ADAM } from '../grpo/trainStep';
 import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from '../grpo/types';
 import type { Renderer, TrainOnWhat } from '../render/types';
-import { checkpointName, endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, stopOutcome } from '../runs/loopRuntime';
+import { checkpointName, endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, stopOutcome, serverGoneSignal } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
@@ -78,6 +78,8 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
   const io = loopIo(o);
   const { log, emit, checkCancel } = io;
   const signal = o.signal;
+  // a user cancel lets the request in flight finish; a server that went away is not waited for
+  const gone = serverGoneSignal(signal);
   const startStep = o.resumeFrom?.batch ?? 0;
   const endStep = totalSteps(o.train.length, c);
   const stopStep = o.stopAfter !== undefined ? Math.min(endStep, startStep + Math.max(1, o.stopAfter)) : endStep;
@@ -117,9 +119,9 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
     emit({ type: 'phase', step, phase: 'eval', done: 0, total: validationDatums.length });
     for (let k = 0; k < validationDatums.length; k += c.batchSize) {
       const chunk = validationDatums.slice(k, k + c.batchSize);
-      // no abort signal: a training-client request abandoned mid-submission would leave a gap in
-      // the client's request sequence, and the resume checkpoint saved on cancel could not follow it
-      const out = await (await trainer.forward(chunk.map(toWireSftDatum), 'cross_entropy')).result();
+      // only a server gone aborts it: a request abandoned mid-submission would leave a gap in the
+      // client's request sequence, and the resume checkpoint saved on cancel could not follow it
+      const out = await (await trainer.forward(chunk.map(toWireSftDatum), 'cross_entropy', undefined, gone)).result(gone);
       out.loss_fn_outputs.forEach((x, i) => {
         const lp = x['logprobs'];
         if (!lp) throw new Error(`forward returned no logprobs for validation datum ${k + i}`);
@@ -162,10 +164,10 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
       emit({ type: 'phase', step: s, phase: 'training' });
       // From here the update is submitted: the step is finished and written even if cancelled.
       const trained = await timer.time('train_step', async () => {
-        const fbSubmitted = trainer.forwardBackward(datums.map(toWireSftDatum), 'cross_entropy');
-        const optSubmitted = trainer.optimStep({ learning_rate: lr, ...COOKBOOK_ADAM });
+        const fbSubmitted = trainer.forwardBackward(datums.map(toWireSftDatum), 'cross_entropy', undefined, gone);
+        const optSubmitted = trainer.optimStep({ learning_rate: lr, ...COOKBOOK_ADAM }, gone);
         const [fb, opt] = await Promise.all([fbSubmitted, optSubmitted]);
-        return Promise.all([fb.result(), opt.result()]);
+        return Promise.all([fb.result(gone), opt.result(gone)]);
       });
       const [fbOut, optOut] = trained;
       const trainLogprobs = fbOut.loss_fn_outputs.map((x, i) => {
@@ -185,7 +187,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
       let record: CheckpointRecord | undefined;
       if (c.saveEvery > 0 && next % c.saveEvery === 0 && next < endStep) {
         emit({ type: 'phase', step: s, phase: 'checkpoint' });
-        record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', { ttlSeconds: c.ttlSeconds, extra: epochOf(next) }));
+        record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', { ttlSeconds: c.ttlSeconds, extra: epochOf(next), signal: gone }));
       }
       metrics[METRIC.timeTotal] = (performance.now() - t0) / 1000;
       Object.assign(metrics, timer.metrics());

@@ -8,6 +8,7 @@ import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
 import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
+import type { NetworkOptions } from '../tinker/proxy';
 import { loadChats } from './data';
 import { runSft, SftLoopConfig, SftRunResult } from './loop';
 import { parseSftSpecFile, ResolvedSftSpec, sftSpecFromConfig } from './spec';
@@ -18,6 +19,8 @@ export interface StartSftRunOptions {
   runsDir: string;
   connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => Promise<ServiceClient>;
   cacheDir: string;
+  /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
+  network?: NetworkOptions;
   resumeDir?: string;
   /** run at most this many steps, then pause (see RunSftOptions.stopAfter) */
   stopAfter?: number;
@@ -72,10 +75,10 @@ async function startSftWith(o: StartSftRunOptions, resume: RunWriter | undefined
   }
 
   const learningRate = resolveLearningRate(spec);
-  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir });
+  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
   for (const w of warnings) log(`warning: ${w}`);
   const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
-  const chats = await loadChats(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.signal ? { signal: o.signal } : {}) });
+  const chats = await loadChats(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(o.signal ? { signal: o.signal } : {}) });
   logSkipped(chats.skipped, log);
   log(`${chats.train.length} train chats, ${chats.validation.length} validation chats; renderer ${renderer.name}; lr ${learningRate}`);
 

@@ -135,3 +135,23 @@ export function createDispatcher(baseUrl: string, o: NetworkOptions = {}): { dis
   });
   return { route, dispatcher };
 }
+
+/**
+ * Runs `use` with a dispatcher routed for `url` as the client's own (proxy, NO_PROXY, loopback
+ * direct, certificates), closed afterwards. For the other downloads: tokenizer files, dataset pages,
+ * checkpoint archives.
+ */
+export async function withDispatcher<T>(url: string, o: NetworkOptions, use: (dispatcher: Dispatcher, route: Route) => Promise<T>): Promise<T> {
+  const { dispatcher, route } = createDispatcher(url, o);
+  try {
+    return await use(dispatcher, route);
+  } finally {
+    // every body `use` needed is read by now; destroy (not close) so an unread one cannot hold it open
+    await dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+/** ", through the proxy …" for error text when a request went through a proxy, else "". */
+export function viaProxy(r: Route): string {
+  return r.kind === 'proxy' ? `, ${describeRoute(r)}` : '';
+}

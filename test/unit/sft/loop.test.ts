@@ -8,6 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';
+import { ServerGone } from '../../../src/core/runs/loopRuntime';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 import type { Chat } from '../../../src/core/sft/data';
 import { runSft, SftLoopConfig } from '../../../src/core/sft/loop';
@@ -147,6 +148,31 @@ describe('SFT loop on the engine', function () {
     const second = await runSft({ service, config: c, renderer, train: TRAIN, validation: VALIDATION, writer, resumeFrom });
     assert.strictEqual(second.status, 'completed', second.error);
     assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0, 1, 2, 3]);
+  });
+
+  it('the server gone during a step: the run fails at once with its message; the step in flight is not waited for, no resume point', async () => {
+    const writer = RunWriter.create(path.join(dir, 'runs'), 'server-gone');
+    writer.writeConfig({ run_kind: 'sft' });
+    const ac = new AbortController();
+    const message = 'the local engine exited (SIGKILL); Resume continues from the last checkpoint';
+    const r = await runSft({
+      service,
+      config: config({ maxSteps: 6, saveEvery: 0, evalEvery: 0 }),
+      renderer,
+      train: TRAIN,
+      validation: [],
+      writer,
+      signal: ac.signal,
+      onEvent: (e) => {
+        // what the adapter does when the engine process dies: step 2's update is being submitted
+        if (e.type === 'phase' && e.phase === 'training' && e.step === 2) ac.abort(new ServerGone(message));
+      },
+    });
+    assert.strictEqual(r.status, 'failed');
+    assert.strictEqual(r.error, message);
+    assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0, 1], 'step 2 was waited for and written');
+    assert.deepStrictEqual(readCheckpointLines(writer.dir), [], 'a resume point was attempted on a dead server');
+    assertNoPartialLines(writer.dir);
   });
 
   it('startSftRun runs a spec file into a run directory marked as SFT; a bad spec is refused before anything is created', async () => {
