@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand } from './palette.mjs';
+import { openTinker, runCommand } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,6 +28,8 @@ export function playgroundTests(suffix) {
       async run({ page, open, workspace, screenshot }) {
         writeArithmetic(workspace);
         await open();
+        // the palette lists the commands known when it opens: wait until the extension's contributions are in
+        await openTinker(page);
         await runCommand(page, 'Tinker: Open Sample Playground');
         const frame = playgroundFrame(page);
         await frame.locator('#side-A').waitFor({ timeout: 60_000 });
