@@ -3,14 +3,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
 import { registerBreakdownCommands } from './vscode/breakdownCommands';
-import { BreakdownPanels, breakdownPanels } from './vscode/breakdownPanels';
+import { breakdownPanels } from './vscode/breakdownPanels';
 import { registerCheckpointCommands } from './vscode/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
 import { registerSampleDocuments } from './vscode/sampleDocuments';
 import { registerSampleDiffs } from './vscode/sampleDiffs';
 import { registerPlaygroundCommands } from './vscode/playgroundCommands';
 import { registerPlaygroundDocuments } from './vscode/playgroundDocuments';
-import { PlaygroundPanels, playgroundPanels } from './vscode/playgroundPanels';
+import { playgroundPanels } from './vscode/playgroundPanels';
 import { resolvePython } from './vscode/pythonInterpreter';
 import { registerCommands, registerTable } from './vscode/commands';
 import { TinkerConnection } from './vscode/connection';
@@ -19,8 +19,8 @@ import { ContextKeys } from './vscode/contextKeys';
 import { GrpoRunner } from './vscode/grpoRunner';
 import { LocalEngine } from './vscode/localEngine';
 import { Log } from './vscode/log';
-import { MetricsPanels, metricsPanels } from './vscode/metricsPanels';
-import { RewardEditor, registerRewardEditor } from './vscode/rewards';
+import { metricsPanels } from './vscode/metricsPanels';
+import { registerRewardEditor } from './vscode/rewards';
 import { registerRunCommands } from './vscode/runCommands';
 import { RunRegistry } from './vscode/runRegistry';
 import { RunStatusItem } from './vscode/runStatusBar';
@@ -33,38 +33,15 @@ import { BackendStatusItem } from './vscode/statusBar';
 import { TrustedServers } from './vscode/trustedServers';
 import { haveKeyFor } from './vscode/apiKeyPrompt';
 import { COMMAND } from './vscode/commandIds';
+import { registerTestHooks } from './vscode/testHooks';
+import type { TinkerStudioApi } from './api';
+
+export type { TinkerStudioApi } from './api';
+export type { TinkerStudioTestHandles } from './vscode/testHooks';
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
 declare const __tinkerLoadStart: number | undefined;
 declare const __tinkerLoadEnd: number | undefined;
-
-/** What activate() returns: used by the integration tests and by other extensions. No secrets. */
-export interface TinkerStudioApi {
-  /** wall-clock time activate() took, in milliseconds */
-  activationMs: number;
-  /** time to evaluate the bundle (module load) plus activationMs, when bundled */
-  loadAndActivateMs: number | undefined;
-  /** where the API key would come from, without revealing it */
-  apiKeySource(): Promise<string | undefined>;
-  runs: RunsModel;
-  runsTree: RunsTreeProvider;
-  checkpointsTree: CheckpointsTreeProvider;
-  /** GRPO runs started in this window */
-  registry: RunRegistry;
-  metrics: MetricsPanels;
-  /** the GRPO group breakdown panels */
-  breakdowns: BreakdownPanels;
-  /** the sample playground panel */
-  playground: PlaygroundPanels;
-  codeLenses: SpecCodeLensProvider;
-  runStatus: RunStatusItem;
-  /** the reward-function editor: reward files, validation state, CodeLens */
-  rewards: RewardEditor;
-  /** starts GRPO runs (the commands' back end) */
-  runner: GrpoRunner;
-  /** the context keys the manifest's `when` clauses read */
-  contextKeys: ContextKeys;
-}
 
 export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const t0 = performance.now();
@@ -182,9 +159,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     `Tinker Studio ${context.extension.packageJSON.version} activated in ${activationMs.toFixed(1)} ms` +
       (loadAndActivateMs !== undefined ? ` (${loadAndActivateMs.toFixed(1)} ms including loading the bundle)` : ''),
   );
-  return {
-    activationMs,
-    loadAndActivateMs,
+  for (const d of registerTestHooks(context.extensionMode, {
     apiKeySource: async () => (await apiKeys.get())?.source,
     runs,
     runsTree,
@@ -198,6 +173,13 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     rewards: rewards.editor,
     runner,
     contextKeys,
+  }))
+    own(d);
+  return {
+    activationMs,
+    loadAndActivateMs,
+    runsFolder: () => runs.runsFolder,
+    onDidChangeRuns: runs.onDidChange,
   };
 }
 

@@ -4,7 +4,7 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import { writeTinySpec } from './grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
 
@@ -17,7 +17,7 @@ function resultText(r: vscode.LanguageModelToolResult): string {
 suite('agent tools (language-model tools)', function () {
   this.timeout(240_000);
   const suiteState = useLocalEngineAndRunsFolder('tinker-agent-runs-');
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   let runsDir: string;
 
   suiteSetup(() => {

@@ -9,7 +9,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { Redactor } from '../../src/core/config/redact';
 import type { SampleRecord } from '../../src/core/runs/sampleRecord';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import { breakdownPanels } from '../../src/vscode/breakdownPanels';
 import { Log } from '../../src/vscode/log';
 import { metricsPanels } from '../../src/vscode/metricsPanels';
@@ -50,7 +50,7 @@ function studioRun(): string {
 
 suite('GRPO group breakdown panel', function () {
   this.timeout(60_000);
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   let log: Log;
 
   suiteSetup(async () => {

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { DownloadResult } from '../../src/core/checkpoints/download';
 import type { WeightsSummary } from '../../src/core/checkpoints/manage';
 import type { SftRunResult } from '../../src/core/sft/loop';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import type { ActionReport } from '../../src/vscode/checkpointCommands';
 import type { CheckpointNode } from '../../src/vscode/checkpointsTree';
 import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
@@ -27,7 +27,7 @@ function writeChats(dir: string): string {
 suite('Checkpoint management in the Checkpoints view', function () {
   this.timeout(240_000);
   const suiteState = useLocalEngineAndRunsFolder('tinker-ckpt-view-');
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   let runDir: string;
   let specDir: string;
 

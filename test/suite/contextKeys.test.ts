@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../../src/core/grpo/types';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import { CONTEXT_KEYS } from '../../src/vscode/contextKeys';
 import { writeTinySpec } from './grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
@@ -14,7 +14,7 @@ import { useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
 suite('context keys', function () {
   this.timeout(240_000);
   const suiteState = useLocalEngineAndRunsFolder('tinker-ctx-runs-');
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   const key = (k: string) => api.contextKeys.get(k);
 
   suiteSetup(() => {

@@ -1,10 +1,12 @@
 // The extension inside a real VS Code extension host: activation, contributions, commands, views,
-// settings, secrets and the transcript language, through public API only.
+// settings, secrets and the transcript language; the public API, and internals through the test handles.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, activateExtension, waitFor, waitForRunsWatcher, workspaceRoot } from './helpers';
+import { PUBLIC_API_MEMBERS } from '../../src/api';
+import { TEST_HANDLES_COMMAND } from '../../src/vscode/testHooks';
+import { EXTENSION_ID, activateExtension, activatePublicApi, waitFor, waitForRunsWatcher, workspaceRoot } from './helpers';
 
 interface Contributions {
   commands: Array<{ command: string; title: string; category?: string }>;
@@ -27,10 +29,29 @@ suite('Tinker Studio in the extension host', () => {
   });
 
   test('activates and reports how long activation took', async () => {
-    const api = await activateExtension();
+    const api = await activatePublicApi();
     assert.strictEqual(typeof api.activationMs, 'number');
     assert.ok(api.activationMs >= 0);
     console.log(`activate() took ${api.activationMs.toFixed(1)} ms`);
+  });
+
+  test('the public API has exactly the documented members and follows the runs folder', async () => {
+    const api = await activatePublicApi();
+    assert.deepStrictEqual(Object.keys(api).sort(), [...PUBLIC_API_MEMBERS].sort());
+    const handles = await activateExtension();
+    assert.strictEqual(api.runsFolder(), handles.runs.runsFolder);
+    const fired = new Promise<void>((resolve) => {
+      const sub = api.onDidChangeRuns(() => {
+        sub.dispose();
+        resolve();
+      });
+    });
+    await waitForRunsWatcher(handles);
+    await fired;
+  });
+
+  test('the test handles are behind a command that is not contributed', () => {
+    assert.ok(!contributions().commands.some((c) => c.command === TEST_HANDLES_COMMAND), `${TEST_HANDLES_COMMAND} is in no palette or menu`);
   });
 
   test('every contributed command is registered, in the Tinker category, and nothing else is', async () => {

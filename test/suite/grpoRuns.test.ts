@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../../src/core/grpo/types';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import { checkpointNames, loggedSteps, writeTinySpec } from './grpoFixtures';
 import { Redactor } from '../../src/core/config/redact';
 import { Log } from '../../src/vscode/log';
@@ -20,7 +20,7 @@ const RUN_TIMEOUT = 240_000;
 suite('GRPO runs from the extension host', function () {
   this.timeout(RUN_TIMEOUT);
   const suiteState = useLocalEngineAndRunsFolder('tinker-grpo-runs-');
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   let runsDir: string;
 
   suiteSetup(() => {

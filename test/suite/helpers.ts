@@ -1,17 +1,28 @@
-// Small helpers for the extension-host suite: wait on conditions (never fixed sleeps), get the API.
+// Small helpers for the extension-host suite: wait on conditions (never fixed sleeps), get the
+// extension's public API or its test handles.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioApi, TinkerStudioTestHandles } from '../../src/extension';
+import { TEST_HANDLES_COMMAND } from '../../src/vscode/testHooks';
 
 export const EXTENSION_ID = 'tinker-studio.tinker-studio';
 
-export async function activateExtension(): Promise<TinkerStudioApi> {
+/** Activates the extension and returns what other extensions get. */
+export async function activatePublicApi(): Promise<TinkerStudioApi> {
   const ext = vscode.extensions.getExtension<TinkerStudioApi>(EXTENSION_ID);
   assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
   return ext.activate();
+}
+
+/** Activates the extension and returns its internals, registered only while the test suite runs. */
+export async function activateExtension(): Promise<TinkerStudioTestHandles> {
+  await activatePublicApi();
+  const handles = await vscode.commands.executeCommand<TinkerStudioTestHandles | undefined>(TEST_HANDLES_COMMAND);
+  assert.ok(handles, `${TEST_HANDLES_COMMAND} returned the test handles (the host runner sets TINKER_STUDIO_TEST_HOOKS=1)`);
+  return handles;
 }
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes (then fails with `what`). */
@@ -43,7 +54,7 @@ export function workspaceRoot(): string {
  * unnoticed. This waits until the runs watcher is live: it touches a probe file in a hidden folder of
  * the runs folder (ignored by the run listing) until the model reports a change.
  */
-export async function waitForRunsWatcher(api: TinkerStudioApi, timeoutMs = 30_000): Promise<void> {
+export async function waitForRunsWatcher(api: TinkerStudioTestHandles, timeoutMs = 30_000): Promise<void> {
   const probeDir = path.join(api.runs.runsFolder, '.watcher-probe');
   fs.mkdirSync(probeDir, { recursive: true });
   const deadline = Date.now() + timeoutMs;
@@ -73,8 +84,8 @@ export async function waitForRunsWatcher(api: TinkerStudioApi, timeoutMs = 30_00
  * at a fresh temp folder (user settings) before the suite and resets both settings after it.
  * Returns getters, valid inside the suite's tests.
  */
-export function useLocalEngineAndRunsFolder(prefix: string): { api: () => TinkerStudioApi; runsDir: () => string } {
-  let api: TinkerStudioApi | undefined;
+export function useLocalEngineAndRunsFolder(prefix: string): { api: () => TinkerStudioTestHandles; runsDir: () => string } {
+  let api: TinkerStudioTestHandles | undefined;
   let runsDir: string | undefined;
   suiteSetup(async () => {
     api = await activateExtension();

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import { Redactor } from '../../src/core/config/redact';
 import { Log } from '../../src/vscode/log';
 import { MetricsPanels, metricsPanels } from '../../src/vscode/metricsPanels';
@@ -39,7 +39,7 @@ function cookbookRun(): string {
 
 suite('Metrics panel', function () {
   this.timeout(60_000);
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   let log: Log;
   let recorder: TransportRecorder;
   let panels: MetricsPanels;

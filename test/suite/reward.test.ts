@@ -9,7 +9,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { groupBreakdown } from '../../src/core/grpo/advantages';
 import type { DryRunReport } from '../../src/core/reward/dryRun';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import { activateExtension, waitFor, workspaceRoot } from './helpers';
 
 const LIMIT = 90_000;
@@ -79,7 +79,7 @@ const NETWORK = (m: string) => `the module "${m}" reaches the network: reward fu
 
 suite('Reward functions: inline validation, examples and dry runs', function () {
   this.timeout(LIMIT * 3);
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   let dir: string;
 
   suiteSetup(async () => {

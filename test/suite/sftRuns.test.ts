@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { SftRunResult } from '../../src/core/sft/loop';
-import type { TinkerStudioApi } from '../../src/extension';
+import type { TinkerStudioTestHandles } from '../../src/extension';
 import { checkpointNames, loggedSteps } from './grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
 
@@ -37,7 +37,7 @@ const metricsLines = (runDir: string) =>
 suite('SFT runs from the extension host', function () {
   this.timeout(RUN_TIMEOUT);
   const suiteState = useLocalEngineAndRunsFolder('tinker-sft-runs-');
-  let api: TinkerStudioApi;
+  let api: TinkerStudioTestHandles;
   let runsDir: string;
 
   suiteSetup(() => {
