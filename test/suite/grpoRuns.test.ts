@@ -199,9 +199,18 @@ suite('GRPO runs from the extension host', function () {
   });
 
   test('the metrics panel of a running run receives each iteration as it is logged, and the run’s status', async () => {
-    // long enough (a few seconds) for the webview to load and say ready while the run still runs
     const ITERATIONS = 20;
     const spec = writeTinySpec({ name: 'live', iterations: ITERATIONS, holdout: false });
+    // the run waits in its first reward call until the panel has shown it running: however fast the
+    // engine is, the panel sees the run running and then receives each iteration as it is logged
+    const gate = path.join(path.dirname(spec), 'go');
+    fs.writeFileSync(
+      path.join(path.dirname(spec), 'reward.py'),
+      `import os, re, time\n\ndef compute_reward(completion, ground_truth):\n    deadline = time.time() + 240\n    while not os.path.exists(${JSON.stringify(gate)}) and time.time() < deadline:\n        time.sleep(0.05)\n    numbers = re.findall(r"-?\\d+", completion)\n    return 1.0 if numbers and int(numbers[-1]) == int(ground_truth) else 0.0\n`,
+    );
+    const specJson = JSON.parse(fs.readFileSync(spec, 'utf8')) as { reward: Record<string, unknown> };
+    specJson.reward.timeout_ms = 300_000;
+    fs.writeFileSync(spec, JSON.stringify(specJson, null, 2));
     const started = Promise.resolve(vscode.commands.executeCommand<GrpoRunResult>('tinker.startGrpoRun', spec));
     const run = await waitFor('the run directory', () => api.registry.active().find((r) => r.specFile === spec && r.runDir), RUN_TIMEOUT / 2);
     const log = new Log(new Redactor(), 'Tinker (test)');
@@ -219,6 +228,8 @@ suite('GRPO runs from the extension host', function () {
       if (m.type === 'snapshot' || m.type === 'run') statuses.push(m.run.status);
     });
     try {
+      await waitFor('the panel showing the run running', () => statuses.includes('running'), 120_000);
+      fs.writeFileSync(gate, '');
       const result = await started;
       assert.ok(result);
       assert.strictEqual(result.status, 'completed', result.error);
