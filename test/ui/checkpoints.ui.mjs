@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { widenSidebar } from './grpo-steps.mjs';
-import { openTinker, pane, runCommand } from './palette.mjs';
+import { openTinker, pane } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 300_000;
@@ -34,7 +34,7 @@ async function contextMenu(page, row, item) {
 
 export const tests = [
   {
-    name: 'SFT: Start SFT Run from the palette runs it, and its metrics panel shows train and validation NLL',
+    name: 'SFT: the spec\'s Start run CodeLens runs it, and its metrics panel shows train and validation NLL',
     async run({ page, open, workspace, screenshot }) {
       writeShortSft(workspace);
       await open();
@@ -45,7 +45,9 @@ export const tests = [
       await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sft-short.sft.json' }).first().waitFor({ timeout: 15_000 });
       await page.keyboard.press('Enter');
       await page.locator('.tab', { hasText: 'sft-short.sft.json' }).waitFor({ timeout: 15_000 });
-      await runCommand(page, 'Tinker: Start SFT Run');
+      // the spec's own CodeLens names the file it runs; the palette command reads the active editor,
+      // which the extension host can learn of after the tab shows
+      await page.locator('.codelens-decoration a', { hasText: 'Start run' }).click({ timeout: 30_000 });
       const toast = page.locator('.notification-toast', { hasText: 'SFT run sft-short completed' });
       await toast.waitFor({ timeout: RUN_TIMEOUT });
       await toast.getByRole('button', { name: 'Open Metrics' }).click();
