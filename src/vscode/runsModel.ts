@@ -7,12 +7,16 @@ import type { RunSummary } from '../core/runs/runDirectory';
 import { Log } from './log';
 import { Disposable, toDisposable } from './lifecycle';
 
+const LOCK_POLL_MS = 2_000;
+
 export class RunsModel extends Disposable {
   private runs: RunSummary[] = [];
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   private watcher: vscode.FileSystemWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** checks whether the writers of locked runs are still alive (see watchLockHolders) */
+  private lockPoll: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private again = false;
   private loaded = false;
@@ -27,6 +31,7 @@ export class RunsModel extends Disposable {
     this._register(
       toDisposable(() => {
         clearTimeout(this.timer);
+        clearInterval(this.lockPoll);
         this.watcher?.dispose();
       }),
     );
@@ -95,9 +100,28 @@ export class RunsModel extends Disposable {
       } while (this.again);
       this.loaded = true;
       this.loading = undefined;
+      this.watchLockHolders();
       this.changed.fire();
     })();
     return this.loading;
+  }
+
+  /**
+   * A writer that dies (a window reloaded or closed mid-run, a killed CLI) leaves its lock behind and
+   * changes no file, so the file watcher cannot tell that its run became interrupted. While some run
+   * is locked, its holder's liveness is checked every few seconds and the run re-read once it lets go.
+   */
+  private watchLockHolders(): void {
+    const locked = this.runs.filter((r) => r.locked && !r.finished).map((r) => r.dir);
+    clearInterval(this.lockPoll);
+    this.lockPoll = undefined;
+    if (locked.length === 0) return;
+    this.lockPoll = setInterval(() => {
+      void import('../core/runs/runLock').then(({ runLockState }) => {
+        const released = locked.filter((d) => runLockState(d) !== 'held');
+        if (released.length) void this.update(new Set(released));
+      });
+    }, LOCK_POLL_MS);
   }
 
   private watch(): void {

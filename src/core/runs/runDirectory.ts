@@ -44,6 +44,8 @@ export interface RunSummary {
   finished: boolean;
   /** not finished, and its writer died holding the directory (window reloaded, process killed): resumable */
   interrupted: boolean;
+  /** a live process holds the directory's lock (this window's run, another window's, the CLI's) */
+  locked: boolean;
   modifiedMs: number;
   problems: JsonlProblem[];
 }
@@ -118,6 +120,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
 
   const last = metrics[metrics.length - 1];
   const finished = checkpoints.some((c) => c.name === 'final');
+  const lock = runLockState(dir);
   const withReward = [...metrics].reverse().find((m) => typeof m[METRIC.reward] === 'number');
   return {
     dir,
@@ -128,7 +131,8 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     lastReward: withReward ? (withReward[METRIC.reward] as number) : undefined,
     checkpoints,
     finished,
-    interrupted: !finished && runLockState(dir) === 'stale',
+    interrupted: !finished && lock === 'stale',
+    locked: lock === 'held',
     modifiedMs,
     problems,
   };

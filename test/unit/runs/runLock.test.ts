@@ -1,33 +1,13 @@
 // One writer per run directory: a second writer (another process, or this one) is refused with an
 // error naming the holder; a lock left by a process that died is taken over.
 import * as assert from 'assert';
-import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { summarizeRun } from '../../../src/core/runs/runDirectory';
 import { RUN_LOCK_FILE, RunDirectoryLockedError, lockRunDirectory, runLockState } from '../../../src/core/runs/runLock';
 import { RunWriter } from '../../../src/core/runs/runWriter';
-
-const runLockModule = path.resolve(__dirname, '../../../src/core/runs/runLock.js');
-
-/** A real second process that locks `dir` and holds it until killed. */
-async function holdInChild(dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(runLockModule)}).lockRunDirectory(${JSON.stringify(dir)}); console.log('locked'); setInterval(() => {}, 1 << 30);`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
-    child.on('exit', (code) => reject(new Error(`lock holder exited with ${code}`)));
-  });
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
+import { holdInChild, killHolder } from './lockHolder';
 
 describe('run directory lock', () => {
   let root: string;
@@ -45,7 +25,7 @@ describe('run directory lock', () => {
         (err: unknown) => err instanceof RunDirectoryLockedError && err.holder.pid === child.pid && err.message.includes(`process ${child.pid}`) && err.message.includes(RUN_LOCK_FILE),
       );
     } finally {
-      await kill(child);
+      await killHolder(child);
     }
     const again = RunWriter.open(w.dir);
     again.appendMetrics(0, { a: 1 });
@@ -65,12 +45,14 @@ describe('run directory lock', () => {
     try {
       assert.strictEqual(runLockState(w.dir), 'held');
       assert.strictEqual((await summarizeRun(w.dir)).interrupted, false, 'a run still being written is not interrupted');
+      assert.strictEqual((await summarizeRun(w.dir)).locked, true);
     } finally {
-      await kill(child);
+      await killHolder(child);
     }
     assert.strictEqual(runLockState(w.dir), 'stale');
     const s = await summarizeRun(w.dir);
     assert.strictEqual(s.interrupted, true);
+    assert.strictEqual(s.locked, false);
     assert.strictEqual(s.finished, false);
     // resuming takes the directory over, and a run with a final checkpoint is never interrupted
     const again = RunWriter.open(w.dir);
