@@ -34,7 +34,9 @@ function writeResults(summary: object): void {
 
 /** activate() timings reported by the extension under test, if it was activated. */
 function activationFigures(): { activationMs: number; loadAndActivateMs?: number } | undefined {
-  const exports: unknown = vscode.extensions.getExtension('tinker-studio.tinker-studio')?.exports;
+  const ext = vscode.extensions.getExtension('tinker-studio.tinker-studio');
+  // reading `exports` of an extension that was never activated throws (a grep can leave it inactive)
+  const exports: unknown = ext?.isActive ? ext.exports : undefined;
   if (typeof exports !== 'object' || exports === null || !('activationMs' in exports)) return undefined;
   const e = exports as { activationMs: number; loadAndActivateMs?: number };
   return { activationMs: e.activationMs, loadAndActivateMs: e.loadAndActivateMs };
@@ -65,29 +67,33 @@ export function run(): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     try {
       const runner = mocha.run((failures) => {
-        const passed = tests.filter((t) => t.state === 'passed').length;
-        const failed = tests.filter((t) => t.state === 'failed').length;
-        const pending = tests.filter((t) => t.state === 'pending').length;
-        writeResults({
-          ok: failures === 0,
-          passed,
-          failed,
-          pending,
-          durationMs: Date.now() - started,
-          activation: activationFigures(),
-          host: {
-            vscodeVersion: vscode.version,
-            appName: vscode.env.appName,
-            appHost: vscode.env.appHost,
-            uiKind: vscode.UIKind[vscode.env.uiKind],
-          },
-          tests,
-        });
-        console.log(`extension-host: ${passed} passed, ${failed} failed`);
-        if (failures > 0) {
-          reject(new Error(`${failures} tests failed.`));
-        } else {
-          resolve();
+        try {
+          const passed = tests.filter((t) => t.state === 'passed').length;
+          const failed = tests.filter((t) => t.state === 'failed').length;
+          const pending = tests.filter((t) => t.state === 'pending').length;
+          writeResults({
+            ok: failures === 0,
+            passed,
+            failed,
+            pending,
+            durationMs: Date.now() - started,
+            activation: activationFigures(),
+            host: {
+              vscodeVersion: vscode.version,
+              appName: vscode.env.appName,
+              appHost: vscode.env.appHost,
+              uiKind: vscode.UIKind[vscode.env.uiKind],
+            },
+            tests,
+          });
+          console.log(`extension-host: ${passed} passed, ${failed} failed`);
+          if (failures > 0) {
+            reject(new Error(`${failures} tests failed.`));
+          } else {
+            resolve();
+          }
+        } catch (err) {
+          reject(err); // a report that cannot be written must not leave the host waiting
         }
       });
       runner.on('pass', (t) => tests.push({ title: t.fullTitle(), state: 'passed', durationMs: t.duration }));
