@@ -18,7 +18,7 @@ import type { Renderer } from '../render/types';
 import type { RewardRunner } from '../reward/types';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
-import { endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, stopOutcome, checkpointName, serverGoneSignal } from '../runs/loopRuntime';
+import { checkpointName, endAfterThrow, endStretch, loopIo, openTrainingClient, recordStep, saveCheckpoint, serverGoneSignal, withInnerSignal } from '../runs/loopRuntime';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
 import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
@@ -248,20 +248,8 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
         return trainer.saveWeightsAndGetSamplingClient(gone);
       });
 
-      metrics[METRIC.timeTotal] = (performance.now() - t0) / 1000;
-      Object.assign(metrics, timer.metrics());
-      o.writer.appendTimingSpans(i, timer.timingSpans());
-      o.writer.appendMetrics(i, metrics);
-      emit({ type: 'metrics', step: i, metrics });
-      if (autoRecord) {
-        o.writer.appendCheckpoint(autoRecord);
-        emit({ type: 'checkpoint', record: autoRecord });
-      }
-      if (record) {
-        o.writer.appendCheckpoint(record);
-        lastSavedBatch = s;
-        emit({ type: 'checkpoint', record });
-      }
+      recordStep(o.writer, io, i, metrics, { timer, t0 }, [autoRecord, record]);
+      if (record) lastSavedBatch = s;
       iterationsRun++;
       lastStep = i;
       log(`step ${i}/${endStep}: reward ${fmt(metrics[METRIC.reward])}, frac_mixed ${fmt(metrics[METRIC.fracMixed])}, truncated ${fmt(metrics[METRIC.fracTruncated])}, kl_v1 ${exp(metrics[METRIC.klV1])}, entropy ${fmt(metrics[METRIC.entropy])}${metrics[METRIC.testReward] !== undefined ? `, test reward ${fmt(metrics[METRIC.testReward])}` : ''}, ${fmt(metrics[METRIC.timeTotal])} s`);
@@ -269,15 +257,7 @@ async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
 
     status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });
   } catch (err) {
-    const outcome = stopOutcome(err, signal);
-    if (outcome.status === 'cancelled') {
-      status = 'cancelled';
-      await saveResumePoint({ trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });
-    } else {
-      status = 'failed';
-      error = outcome.error;
-      log(`failed at step ${lastStep + 1}: ${error}`);
-    }
+    ({ status, error } = await endAfterThrow(err, signal, { trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun }));
   }
   emit({ type: 'finished', runDir: o.writer.dir, status, lastStep });
   return { runDir: o.writer.dir, status, iterationsRun, ...(error ? { error } : {}), ...(firstTestReward !== undefined ? { firstTestReward, lastTestReward } : {}) };

@@ -3,7 +3,9 @@
 // ends — the final checkpoint, a pause (`stopAfter`) with a resume checkpoint, or a cancel that saves
 // one so a resume repeats nothing. The loops keep only what a step does.
 import { setMaxListeners } from 'node:events';
+import type { SpanTimer } from '../grpo/spanTimer';
 import type { GrpoEvent } from '../grpo/types';
+import { METRIC } from './metricKeys';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
 import type { CheckpointRecord } from './runDirectory';
 import type { RunWriter } from './runWriter';
@@ -169,4 +171,47 @@ export async function saveResumePoint(o: Omit<StretchEnd, 'trainer' | 'stopStep'
     }
   }
   o.io.log(`cancelled after ${o.done} ${o.unit} (next step ${o.batch})`);
+}
+
+/**
+ * Writes a finished step: its wall time (`t0` from performance.now()), span metrics and timing
+ * spans, its metrics, then the checkpoints it saved — after the metrics, so a reader never sees a
+ * step's checkpoint without the step.
+ */
+export function recordStep(
+  writer: RunWriter,
+  io: LoopIo,
+  step: number,
+  metrics: Record<string, number>,
+  timing: { timer: SpanTimer; t0: number },
+  checkpoints: ReadonlyArray<CheckpointRecord | undefined>,
+): void {
+  metrics[METRIC.timeTotal] = (performance.now() - timing.t0) / 1000;
+  Object.assign(metrics, timing.timer.metrics());
+  writer.appendTimingSpans(step, timing.timer.timingSpans());
+  writer.appendMetrics(step, metrics);
+  io.emit({ type: 'metrics', step, metrics });
+  for (const record of checkpoints) {
+    if (!record) continue;
+    writer.appendCheckpoint(record);
+    io.emit({ type: 'checkpoint', record });
+  }
+}
+
+/**
+ * How a stretch that threw ends: a cancel saves a resume point (saveResumePoint) and reads
+ * 'cancelled'; anything else (a server gone included) is logged and reads 'failed'.
+ */
+export async function endAfterThrow(
+  err: unknown,
+  signal: AbortSignal | undefined,
+  resume: Parameters<typeof saveResumePoint>[0],
+): Promise<{ status: 'cancelled' | 'failed'; error?: string }> {
+  const outcome = stopOutcome(err, signal);
+  if (outcome.status === 'cancelled') {
+    await saveResumePoint(resume);
+    return outcome;
+  }
+  resume.io.log(`failed at step ${resume.batch}: ${outcome.error}`);
+  return outcome;
 }

@@ -12,7 +12,7 @@ import { SpanTimer } from '../grpo/spanTimer';
 import { COOKBOOK_ADAM } from '../grpo/trainStep';
 import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from '../grpo/types';
 import type { Renderer, TrainOnWhat } from '../render/types';
-import { checkpointName, endStretch, loopIo, openTrainingClient, saveCheckpoint, saveResumePoint, withInnerSignal, stopOutcome, serverGoneSignal } from '../runs/loopRuntime';
+import { checkpointName, endAfterThrow, endStretch, loopIo, openTrainingClient, recordStep, saveCheckpoint, serverGoneSignal, withInnerSignal } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { RunWriter } from '../runs/runWriter';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
@@ -189,16 +189,8 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
         emit({ type: 'phase', step: s, phase: 'checkpoint' });
         record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', { ttlSeconds: c.ttlSeconds, extra: epochOf(next), signal: gone }));
       }
-      metrics[METRIC.timeTotal] = (performance.now() - t0) / 1000;
-      Object.assign(metrics, timer.metrics());
-      o.writer.appendTimingSpans(s, timer.timingSpans());
-      o.writer.appendMetrics(s, metrics);
-      emit({ type: 'metrics', step: s, metrics });
-      if (record) {
-        o.writer.appendCheckpoint(record);
-        lastSavedBatch = next;
-        emit({ type: 'checkpoint', record });
-      }
+      recordStep(o.writer, io, s, metrics, { timer, t0 }, [record]);
+      if (record) lastSavedBatch = next;
       stepsRun++;
       lastStep = s;
       log(`step ${s}/${endStep}: train_mean_nll ${metrics.train_mean_nll.toFixed(4)}${metrics[METRIC.testNll] !== undefined ? `, test/nll ${metrics[METRIC.testNll].toFixed(4)}` : ''}, lr ${lr.toExponential(2)}, ${metrics[METRIC.timeTotal].toFixed(2)} s`);
@@ -207,15 +199,7 @@ async function runLoop(o: RunSftOptions): Promise<SftRunResult> {
 
     status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'steps', done: stepsRun, extra: epochOf });
   } catch (err) {
-    const outcome = stopOutcome(err, signal);
-    if (outcome.status === 'cancelled') {
-      status = 'cancelled';
-      await saveResumePoint({ trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'steps', done: stepsRun, extra: epochOf });
-    } else {
-      status = 'failed';
-      error = outcome.error;
-      log(`failed at step ${lastStep + 1}: ${error}`);
-    }
+    ({ status, error } = await endAfterThrow(err, signal, { trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'steps', done: stepsRun, extra: epochOf }));
   }
   emit({ type: 'finished', runDir: o.writer.dir, status, lastStep });
   return { runDir: o.writer.dir, status, iterationsRun: stepsRun, ...(error ? { error } : {}), ...result };
