@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { CancelledError, ConnectionError, ResponseShapeError, TinkerApiError, errorForStatus } from './errors';
-import { NetworkOptions, Route, createDispatcher, describeRoute, proxySecrets } from './proxy';
+import { NetworkOptions, Route, createDispatcher, proxySecrets, viaProxy } from './proxy';
 import { describeZodError } from './wire';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -195,8 +195,7 @@ export class Transport {
       if (o.signal?.aborted) throw new CancelledError(endpoint);
       const timedOut = ac.signal.aborted;
       const msg = timedOut ? `no answer within ${timeoutMs / 1000} s` : ((err as Error)?.message ?? String(err));
-      const via = this.route?.kind === 'proxy' ? `, ${describeRoute(this.route)}` : '';
-      throw new ConnectionError(`${endpoint}: ${this.redact(msg)} (${this.baseUrl}${via})`, endpoint, err);
+      throw new ConnectionError(`${endpoint}: ${this.redact(msg)} (${this.baseUrl}${this.route ? viaProxy(this.route) : ''})`, endpoint, err);
     } finally {
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', onAbort);
