@@ -115,14 +115,6 @@ export class EngineState {
     return r;
   }
 
-  /** The request id of an earlier identical create for this model_seq_id; 409 if it was used differently. */
-  modelSeqReplay(s: Session, modelSeqId: number, type: string, body: Buffer): string | undefined {
-    const prior = s.modelSeq.get(modelSeqId);
-    if (!prior) return undefined;
-    if (prior.hash === hashOf(type, body)) return prior.requestId;
-    throw new HttpError(409, `model_seq_id ${modelSeqId} was already used in session ${s.id}`);
-  }
-
   /** A stored checkpoint's bytes by its tinker:// path; failures are the future's, not HTTP errors. */
   async loadCheckpointBytes(tinkerPath: string, want?: 'weights' | 'sampler_weights'): Promise<{ bytes: Uint8Array; run: RunRecord }> {
     let parsed;

@@ -62,6 +62,25 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
     }
   }
 
+  /**
+   * Starts the creation of model `<session>:train:<model_seq_id>` (create_model, or load_weights
+   * creating from a checkpoint). A replay with the same body gets the same future; 409 if the
+   * model_seq_id was used for a different request.
+   */
+  function createOnce(s: Session, modelSeqId: number, type: string, body: Buffer, work: (id: string, requestId: string) => Promise<FutureResult>): Reply {
+    const id = `${s.id}:train:${modelSeqId}`;
+    const hash = hashOf(type, body);
+    const prior = s.modelSeq.get(modelSeqId);
+    if (prior) {
+      if (prior.hash === hash) return future(prior.requestId, id);
+      throw new HttpError(409, `model_seq_id ${modelSeqId} was already used in session ${s.id}`);
+    }
+    const requestId = futures.create();
+    s.modelSeq.set(modelSeqId, { hash, requestId });
+    st.track(requestId, () => work(id, requestId));
+    return future(requestId, id);
+  }
+
   function touchRun(id: string): void {
     const run = store.run(id);
     if (run) run.last_request_time = new Date().toISOString();
@@ -111,19 +130,13 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
     }
     const lc = b.lora_config;
     if (!lc.train_attn && !lc.train_mlp && !lc.train_unembed) throw new HttpError(422, 'lora_config: at least one of train_attn, train_mlp, train_unembed must be true');
-    const id = `${s.id}:train:${b.model_seq_id}`;
-    const replay = st.modelSeqReplay(s, b.model_seq_id, 'create_model', req.body);
-    if (replay) return future(replay, id);
-    const requestId = futures.create();
-    s.modelSeq.set(b.model_seq_id, { hash: hashOf('create_model', req.body), requestId });
-    st.track(requestId, async () => {
+    return createOnce(s, b.model_seq_id, 'create_model', req.body, async (id) => {
       const seed = lc.seed ?? randomBytes(4).readUInt32LE(0);
       const lora: LoraConfig = { rank: lc.rank, seed, trainAttn: lc.train_attn, trainMlp: lc.train_mlp, trainUnembed: lc.train_unembed };
       await backend.createTrainingModel(id, b.base_model, lora);
       await registerModel(id, s, b.base_model, lora, b.user_metadata);
       return { kind: 'json', body: { model_id: id, type: 'create_model' } };
     });
-    return future(requestId, id);
   });
 
   r.add('POST', api('get_info'), (req) => {
@@ -267,12 +280,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
     // create-via-load: a new model from the checkpoint's own config (counts as seq 0)
     if (!b.session_id || b.model_seq_id == null) throw new HttpError(422, 'load_weights needs model_id + seq_id, or session_id + model_seq_id');
     const s = st.session(b.session_id);
-    const id = `${s.id}:train:${b.model_seq_id}`;
-    const replay = st.modelSeqReplay(s, b.model_seq_id, 'load_weights', req.body);
-    if (replay) return future(replay, id);
-    const requestId = futures.create();
-    s.modelSeq.set(b.model_seq_id, { hash: hashOf('load_weights', req.body), requestId });
-    st.track(requestId, async () => {
+    return createOnce(s, b.model_seq_id, 'load_weights', req.body, async (id, requestId) => {
       const { bytes } = await st.loadCheckpointBytes(b.path, 'weights');
       const desc = backend.describeState(bytes);
       if (b.optimizer && !desc.hasOptimizerState) throw new FutureError(`checkpoint ${b.path} has no optimizer state`);
@@ -283,7 +291,6 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
       await store.recordApplied({ model_id: id, seq_id: 0, type: 'load_weights', request_id: requestId, time: now });
       return { kind: 'json', body: { path: b.path, model_id: id, type: 'load_weights' } };
     });
-    return future(requestId, id);
   });
 
   r.add('POST', api('weights_info'), async (req) => {
