@@ -15,7 +15,7 @@ export function addSamplingRoutes(r: Router, st: EngineState): void {
 
   async function createSampler(id: string, source: { baseModel: string } | { modelPath: string }, sessionId: string | null): Promise<void> {
     if ('baseModel' in source) {
-      if (!st.baseModels.has(source.baseModel)) throw new HttpError(400, `base model "${source.baseModel}" is not served here; available: ${[...st.baseModels.keys()].join(', ')}`);
+      st.requireBaseModel(source.baseModel);
       await backend.createSampler(id, { baseModel: source.baseModel });
       samplers.set(id, { baseModel: source.baseModel, modelPath: null, sessionId });
     } else {
@@ -36,8 +36,7 @@ export function addSamplingRoutes(r: Router, st: EngineState): void {
     const id = `${s.id}:sample:${b.sampling_session_seq_id}`;
     const hash = hashOf('create_sampling_session', req.body);
     const prior = s.samplingSeq.get(b.sampling_session_seq_id);
-    if (prior && prior.hash !== hash) throw new HttpError(409, `sampling_session_seq_id ${b.sampling_session_seq_id} was already used in session ${s.id}`);
-    if (!prior && samplers.has(id)) throw new HttpError(409, `sampling_session_seq_id ${b.sampling_session_seq_id} was already used in session ${s.id}`);
+    if (prior ? prior.hash !== hash : samplers.has(id)) throw new HttpError(409, `sampling_session_seq_id ${b.sampling_session_seq_id} was already used in session ${s.id}`);
     // a replay (its answer was lost) waits for the same sampler instead of getting 409
     const ready = prior?.ready ?? st.background(createSampler(id, b.model_path ? { modelPath: b.model_path } : { baseModel: b.base_model! }, s.id));
     if (!prior) {

@@ -94,6 +94,11 @@ export class EngineState {
     this.futures.track(id, () => this.background(work()));
   }
 
+  /** 400, naming the served ones, unless `name` is a base model served here. */
+  requireBaseModel(name: string): void {
+    if (!this.baseModels.has(name)) throw new HttpError(400, `base model "${name}" is not served here; available: ${[...this.baseModels.keys()].join(', ')}`);
+  }
+
   session(id: string): Session {
     const s = this.sessions.get(id);
     if (!s) throw new HttpError(404, `session ${id} not found (expired, or the engine restarted): create a new session`);

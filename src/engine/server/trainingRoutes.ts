@@ -125,9 +125,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
   r.add('POST', api('create_model'), (req) => {
     const b = parseJson(req, W.CreateModelRequest);
     const s = st.session(b.session_id);
-    if (!st.baseModels.has(b.base_model)) {
-      throw new HttpError(400, `base model "${b.base_model}" is not served here; available: ${[...st.baseModels.keys()].join(', ')}`);
-    }
+    st.requireBaseModel(b.base_model);
     const lc = b.lora_config;
     if (!lc.train_attn && !lc.train_mlp && !lc.train_unembed) throw new HttpError(422, 'lora_config: at least one of train_attn, train_mlp, train_unembed must be true');
     return createOnce(s, b.model_seq_id, 'create_model', req.body, async (id) => {
