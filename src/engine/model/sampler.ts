@@ -230,8 +230,6 @@ interface Stream {
   rng: Rng;
   seq: DecodedSequence;
   bytes: number[];
-  /** prompt length: the cache's filled positions before decoding */
-  past: number;
   maxNew: number;
 }
 
@@ -304,24 +302,22 @@ export class Sampler {
       for (let s = 0; s < r.numSamples; s++) {
         const seq: DecodedSequence = { tokens: [], logprobs: [], stopReason: 'length' };
         (results[i] as DecodedSequence[]).push(seq);
-        streams.push({ req: i, cache: this.newCache(L + maxNew), rng: new Rng((r.params.seed + Math.imul(s, 0x9e3779b1)) >>> 0), seq, bytes: [], past: L, maxNew });
+        streams.push({ req: i, cache: this.newCache(L + maxNew), rng: new Rng((r.params.seed + Math.imul(s, 0x9e3779b1)) >>> 0), seq, bytes: [], maxNew });
       }
     });
     // prefill each distinct prompt once (into its first stream's cache), in chunks of whole prompts;
     // every other stream of that prompt copies the cache and the next-token row
     const owner = new Map<string, number>();
     const sameAs: number[] = [];
-    const served: number[] = [];
     reqs.forEach((r, i) => {
       if (results[i] instanceof Error || r.numSamples === 0) return;
       const key = r.prompt.join(',');
       const o = owner.get(key);
-      if (o === undefined) {
-        owner.set(key, i);
-        served.push(i);
-      }
+      if (o === undefined) owner.set(key, i);
       sameAs[i] = o ?? i;
     });
+    // the requests whose prompt is prefilled, in request order
+    const served = [...owner.values()];
     const lps = new Float32Array(streams.length * V);
     for (let a = 0; a < served.length; ) {
       let b = a;
@@ -381,7 +377,7 @@ export class Sampler {
       rows = this.model.step(
         tokens,
         active.map(() => 1),
-        active.map((i) => streams[i]!.past + streams[i]!.seq.tokens.length - 1),
+        active.map((i) => reqs[streams[i]!.req]!.prompt.length + streams[i]!.seq.tokens.length - 1),
         active.map((i) => streams[i]!.cache),
         'last',
       );
