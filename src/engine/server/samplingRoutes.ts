@@ -19,9 +19,7 @@ export function addSamplingRoutes(r: Router, st: EngineState): void {
       await backend.createSampler(id, { baseModel: source.baseModel });
       samplers.set(id, { baseModel: source.baseModel, modelPath: null, sessionId });
     } else {
-      const { bytes } = await st.loadCheckpointBytes(source.modelPath).catch((err: Error) => {
-        throw new HttpError(404, err.message);
-      });
+      const { bytes } = await st.checkpointBytesOr404(source.modelPath);
       const desc = backend.describeState(bytes);
       await backend.createSampler(id, { state: bytes });
       samplers.set(id, { baseModel: desc.baseModel, modelPath: source.modelPath, sessionId });

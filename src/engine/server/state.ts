@@ -138,4 +138,11 @@ export class EngineState {
     }
     return { bytes: await this.store.readCheckpoint(c), run };
   }
+
+  /** loadCheckpointBytes for a request answered at once: any failure is HTTP 404. */
+  checkpointBytesOr404(tinkerPath: string): Promise<{ bytes: Uint8Array; run: RunRecord }> {
+    return this.loadCheckpointBytes(tinkerPath).catch((err: Error) => {
+      throw new HttpError(404, err.message);
+    });
+  }
 }

@@ -293,9 +293,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
 
   r.add('POST', api('weights_info'), async (req) => {
     const b = parseJson(req, W.WeightsInfoRequest);
-    const { bytes } = await st.loadCheckpointBytes(b.tinker_path).catch((err: Error) => {
-      throw new HttpError(404, err.message);
-    });
+    const { bytes } = await st.checkpointBytesOr404(b.tinker_path);
     const d = backend.describeState(bytes);
     return {
       json: { base_model: d.baseModel, is_lora: true, lora_rank: d.lora.rank, train_unembed: d.lora.trainUnembed, train_mlp: d.lora.trainMlp, train_attn: d.lora.trainAttn },
