@@ -274,7 +274,7 @@ export class Sampler {
   }
 
   /** Why a request cannot be served, or undefined. */
-  check(prompt: Int32Array): Error | undefined {
+  private check(prompt: Int32Array): Error | undefined {
     const { vocabSize: V, ctx } = this.c;
     const L = prompt.length;
     if (L === 0) return new Error('the prompt is empty');
