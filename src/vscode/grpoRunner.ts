@@ -187,7 +187,7 @@ export class GrpoRunner {
         const resumable = r.runDir && fs.existsSync(path.join(r.runDir, 'checkpoints.jsonl')) ? ['Resume Run'] : [];
         void vscode.window
           .showErrorMessage(`${label} run ${run.runName} failed: ${this.s.log.redactor.redact(r.error ?? 'unknown error')}`, ...resumable, ...actions, 'Show Log')
-          .then((a) => (a === 'Resume Run' ? void vscode.commands.executeCommand('tinker.resumeRun', r.runDir) : act(a)));
+          .then((a) => (a === 'Resume Run' ? void vscode.commands.executeCommand(COMMAND.resumeRun, r.runDir) : act(a)));
         break;
       }
     }
