@@ -47,8 +47,9 @@ export class GrpoRunner {
    * the user declined a prompt (e.g. the API key). Problems found before the run starts reject.
    */
   async run(req: StartRequest): Promise<GrpoRunResult | SftRunResult | undefined> {
+    const { isSftSpecFile, parseSftSpecFile } = await import('../core/sft/spec');
     const stored = !req.specFile && req.resumeDir ? await storedRun(req.resumeDir) : undefined;
-    const kind: RunKind = req.specFile ? (/\.sft\.json$/i.test(req.specFile) ? 'sft' : 'grpo') : (stored?.kind ?? 'grpo');
+    const kind: RunKind = req.specFile ? (isSftSpecFile(req.specFile) ? 'sft' : 'grpo') : (stored?.kind ?? 'grpo');
     const label = kind === 'sft' ? 'SFT' : 'GRPO';
     // A GRPO run executes the reward function's code: never in a workspace the user has not trusted.
     if (kind === 'grpo' && !(this.s.trust ?? vscode.workspace).isTrusted) {
@@ -61,7 +62,6 @@ export class GrpoRunner {
       return undefined;
     }
     const { parseRunSpecFile, RunSpecError } = await import('../core/runs/spec');
-    const { parseSftSpecFile } = await import('../core/sft/spec');
     let spec: ResolvedRunSpec | undefined;
     let sftSpec: ResolvedSftSpec | undefined;
     if (req.specFile) {
