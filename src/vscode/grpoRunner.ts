@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../core/grpo/types';
-import type { ResolvedRunSpec } from '../core/runs/spec';
+import type { BackendChoice, ResolvedRunSpec } from '../core/runs/spec';
 import type { SftRunResult } from '../core/sft/loop';
 import type { ResolvedSftSpec } from '../core/sft/spec';
 import { readIfExists } from '../core/fs/read';
@@ -105,7 +105,7 @@ export class GrpoRunner {
       specFile: req.specFile,
       resumeDir: req.resumeDir,
       runsDir: this.s.runs.runsFolder,
-      connect: async (sp: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
+      connect: async (sp: BackendChoice) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
       cacheDir: this.s.cacheDir,
       network: readNetworkSettings(),
     };
@@ -203,7 +203,7 @@ type RunKind = 'grpo' | 'sft';
  * A resumed run's config.json, read once: its kind (SFT when it says run_kind "sft", else GRPO) and
  * the backend it was started with, or why it cannot be resumed (thrown once the trust check is past).
  */
-async function storedRun(runDir: string): Promise<{ kind: RunKind; backend: { backend: 'local' | 'cloud' | 'custom'; base_url?: string } | Error }> {
+async function storedRun(runDir: string): Promise<{ kind: RunKind; backend: BackendChoice | Error }> {
   const { parseRunConfig, runConfigFile } = await import('../core/runs/runConfig');
   const { isSftConfig } = await import('../core/sft/start');
   const file = runConfigFile(runDir);
