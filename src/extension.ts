@@ -89,13 +89,14 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
   for (const d of registerSampleDocuments(log)) own(d);
   for (const d of registerSampleDiffs({ log, runs })) own(d);
-  const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir: path.join(context.globalStorageUri.fsPath, 'cache') });
+  // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
+  const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
+  const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir });
   for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));
   own(vscode.languages.registerCodeLensProvider(SPEC_SELECTOR, lenses));
-  const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
   for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);

@@ -39,5 +39,3 @@ export const COMMAND = {
   checkpointsUnpublish: 'tinker.checkpoints.unpublish',
   checkpointsWeightsInfo: 'tinker.checkpoints.weightsInfo',
 } as const;
-
-export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];

@@ -7,9 +7,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../core/grpo/types';
-import type { ResolvedRunSpec } from '../core/runs/spec';
+import type { BackendChoice, ResolvedRunSpec } from '../core/runs/spec';
 import type { SftRunResult } from '../core/sft/loop';
 import type { ResolvedSftSpec } from '../core/sft/spec';
+import { readIfExists } from '../core/fs/read';
 import { TinkerConnection } from './connection';
 import { readNetworkSettings } from './networkSettings';
 import { Log } from './log';
@@ -46,7 +47,9 @@ export class GrpoRunner {
    * the user declined a prompt (e.g. the API key). Problems found before the run starts reject.
    */
   async run(req: StartRequest): Promise<GrpoRunResult | SftRunResult | undefined> {
-    const kind: RunKind = req.specFile ? (/\.sft\.json$/i.test(req.specFile) ? 'sft' : 'grpo') : req.resumeDir ? await storedKind(req.resumeDir) : 'grpo';
+    const { isSftSpecFile, parseSftSpecFile } = await import('../core/sft/spec');
+    const stored = !req.specFile && req.resumeDir ? await storedRun(req.resumeDir) : undefined;
+    const kind: RunKind = req.specFile ? (isSftSpecFile(req.specFile) ? 'sft' : 'grpo') : (stored?.kind ?? 'grpo');
     const label = kind === 'sft' ? 'SFT' : 'GRPO';
     // A GRPO run executes the reward function's code: never in a workspace the user has not trusted.
     if (kind === 'grpo' && !(this.s.trust ?? vscode.workspace).isTrusted) {
@@ -59,7 +62,6 @@ export class GrpoRunner {
       return undefined;
     }
     const { parseRunSpecFile, RunSpecError } = await import('../core/runs/spec');
-    const { parseSftSpecFile } = await import('../core/sft/spec');
     let spec: ResolvedRunSpec | undefined;
     let sftSpec: ResolvedSftSpec | undefined;
     if (req.specFile) {
@@ -81,8 +83,9 @@ export class GrpoRunner {
         throw err;
       }
     }
-    const backendOf = spec ?? sftSpec ?? (req.resumeDir ? await storedBackend(req.resumeDir) : undefined);
+    const backendOf = spec ?? sftSpec ?? stored?.backend;
     if (!backendOf) throw new Error('Nothing to run: give a run spec (*.grpo.json, *.sft.json) or a run directory to resume.');
+    if (backendOf instanceof Error) throw backendOf;
     const backend = await readBackendFor(backendOf.backend, backendOf.base_url);
     if (!(await haveKeyFor(backend, this.s.apiKeys, 'This run'))) {
       void vscode.window.showInformationMessage('The run was not started: no Tinker API key is set.');
@@ -102,7 +105,7 @@ export class GrpoRunner {
       specFile: req.specFile,
       resumeDir: req.resumeDir,
       runsDir: this.s.runs.runsFolder,
-      connect: async (sp: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
+      connect: async (sp: BackendChoice) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
       cacheDir: this.s.cacheDir,
       network: readNetworkSettings(),
     };
@@ -187,7 +190,7 @@ export class GrpoRunner {
         const resumable = r.runDir && fs.existsSync(path.join(r.runDir, 'checkpoints.jsonl')) ? ['Resume Run'] : [];
         void vscode.window
           .showErrorMessage(`${label} run ${run.runName} failed: ${this.s.log.redactor.redact(r.error ?? 'unknown error')}`, ...resumable, ...actions, 'Show Log')
-          .then((a) => (a === 'Resume Run' ? void vscode.commands.executeCommand('tinker.resumeRun', r.runDir) : act(a)));
+          .then((a) => (a === 'Resume Run' ? void vscode.commands.executeCommand(COMMAND.resumeRun, r.runDir) : act(a)));
         break;
       }
     }
@@ -196,26 +199,32 @@ export class GrpoRunner {
 
 type RunKind = 'grpo' | 'sft';
 
-/** Whether a run directory was written by an SFT run (its config.json says run_kind "sft"). */
-async function storedKind(runDir: string): Promise<RunKind> {
+/**
+ * A resumed run's config.json, read once: its kind (SFT when it says run_kind "sft", else GRPO) and
+ * the backend it was started with, or why it cannot be resumed (thrown once the trust check is past).
+ */
+async function storedRun(runDir: string): Promise<{ kind: RunKind; backend: BackendChoice | Error }> {
+  const { parseRunConfig, runConfigFile } = await import('../core/runs/runConfig');
+  const { isSftConfig } = await import('../core/sft/start');
+  const file = runConfigFile(runDir);
+  const cannot = (err: unknown) => new Error(`Cannot resume ${runDir}: ${err instanceof Error ? err.message : String(err)}`);
+  let text: string | undefined;
   try {
-    const { isSftConfig } = await import('../core/sft/start');
-    return isSftConfig(JSON.parse(await fs.promises.readFile(path.join(runDir, 'config.json'), 'utf8'))) ? 'sft' : 'grpo';
-  } catch {
-    // storedBackend reports a missing or broken config.json in words
-    return 'grpo';
-  }
-}
-
-/** The backend a run directory's config.json was started with (for resuming without its spec). */
-async function storedBackend(runDir: string): Promise<{ backend: 'local' | 'cloud' | 'custom'; base_url?: string }> {
-  const { readRunConfig, runConfigFile } = await import('../core/runs/runConfig');
-  let config;
-  try {
-    config = await readRunConfig(runDir);
+    text = await readIfExists(file);
   } catch (err) {
-    throw new Error(`Cannot resume ${runDir}: ${err instanceof Error ? err.message : String(err)}`);
+    return { kind: 'grpo', backend: cannot(err) };
   }
-  if (!config) throw new Error(`Cannot resume ${runDir}: ${runConfigFile(runDir)} is missing.`);
-  return { backend: config.backend ?? 'local', ...(config.base_url !== undefined ? { base_url: config.base_url } : {}) };
+  if (text === undefined) return { kind: 'grpo', backend: new Error(`Cannot resume ${runDir}: ${file} is missing.`) };
+  let kind: RunKind = 'grpo';
+  try {
+    kind = isSftConfig(JSON.parse(text)) ? 'sft' : 'grpo';
+  } catch {
+    // parseRunConfig below reports the broken JSON in words
+  }
+  try {
+    const config = parseRunConfig(text, file);
+    return { kind, backend: { backend: config.backend ?? 'local', ...(config.base_url !== undefined ? { base_url: config.base_url } : {}) } };
+  } catch (err) {
+    return { kind, backend: cannot(err) };
+  }
 }

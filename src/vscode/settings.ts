@@ -19,30 +19,11 @@ export interface SettingsChange {
   readonly network: boolean;
 }
 
-const changed = new vscode.EventEmitter<SettingsChange>();
-let listening: vscode.Disposable | undefined;
-let listeners = 0;
-
-/**
- * Fires when a tinker.* setting (or one of VS Code's network settings) changes. Every adapter listens here, so VS Code's configuration
- * event has one listener however many adapters there are (it exists while any of them listens).
- */
+/** Fires when a tinker.* setting (or one of VS Code's network settings) changes, saying which. */
 export function onDidChangeSettings(listener: (e: SettingsChange) => void): vscode.Disposable {
-  listening ??= vscode.workspace.onDidChangeConfiguration((e) => {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
     const network = NETWORK_SETTINGS.some((k) => e.affectsConfiguration(k));
-    if (network || e.affectsConfiguration(SECTION)) changed.fire({ network, affects: (...keys) => keys.some((k) => e.affectsConfiguration(`${SECTION}.${k}`)) });
-  });
-  listeners++;
-  const sub = changed.event(listener);
-  let released = false;
-  return new vscode.Disposable(() => {
-    if (released) return;
-    released = true;
-    sub.dispose();
-    if (--listeners === 0) {
-      listening?.dispose();
-      listening = undefined;
-    }
+    if (network || e.affectsConfiguration(SECTION)) listener({ network, affects: (...keys) => keys.some((k) => e.affectsConfiguration(`${SECTION}.${k}`)) });
   });
 }
 

@@ -44,8 +44,8 @@ export interface TinkerStudioTestHandles {
 }
 
 /** True while the extension host runs this extension's test suite (development or installed VSIX). */
-export function testHooksEnabled(mode: vscode.ExtensionMode, env: NodeJS.ProcessEnv = process.env): boolean {
-  return mode === vscode.ExtensionMode.Test || env[TEST_HOOKS_ENV] === '1';
+function testHooksEnabled(mode: vscode.ExtensionMode): boolean {
+  return mode === vscode.ExtensionMode.Test || process.env[TEST_HOOKS_ENV] === '1';
 }
 
 /** Registers the handles' command when the test suite runs; nothing otherwise. */

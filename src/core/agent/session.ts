@@ -15,7 +15,7 @@ import type { GrpoEvent, GrpoRunResult } from '../grpo/types';
 import { loadRenderer } from '../render';
 import type { Message } from '../render/types';
 import { createRewardRunner } from '../reward';
-import { parseJsonWithPosition, parseRunSpecValue, ResolvedRunSpec } from '../runs/spec';
+import { type BackendChoice, parseJsonWithPosition, parseRunSpecValue, ResolvedRunSpec } from '../runs/spec';
 import { RunWriter } from '../runs/runWriter';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
 import { startSftRun } from '../sft/start';
@@ -98,12 +98,6 @@ function cancelNote(result: GrpoRunResult, unit: 'iterations' | 'steps'): string
 export interface ToolResult<T> {
   text: string;
   value: T;
-}
-
-/** What a spec says about where it runs (GRPO and SFT specs alike). */
-export interface BackendChoice {
-  backend: 'local' | 'cloud' | 'custom';
-  base_url?: string;
 }
 
 type Current = ({ kind: 'grpo'; spec: ResolvedRunSpec } | { kind: 'sft'; spec: ResolvedSftSpec }) & { specFile: string; runDir?: string };

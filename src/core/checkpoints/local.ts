@@ -1,7 +1,7 @@
 // The checkpoints that local run directories record (checkpoints.jsonl), each with its tinker://
 // paths and the time it was saved, for the tree and the CLI to list beside the server's view.
 import type { CheckpointRecord, RunSummary } from '../runs/runDirectory';
-import { splitTinkerPath } from '../tinker/client';
+import { splitTinkerPath } from '../tinker/tinkerPath';
 
 /** A time the record carries (ISO string or Unix seconds/milliseconds), if any. */
 export function recordTime(c: CheckpointRecord): Date | undefined {

@@ -1,7 +1,7 @@
 // Run directories in the tinker-cookbook layout (config.json, metrics.jsonl, checkpoints.jsonl,
 // iteration_NNNNNN/…): discovering them under a runs folder and summarising each for the tree views.
 // Reads only; tolerant of runs still being written and of directories written by the Python cookbook.
-import { promises as fs } from 'node:fs';
+import { Dirent, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readIfExists } from '../fs/read';
@@ -140,16 +140,24 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
 
 /** Run directories directly under `runsDir` (and `runsDir` itself if it is one), newest first. */
 export async function listRuns(runsDir: string): Promise<RunSummary[]> {
-  if (!(await exists(runsDir))) return [];
-  const dirs: string[] = [];
-  if (await isRunDir(runsDir)) dirs.push(runsDir);
-  for (const entry of await fs.readdir(runsDir, { withFileTypes: true })) {
-    if (entry.isDirectory() && !entry.name.startsWith('.')) {
-      const d = path.join(runsDir, entry.name);
-      if (await isRunDir(d)) dirs.push(d);
-    }
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(runsDir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
   }
-  const runs = await Promise.all(dirs.map(summarizeRun));
+  // the folder's own listing says whether it is a run; its subfolders are checked side by side
+  const self = entries.some((e) => RUN_MARKERS.includes(e.name)) ? [runsDir] : [];
+  const children = await Promise.all(
+    entries
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+      .map(async (e) => {
+        const d = path.join(runsDir, e.name);
+        return (await isRunDir(d)) ? [d] : [];
+      }),
+  );
+  const runs = await Promise.all([...self, ...children.flat()].map(summarizeRun));
   return runs.sort((a, b) => b.modifiedMs - a.modifiedMs);
 }
 

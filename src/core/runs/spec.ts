@@ -5,6 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { BackendKind } from '../config/backendKinds';
 import { findJsonSyntaxError } from './jsonSyntax';
 
 const positiveInt = () => z.number().int().min(1);
@@ -218,6 +219,12 @@ export type RunSpec = z.output<typeof RunSpec>;
 export type RunSpecInput = z.input<typeof RunSpec>;
 /** A spec ready to run: named, and every file path absolute. */
 export type ResolvedRunSpec = RunSpec & { name: string };
+
+/** Where a run trains, as a spec (GRPO or SFT) or a run's config.json says: what the `connect` callbacks open. */
+export interface BackendChoice {
+  backend: BackendKind;
+  base_url?: string;
+}
 
 export interface LoadedRunSpec {
   /** absolute path of the spec file */

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { GrpoEvent } from '../grpo/types';
 import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
+import type { BackendChoice } from '../runs/spec';
 import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
@@ -17,7 +18,7 @@ export interface StartSftRunOptions {
   specFile?: string;
   spec?: ResolvedSftSpec;
   runsDir: string;
-  connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => Promise<ServiceClient>;
+  connect: (spec: BackendChoice) => Promise<ServiceClient>;
   cacheDir: string;
   /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
   network?: NetworkOptions;
