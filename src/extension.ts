@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
+import { leaveLocksAtShutdown } from './core/runs/shutdown';
 import { registerBreakdownCommands } from './vscode/breakdownCommands';
 import { breakdownPanels } from './vscode/breakdownPanels';
 import { registerCheckpointCommands } from './vscode/checkpointCommands';
@@ -188,5 +189,6 @@ let stopEngine: (() => Promise<void>) | undefined;
 
 /** Disposables go with context.subscriptions; the local engine is stopped and awaited here. */
 export async function deactivate(): Promise<void> {
+  leaveLocksAtShutdown(); // before the engine stops under a run
   await stopEngine?.();
 }

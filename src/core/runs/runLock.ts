@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { processGoingAway } from './shutdown';
 
 export const RUN_LOCK_FILE = '.tinker-run.lock';
 
@@ -91,7 +92,7 @@ export function lockRunDirectory(dir: string): RunLock {
           if (released) return;
           released = true;
           heldHere.delete(file);
-          if (readHolder(file)?.pid === process.pid) fs.rmSync(file, { force: true });
+          if (!processGoingAway() && readHolder(file)?.pid === process.pid) fs.rmSync(file, { force: true });
         },
       };
     } catch (err) {

@@ -1,6 +1,7 @@
 // One writer per run directory: a second writer (another process, or this one) is refused with an
 // error naming the holder; a lock left by a process that died is taken over.
 import * as assert from 'assert';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -60,6 +61,33 @@ describe('run directory lock', () => {
     again.appendCheckpoint({ name: 'final', batch: 1, state_path: 'tinker://m/weights/final' });
     again.close();
     assert.strictEqual((await summarizeRun(w.dir)).interrupted, false);
+  });
+
+  it('a run stopped because its process is going away (window reload, VS Code deactivating) reads as interrupted; one stopped otherwise does not', async () => {
+    const runLockModule = path.resolve(__dirname, '../../../src/core/runs/runLock.js');
+    const shutdownModule = path.resolve(__dirname, '../../../src/core/runs/shutdown.js');
+    // a writer that releases its lock the normal way and exits, with or without saying it is going away first
+    const writeAndExit = (dir: string, goingAway: boolean) => {
+      const script = `const lock = require(${JSON.stringify(runLockModule)}).lockRunDirectory(${JSON.stringify(dir)});${goingAway ? `require(${JSON.stringify(shutdownModule)}).leaveLocksAtShutdown();` : ''} lock.release();`;
+      const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      assert.strictEqual(r.status, 0, r.stderr);
+    };
+    const runs = ['away', 'stopped'].map((name) => {
+      const w = RunWriter.create(root, name);
+      w.writeConfig({});
+      w.appendMetrics(0, { a: 1 });
+      w.close();
+      return w.dir;
+    });
+    writeAndExit(runs[0]!, true);
+    writeAndExit(runs[1]!, false);
+    assert.strictEqual(runLockState(runs[0]!), 'stale');
+    assert.strictEqual((await summarizeRun(runs[0]!)).interrupted, true);
+    assert.strictEqual(runLockState(runs[1]!), 'free');
+    assert.strictEqual((await summarizeRun(runs[1]!)).interrupted, false);
+    // and the interrupted one is resumed as any other
+    RunWriter.open(runs[0]!).close();
+    assert.strictEqual(runLockState(runs[0]!), 'free');
   });
 
   it('refuses a second writer in the same process until the first is closed', () => {
