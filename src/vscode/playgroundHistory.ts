@@ -1,7 +1,7 @@
 // The playground's last runs in workspace state (parsed with zod when read back: the state may be
 // from another version), and the text of one sample for the tinker-sample: documents.
 import type * as vscode from 'vscode';
-import { PlaygroundForm, RunView, SideId } from '../../webview/shared/playgroundProtocol';
+import { PlaygroundForm, RunView, SideId, sourceLabel } from '../../webview/shared/playgroundProtocol';
 
 const HISTORY_KEY = 'tinker.playground.history';
 /** runs kept in workspace state */
@@ -50,8 +50,7 @@ function isNumbers(x: unknown): x is number[] {
 }
 
 export function describe(source: PlaygroundForm['A']): string {
-  if (!source) return '(none)';
-  return source.kind === 'base' ? source.model : source.path;
+  return source ? sourceLabel(source) : '(none)';
 }
 
 /** A sample as a read-only document: what produced it, then the completion. */

@@ -7,7 +7,7 @@ import '../shared/browser/base.css';
 import './playground.css';
 import { PanelClient } from '../shared/browser/client';
 import { byId, el, inputById } from '../shared/browser/dom';
-import { ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, ToWebview } from '../shared/playgroundProtocol';
+import { ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../shared/playgroundProtocol';
 
 const client = new PanelClient(PlaygroundProtocol);
 client.setState({ kind: 'playground' });
@@ -104,7 +104,7 @@ function button(id: string): HTMLButtonElement {
 // ---------- the form ----------
 
 function sourceText(s: SideSource | undefined): string {
-  return !s ? '' : s.kind === 'base' ? s.model : s.path;
+  return s ? sourceLabel(s) : '';
 }
 function sourceOf(text: string): SideSource | undefined {
   const t = text.trim();

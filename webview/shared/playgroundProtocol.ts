@@ -14,6 +14,11 @@ export const SideSource = z.discriminatedUnion('kind', [
 ]);
 export type SideSource = z.infer<typeof SideSource>;
 
+/** A side's source as text: the model name or the checkpoint path. */
+export function sourceLabel(s: SideSource): string {
+  return s.kind === 'base' ? s.model : s.path;
+}
+
 export const ChatMessage = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string().max(100_000) });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 

@@ -34,10 +34,6 @@ export interface PlaygroundRun extends AsyncIterable<PlaygroundEvent> {
   readonly summary: Promise<PlaygroundSummary>;
 }
 
-export function describeSource(source: SideSource): string {
-  return source.kind === 'base' ? source.model : source.path;
-}
-
 /** The base model a side samples: the model itself, or the one the checkpoint was trained from. */
 export async function resolveBaseModel(deps: Pick<PlaygroundDeps, 'service'>, side: SideId, source: SideSource, signal?: AbortSignal): Promise<string> {
   if (source.kind === 'checkpoint') {
