@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  DEFAULT_PARAMS,
   FromWebview,
   PlaygroundForm,
   PlaygroundProtocol,
@@ -17,6 +18,7 @@ import {
 } from '../../webview/shared/playgroundProtocol';
 import type { PlaygroundEvent, PlaygroundSample } from '../core/playground/types';
 import type { LoadedRenderer } from '../core/render';
+import { recordedRewardError } from '../core/runs/sampleSchema';
 import type { RewardRunner } from '../core/reward/types';
 import type { ServiceClient } from '../core/tinker/client';
 import { toDisposable } from './lifecycle';
@@ -404,9 +406,7 @@ function sampleView(s: PlaygroundSample): SampleView {
     tokens: s.tokens.length,
     ms: s.ms,
     ...(s.reward !== undefined ? { reward: s.reward } : {}),
-    ...(s.rewardError
-      ? { rewardError: { kind: s.rewardError.kind, message: s.rewardError.message, ...(s.rewardError.traceback ? { traceback: s.rewardError.traceback } : {}), ...(s.rewardError.line ? { line: s.rewardError.line } : {}) } }
-      : {}),
+    ...(s.rewardError ? { rewardError: recordedRewardError(s.rewardError) } : {}),
   };
 }
 
@@ -416,10 +416,7 @@ function historyLabel(v: RunView): string {
   return `${last.slice(0, 60)}${last.length > 60 ? '…' : ''} — ${sides}`;
 }
 
-const DEFAULT_FORM: PlaygroundForm = {
-  messages: [{ role: 'user', content: '' }],
-  params: { temperature: 1, topP: 1, topK: -1, maxTokens: 64, n: 4 },
-};
+const DEFAULT_FORM: PlaygroundForm = { messages: [{ role: 'user', content: '' }], params: DEFAULT_PARAMS };
 
 function savedForm(state: vscode.Memento): PlaygroundForm {
   const parsed = PlaygroundForm.safeParse(state.get(FORM_KEY));

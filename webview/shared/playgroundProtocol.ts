@@ -3,6 +3,7 @@
 // form (conversation, sides, parameters, reward file); the host samples, streams each result as it
 // arrives, and keeps the form and the last runs in workspace state.
 import { z } from 'zod';
+import { RewardError } from '../../src/core/runs/sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 
 export const SideId = z.enum(['A', 'B']);
@@ -55,8 +56,6 @@ export const SideInfo = z.object({
 });
 export type SideInfo = z.infer<typeof SideInfo>;
 
-export const RewardErrorView = z.object({ kind: z.string(), message: z.string(), traceback: z.string().optional(), line: z.number().int().positive().optional() });
-
 /** A sample as the webview shows it (its token ids and log-probs are a `sampleTokens` request). */
 export const SampleView = z.object({
   side: SideId,
@@ -66,7 +65,7 @@ export const SampleView = z.object({
   tokens: z.number().int().nonnegative(),
   ms: z.number().nonnegative(),
   reward: z.number().optional(),
-  rewardError: RewardErrorView.optional(),
+  rewardError: RewardError.optional(),
 });
 export type SampleView = z.infer<typeof SampleView>;
 
