@@ -120,12 +120,12 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
 
   protected override async sendSnapshot(): Promise<void> {
     try {
-      const available = await sampledIterations(this.runDir);
-      const ref = this.shownRef ?? { iteration: available.train.at(-1) ?? (await lastLoggedStep(this.runDir)) ?? 0, split: 'train' as const };
+      const [available, metrics] = await Promise.all([sampledIterations(this.runDir), metricRows(this.runDir)]);
+      const ref = this.shownRef ?? { iteration: available.train.at(-1) ?? metrics.at(-1)?.step ?? 0, split: 'train' as const };
       this.shownRef = ref;
       this.updateTitle();
       const generation = ++this.generation;
-      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: await stepMetrics(this.runDir, ref.iteration) };
+      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: stepMetrics(metrics, ref.iteration) };
       const problemLines = (problems: readonly JsonlProblem[]) => problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
       // a large file paints its first groups while the rest is read and validated
       const reading = readSamplesInChunks(this.runDir, ref.iteration, splitOf(ref), (first) => {
@@ -169,15 +169,10 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
 }
 
 /** KL (v1) and entropy logged for `step`. */
-async function stepMetrics(runDir: string, step: number): Promise<{ kl: number | null; entropy: number | null }> {
-  const rows = await metricRows(runDir);
+function stepMetrics(rows: readonly MetricsRecord[], step: number): { kl: number | null; entropy: number | null } {
   const row = rows.find((r) => r.step === step);
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   return { kl: num(row?.[METRIC.klV1]), entropy: num(row?.[METRIC.entropy]) };
-}
-
-async function lastLoggedStep(runDir: string): Promise<number | undefined> {
-  return (await metricRows(runDir)).at(-1)?.step;
 }
 
 async function metricRows(runDir: string): Promise<MetricsRecord[]> {
