@@ -16,7 +16,7 @@ import type { JsonlProblem } from '../core/runs/jsonl';
 import { SampleRecord, summarizeIteration } from '../core/runs/sampleSchema';
 import { SearchIndex, searchGroups, searchIndex } from '../../webview/shared/breakdown';
 import type { Log } from './log';
-import { renderPanelHtml, webviewOptions } from './webview/html';
+import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
 
@@ -66,9 +66,7 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
     transport: WebviewTransport,
   ) {
     super(panel, transport, BreakdownProtocol, s.log, `group breakdown ${runDir}`);
-    panel.webview.options = webviewOptions(s.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
-    panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'breakdown', title: 'GRPO groups' });
+    showPanelPage(panel, s.extensionUri, { entry: 'breakdown', title: 'GRPO groups' });
     this.updateTitle();
   }
 

@@ -25,7 +25,7 @@ import { toDisposable } from './lifecycle';
 import type { Log } from './log';
 import { playgroundSampleUri } from './playgroundDocuments';
 import { describe, readHistory, rememberRun, StoredRun, tokenKey as key } from './playgroundHistory';
-import { renderPanelHtml, webviewOptions } from './webview/html';
+import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
 
@@ -95,9 +95,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     preset: PlaygroundPreset | undefined,
   ) {
     super(panel, transport, PlaygroundProtocol, s.log, 'sample playground');
-    panel.webview.options = webviewOptions(s.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
-    panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'playground', title: 'Sample Playground' });
+    showPanelPage(panel, s.extensionUri, { entry: 'playground', title: 'Sample Playground' });
     this.form = withPreset(savedForm(s.state), preset);
     this.shown = this.history()[0];
     this._register(toDisposable(() => this.running?.abort()));
