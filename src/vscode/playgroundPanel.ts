@@ -5,15 +5,16 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  applyRunUpdate,
   DEFAULT_PARAMS,
   FromWebview,
   PlaygroundForm,
   PlaygroundProtocol,
   PlaygroundRequests,
+  RunUpdate,
   RunView,
   SampleView,
   SideId,
-  SideResult,
   ToWebview,
 } from '../../webview/shared/playgroundProtocol';
 import type { PlaygroundEvent, PlaygroundSample } from '../core/playground/types';
@@ -302,22 +303,16 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
   }
 
   private apply(run: StoredRun, e: PlaygroundEvent): void {
-    const id = run.view.id;
+    const runId = run.view.id;
+    let update: RunUpdate;
     if (e.type === 'side') {
-      const info = { side: e.info.side, baseModel: e.info.baseModel, renderer: e.info.renderer, promptTokens: e.info.promptTokens };
-      sideOf(run, e.info.side).info = info;
-      this.post({ type: 'side', runId: id, info });
+      update = { type: 'side', runId, info: { side: e.info.side, baseModel: e.info.baseModel, renderer: e.info.renderer, promptTokens: e.info.promptTokens } };
     } else if (e.type === 'sample') {
-      const view = sampleView(e.sample);
       run.tokens[key(e.sample.side, e.sample.index)] = { tokens: e.sample.tokens, logprobs: e.sample.logprobs };
-      const samples = sideOf(run, e.sample.side).samples;
-      samples.push(view);
-      samples.sort((a, b) => a.index - b.index);
-      this.post({ type: 'sample', runId: id, sample: view });
-    } else {
-      sideOf(run, e.side).errors.push(e.message);
-      this.post({ type: 'sideError', runId: id, side: e.side, message: e.message });
-    }
+      update = { type: 'sample', runId, sample: sampleView(e.sample) };
+    } else update = { type: 'sideError', runId, side: e.side, message: e.message };
+    applyRunUpdate(run.view, update);
+    this.post(update);
   }
 
   private historyItems(): Array<{ id: string; startedAt: string; label: string }> {
@@ -384,15 +379,6 @@ function abortOn(token: vscode.CancellationToken): AbortSignal {
   const c = new AbortController();
   token.onCancellationRequested(() => c.abort());
   return c.signal;
-}
-
-function sideOf(run: StoredRun, side: SideId): SideResult {
-  let r = run.view.sides[side];
-  if (!r) {
-    r = { samples: [], errors: [] };
-    run.view.sides[side] = r;
-  }
-  return r;
 }
 
 function sampleView(s: PlaygroundSample): SampleView {

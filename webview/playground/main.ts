@@ -7,7 +7,7 @@ import '../shared/browser/base.css';
 import './playground.css';
 import { PanelClient } from '../shared/browser/client';
 import { byId, el, inputById } from '../shared/browser/dom';
-import { ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../shared/playgroundProtocol';
+import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../shared/playgroundProtocol';
 
 const client = new PanelClient(PlaygroundProtocol);
 client.setState({ kind: 'playground' });
@@ -360,13 +360,6 @@ function showHistory(items: Array<{ id: string; startedAt: string; label: string
   historySelect.replaceChildren(new Option('(choose a run)', ''), ...items.map((h) => new Option(`${new Date(h.startedAt).toLocaleString()} — ${h.label}`, h.id)));
 }
 
-function sideResult(side: SideId): SideResult | undefined {
-  if (!run) return undefined;
-  const r = run.sides[side] ?? { samples: [], errors: [] };
-  run.sides[side] = r;
-  return r;
-}
-
 client.onNotification((m: ToWebview) => {
   switch (m.type) {
     case 'snapshot':
@@ -393,27 +386,12 @@ client.onNotification((m: ToWebview) => {
       run = m.run;
       showRun();
       break;
-    case 'side': {
-      const r = run?.id === m.runId ? sideResult(m.info.side) : undefined;
-      if (r) r.info = m.info;
+    case 'side':
+    case 'sample':
+    case 'sideError':
+      if (run) applyRunUpdate(run, m);
       showRun();
       break;
-    }
-    case 'sample': {
-      const r = run?.id === m.runId ? sideResult(m.sample.side) : undefined;
-      if (r) {
-        r.samples.push(m.sample);
-        r.samples.sort((a, b) => a.index - b.index);
-      }
-      showRun();
-      break;
-    }
-    case 'sideError': {
-      const r = run?.id === m.runId ? sideResult(m.side) : undefined;
-      r?.errors.push(m.message);
-      showRun();
-      break;
-    }
     case 'runDone':
       run = m.run;
       showHistory(m.history);

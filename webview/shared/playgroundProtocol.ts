@@ -119,6 +119,21 @@ export const ToWebview = z.discriminatedUnion('type', [
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
 
+/** A result streamed into the running run. */
+export type RunUpdate = Extract<ToWebview, { type: 'side' | 'sample' | 'sideError' }>;
+
+/** Adds a streamed result to its run: the host and the webview keep the same run this way. */
+export function applyRunUpdate(run: RunView, m: RunUpdate): void {
+  if (m.runId !== run.id) return;
+  const side = m.type === 'side' ? m.info.side : m.type === 'sample' ? m.sample.side : m.side;
+  const r = (run.sides[side] ??= { samples: [], errors: [] });
+  if (m.type === 'side') r.info = m.info;
+  else if (m.type === 'sample') {
+    r.samples.push(m.sample);
+    r.samples.sort((a, b) => a.index - b.index);
+  } else r.errors.push(m.message);
+}
+
 const SampleRef = { side: SideId, index: z.number().int().nonnegative() };
 
 export const FromWebview = z.discriminatedUnion('type', [
