@@ -6,7 +6,7 @@
 import '../shared/browser/base.css';
 import './playground.css';
 import { PanelClient } from '../shared/browser/client';
-import { byId, el, inputById } from '../shared/browser/dom';
+import { byId, el, inputById, typedById } from '../shared/browser/dom';
 import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../shared/playgroundProtocol';
 
 const client = new PanelClient(PlaygroundProtocol);
@@ -64,14 +64,14 @@ app.innerHTML = `
 const sideInput = { A: inputById('side-A'), B: inputById('side-B') };
 const messagesEl = byId('messages');
 const groundTruthEl = inputById('ground-truth');
-const rewardSelect = select('reward-file');
-const historySelect = select('history');
+const rewardSelect = typedById('reward-file', HTMLSelectElement);
+const historySelect = typedById('history', HTMLSelectElement);
 const statusEl = byId('status');
 const formError = byId('form-error');
 const promptView = byId('prompt-view');
 const rewardNote = byId('reward-note');
-const runButton = button('run');
-const cancelButton = button('cancel');
+const runButton = typedById('run', HTMLButtonElement);
+const cancelButton = typedById('cancel', HTMLButtonElement);
 const param = {
   temperature: inputById('p-temperature'),
   topP: inputById('p-top-p'),
@@ -90,16 +90,6 @@ const formControls = () => [...document.querySelectorAll<HTMLInputElement | HTML
 for (const c of formControls()) c.disabled = true;
 byId('app').setAttribute('aria-busy', 'true');
 
-function select(id: string): HTMLSelectElement {
-  const e = byId(id);
-  if (!(e instanceof HTMLSelectElement)) throw new Error(`#${id} is not a select`);
-  return e;
-}
-function button(id: string): HTMLButtonElement {
-  const e = byId(id);
-  if (!(e instanceof HTMLButtonElement)) throw new Error(`#${id} is not a button`);
-  return e;
-}
 
 // ---------- the form ----------
 
