@@ -196,7 +196,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       { title: 'Pick a problem', placeHolder: runs.length ? 'From the dataset of which run?' : 'No runs in the runs folder' },
     );
     if (!run) return;
-    const { runProblems } = await import('../core/playground/problems');
+    const { runProblems, problemPrompt } = await import('../core/playground/problems');
     const problems = await runProblems(run.dir, this.s.cacheDir);
     const item = (p: (typeof problems.train)[number], split: string) => ({ label: p.messages.at(-1)?.content.slice(0, 120) ?? p.id, description: `ground truth ${p.groundTruth}`, detail: `${split} · ${p.id}`, problem: p });
     const picked = await vscode.window.showQuickPick([...problems.holdout.map((p) => item(p, 'holdout')), ...problems.train.map((p) => item(p, 'train'))], {
@@ -206,11 +206,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       matchOnDetail: true,
     });
     if (!picked) return;
-    await this.applyPreset({
-      messages: picked.problem.messages.flatMap((m) => (m.role === 'tool' ? [] : [{ role: m.role, content: m.content }])),
-      groundTruth: picked.problem.groundTruth,
-      ...(problems.rewardFile ? { rewardFile: problems.rewardFile } : {}),
-    });
+    await this.applyPreset(problemPrompt(picked.problem, problems.rewardFile));
   }
 
   private rendererFor(model: string): Promise<LoadedRenderer> {
