@@ -11,7 +11,7 @@ import { COMMAND } from './commandIds';
 import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebview } from '../../webview/shared/breakdownProtocol';
 import { parseRecords, MetricsRecord, mergeMetrics } from '../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../core/runs/runConfig';
-import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
+import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit, SamplesRead } from '../core/runs/sampleRecord';
 import type { JsonlProblem } from '../core/runs/jsonl';
 import { SampleRecord, summarizeIteration } from '../core/runs/sampleSchema';
 import { SearchIndex, searchGroups, searchIndex } from '../../webview/shared/breakdown';
@@ -49,12 +49,15 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
   private async samplesOf(ref: IterationRef): Promise<{ records: SampleRecord[]; index?: SearchIndex }> {
     const c = this.cached;
     if (c && c.ref.iteration === ref.iteration && c.ref.split === ref.split) return c.read;
-    const read = readSamples(this.runDir, ref.iteration, splitOf(ref)).then((r) => {
-      if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
-      return { records: r.records };
-    });
+    const read = this.recordsOf(ref, readSamples(this.runDir, ref.iteration, splitOf(ref)));
     this.cached = { ref, read };
     return read;
+  }
+
+  private async recordsOf(ref: IterationRef, reading: Promise<SamplesRead | undefined>): Promise<{ records: SampleRecord[] }> {
+    const r = await reading;
+    if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
+    return { records: r.records };
   }
 
   constructor(
@@ -130,13 +133,7 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
         if (generation !== this.generation) return;
         this.post({ ...base, ...summarizeIteration(first.records), problems: problemLines(first.problems), loading: { bytesRead: first.bytesRead, bytesTotal: first.bytesTotal } });
       });
-      this.cached = {
-        ref,
-        read: reading.then((r) => {
-          if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
-          return { records: r.records };
-        }),
-      };
+      this.cached = { ref, read: this.recordsOf(ref, reading) };
       // a failed read is reported below; requests made meanwhile get the same error
       this.cached.read.catch(() => undefined);
       const read = await reading;
