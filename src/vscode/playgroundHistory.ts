@@ -29,9 +29,11 @@ export function readHistory(state: vscode.Memento): StoredRun[] {
   return out;
 }
 
-export async function rememberRun(state: vscode.Memento, run: StoredRun): Promise<void> {
-  const rest = readHistory(state).filter((h) => h.view.id !== run.view.id);
-  await state.update(HISTORY_KEY, [run, ...rest].slice(0, HISTORY_LIMIT));
+/** Stores the run first in the history; returns the history stored. */
+export async function rememberRun(state: vscode.Memento, run: StoredRun): Promise<StoredRun[]> {
+  const history = [run, ...readHistory(state).filter((h) => h.view.id !== run.view.id)].slice(0, HISTORY_LIMIT);
+  await state.update(HISTORY_KEY, history);
+  return history;
 }
 
 function tokensOf(raw: object): StoredRun['tokens'] {

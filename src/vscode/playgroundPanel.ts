@@ -98,7 +98,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     super(panel, transport, PlaygroundProtocol, s.log, 'sample playground');
     showPanelPage(panel, s.extensionUri, { entry: 'playground', title: 'Sample Playground' });
     this.form = withPreset(savedForm(s.state), preset);
-    this.shown = this.history()[0];
+    this.shown = readHistory(s.state)[0];
     this._register(toDisposable(() => this.running?.abort()));
   }
 
@@ -117,7 +117,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       checkpoints,
       rewardFiles,
       ...(this.shown ? { run: this.shown.view } : {}),
-      history: this.historyItems(),
+      history: historyItems(readHistory(this.s.state)),
     });
     try {
       const service = await this.s.service();
@@ -167,7 +167,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
         void vscode.window.setStatusBarMessage('Tinker: copied as JSON', 3000);
         break;
       case 'showHistory': {
-        const run = this.history().find((h) => h.view.id === msg.id);
+        const run = readHistory(this.s.state).find((h) => h.view.id === msg.id);
         if (run) {
           this.shown = run;
           this.form = run.view.form;
@@ -243,8 +243,8 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     } finally {
       run.view.status = controller.signal.aborted ? 'cancelled' : 'done';
       if (this.running === controller) this.running = undefined;
-      await this.remember(run);
-      this.post({ type: 'runDone', run: run.view, history: this.historyItems() });
+      const history = await rememberRun(this.s.state, run);
+      this.post({ type: 'runDone', run: run.view, history: historyItems(history) });
       finish();
     }
   }
@@ -309,18 +309,6 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     } else update = { type: 'sideError', runId, side: e.side, message: e.message };
     applyRunUpdate(run.view, update);
     this.post(update);
-  }
-
-  private historyItems(): Array<{ id: string; startedAt: string; label: string }> {
-    return this.history().map((h) => ({ id: h.view.id, startedAt: h.view.startedAt, label: historyLabel(h.view) }));
-  }
-
-  private history(): StoredRun[] {
-    return readHistory(this.s.state);
-  }
-
-  private async remember(run: StoredRun): Promise<void> {
-    await rememberRun(this.s.state, run);
   }
 
   private sampleOf(side: SideId, index: number): { run: StoredRun; sample: SampleView } {
@@ -388,6 +376,10 @@ function sampleView(s: PlaygroundSample): SampleView {
     ...(s.reward !== undefined ? { reward: s.reward } : {}),
     ...(s.rewardError ? { rewardError: recordedRewardError(s.rewardError) } : {}),
   };
+}
+
+function historyItems(history: readonly StoredRun[]): Array<{ id: string; startedAt: string; label: string }> {
+  return history.map((h) => ({ id: h.view.id, startedAt: h.view.startedAt, label: historyLabel(h.view) }));
 }
 
 function historyLabel(v: RunView): string {
