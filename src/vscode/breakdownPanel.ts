@@ -11,12 +11,12 @@ import { COMMAND } from './commandIds';
 import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebview } from '../../webview/shared/breakdownProtocol';
 import { parseRecords, MetricsRecord, mergeMetrics } from '../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../core/runs/runConfig';
-import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit } from '../core/runs/sampleRecord';
+import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit, SamplesRead } from '../core/runs/sampleRecord';
 import type { JsonlProblem } from '../core/runs/jsonl';
 import { SampleRecord, summarizeIteration } from '../core/runs/sampleSchema';
 import { SearchIndex, searchGroups, searchIndex } from '../../webview/shared/breakdown';
 import type { Log } from './log';
-import { renderPanelHtml, webviewOptions } from './webview/html';
+import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
 
@@ -49,12 +49,15 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
   private async samplesOf(ref: IterationRef): Promise<{ records: SampleRecord[]; index?: SearchIndex }> {
     const c = this.cached;
     if (c && c.ref.iteration === ref.iteration && c.ref.split === ref.split) return c.read;
-    const read = readSamples(this.runDir, ref.iteration, splitOf(ref)).then((r) => {
-      if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
-      return { records: r.records };
-    });
+    const read = this.recordsOf(ref, readSamples(this.runDir, ref.iteration, splitOf(ref)));
     this.cached = { ref, read };
     return read;
+  }
+
+  private async recordsOf(ref: IterationRef, reading: Promise<SamplesRead | undefined>): Promise<{ records: SampleRecord[] }> {
+    const r = await reading;
+    if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
+    return { records: r.records };
   }
 
   constructor(
@@ -66,9 +69,7 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
     transport: WebviewTransport,
   ) {
     super(panel, transport, BreakdownProtocol, s.log, `group breakdown ${runDir}`);
-    panel.webview.options = webviewOptions(s.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
-    panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'breakdown', title: 'GRPO groups' });
+    showPanelPage(panel, s.extensionUri, { entry: 'breakdown', title: 'GRPO groups' });
     this.updateTitle();
   }
 
@@ -120,25 +121,19 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
 
   protected override async sendSnapshot(): Promise<void> {
     try {
-      const available = await sampledIterations(this.runDir);
-      const ref = this.shownRef ?? { iteration: available.train.at(-1) ?? (await lastLoggedStep(this.runDir)) ?? 0, split: 'train' as const };
+      const [available, metrics] = await Promise.all([sampledIterations(this.runDir), metricRows(this.runDir)]);
+      const ref = this.shownRef ?? { iteration: available.train.at(-1) ?? metrics.at(-1)?.step ?? 0, split: 'train' as const };
       this.shownRef = ref;
       this.updateTitle();
       const generation = ++this.generation;
-      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: await stepMetrics(this.runDir, ref.iteration) };
+      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: stepMetrics(metrics, ref.iteration) };
       const problemLines = (problems: readonly JsonlProblem[]) => problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
       // a large file paints its first groups while the rest is read and validated
       const reading = readSamplesInChunks(this.runDir, ref.iteration, splitOf(ref), (first) => {
         if (generation !== this.generation) return;
         this.post({ ...base, ...summarizeIteration(first.records), problems: problemLines(first.problems), loading: { bytesRead: first.bytesRead, bytesTotal: first.bytesTotal } });
       });
-      this.cached = {
-        ref,
-        read: reading.then((r) => {
-          if (!r) throw new Error(`iteration ${ref.iteration} of ${this.runDir} has no ${ref.split} samples`);
-          return { records: r.records };
-        }),
-      };
+      this.cached = { ref, read: this.recordsOf(ref, reading) };
       // a failed read is reported below; requests made meanwhile get the same error
       this.cached.read.catch(() => undefined);
       const read = await reading;
@@ -169,15 +164,10 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
 }
 
 /** KL (v1) and entropy logged for `step`. */
-async function stepMetrics(runDir: string, step: number): Promise<{ kl: number | null; entropy: number | null }> {
-  const rows = await metricRows(runDir);
+function stepMetrics(rows: readonly MetricsRecord[], step: number): { kl: number | null; entropy: number | null } {
   const row = rows.find((r) => r.step === step);
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   return { kl: num(row?.[METRIC.klV1]), entropy: num(row?.[METRIC.entropy]) };
-}
-
-async function lastLoggedStep(runDir: string): Promise<number | undefined> {
-  return (await metricRows(runDir)).at(-1)?.step;
 }
 
 async function metricRows(runDir: string): Promise<MetricsRecord[]> {

@@ -66,15 +66,11 @@ export async function presetOf(arg: unknown, cacheDir: string): Promise<Playgrou
 }
 
 async function problemPreset(runDir: string, problemId: string, cacheDir: string): Promise<PlaygroundPreset> {
-  const { runProblems, findProblem } = await import('../core/playground/problems');
+  const { runProblems, findProblem, problemPrompt } = await import('../core/playground/problems');
   const problems = await runProblems(runDir, cacheDir);
   const problem = findProblem(problems, problemId);
   if (!problem) throw new Error(`the dataset of ${runDir} has no problem ${problemId} (has the dataset changed since the run?)`);
-  return {
-    messages: problem.messages.flatMap((m) => (m.role === 'tool' ? [] : [{ role: m.role, content: m.content }])),
-    groundTruth: problem.groundTruth,
-    ...(problems.rewardFile ? { rewardFile: problems.rewardFile } : {}),
-  };
+  return problemPrompt(problem, problems.rewardFile);
 }
 
 async function runRewardFile(runDir: string): Promise<string | undefined> {

@@ -1,7 +1,7 @@
 // The playground's last runs in workspace state (parsed with zod when read back: the state may be
 // from another version), and the text of one sample for the tinker-sample: documents.
 import type * as vscode from 'vscode';
-import { PlaygroundForm, RunView, SideId } from '../../webview/shared/playgroundProtocol';
+import { PlaygroundForm, RunView, SideId, sourceLabel } from '../../webview/shared/playgroundProtocol';
 
 const HISTORY_KEY = 'tinker.playground.history';
 /** runs kept in workspace state */
@@ -29,9 +29,11 @@ export function readHistory(state: vscode.Memento): StoredRun[] {
   return out;
 }
 
-export async function rememberRun(state: vscode.Memento, run: StoredRun): Promise<void> {
-  const rest = readHistory(state).filter((h) => h.view.id !== run.view.id);
-  await state.update(HISTORY_KEY, [run, ...rest].slice(0, HISTORY_LIMIT));
+/** Stores the run first in the history; returns the history stored. */
+export async function rememberRun(state: vscode.Memento, run: StoredRun): Promise<StoredRun[]> {
+  const history = [run, ...readHistory(state).filter((h) => h.view.id !== run.view.id)].slice(0, HISTORY_LIMIT);
+  await state.update(HISTORY_KEY, history);
+  return history;
 }
 
 function tokensOf(raw: object): StoredRun['tokens'] {
@@ -50,8 +52,7 @@ function isNumbers(x: unknown): x is number[] {
 }
 
 export function describe(source: PlaygroundForm['A']): string {
-  if (!source) return '(none)';
-  return source.kind === 'base' ? source.model : source.path;
+  return source ? sourceLabel(source) : '(none)';
 }
 
 /** A sample as a read-only document: what produced it, then the completion. */

@@ -5,25 +5,28 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  applyRunUpdate,
+  DEFAULT_PARAMS,
   FromWebview,
   PlaygroundForm,
   PlaygroundProtocol,
   PlaygroundRequests,
+  RunUpdate,
   RunView,
   SampleView,
   SideId,
-  SideResult,
   ToWebview,
 } from '../../webview/shared/playgroundProtocol';
 import type { PlaygroundEvent, PlaygroundSample } from '../core/playground/types';
 import type { LoadedRenderer } from '../core/render';
+import { recordedRewardError } from '../core/runs/sampleSchema';
 import type { RewardRunner } from '../core/reward/types';
 import type { ServiceClient } from '../core/tinker/client';
 import { toDisposable } from './lifecycle';
 import type { Log } from './log';
 import { playgroundSampleUri } from './playgroundDocuments';
 import { describe, readHistory, rememberRun, StoredRun, tokenKey as key } from './playgroundHistory';
-import { renderPanelHtml, webviewOptions } from './webview/html';
+import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
 
@@ -93,11 +96,9 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     preset: PlaygroundPreset | undefined,
   ) {
     super(panel, transport, PlaygroundProtocol, s.log, 'sample playground');
-    panel.webview.options = webviewOptions(s.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
-    panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'playground', title: 'Sample Playground' });
+    showPanelPage(panel, s.extensionUri, { entry: 'playground', title: 'Sample Playground' });
     this.form = withPreset(savedForm(s.state), preset);
-    this.shown = this.history()[0];
+    this.shown = readHistory(s.state)[0];
     this._register(toDisposable(() => this.running?.abort()));
   }
 
@@ -116,7 +117,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       checkpoints,
       rewardFiles,
       ...(this.shown ? { run: this.shown.view } : {}),
-      history: this.historyItems(),
+      history: historyItems(readHistory(this.s.state)),
     });
     try {
       const service = await this.s.service();
@@ -166,7 +167,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
         void vscode.window.setStatusBarMessage('Tinker: copied as JSON', 3000);
         break;
       case 'showHistory': {
-        const run = this.history().find((h) => h.view.id === msg.id);
+        const run = readHistory(this.s.state).find((h) => h.view.id === msg.id);
         if (run) {
           this.shown = run;
           this.form = run.view.form;
@@ -195,7 +196,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       { title: 'Pick a problem', placeHolder: runs.length ? 'From the dataset of which run?' : 'No runs in the runs folder' },
     );
     if (!run) return;
-    const { runProblems } = await import('../core/playground/problems');
+    const { runProblems, problemPrompt } = await import('../core/playground/problems');
     const problems = await runProblems(run.dir, this.s.cacheDir);
     const item = (p: (typeof problems.train)[number], split: string) => ({ label: p.messages.at(-1)?.content.slice(0, 120) ?? p.id, description: `ground truth ${p.groundTruth}`, detail: `${split} · ${p.id}`, problem: p });
     const picked = await vscode.window.showQuickPick([...problems.holdout.map((p) => item(p, 'holdout')), ...problems.train.map((p) => item(p, 'train'))], {
@@ -205,11 +206,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       matchOnDetail: true,
     });
     if (!picked) return;
-    await this.applyPreset({
-      messages: picked.problem.messages.flatMap((m) => (m.role === 'tool' ? [] : [{ role: m.role, content: m.content }])),
-      groundTruth: picked.problem.groundTruth,
-      ...(problems.rewardFile ? { rewardFile: problems.rewardFile } : {}),
-    });
+    await this.applyPreset(problemPrompt(picked.problem, problems.rewardFile));
   }
 
   private rendererFor(model: string): Promise<LoadedRenderer> {
@@ -246,8 +243,8 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     } finally {
       run.view.status = controller.signal.aborted ? 'cancelled' : 'done';
       if (this.running === controller) this.running = undefined;
-      await this.remember(run);
-      this.post({ type: 'runDone', run: run.view, history: this.historyItems() });
+      const history = await rememberRun(this.s.state, run);
+      this.post({ type: 'runDone', run: run.view, history: historyItems(history) });
       finish();
     }
   }
@@ -302,34 +299,16 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
   }
 
   private apply(run: StoredRun, e: PlaygroundEvent): void {
-    const id = run.view.id;
+    const runId = run.view.id;
+    let update: RunUpdate;
     if (e.type === 'side') {
-      const info = { side: e.info.side, baseModel: e.info.baseModel, renderer: e.info.renderer, promptTokens: e.info.promptTokens };
-      sideOf(run, e.info.side).info = info;
-      this.post({ type: 'side', runId: id, info });
+      update = { type: 'side', runId, info: { side: e.info.side, baseModel: e.info.baseModel, renderer: e.info.renderer, promptTokens: e.info.promptTokens } };
     } else if (e.type === 'sample') {
-      const view = sampleView(e.sample);
       run.tokens[key(e.sample.side, e.sample.index)] = { tokens: e.sample.tokens, logprobs: e.sample.logprobs };
-      const samples = sideOf(run, e.sample.side).samples;
-      samples.push(view);
-      samples.sort((a, b) => a.index - b.index);
-      this.post({ type: 'sample', runId: id, sample: view });
-    } else {
-      sideOf(run, e.side).errors.push(e.message);
-      this.post({ type: 'sideError', runId: id, side: e.side, message: e.message });
-    }
-  }
-
-  private historyItems(): Array<{ id: string; startedAt: string; label: string }> {
-    return this.history().map((h) => ({ id: h.view.id, startedAt: h.view.startedAt, label: historyLabel(h.view) }));
-  }
-
-  private history(): StoredRun[] {
-    return readHistory(this.s.state);
-  }
-
-  private async remember(run: StoredRun): Promise<void> {
-    await rememberRun(this.s.state, run);
+      update = { type: 'sample', runId, sample: sampleView(e.sample) };
+    } else update = { type: 'sideError', runId, side: e.side, message: e.message };
+    applyRunUpdate(run.view, update);
+    this.post(update);
   }
 
   private sampleOf(side: SideId, index: number): { run: StoredRun; sample: SampleView } {
@@ -386,15 +365,6 @@ function abortOn(token: vscode.CancellationToken): AbortSignal {
   return c.signal;
 }
 
-function sideOf(run: StoredRun, side: SideId): SideResult {
-  let r = run.view.sides[side];
-  if (!r) {
-    r = { samples: [], errors: [] };
-    run.view.sides[side] = r;
-  }
-  return r;
-}
-
 function sampleView(s: PlaygroundSample): SampleView {
   return {
     side: s.side,
@@ -404,10 +374,12 @@ function sampleView(s: PlaygroundSample): SampleView {
     tokens: s.tokens.length,
     ms: s.ms,
     ...(s.reward !== undefined ? { reward: s.reward } : {}),
-    ...(s.rewardError
-      ? { rewardError: { kind: s.rewardError.kind, message: s.rewardError.message, ...(s.rewardError.traceback ? { traceback: s.rewardError.traceback } : {}), ...(s.rewardError.line ? { line: s.rewardError.line } : {}) } }
-      : {}),
+    ...(s.rewardError ? { rewardError: recordedRewardError(s.rewardError) } : {}),
   };
+}
+
+function historyItems(history: readonly StoredRun[]): Array<{ id: string; startedAt: string; label: string }> {
+  return history.map((h) => ({ id: h.view.id, startedAt: h.view.startedAt, label: historyLabel(h.view) }));
 }
 
 function historyLabel(v: RunView): string {
@@ -416,10 +388,7 @@ function historyLabel(v: RunView): string {
   return `${last.slice(0, 60)}${last.length > 60 ? '…' : ''} — ${sides}`;
 }
 
-const DEFAULT_FORM: PlaygroundForm = {
-  messages: [{ role: 'user', content: '' }],
-  params: { temperature: 1, topP: 1, topK: -1, maxTokens: 64, n: 4 },
-};
+const DEFAULT_FORM: PlaygroundForm = { messages: [{ role: 'user', content: '' }], params: DEFAULT_PARAMS };
 
 function savedForm(state: vscode.Memento): PlaygroundForm {
   const parsed = PlaygroundForm.safeParse(state.get(FORM_KEY));

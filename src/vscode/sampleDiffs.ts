@@ -120,14 +120,11 @@ async function evaluationChanges(runDir: string, given: { before: number | undef
 /** Pairs ordered for a pick: the changed ones first (improved, then regressed), then the rest. */
 async function pickPair(pairs: readonly SamplePair[], title: string, placeHolder: string): Promise<SamplePair | undefined> {
   const { changeTitle, rewardChanges } = await import('../core/runs/sampleChanges');
+  // a change is its pair with the delta added, so it serves as the pair
   const changed = rewardChanges(pairs);
-  const changedSet = new Set<SamplePair>();
-  const items: Array<{ label: string; description: string; pair: SamplePair }> = changed.map((c) => {
-    const original = pairs.find((p) => p.before === c.before && p.after === c.after)!;
-    changedSet.add(original);
-    return { label: changeTitle(c), description: c.direction, pair: original };
-  });
-  for (const p of pairs) if (!changedSet.has(p)) items.push({ label: changeTitle(p), description: 'unchanged', pair: p });
+  const changedBefore = new Set(changed.map((c) => c.before));
+  const items: Array<{ label: string; description: string; pair: SamplePair }> = changed.map((c) => ({ label: changeTitle(c), description: c.direction, pair: c }));
+  for (const p of pairs) if (!changedBefore.has(p.before)) items.push({ label: changeTitle(p), description: 'unchanged', pair: p });
   return (await vscode.window.showQuickPick(items, { title, placeHolder, matchOnDescription: true }))?.pair;
 }
 

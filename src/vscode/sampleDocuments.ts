@@ -2,9 +2,11 @@
 // "Tinker: Compare Samples" (two samples of a group; by default its best against its worst reward);
 // the comparisons across evaluations and runs are in sampleDiffs.ts.
 // A URI names a sample by run directory, iteration, split, group and sample in its query.
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMAND } from './commandIds';
+import type { SampleRecord } from '../core/runs/sampleSchema';
 import type { SampleAddress } from '../core/runs/sampleText';
 import { registerTable } from './commands';
 import type { Log } from './log';
@@ -32,12 +34,41 @@ async function addressOf(uri: vscode.Uri): Promise<SampleAddress> {
   return { runDir: d.run, iteration: d.it, split: d.split, groupIdx: d.g, trajIdx: d.s };
 }
 
+/**
+ * Samples files parsed in the last moments, while unchanged on disk: a command and the two (for What
+ * Changed, 2×N) documents of the diff it opens all read the same file, which is parsed once.
+ */
+const recent = new Map<string, { mtimeMs: number; size: number; records: Promise<SampleRecord[]>; expiry: NodeJS.Timeout }>();
+/** how long a parsed file is kept after it was last asked for */
+const RECENT_MS = 30_000;
+
 /** The records of the samples file holding `a` (its group and sample are not used). */
-export async function readSample(a: Omit<SampleAddress, 'groupIdx' | 'trajIdx'>) {
-  const { readSamples, HOLDOUT } = await import('../core/runs/sampleRecord');
-  const read = await readSamples(a.runDir, a.iteration, a.split === 'train' ? { kind: 'train' } : HOLDOUT);
-  if (!read) throw new Error(`${a.runDir} has no ${a.split} samples for iteration ${a.iteration}`);
-  return read.records;
+export async function readSample(a: Omit<SampleAddress, 'groupIdx' | 'trajIdx'>): Promise<SampleRecord[]> {
+  const { readSamples, samplesFile, HOLDOUT } = await import('../core/runs/sampleRecord');
+  const split = a.split === 'train' ? { kind: 'train' as const } : HOLDOUT;
+  const file = samplesFile(a.runDir, a.iteration, split);
+  const missing = () => new Error(`${a.runDir} has no ${a.split} samples for iteration ${a.iteration}`);
+  const stat = await fs.stat(file).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ENOENT' ? missing() : err;
+  });
+  const hit = recent.get(file);
+  if (hit) clearTimeout(hit.expiry);
+  const records =
+    hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size
+      ? hit.records
+      : readSamples(a.runDir, a.iteration, split).then((read) => {
+          if (!read) throw missing();
+          return read.records;
+        });
+  const forget = () => {
+    const entry = recent.get(file);
+    if (entry?.records !== records) return;
+    clearTimeout(entry.expiry);
+    recent.delete(file);
+  };
+  recent.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, records, expiry: setTimeout(forget, RECENT_MS).unref() });
+  records.catch(forget);
+  return records;
 }
 
 /** Other owners of tinker-sample: documents, by the URI's authority (run samples have none); a reader answers undefined for a sample it does not hold. */

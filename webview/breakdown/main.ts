@@ -9,7 +9,7 @@ import { BreakdownGroup, breakdownStats, buildGroups, GroupFilter, GroupKind, Gr
 import { BreakdownProtocol, BreakdownSnapshot, IterationRef, ToWebview } from '../shared/breakdownProtocol';
 import { PanelClient } from '../shared/browser/client';
 import { registerComponents } from '../shared/browser/components';
-import { byId, el, inputById } from '../shared/browser/dom';
+import { byId, el, inputById, typedById } from '../shared/browser/dom';
 import { VirtualList } from './virtualList';
 import { renderFindings } from '../shared/browser/findings';
 import { diagnoseIteration } from '../../src/core/runs/doctor';
@@ -68,8 +68,7 @@ const detailEl = byId('detail');
 const textEl = inputById('f-text');
 const errorEl = inputById('f-error');
 const truncEl = inputById('f-trunc');
-const sortEl = byId('sort');
-if (!(sortEl instanceof HTMLSelectElement)) throw new Error('#sort is not a select');
+const sortEl = typedById('sort', HTMLSelectElement);
 
 type Row = { kind: 'group'; g: number } | { kind: 'prompt'; g: number } | { kind: 'sample'; g: number; s: number };
 

@@ -6,8 +6,8 @@
 import '../shared/browser/base.css';
 import './playground.css';
 import { PanelClient } from '../shared/browser/client';
-import { byId, el, inputById } from '../shared/browser/dom';
-import { ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, ToWebview } from '../shared/playgroundProtocol';
+import { byId, el, inputById, typedById } from '../shared/browser/dom';
+import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../shared/playgroundProtocol';
 
 const client = new PanelClient(PlaygroundProtocol);
 client.setState({ kind: 'playground' });
@@ -64,14 +64,14 @@ app.innerHTML = `
 const sideInput = { A: inputById('side-A'), B: inputById('side-B') };
 const messagesEl = byId('messages');
 const groundTruthEl = inputById('ground-truth');
-const rewardSelect = select('reward-file');
-const historySelect = select('history');
+const rewardSelect = typedById('reward-file', HTMLSelectElement);
+const historySelect = typedById('history', HTMLSelectElement);
 const statusEl = byId('status');
 const formError = byId('form-error');
 const promptView = byId('prompt-view');
 const rewardNote = byId('reward-note');
-const runButton = button('run');
-const cancelButton = button('cancel');
+const runButton = typedById('run', HTMLButtonElement);
+const cancelButton = typedById('cancel', HTMLButtonElement);
 const param = {
   temperature: inputById('p-temperature'),
   topP: inputById('p-top-p'),
@@ -90,21 +90,11 @@ const formControls = () => [...document.querySelectorAll<HTMLInputElement | HTML
 for (const c of formControls()) c.disabled = true;
 byId('app').setAttribute('aria-busy', 'true');
 
-function select(id: string): HTMLSelectElement {
-  const e = byId(id);
-  if (!(e instanceof HTMLSelectElement)) throw new Error(`#${id} is not a select`);
-  return e;
-}
-function button(id: string): HTMLButtonElement {
-  const e = byId(id);
-  if (!(e instanceof HTMLButtonElement)) throw new Error(`#${id} is not a button`);
-  return e;
-}
 
 // ---------- the form ----------
 
 function sourceText(s: SideSource | undefined): string {
-  return !s ? '' : s.kind === 'base' ? s.model : s.path;
+  return s ? sourceLabel(s) : '';
 }
 function sourceOf(text: string): SideSource | undefined {
   const t = text.trim();
@@ -360,13 +350,6 @@ function showHistory(items: Array<{ id: string; startedAt: string; label: string
   historySelect.replaceChildren(new Option('(choose a run)', ''), ...items.map((h) => new Option(`${new Date(h.startedAt).toLocaleString()} — ${h.label}`, h.id)));
 }
 
-function sideResult(side: SideId): SideResult | undefined {
-  if (!run) return undefined;
-  const r = run.sides[side] ?? { samples: [], errors: [] };
-  run.sides[side] = r;
-  return r;
-}
-
 client.onNotification((m: ToWebview) => {
   switch (m.type) {
     case 'snapshot':
@@ -393,27 +376,12 @@ client.onNotification((m: ToWebview) => {
       run = m.run;
       showRun();
       break;
-    case 'side': {
-      const r = run?.id === m.runId ? sideResult(m.info.side) : undefined;
-      if (r) r.info = m.info;
+    case 'side':
+    case 'sample':
+    case 'sideError':
+      if (run) applyRunUpdate(run, m);
       showRun();
       break;
-    }
-    case 'sample': {
-      const r = run?.id === m.runId ? sideResult(m.sample.side) : undefined;
-      if (r) {
-        r.samples.push(m.sample);
-        r.samples.sort((a, b) => a.index - b.index);
-      }
-      showRun();
-      break;
-    }
-    case 'sideError': {
-      const r = run?.id === m.runId ? sideResult(m.side) : undefined;
-      r?.errors.push(m.message);
-      showRun();
-      break;
-    }
     case 'runDone':
       run = m.run;
       showHistory(m.history);

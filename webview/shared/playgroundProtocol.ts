@@ -3,6 +3,7 @@
 // form (conversation, sides, parameters, reward file); the host samples, streams each result as it
 // arrives, and keeps the form and the last runs in workspace state.
 import { z } from 'zod';
+import { RewardError } from '../../src/core/runs/sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 
 export const SideId = z.enum(['A', 'B']);
@@ -13,6 +14,11 @@ export const SideSource = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('checkpoint'), path: z.string().min(1).max(1000) }),
 ]);
 export type SideSource = z.infer<typeof SideSource>;
+
+/** A side's source as text: the model name or the checkpoint path. */
+export function sourceLabel(s: SideSource): string {
+  return s.kind === 'base' ? s.model : s.path;
+}
 
 export const ChatMessage = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string().max(100_000) });
 export type ChatMessage = z.infer<typeof ChatMessage>;
@@ -50,8 +56,6 @@ export const SideInfo = z.object({
 });
 export type SideInfo = z.infer<typeof SideInfo>;
 
-export const RewardErrorView = z.object({ kind: z.string(), message: z.string(), traceback: z.string().optional(), line: z.number().int().positive().optional() });
-
 /** A sample as the webview shows it (its token ids and log-probs are a `sampleTokens` request). */
 export const SampleView = z.object({
   side: SideId,
@@ -61,7 +65,7 @@ export const SampleView = z.object({
   tokens: z.number().int().nonnegative(),
   ms: z.number().nonnegative(),
   reward: z.number().optional(),
-  rewardError: RewardErrorView.optional(),
+  rewardError: RewardError.optional(),
 });
 export type SampleView = z.infer<typeof SampleView>;
 
@@ -114,6 +118,21 @@ export const ToWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
+
+/** A result streamed into the running run. */
+export type RunUpdate = Extract<ToWebview, { type: 'side' | 'sample' | 'sideError' }>;
+
+/** Adds a streamed result to its run: the host and the webview keep the same run this way. */
+export function applyRunUpdate(run: RunView, m: RunUpdate): void {
+  if (m.runId !== run.id) return;
+  const side = m.type === 'side' ? m.info.side : m.type === 'sample' ? m.sample.side : m.side;
+  const r = (run.sides[side] ??= { samples: [], errors: [] });
+  if (m.type === 'side') r.info = m.info;
+  else if (m.type === 'sample') {
+    r.samples.push(m.sample);
+    r.samples.sort((a, b) => a.index - b.index);
+  } else r.errors.push(m.message);
+}
 
 const SampleRef = { side: SideId, index: z.number().int().nonnegative() };
 

@@ -2,6 +2,7 @@
 // truth, read through the run's spec as training reads them, to fill the playground's prompt.
 import { loadPromptPool } from '../data/pool';
 import type { Problem } from '../data/types';
+import type { Role } from '../render/types';
 import { readRunConfig, rewardFileOfConfig, specFileOfConfig } from '../runs/runConfig';
 import { parseRunSpecFile } from '../runs/spec';
 
@@ -22,6 +23,15 @@ export async function runProblems(runDir: string, cacheDir: string, signal?: Abo
   const pool = await loadPromptPool(spec.dataset, { specDir: dir, seed: spec.seed, cacheDir, ...(signal ? { signal } : {}) });
   const rewardFile = rewardFileOfConfig(config, runDir);
   return { holdout: pool.holdout, train: pool.train, ...(rewardFile ? { rewardFile } : {}) };
+}
+
+/** What the playground's form takes from a problem: its conversation (no tool turns), ground truth and the run's reward file. */
+export function problemPrompt(problem: Problem, rewardFile: string | undefined): { messages: Array<{ role: Exclude<Role, 'tool'>; content: string }>; groundTruth: string; rewardFile?: string } {
+  return {
+    messages: problem.messages.flatMap((m) => (m.role === 'tool' ? [] : [{ role: m.role, content: m.content }])),
+    groundTruth: problem.groundTruth,
+    ...(rewardFile ? { rewardFile } : {}),
+  };
 }
 
 /** The problem with this id (a sample record's problem_id), holdout or train. */

@@ -28,22 +28,3 @@ export class EventQueue<T> {
     }
   }
 }
-
-/** Runs at most `max` tasks at once, the rest in the order they were given. */
-export class Limiter {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly max: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.max) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-    try {
-      return await task();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
-    }
-  }
-}

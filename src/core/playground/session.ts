@@ -11,7 +11,8 @@ import { stopParam } from '../grpo/rollout';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
 import { NotFoundError, TinkerApiError } from '../tinker/errors';
 import { textInput } from '../tinker/types';
-import { EventQueue, Limiter } from './queue';
+import { forEachBounded } from '../checkpoints/bulk';
+import { EventQueue } from './queue';
 import type { PlaygroundEvent, PlaygroundRequest, PlaygroundSample, PlaygroundSummary, SideId, SideInfo, SideSource, SideSummary } from './types';
 
 export class PlaygroundError extends Error {
@@ -31,10 +32,6 @@ export interface PlaygroundDeps {
 export interface PlaygroundRun extends AsyncIterable<PlaygroundEvent> {
   /** settles when every request of the run has finished or been abandoned */
   readonly summary: Promise<PlaygroundSummary>;
-}
-
-export function describeSource(source: SideSource): string {
-  return source.kind === 'base' ? source.model : source.path;
 }
 
 /** The base model a side samples: the model itself, or the one the checkpoint was trained from. */
@@ -126,9 +123,10 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
     emit({ type: 'side', info: prepared.info });
     const p = req.params;
     const groundTruth = req.prompt.groundTruth;
-    const limit = new Limiter(deps.maxInFlight ?? 8);
-    await Promise.all(
-      Array.from({ length: p.n }, (_, index) => limit.run(async () => {
+    await forEachBounded(
+      Array.from({ length: p.n }, (_, index) => index),
+      deps.maxInFlight ?? 8,
+      async (index) => {
         try {
           signal?.throwIfAborted();
           const t0 = performance.now();
@@ -165,7 +163,7 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
         } catch (err) {
           fail(err);
         }
-      })),
+      },
     );
   } catch (err) {
     fail(err);

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { readIfExists } from '../fs/read';
 import { SampleRecord } from './sampleSchema';
-import { JsonlProblem, parseJsonLine } from './jsonl';
+import type { JsonlProblem } from './jsonl';
 import { parseRecords } from './runDirectory';
 import { iterationDirName } from './runWriter';
 
@@ -54,10 +54,10 @@ export interface SamplesProgress extends SamplesRead {
 }
 
 /**
- * Reads one iteration's samples file in chunks, validating every line with the same schema and
- * rules as parseSamples. `onFirst` gets the complete groups of the first chunk when more of the file
- * follows (a large iteration can paint before the rest is read); the promise has the whole file.
- * Undefined when the iteration has no such file.
+ * Reads one iteration's samples file in chunks, each chunk's complete lines through parseSamples.
+ * `onFirst` gets the complete groups of the first chunk when more of the file follows (a large
+ * iteration can paint before the rest is read); the promise has the whole file. Undefined when the
+ * iteration has no such file.
  */
 export async function readSamplesInChunks(
   runDir: string,
@@ -84,10 +84,14 @@ export async function readSamplesInChunks(
   for await (const chunk of createReadStream(file, { highWaterMark: FIRST_READ_BYTES })) {
     if (!Buffer.isBuffer(chunk)) throw new Error(`${file}: unexpected chunk from the file stream`);
     bytesRead += chunk.length;
-    const lines = (pending + decoder.write(chunk)).split('\n');
+    const text = pending + decoder.write(chunk);
     // the text after the last "\n" is a line still to come (or still being written): left for later
-    pending = lines.pop() ?? '';
-    for (const line of lines) parseSampleLine(line, ++lineNo, file, records, problems);
+    const end = text.lastIndexOf('\n') + 1;
+    pending = text.slice(end);
+    const read = parseSamples(text.slice(0, end), file);
+    for (const r of read.records) records.push(r);
+    for (const p of read.problems) problems.push({ ...p, line: p.line + lineNo });
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineNo++;
     if (first && bytesRead < bytesTotal) {
       // the last group read may continue in the next chunk
       const last = records.at(-1)?.group_idx;
@@ -96,24 +100,6 @@ export async function readSamplesInChunks(
     first = false;
   }
   return { file, records, problems };
-}
-
-/** One line of a samples file: blank lines skipped, bad JSON and bad records reported by line. */
-function parseSampleLine(line: string, lineNo: number, file: string, records: SampleRecord[], problems: JsonlProblem[]): void {
-  if (line.trim() === '') return;
-  let value: unknown;
-  try {
-    value = parseJsonLine(line);
-  } catch (err) {
-    problems.push({ file, line: lineNo, message: (err as Error).message });
-    return;
-  }
-  const r = SampleRecord.safeParse(value);
-  if (r.success) records.push(r.data);
-  else {
-    const issue = r.error.issues[0];
-    problems.push({ file, line: lineNo, message: `${issue?.path.join('.') || '(record)'}: ${issue?.message}` });
-  }
 }
 
 const ITERATION_DIR = /^iteration_(\d{6,})$/;

@@ -11,6 +11,11 @@ export const RewardError = z.object({
 });
 export type RewardError = z.infer<typeof RewardError>;
 
+/** A reward runner's error as records keep it (no column). */
+export function recordedRewardError(e: RewardError & { column?: number }): RewardError {
+  return { kind: e.kind, message: e.message, ...(e.traceback ? { traceback: e.traceback } : {}), ...(e.line ? { line: e.line } : {}) };
+}
+
 export const SampleRecord = z.object({
   group_idx: z.number().int().min(0),
   traj_idx: z.number().int().min(0),

@@ -18,6 +18,13 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOpt
   };
 }
 
+/** Makes a panel, new or restored after a reload, show `page`: its options, icon and HTML. */
+export function showPanelPage(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, page: PanelPage): void {
+  panel.webview.options = webviewOptions(extensionUri);
+  panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'tinker.svg');
+  panel.webview.html = renderPanelHtml(panel.webview, extensionUri, page);
+}
+
 export function renderPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: PanelPage): string {
   const nonce = crypto.randomBytes(18).toString('base64');
   const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', name)).toString();

@@ -7,10 +7,15 @@ export function byId(id: string): HTMLElement {
   return el;
 }
 
-export function inputById(id: string): HTMLInputElement {
+/** The element #id, checked to be a `type` (HTMLSelectElement, HTMLButtonElement, …). */
+export function typedById<T extends HTMLElement>(id: string, type: abstract new () => T): T {
   const el = byId(id);
-  if (!(el instanceof HTMLInputElement)) throw new Error(`#${id} is not an input`);
+  if (!(el instanceof type)) throw new Error(`#${id} is not a ${type.name}`);
   return el;
+}
+
+export function inputById(id: string): HTMLInputElement {
+  return typedById(id, HTMLInputElement);
 }
 
 /** An element with a class and text content. */
