@@ -72,7 +72,7 @@ export class TinkerConnection extends Disposable {
       }
     }
     const { ServiceClient } = await import('../core/tinker/client');
-    const { describeRoute } = await import('../core/tinker/proxy');
+    const { viaProxy } = await import('../core/tinker/proxy');
     const client = await ServiceClient.connect({
       baseUrl,
       apiKey,
@@ -81,7 +81,7 @@ export class TinkerConnection extends Disposable {
       onWarning: (m) => this.log.warn(m),
       onQueueState: (e) => this.log.info(`request ${e.requestId} (${e.requestType}): queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),
     });
-    const route = client.transport.route?.kind === 'proxy' ? `, ${describeRoute(client.transport.route)}` : '';
+    const route = client.transport.route ? viaProxy(client.transport.route) : '';
     this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl}${route} (session ${client.sessionId})`);
     return client;
   }

@@ -12,7 +12,7 @@ import { directoryRunStatus, reportedRunStatus } from '../core/runs/runStatus';
 import { FromWebview, MetricRow, MetricsProtocol, MetricsRequests, RunInfo, ToWebview, toMetricRow } from '../../webview/shared/metricsProtocol';
 import type { MetricsPanelServices } from './metricsPanels';
 import { throttle } from './throttle';
-import { renderPanelHtml, webviewOptions } from './webview/html';
+import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
 import { toDisposable } from './lifecycle';
@@ -40,10 +40,8 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     transport: WebviewTransport,
   ) {
     super(panel, transport, MetricsProtocol, s.log, `metrics panel ${runDir}`);
-    panel.webview.options = webviewOptions(s.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'tinker.svg');
     panel.title = `Metrics: ${path.basename(runDir)}`;
-    panel.webview.html = renderPanelHtml(panel.webview, s.extensionUri, { entry: 'metrics', title: 'Metrics' });
+    showPanelPage(panel, s.extensionUri, { entry: 'metrics', title: 'Metrics' });
     this._registerAll(
       s.registry.onDidReceiveEvent(({ run, event }) => {
         if (!run.runDir || path.resolve(run.runDir) !== path.resolve(runDir)) return;

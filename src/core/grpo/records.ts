@@ -3,6 +3,7 @@
 // every group (text, tokens, reward, advantage, stop reason, log-probs) for the group and diff panels.
 import type { Renderer } from '../render/types';
 import type { SampleRecord } from '../runs/sampleRecord';
+import { recordedRewardError } from '../runs/sampleSchema';
 import type { RolloutGroup, ScoredRollout } from './rollout';
 
 export type { SampleRecord };
@@ -65,10 +66,7 @@ export function sampleRecords(renderer: Renderer, groups: readonly RolloutGroup<
         stop_reason: r.stopReason,
         termination: r.response.termination,
       };
-      if (r.rewardError) {
-        const e = r.rewardError;
-        rec.reward_error = { kind: e.kind, message: e.message, ...(e.traceback ? { traceback: e.traceback } : {}), ...(e.line ? { line: e.line } : {}) };
-      }
+      if (r.rewardError) rec.reward_error = recordedRewardError(r.rewardError);
       return rec;
     });
   });
