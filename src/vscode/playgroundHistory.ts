@@ -1,7 +1,9 @@
 // The playground's last runs in workspace state (parsed with zod when read back: the state may be
 // from another version), and the text of one sample for the tinker-sample: documents.
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { PlaygroundForm, RunView, SideId, sourceLabel } from '../../webview/shared/playgroundProtocol';
+import { PLAYGROUND_AUTHORITY } from './playgroundDocuments';
+import { SAMPLE_SCHEME } from './sampleDocuments';
 
 const HISTORY_KEY = 'tinker.playground.history';
 /** runs kept in workspace state */
@@ -73,4 +75,14 @@ export function sampleDocumentText(run: RunView, side: SideId, index: number): s
     s.text,
     '',
   ].join('\n');
+}
+
+/** longer completions are cut in the document (the URI holds the text) */
+const MAX_DOC_CHARS = 64_000;
+
+export function playgroundSampleUri(run: RunView, side: SideId, index: number): vscode.Uri {
+  let text = sampleDocumentText(run, side, index);
+  if (text === undefined) throw new Error(`the run has no sample ${index} on side ${side}`);
+  if (text.length > MAX_DOC_CHARS) text = `${text.slice(0, MAX_DOC_CHARS)}\n… (cut at ${MAX_DOC_CHARS} characters; Copy as JSON has all of it)\n`;
+  return vscode.Uri.from({ scheme: SAMPLE_SCHEME, authority: PLAYGROUND_AUTHORITY, path: `/${run.id}/${side}-sample-${index}.txt`, query: new URLSearchParams({ doc: text }).toString() });
 }
