@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { expiryText, sizeText } from '../core/checkpoints/format';
-import { recordTime } from '../core/checkpoints/local';
+import { recordPaths, recordTime } from '../core/checkpoints/local';
 import type { ServerCheckpoint } from '../core/checkpoints/manage';
 import type { CheckpointRecord, RunSummary } from '../core/runs/runDirectory';
 import type { TrainingRun } from '../core/tinker/wire';
@@ -18,8 +18,6 @@ import { COMMAND } from './commandIds';
 import type { TinkerConnection } from './connection';
 import { Disposable } from './lifecycle';
 import { RunsModel } from './runsModel';
-
-export { recordTime };
 
 /** What the server says about a local path: its facts, 'missing' (the run's list lacks it), or unknown. */
 export type ServerFacts = ServerCheckpoint | 'missing' | undefined;
@@ -131,11 +129,8 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
       }
       case 'checkpoint': {
         const c = element.checkpoint;
-        const paths: Array<{ which: 'state' | 'sampler'; tinkerPath: string }> = [];
-        if (c.state_path) paths.push({ which: 'state', tinkerPath: c.state_path });
-        if (c.sampler_path) paths.push({ which: 'sampler', tinkerPath: c.sampler_path });
         const out: CheckpointNode[] = [];
-        for (const p of paths) out.push({ kind: 'path', run: element.run, checkpoint: c, ...p, server: await this.factsFor(p.tinkerPath) });
+        for (const p of recordPaths(c)) out.push({ kind: 'path', run: element.run, checkpoint: c, which: p.kind, tinkerPath: p.tinkerPath, server: await this.factsFor(p.tinkerPath) });
         return out;
       }
       case 'serverRoot': {
