@@ -72,11 +72,10 @@ const PAGE = 20;
 export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDataProvider<CheckpointNode> {
   private readonly changed = this._register(new vscode.EventEmitter<CheckpointNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  /** server checkpoints by run id, fetched when a local record is expanded */
-  private facts = new Map<string, Promise<Map<string, ServerCheckpoint> | Error>>();
+  /** a server run's checkpoints by run id, fetched once per refresh for its server row and its local paths alike */
+  private runCkpts = new Map<string, Promise<ServerCheckpoint[] | Error>>();
   private serverPages: { runs: TrainingRun[]; nextOffset?: number; error?: string } | undefined;
   private serverLoad: Promise<void> | undefined;
-  private serverRunCkpts = new Map<string, Promise<CheckpointNode[]>>();
   /** server runs fetched per page */
   pageSize: number;
 
@@ -92,8 +91,7 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
 
   /** Forgets everything fetched from the server; the next expansion fetches again. */
   refresh(): void {
-    this.facts.clear();
-    this.serverRunCkpts.clear();
+    this.runCkpts.clear();
     this.serverPages = undefined;
     this.serverLoad = undefined;
     this.changed.fire(undefined);
@@ -144,12 +142,14 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
       }
       case 'serverRun': {
         const id = element.run.training_run_id;
-        let p = this.serverRunCkpts.get(id);
-        if (!p) {
-          p = this.loadServerRunCheckpoints(id);
-          this.serverRunCkpts.set(id, p);
+        const list = await this.runCheckpoints(id);
+        if (list instanceof Error) {
+          // not kept: expanding the run again asks again
+          this.runCkpts.delete(id);
+          return [{ kind: 'message', text: 'Could not list this run’s checkpoints', detail: list.message, error: true }];
         }
-        return p;
+        if (list.length === 0) return [{ kind: 'message', text: 'No checkpoints in this run', error: false }];
+        return list.map((checkpoint) => ({ kind: 'serverCheckpoint', checkpoint }));
       }
       default:
         return [];
@@ -179,16 +179,20 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
     }
   }
 
-  private async loadServerRunCheckpoints(runId: string): Promise<CheckpointNode[]> {
-    const { listRunCheckpoints } = await import('../core/checkpoints/manage');
-    try {
-      const list = await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000));
-      if (list.length === 0) return [{ kind: 'message', text: 'No checkpoints in this run', error: false }];
-      return list.map((checkpoint) => ({ kind: 'serverCheckpoint', checkpoint }));
-    } catch (err) {
-      this.serverRunCkpts.delete(runId);
-      return [{ kind: 'message', text: 'Could not list this run’s checkpoints', detail: err instanceof Error ? err.message : String(err), error: true }];
+  private runCheckpoints(runId: string): Promise<ServerCheckpoint[] | Error> {
+    let p = this.runCkpts.get(runId);
+    if (!p) {
+      p = (async () => {
+        const { listRunCheckpoints } = await import('../core/checkpoints/manage');
+        try {
+          return await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000));
+        } catch (err) {
+          return err instanceof Error ? err : new Error(String(err));
+        }
+      })();
+      this.runCkpts.set(runId, p);
     }
+    return p;
   }
 
   /** The server's facts for a local path; unknown (undefined) when the server cannot be asked. */
@@ -201,24 +205,13 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
     } catch {
       return undefined;
     }
-    let p = this.facts.get(runId);
-    if (!p) {
-      p = (async () => {
-        const { listRunCheckpoints } = await import('../core/checkpoints/manage');
-        const { NotFoundError } = await import('../core/tinker/errors');
-        try {
-          return new Map((await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000))).map((c) => [c.tinkerPath, c] as const));
-        } catch (err) {
-          // a run the server does not know has none of its checkpoints
-          if (err instanceof NotFoundError) return new Map<string, ServerCheckpoint>();
-          return err instanceof Error ? err : new Error(String(err));
-        }
-      })();
-      this.facts.set(runId, p);
+    const list = await this.runCheckpoints(runId);
+    if (list instanceof Error) {
+      const { NotFoundError } = await import('../core/tinker/errors');
+      // a run the server does not know has none of its checkpoints
+      return list instanceof NotFoundError ? 'missing' : undefined;
     }
-    const m = await p;
-    if (m instanceof Error) return undefined;
-    return m.get(tinkerPath) ?? 'missing';
+    return list.find((c) => c.tinkerPath === tinkerPath) ?? 'missing';
   }
 
   getTreeItem(node: CheckpointNode): vscode.TreeItem {
