@@ -15,25 +15,11 @@ import { readBackendFor } from '../../src/vscode/settings';
 import { TrustedServers } from '../../src/vscode/trustedServers';
 import { startRecordingProxy } from '../unit/tinker/connectProxy';
 import { startEngine } from '../unit/tinker/engineFixtures';
-import { activateExtension } from './helpers';
+import { MemoryMemento, activateExtension } from './helpers';
 
 const KEY = 'tml-host-proxy-test-secret-0123456789';
 const NAME = 'tinker-engine.test';
 const TLS_DIR = path.resolve(__dirname, '../../../test/fixtures/tls');
-
-class MemoryState implements vscode.Memento {
-  private readonly m = new Map<string, unknown>();
-  keys(): readonly string[] {
-    return [...this.m.keys()];
-  }
-  get<T>(key: string, fallback?: T): T | undefined {
-    return this.m.has(key) ? (this.m.get(key) as T) : fallback;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) this.m.delete(key);
-    else this.m.set(key, value);
-  }
-}
 
 suite('VS Code proxy settings', function () {
   this.timeout(120_000);
@@ -60,7 +46,7 @@ suite('VS Code proxy settings', function () {
     await http.update('proxy', proxy.url, vscode.ConfigurationTarget.Global);
     await http.update('proxyStrictSSL', false, vscode.ConfigurationTarget.Global);
     const engineHome = new LocalEngine(os.tmpdir(), vscode.Uri.file(dir), log);
-    const connection = new TinkerConnection(engineHome, { get: async () => ({ key: KEY, source: 'secret-storage' }) }, log, '0.0.0-test', new TrustedServers(new MemoryState(), async () => true));
+    const connection = new TinkerConnection(engineHome, { get: async () => ({ key: KEY, source: 'secret-storage' }) }, log, '0.0.0-test', new TrustedServers(new MemoryMemento(), async () => true));
     try {
       const client = await connection.open(await readBackendFor('custom', `https://${NAME}:${frontPort}`));
       try {
