@@ -18,6 +18,7 @@ import { COMMAND } from './commandIds';
 import type { TinkerConnection } from './connection';
 import { Disposable } from './lifecycle';
 import { RunsModel } from './runsModel';
+import { serverRunItem } from './serverRunItem';
 
 /** What the server says about a local path: its facts, 'missing' (the run's list lacks it), or unknown. */
 export type ServerFacts = ServerCheckpoint | 'missing' | undefined;
@@ -244,16 +245,8 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
         item.contextValue = 'tinker.checkpointServer';
         return item;
       }
-      case 'serverRun': {
-        const r = node.run;
-        const item = new vscode.TreeItem(r.training_run_id, vscode.TreeItemCollapsibleState.Collapsed);
-        item.id = `ckpt-server-run:${r.training_run_id}`;
-        item.iconPath = new vscode.ThemeIcon(r.corrupted ? 'warning' : 'cloud');
-        item.description = [r.base_model, r.lora_rank ? `rank ${r.lora_rank}` : undefined].filter(Boolean).join(' · ');
-        item.tooltip = new vscode.MarkdownString(`**${escapeMarkdown(r.training_run_id)}**\n\nBase model: ${codeSpan(r.base_model)}`);
-        item.contextValue = 'tinker.checkpointServerRun';
-        return item;
-      }
+      case 'serverRun':
+        return serverRunItem(node.run, { id: `ckpt-server-run:${node.run.training_run_id}`, collapsible: vscode.TreeItemCollapsibleState.Collapsed, contextValue: 'tinker.checkpointServerRun' });
       case 'loadMore': {
         const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
         item.id = `ckpt-load-more:${node.offset}`;
