@@ -56,7 +56,7 @@ export function targetOf(node: CheckpointNode): CheckpointTarget | undefined {
 }
 
 /** The context value of a checkpoint row: a prefix and the words the `when` clauses test. */
-export function checkpointContextValue(t: CheckpointTarget, facts: ServerFacts | ServerCheckpoint): string {
+function checkpointContextValue(t: CheckpointTarget, facts: ServerFacts | ServerCheckpoint): string {
   const words = ['tinker.checkpointPath', t.kind];
   if (typeof facts === 'object') {
     words.push(facts.public ? 'public' : 'private');
@@ -289,7 +289,7 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
  * What a checkpoint row says after its label. A server row: kind, time, public, expiry, size. A local
  * run's path row (its record shows the time): public, expiry, size, then the tinker:// path.
  */
-export function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' | 'runDir'>, facts: ServerFacts, now = new Date()): string {
+function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' | 'runDir'>, facts: ServerFacts, now = new Date()): string {
   const parts: string[] = [];
   if (facts === 'missing') parts.push('not on the server');
   else {
