@@ -1,7 +1,9 @@
 // Command-line arguments of `tinker-studio grpo|sft`, parsed into a plain object with errors that say
 // what to type instead.
-import { parseArgs as nodeParseArgs } from 'node:util';
 import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
+import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
+
+export { UsageError };
 
 export interface GrpoArgs {
   command: 'grpo' | 'sft';
@@ -50,58 +52,17 @@ options:
 The API key for cloud/custom comes from TINKER_API_KEY. Ctrl-C cancels cleanly (the steps done are
 kept and a resume point is saved); a second Ctrl-C exits at once.`;
 
-export class UsageError extends Error {}
-
-const SHARED_OPTIONS = {
-  'runs-dir': { type: 'string' },
-  resume: { type: 'string' },
-  backend: { type: 'string' },
-  'base-url': { type: 'string' },
-  python: { type: 'string' },
-  'cache-dir': { type: 'string' },
-} as const;
+const SHARED_OPTIONS = { ...BACKEND_OPTIONS, resume: { type: 'string' }, python: { type: 'string' } } as const;
 const MCP_OPTIONS = { ...SHARED_OPTIONS, workspace: { type: 'string' }, 'busy-wait-ms': { type: 'string' } } as const;
-type OptionName = keyof typeof MCP_OPTIONS;
-type BackendKind = NonNullable<GrpoArgs['backend']>;
-
-const isBackendKind = (v: string): v is BackendKind => v === 'local' || v === 'cloud' || v === 'custom';
-
-/**
- * node:util's parseArgs reads the tokens (non-strict, so that the errors below can say what to type);
- * each option token is then checked: known to this command, and given its value.
- */
-function readOptions(command: string, rest: string[]): { values: Partial<Record<OptionName, string>>; positionals: string[] } {
-  const options: Partial<typeof MCP_OPTIONS> = command === 'mcp' ? MCP_OPTIONS : SHARED_OPTIONS;
-  const known = (name: string): name is OptionName => Object.hasOwn(options, name);
-  const { tokens } = nodeParseArgs({ args: rest, options, strict: false, allowPositionals: true, tokens: true });
-  const values: Partial<Record<OptionName, string>> = {};
-  const positionals: string[] = [];
-  for (const t of tokens) {
-    if (t.kind === 'positional') positionals.push(t.value);
-    else if (t.kind === 'option-terminator') continue;
-    else if (!known(t.name)) throw new UsageError(`unknown option ${t.rawName}`);
-    else if (t.value === undefined || (t.inlineValue === false && t.value.startsWith('--'))) throw new UsageError(`${t.rawName} needs a value`);
-    else values[t.name] = t.value;
-  }
-  return { values, positionals };
-}
 
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
   if (command !== 'grpo' && command !== 'sft' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo", "sft", "mcp" and "checkpoints")`);
-  const { values: v, positionals } = readOptions(command, rest);
+  const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
-  const backend = v.backend;
-  if (backend !== undefined && !isBackendKind(backend)) throw new UsageError(`--backend must be local, cloud or custom (got "${backend}")`);
-  const shared = {
-    ...(v['runs-dir'] !== undefined ? { runsDir: v['runs-dir'] } : {}),
-    ...(backend !== undefined ? { backend } : {}),
-    ...(v['base-url'] !== undefined ? { baseUrl: v['base-url'] } : {}),
-    ...(v.python !== undefined ? { python: v.python } : {}),
-    ...(v['cache-dir'] !== undefined ? { cacheDir: v['cache-dir'] } : {}),
-  };
+  const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
   const spec = positionals[0];
   if (command === 'mcp') {
     if (spec !== undefined || v.resume !== undefined) throw new UsageError('mcp takes no spec file: the agent names it in init_grpo');

@@ -1,5 +1,5 @@
 // Arguments of `tinker-studio checkpoints <action> …`, parsed with errors that say what to type.
-import { UsageError } from './args';
+import { BACKEND_OPTIONS, UsageError, backendArgs, readOptions } from './options';
 
 export type CheckpointsAction = 'list' | 'publish' | 'unpublish' | 'ttl' | 'delete' | 'download';
 
@@ -36,43 +36,50 @@ export const CHECKPOINTS_USAGE = `       tinker-studio checkpoints list [--run I
 
 const ACTIONS: readonly CheckpointsAction[] = ['list', 'publish', 'unpublish', 'ttl', 'delete', 'download'];
 
+const OPTIONS = {
+  ...BACKEND_OPTIONS,
+  run: { type: 'string' },
+  local: { type: 'boolean' },
+  limit: { type: 'string' },
+  offset: { type: 'string' },
+  json: { type: 'boolean' },
+  ttl: { type: 'string' },
+  clear: { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
+  output: { type: 'string', short: 'o' },
+  concurrency: { type: 'string' },
+} as const;
+
 export function parseCheckpointsArgs(argv: readonly string[]): CheckpointsArgs {
   const [action, ...rest] = argv;
   if (!ACTIONS.includes(action as CheckpointsAction)) throw new UsageError(`checkpoints needs an action: ${ACTIONS.join(', ')} (got "${action ?? ''}")`);
-  const out: CheckpointsArgs = { command: 'checkpoints', action: action as CheckpointsAction, paths: [] };
-  const count = (flag: string, v: string, min: number): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number of at least ${min}`);
-    return n;
+  const { values: v, flags, positionals } = readOptions(OPTIONS, rest);
+  const count = (flag: 'limit' | 'offset' | 'concurrency', min: number): { [k in typeof flag]?: number } => {
+    const text = v[flag];
+    if (text === undefined) return {};
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${flag} must be a whole number of at least ${min}`);
+    return { [flag]: n };
   };
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
-    const value = (): string => {
-      const v = rest[++i];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
-      return v;
-    };
-    if (a === '--backend') {
-      const v = value();
-      if (v !== 'local' && v !== 'cloud' && v !== 'custom') throw new UsageError(`--backend must be local, cloud or custom (got "${v}")`);
-      out.backend = v;
-    } else if (a === '--base-url') out.baseUrl = value();
-    else if (a === '--cache-dir') out.cacheDir = value();
-    else if (a === '--runs-dir') out.runsDir = value();
-    else if (a === '--run') out.run = value();
-    else if (a === '--local') out.local = true;
-    else if (a === '--limit') out.limit = count(a, value(), 1);
-    else if (a === '--offset') out.offset = count(a, value(), 0);
-    else if (a === '--json') out.json = true;
-    else if (a === '--ttl') out.ttl = value();
-    else if (a === '--clear') out.clear = true;
-    else if (a === '--yes' || a === '-y') out.yes = true;
-    else if (a === '--output' || a === '-o') out.output = value();
-    else if (a === '--concurrency') out.concurrency = count(a, value(), 1);
-    else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
-    else if (!a.startsWith('tinker://')) throw new UsageError(`"${a}" is not a tinker:// path (copy one from "checkpoints list" or the Checkpoints view)`);
-    else out.paths.push(a);
+  for (const p of positionals) {
+    if (!p.startsWith('tinker://')) throw new UsageError(`"${p}" is not a tinker:// path (copy one from "checkpoints list" or the Checkpoints view)`);
   }
+  const out: CheckpointsArgs = {
+    command: 'checkpoints',
+    action: action as CheckpointsAction,
+    paths: positionals,
+    ...backendArgs(v),
+    ...(v.run !== undefined ? { run: v.run } : {}),
+    ...(v.ttl !== undefined ? { ttl: v.ttl } : {}),
+    ...(v.output !== undefined ? { output: v.output } : {}),
+    ...count('limit', 1),
+    ...count('offset', 0),
+    ...count('concurrency', 1),
+    ...(flags.has('local') ? { local: true } : {}),
+    ...(flags.has('json') ? { json: true } : {}),
+    ...(flags.has('clear') ? { clear: true } : {}),
+    ...(flags.has('yes') ? { yes: true } : {}),
+  };
   if (out.action === 'list') {
     if (out.paths.length) throw new UsageError('list takes no paths (use --run ID for one run)');
     if (out.run && out.local) throw new UsageError('give --run or --local, not both');

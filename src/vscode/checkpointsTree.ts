@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { expiryText, sizeText } from '../core/checkpoints/format';
-import { recordTime } from '../core/checkpoints/local';
+import { recordPaths, recordTime } from '../core/checkpoints/local';
 import type { ServerCheckpoint } from '../core/checkpoints/manage';
 import type { CheckpointRecord, RunSummary } from '../core/runs/runDirectory';
 import type { TrainingRun } from '../core/tinker/wire';
@@ -18,8 +18,7 @@ import { COMMAND } from './commandIds';
 import type { TinkerConnection } from './connection';
 import { Disposable } from './lifecycle';
 import { RunsModel } from './runsModel';
-
-export { recordTime };
+import { serverRunItem } from './serverRunItem';
 
 /** What the server says about a local path: its facts, 'missing' (the run's list lacks it), or unknown. */
 export type ServerFacts = ServerCheckpoint | 'missing' | undefined;
@@ -57,7 +56,7 @@ export function targetOf(node: CheckpointNode): CheckpointTarget | undefined {
 }
 
 /** The context value of a checkpoint row: a prefix and the words the `when` clauses test. */
-export function checkpointContextValue(t: CheckpointTarget, facts: ServerFacts | ServerCheckpoint): string {
+function checkpointContextValue(t: CheckpointTarget, facts: ServerFacts | ServerCheckpoint): string {
   const words = ['tinker.checkpointPath', t.kind];
   if (typeof facts === 'object') {
     words.push(facts.public ? 'public' : 'private');
@@ -74,11 +73,10 @@ const PAGE = 20;
 export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDataProvider<CheckpointNode> {
   private readonly changed = this._register(new vscode.EventEmitter<CheckpointNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  /** server checkpoints by run id, fetched when a local record is expanded */
-  private facts = new Map<string, Promise<Map<string, ServerCheckpoint> | Error>>();
+  /** a server run's checkpoints by run id, fetched once per refresh for its server row and its local paths alike */
+  private runCkpts = new Map<string, Promise<ServerCheckpoint[] | Error>>();
   private serverPages: { runs: TrainingRun[]; nextOffset?: number; error?: string } | undefined;
   private serverLoad: Promise<void> | undefined;
-  private serverRunCkpts = new Map<string, Promise<CheckpointNode[]>>();
   /** server runs fetched per page */
   pageSize: number;
 
@@ -94,8 +92,7 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
 
   /** Forgets everything fetched from the server; the next expansion fetches again. */
   refresh(): void {
-    this.facts.clear();
-    this.serverRunCkpts.clear();
+    this.runCkpts.clear();
     this.serverPages = undefined;
     this.serverLoad = undefined;
     this.changed.fire(undefined);
@@ -131,11 +128,8 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
       }
       case 'checkpoint': {
         const c = element.checkpoint;
-        const paths: Array<{ which: 'state' | 'sampler'; tinkerPath: string }> = [];
-        if (c.state_path) paths.push({ which: 'state', tinkerPath: c.state_path });
-        if (c.sampler_path) paths.push({ which: 'sampler', tinkerPath: c.sampler_path });
         const out: CheckpointNode[] = [];
-        for (const p of paths) out.push({ kind: 'path', run: element.run, checkpoint: c, ...p, server: await this.factsFor(p.tinkerPath) });
+        for (const p of recordPaths(c)) out.push({ kind: 'path', run: element.run, checkpoint: c, which: p.kind, tinkerPath: p.tinkerPath, server: await this.factsFor(p.tinkerPath) });
         return out;
       }
       case 'serverRoot': {
@@ -149,12 +143,14 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
       }
       case 'serverRun': {
         const id = element.run.training_run_id;
-        let p = this.serverRunCkpts.get(id);
-        if (!p) {
-          p = this.loadServerRunCheckpoints(id);
-          this.serverRunCkpts.set(id, p);
+        const list = await this.runCheckpoints(id);
+        if (list instanceof Error) {
+          // not kept: expanding the run again asks again
+          this.runCkpts.delete(id);
+          return [{ kind: 'message', text: 'Could not list this run’s checkpoints', detail: list.message, error: true }];
         }
-        return p;
+        if (list.length === 0) return [{ kind: 'message', text: 'No checkpoints in this run', error: false }];
+        return list.map((checkpoint) => ({ kind: 'serverCheckpoint', checkpoint }));
       }
       default:
         return [];
@@ -184,16 +180,20 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
     }
   }
 
-  private async loadServerRunCheckpoints(runId: string): Promise<CheckpointNode[]> {
-    const { listRunCheckpoints } = await import('../core/checkpoints/manage');
-    try {
-      const list = await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000));
-      if (list.length === 0) return [{ kind: 'message', text: 'No checkpoints in this run', error: false }];
-      return list.map((checkpoint) => ({ kind: 'serverCheckpoint', checkpoint }));
-    } catch (err) {
-      this.serverRunCkpts.delete(runId);
-      return [{ kind: 'message', text: 'Could not list this run’s checkpoints', detail: err instanceof Error ? err.message : String(err), error: true }];
+  private runCheckpoints(runId: string): Promise<ServerCheckpoint[] | Error> {
+    let p = this.runCkpts.get(runId);
+    if (!p) {
+      p = (async () => {
+        const { listRunCheckpoints } = await import('../core/checkpoints/manage');
+        try {
+          return await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000));
+        } catch (err) {
+          return err instanceof Error ? err : new Error(String(err));
+        }
+      })();
+      this.runCkpts.set(runId, p);
     }
+    return p;
   }
 
   /** The server's facts for a local path; unknown (undefined) when the server cannot be asked. */
@@ -206,24 +206,13 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
     } catch {
       return undefined;
     }
-    let p = this.facts.get(runId);
-    if (!p) {
-      p = (async () => {
-        const { listRunCheckpoints } = await import('../core/checkpoints/manage');
-        const { NotFoundError } = await import('../core/tinker/errors');
-        try {
-          return new Map((await listRunCheckpoints(await this.client(), runId, AbortSignal.timeout(30_000))).map((c) => [c.tinkerPath, c] as const));
-        } catch (err) {
-          // a run the server does not know has none of its checkpoints
-          if (err instanceof NotFoundError) return new Map<string, ServerCheckpoint>();
-          return err instanceof Error ? err : new Error(String(err));
-        }
-      })();
-      this.facts.set(runId, p);
+    const list = await this.runCheckpoints(runId);
+    if (list instanceof Error) {
+      const { NotFoundError } = await import('../core/tinker/errors');
+      // a run the server does not know has none of its checkpoints
+      return list instanceof NotFoundError ? 'missing' : undefined;
     }
-    const m = await p;
-    if (m instanceof Error) return undefined;
-    return m.get(tinkerPath) ?? 'missing';
+    return list.find((c) => c.tinkerPath === tinkerPath) ?? 'missing';
   }
 
   getTreeItem(node: CheckpointNode): vscode.TreeItem {
@@ -256,16 +245,8 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
         item.contextValue = 'tinker.checkpointServer';
         return item;
       }
-      case 'serverRun': {
-        const r = node.run;
-        const item = new vscode.TreeItem(r.training_run_id, vscode.TreeItemCollapsibleState.Collapsed);
-        item.id = `ckpt-server-run:${r.training_run_id}`;
-        item.iconPath = new vscode.ThemeIcon(r.corrupted ? 'warning' : 'cloud');
-        item.description = [r.base_model, r.lora_rank ? `rank ${r.lora_rank}` : undefined].filter(Boolean).join(' · ');
-        item.tooltip = new vscode.MarkdownString(`**${escapeMarkdown(r.training_run_id)}**\n\nBase model: ${codeSpan(r.base_model)}`);
-        item.contextValue = 'tinker.checkpointServerRun';
-        return item;
-      }
+      case 'serverRun':
+        return serverRunItem(node.run, { id: `ckpt-server-run:${node.run.training_run_id}`, collapsible: vscode.TreeItemCollapsibleState.Collapsed, contextValue: 'tinker.checkpointServerRun' });
       case 'loadMore': {
         const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
         item.id = `ckpt-load-more:${node.offset}`;
@@ -308,7 +289,7 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
  * What a checkpoint row says after its label. A server row: kind, time, public, expiry, size. A local
  * run's path row (its record shows the time): public, expiry, size, then the tinker:// path.
  */
-export function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' | 'runDir'>, facts: ServerFacts, now = new Date()): string {
+function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' | 'runDir'>, facts: ServerFacts, now = new Date()): string {
   const parts: string[] = [];
   if (facts === 'missing') parts.push('not on the server');
   else {

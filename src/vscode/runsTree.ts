@@ -9,7 +9,6 @@ import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
 import { RunStatus, deriveRunStatus } from '../core/runs/runStatus';
-import { formatLocalTime } from '../core/text/time';
 import type { TrainingRun } from '../core/tinker/wire';
 import { TinkerConnection } from './connection';
 import { ActiveRun, RunRegistry } from './runRegistry';
@@ -19,6 +18,7 @@ import { readBackend } from './settings';
 import { throttle } from './throttle';
 import { Disposable } from './lifecycle';
 import { COMMAND } from './commandIds';
+import { serverRunItem } from './serverRunItem';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
@@ -128,22 +128,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         item.contextValue = 'tinker.server';
         return item;
       }
-      case 'serverRun': {
-        const r = node.run;
-        const item = new vscode.TreeItem(r.training_run_id, vscode.TreeItemCollapsibleState.None);
-        item.id = `server-run:${r.training_run_id}`;
-        item.iconPath = new vscode.ThemeIcon(r.corrupted ? 'warning' : 'cloud');
-        item.description = [r.base_model, r.lora_rank ? `rank ${r.lora_rank}` : undefined, r.last_request_time ? `last ${formatLocalTime(r.last_request_time)}` : undefined]
-          .filter(Boolean)
-          .join(' · ');
-        const tip = new vscode.MarkdownString();
-        tip.appendMarkdown(`**${escapeMarkdown(r.training_run_id)}**\n\nBase model: ${codeSpan(r.base_model)}\n\n`);
-        if (r.last_checkpoint) tip.appendMarkdown(`Last state: ${codeSpan(r.last_checkpoint.tinker_path)}\n\n`);
-        if (r.last_sampler_checkpoint) tip.appendMarkdown(`Last sampler: ${codeSpan(r.last_sampler_checkpoint.tinker_path)}`);
-        item.tooltip = tip;
-        item.contextValue = 'tinker.serverRun';
-        return item;
-      }
+      case 'serverRun':
+        return serverRunItem(node.run, { id: `server-run:${node.run.training_run_id}`, collapsible: vscode.TreeItemCollapsibleState.None, contextValue: 'tinker.serverRun' });
       case 'message': {
         const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');

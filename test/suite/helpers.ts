@@ -10,6 +10,21 @@ import { TEST_HANDLES_COMMAND } from '../../src/vscode/testHooks';
 
 export const EXTENSION_ID = 'tinker-studio.tinker-studio';
 
+/** A Memento in memory for one test (the extension's own state outlives the test profile); values are copied in and out as the real one stores them. */
+export class MemoryMemento implements vscode.Memento {
+  private readonly values = new Map<string, unknown>();
+  keys(): readonly string[] {
+    return [...this.values.keys()];
+  }
+  get<T>(key: string, fallback?: T): T | undefined {
+    return this.values.has(key) ? structuredClone(this.values.get(key) as T) : fallback;
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) this.values.delete(key);
+    else this.values.set(key, structuredClone(value));
+  }
+}
+
 /** Activates the extension and returns what other extensions get. */
 export async function activatePublicApi(): Promise<TinkerStudioApi> {
   const ext = vscode.extensions.getExtension<TinkerStudioApi>(EXTENSION_ID);

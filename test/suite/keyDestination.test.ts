@@ -13,24 +13,9 @@ import { TinkerConnection } from '../../src/vscode/connection';
 import { LocalEngine } from '../../src/vscode/localEngine';
 import { readBackend, readBackendFor } from '../../src/vscode/settings';
 import { TrustedServers } from '../../src/vscode/trustedServers';
-import { activateExtension, waitFor, workspaceRoot } from './helpers';
+import { MemoryMemento, activateExtension, waitFor, workspaceRoot } from './helpers';
 
 const KEY = 'tml-host-test-secret-0123456789';
-
-/** Global state kept in memory for one test (the real one would outlive the test profile). */
-class MemoryState implements vscode.Memento {
-  private readonly m = new Map<string, unknown>();
-  keys(): readonly string[] {
-    return [...this.m.keys()];
-  }
-  get<T>(key: string, fallback?: T): T | undefined {
-    return this.m.has(key) ? (this.m.get(key) as T) : fallback;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) this.m.delete(key);
-    else this.m.set(key, value);
-  }
-}
 
 interface Recorder {
   url: string;
@@ -88,7 +73,7 @@ suite('the API key goes only where the user sent it', function () {
     const log = api.runner.s.log;
     const asked: string[] = [];
     let answer = false;
-    const trusted = new TrustedServers(new MemoryState(), async (origin) => {
+    const trusted = new TrustedServers(new MemoryMemento(), async (origin) => {
       asked.push(origin);
       return answer;
     });

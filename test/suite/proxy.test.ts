@@ -3,11 +3,8 @@
 // https server goes through a real CONNECT proxy, which sees the server's name but not the key.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as net from 'net';
-import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import * as tls from 'tls';
 import * as vscode from 'vscode';
 import { TinkerConnection } from '../../src/vscode/connection';
 import { LocalEngine } from '../../src/vscode/localEngine';
@@ -15,25 +12,10 @@ import { readBackendFor } from '../../src/vscode/settings';
 import { TrustedServers } from '../../src/vscode/trustedServers';
 import { startRecordingProxy } from '../unit/tinker/connectProxy';
 import { startEngine } from '../unit/tinker/engineFixtures';
-import { activateExtension } from './helpers';
+import { FRONT_NAME as NAME, startTlsFront } from '../unit/tinker/tlsFront';
+import { MemoryMemento, activateExtension } from './helpers';
 
 const KEY = 'tml-host-proxy-test-secret-0123456789';
-const NAME = 'tinker-engine.test';
-const TLS_DIR = path.resolve(__dirname, '../../../test/fixtures/tls');
-
-class MemoryState implements vscode.Memento {
-  private readonly m = new Map<string, unknown>();
-  keys(): readonly string[] {
-    return [...this.m.keys()];
-  }
-  get<T>(key: string, fallback?: T): T | undefined {
-    return this.m.has(key) ? (this.m.get(key) as T) : fallback;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) this.m.delete(key);
-    else this.m.set(key, value);
-  }
-}
 
 suite('VS Code proxy settings', function () {
   this.timeout(120_000);
@@ -42,25 +24,15 @@ suite('VS Code proxy settings', function () {
     const api = await activateExtension();
     const log = api.runner.s.log;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-host-proxy-'));
-    const sockets = new Set<net.Socket>();
-    const front = tls.createServer({ key: fs.readFileSync(path.join(TLS_DIR, `${NAME}.key`)), cert: fs.readFileSync(path.join(TLS_DIR, `${NAME}.crt`)) }, (s) => {
-      const up = net.connect(engine.server.port, '127.0.0.1');
-      for (const x of [s, up]) {
-        sockets.add(x);
-        x.on('close', () => sockets.delete(x));
-        x.on('error', () => undefined);
-      }
-      s.pipe(up).pipe(s);
-    });
-    await new Promise<void>((r) => front.listen(0, '127.0.0.1', () => r()));
-    const frontPort = (front.address() as AddressInfo).port;
+    const front = await startTlsFront(() => engine.server.port);
+    const frontPort = front.port;
     const engine = await startEngine(dir, { apiKey: KEY, allowedHosts: [`${NAME}:${frontPort}`] });
     const proxy = await startRecordingProxy({ names: { [NAME]: '127.0.0.1' } });
     const http = vscode.workspace.getConfiguration('http');
     await http.update('proxy', proxy.url, vscode.ConfigurationTarget.Global);
     await http.update('proxyStrictSSL', false, vscode.ConfigurationTarget.Global);
     const engineHome = new LocalEngine(os.tmpdir(), vscode.Uri.file(dir), log);
-    const connection = new TinkerConnection(engineHome, { get: async () => ({ key: KEY, source: 'secret-storage' }) }, log, '0.0.0-test', new TrustedServers(new MemoryState(), async () => true));
+    const connection = new TinkerConnection(engineHome, { get: async () => ({ key: KEY, source: 'secret-storage' }) }, log, '0.0.0-test', new TrustedServers(new MemoryMemento(), async () => true));
     try {
       const client = await connection.open(await readBackendFor('custom', `https://${NAME}:${frontPort}`));
       try {
@@ -78,8 +50,7 @@ suite('VS Code proxy settings', function () {
       await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
       await http.update('proxyStrictSSL', undefined, vscode.ConfigurationTarget.Global);
       await proxy.close();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => front.close(() => r()));
+      await front.close();
       await engine.server.close();
       await engine.backend.close();
       fs.rmSync(dir, { recursive: true, force: true });

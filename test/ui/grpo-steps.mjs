@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane, runCommand } from './palette.mjs';
+import { openTinker, pane, reloadWindow, runCommand } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 360_000;
@@ -153,14 +153,7 @@ export function grpoTests(suffix, { guided = false } = {}) {
     {
       name: 'arithmetic example: the metrics panel is restored with its charts after a window reload',
       async run({ page, screenshot }) {
-        // "Developer: Reload Window" through the command center (the webview holds the keyboard
-        // focus): the workbench saves its state, then reloads, as a person's reload would.
-        await page.locator('.command-center-center').click();
-        await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-        await page.keyboard.type('>Developer: Reload Window');
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Developer: Reload Window' }).first().waitFor({ timeout: 15_000 });
-        await Promise.all([page.waitForEvent('load', { timeout: 90_000 }), page.keyboard.press('Enter')]);
-        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        await reloadWindow(page);
         await waitForCharts(page);
         await screenshot(shot('metrics-panel-restored'));
       },

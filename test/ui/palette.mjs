@@ -1,5 +1,5 @@
 // Shared by the UI tests: runs a command through the command palette as a person would (F1, type
-// the title, wait for the row, Enter), opens the Tinker container and finds a view's pane.
+// the title, wait for the row, Enter), reloads the window, opens the Tinker container and finds a view's pane.
 export async function runCommand(page, title) {
   const palette = page.locator('.quick-input-widget');
   await page.keyboard.press('F1');
@@ -7,6 +7,19 @@ export async function runCommand(page, title) {
   await page.keyboard.type(title);
   await palette.locator('.monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
   await page.keyboard.press('Enter');
+}
+
+/**
+ * "Developer: Reload Window" through the command center (a webview may hold the keyboard focus, so
+ * not F1): the workbench saves its state, then reloads, as a person's reload would.
+ */
+export async function reloadWindow(page) {
+  await page.locator('.command-center-center').click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type('>Developer: Reload Window');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Developer: Reload Window' }).first().waitFor({ timeout: 15_000 });
+  await Promise.all([page.waitForEvent('load', { timeout: 90_000 }), page.keyboard.press('Enter')]);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
 }
 
 /** Opens the Tinker container from the activity bar (idempotent). */

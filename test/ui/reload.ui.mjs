@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane } from './palette.mjs';
+import { openTinker, pane, reloadWindow } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NAME = 'reload-me';
@@ -56,15 +56,6 @@ function findFile(dir, name) {
     }
   }
   return undefined;
-}
-
-async function reloadWindow(page) {
-  await page.locator('.command-center-center').click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.type('>Developer: Reload Window');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Developer: Reload Window' }).first().waitFor({ timeout: 15_000 });
-  await Promise.all([page.waitForEvent('load', { timeout: 90_000 }), page.keyboard.press('Enter')]);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
 }
 
 let interruptedAt;

@@ -4,12 +4,6 @@ import type { Checkpoint } from '../tinker/wire';
 
 export type CheckpointKind = 'state' | 'sampler';
 
-/** The kind of a tinker:// path: training state (weights/) or sampler weights (sampler_weights/). */
-export function kindOfPath(tinkerPath: string): CheckpointKind | undefined {
-  const m = /^tinker:\/\/[^/]+\/(weights|sampler_weights)\/[^/]+$/.exec(tinkerPath);
-  return m ? (m[1] === 'weights' ? 'state' : 'sampler') : undefined;
-}
-
 export function kindOfServerCheckpoint(c: Pick<Checkpoint, 'checkpoint_type'>): CheckpointKind {
   return c.checkpoint_type === 'training' ? 'state' : 'sampler';
 }

@@ -2,6 +2,7 @@
 // train reward (smoothed by an exponential moving average) and, when evaluated, the holdout reward;
 // when the watched value reaches a new best above the threshold after the minimum number of
 // iterations, the loop saves a named state + sampler checkpoint of the weights that earned it.
+import { checkpointName } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
 
 export interface AutoCheckpointConfig {
@@ -64,7 +65,7 @@ export class AutoCheckpointTracker {
     this.best = value;
     return {
       value,
-      name: `${this.c.prefix}-${String(step).padStart(6, '0')}`,
+      name: `${this.c.prefix}-${checkpointName(step)}`,
       extra: { [AUTO_FIELD]: { metric: this.c.metric, value, step } },
     };
   }

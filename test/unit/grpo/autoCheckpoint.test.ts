@@ -2,8 +2,6 @@
 // above the threshold, after the minimum iterations, the best kept across a resume), and the GRPO
 // loop on the embedded engine saving a named state + sampler checkpoint of the weights that earned it.
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { AUTO_FIELD, AutoCheckpointConfig, AutoCheckpointTracker } from '../../../src/core/grpo/autoCheckpoint';
 import { GrpoLoopConfig, runGrpo } from '../../../src/core/grpo/loop';
@@ -13,7 +11,7 @@ import { RunSpec } from '../../../src/core/runs/spec';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
-import { POOL, TestEngine, readCheckpointLines, readMetricsLines, startTestEngine, writeReward } from './engineFixture';
+import { EngineClient, POOL, readCheckpointLines, readMetricsLines, startEngineClient, writeReward } from './engineFixture';
 
 const cfg = (o: Partial<AutoCheckpointConfig> = {}): AutoCheckpointConfig => ({ metric: 'train', threshold: 0.5, minIterations: 2, smoothing: 0.5, prefix: 'best', ...o });
 
@@ -49,18 +47,15 @@ describe('Auto-checkpoint on reward', function () {
 
   describe('in the GRPO loop on the embedded engine', () => {
     let dir: string;
-    let engine: TestEngine;
+    let env: EngineClient | undefined;
     let service: ServiceClient;
 
     before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-auto-ckpt-'));
-      engine = await startTestEngine(dir);
-      service = await ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
+      env = await startEngineClient('tinker-auto-ckpt-');
+      ({ dir, service } = env);
     });
     after(async () => {
-      service?.close();
-      await engine?.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await env?.close();
     });
 
     it('saves a named state + sampler checkpoint at each new best, recorded at the step whose rewards set it', async () => {

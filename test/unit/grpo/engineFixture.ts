@@ -3,9 +3,11 @@
 // reward file, a small prompt pool, and readers of what a run wrote.
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import type { PromptPool, Problem } from '../../../src/core/data/types';
 import { MetricsRecord, CheckpointRecord, parseRecords } from '../../../src/core/runs/runDirectory';
+import { ServiceClient } from '../../../src/core/tinker/client';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
 import { EngineServer, startEngineServer } from '../../../src/engine/server';
@@ -29,6 +31,33 @@ export async function startTestEngine(dir: string): Promise<TestEngine> {
       await backend.close();
     },
   };
+}
+
+/** A fresh temp folder with the engine in it and a client connected to it; close() undoes all three. */
+export interface EngineClient {
+  dir: string;
+  engine: TestEngine;
+  service: ServiceClient;
+  close(): Promise<void>;
+}
+
+export async function startEngineClient(tmpPrefix: string): Promise<EngineClient> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
+  let engine: TestEngine | undefined;
+  let service: ServiceClient | undefined;
+  const close = async () => {
+    service?.close();
+    await engine?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    engine = await startTestEngine(dir);
+    service = await ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { dir, engine, service, close };
 }
 
 /**

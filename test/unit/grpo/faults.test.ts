@@ -5,7 +5,6 @@
 // 0 with a clear error and the run goes on.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { GrpoLoopConfig, runGrpo } from '../../../src/core/grpo/loop';
 import type { GrpoEvent } from '../../../src/core/grpo/types';
@@ -17,7 +16,7 @@ import { mergeMetrics } from '../../../src/core/runs/runDirectory';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
-import { POOL, TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readJsonl, readMetricsLines, startTestEngine, writeReward } from './engineFixture';
+import { EngineClient, POOL, TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readJsonl, readMetricsLines, startEngineClient, writeReward } from './engineFixture';
 
 const config = (o: Partial<GrpoLoopConfig> = {}): GrpoLoopConfig => ({
   model: RANDOM_MODEL,
@@ -49,19 +48,17 @@ describe('GRPO run under faults (disk full, reward worker killed)', function () 
   this.timeout(180_000);
   let dir: string;
   let engine: TestEngine;
+  let env: EngineClient | undefined;
   let service: ServiceClient;
   let renderer: Renderer;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-grpo-faults-'));
-    engine = await startTestEngine(dir);
-    service = await ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
+    env = await startEngineClient('tinker-grpo-faults-');
+    ({ dir, engine, service } = env);
     renderer = (await loadRenderer({ model: RANDOM_MODEL, cacheDir: path.join(dir, 'cache') })).renderer;
   });
   after(async () => {
-    service?.close();
-    await engine?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await env?.close();
   });
 
   it('disk full while writing records: the run stops cleanly, what was written is intact, and resume repeats and loses nothing', async () => {

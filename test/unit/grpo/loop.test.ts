@@ -5,7 +5,6 @@
 // repeats a step.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { GrpoLoopConfig, runGrpo } from '../../../src/core/grpo/loop';
 import type { GrpoEvent } from '../../../src/core/grpo/types';
@@ -16,7 +15,7 @@ import type { RewardRunner } from '../../../src/core/reward/types';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
-import { POOL, TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readJsonl, readMetricsLines, startTestEngine, writeReward } from './engineFixture';
+import { EngineClient, POOL, TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readJsonl, readMetricsLines, startEngineClient, writeReward } from './engineFixture';
 import { TRAJECTORY_KEYS } from './metricKeys';
 
 const config = (o: Partial<GrpoLoopConfig> = {}): GrpoLoopConfig => ({
@@ -62,22 +61,20 @@ describe('GRPO loop on the embedded engine', function () {
   this.timeout(180_000);
   let dir: string;
   let engine: TestEngine;
+  let env: EngineClient | undefined;
   let service: ServiceClient;
   let renderer: Renderer;
   let reward: RewardRunner;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-grpo-loop-'));
-    engine = await startTestEngine(dir);
-    service = await ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
+    env = await startEngineClient('tinker-grpo-loop-');
+    ({ dir, engine, service } = env);
     renderer = (await loadRenderer({ model: RANDOM_MODEL, cacheDir: path.join(dir, 'cache') })).renderer;
     reward = await createRewardRunner({ file: writeReward(dir), workers: 1 });
   });
   after(async () => {
     await reward?.close();
-    service?.close();
-    await engine?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await env?.close();
   });
 
   describe('a complete run (3 steps, save_every 2, eval_every 2)', () => {

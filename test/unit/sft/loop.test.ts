@@ -4,7 +4,6 @@
 // startSftRun runs a spec file and refuses a bad one before creating anything.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';
@@ -17,7 +16,7 @@ import type { GrpoEvent } from '../../../src/core/grpo/types';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
 import { startGrpoRun } from '../../../src/core/grpo/start';
-import { TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readMetricsLines, startTestEngine, writeReward } from '../grpo/engineFixture';
+import { EngineClient, TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readMetricsLines, startEngineClient, writeReward } from '../grpo/engineFixture';
 
 const chat = (i: number): Chat => {
   const a = i % 10;
@@ -46,18 +45,16 @@ describe('SFT loop on the engine', function () {
   this.timeout(300_000);
   let dir: string;
   let engine: TestEngine;
+  let env: EngineClient | undefined;
   let service: ServiceClient;
   const renderer = getRenderer('chatml', new ByteTokenizer());
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-sft-loop-'));
-    engine = await startTestEngine(dir);
-    service = await ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
+    env = await startEngineClient('tinker-sft-loop-');
+    ({ dir, engine, service } = env);
   });
   after(async () => {
-    service?.close();
-    await engine?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await env?.close();
   });
 
   it('20 steps lower train_mean_nll and test/nll; metrics, checkpoints and the final record in the cookbook layout', async () => {

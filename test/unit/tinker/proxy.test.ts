@@ -4,20 +4,16 @@
 // (a self-signed certificate for tinker-engine.test, test/fixtures/tls) in front of the embedded engine.
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as tls from 'node:tls';
 import { ServiceClient, ServiceClientOptions } from '../../../src/core/tinker/client';
 import { ConnectionError } from '../../../src/core/tinker/errors';
 import { ProxyConfigError, chooseRoute, describeProxy } from '../../../src/core/tinker/proxy';
 import { RecordingProxy, startRecordingProxy } from './connectProxy';
 import { startEngine } from './engineFixtures';
+import { FRONT_NAME as NAME, TlsFront, startTlsFront } from './tlsFront';
 
 const TOKEN = `tml-local-proxy-test-${'k'.repeat(24)}`;
-const TLS_DIR = path.resolve(__dirname, '../../../../test/fixtures/tls');
-const NAME = 'tinker-engine.test';
 
 describe('tinker client: proxies', function () {
   this.timeout(60_000);
@@ -64,35 +60,19 @@ describe('tinker client: proxies', function () {
   describe('through a real proxy', () => {
     let dir: string;
     let engine: Awaited<ReturnType<typeof startEngine>>;
-    let front: tls.Server;
+    let front: TlsFront;
     let frontPort: number;
     let cert: string;
     let proxy: RecordingProxy;
-    const fronted = new Set<net.Socket>();
 
     before(async () => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-proxy-'));
-      cert = fs.readFileSync(path.join(TLS_DIR, `${NAME}.crt`), 'utf8');
-      // a TLS front for "the remote server": terminates https and pipes the bytes to the engine
-      front = tls.createServer({ key: fs.readFileSync(path.join(TLS_DIR, `${NAME}.key`)), cert }, (s) => {
-        const up = net.connect(engine.server.port, '127.0.0.1');
-        for (const x of [s, up]) {
-          fronted.add(x);
-          x.on('close', () => fronted.delete(x));
-          x.on('error', () => undefined);
-        }
-        s.pipe(up).pipe(s);
-        s.on('close', () => up.destroy());
-        up.on('close', () => s.destroy());
-      });
-      front.on('tlsClientError', () => undefined);
-      await new Promise<void>((r) => front.listen(0, '127.0.0.1', () => r()));
-      frontPort = (front.address() as AddressInfo).port;
+      front = await startTlsFront(() => engine.server.port);
+      ({ port: frontPort, cert } = front);
       engine = await startEngine(dir, { apiKey: TOKEN, allowedHosts: [`${NAME}:${frontPort}`] });
     });
     after(async () => {
-      for (const s of fronted) s.destroy();
-      await new Promise<void>((r) => front.close(() => r()));
+      await front.close();
       await engine.server.close();
       await engine.backend.close();
       fs.rmSync(dir, { recursive: true, force: true });
