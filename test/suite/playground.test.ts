@@ -23,26 +23,11 @@ import { presetOf } from '../../src/vscode/playgroundCommands';
 import { openPlayground, PlaygroundPanels, playgroundPanels } from '../../src/vscode/playgroundPanels';
 import { TrustedServers } from '../../src/vscode/trustedServers';
 import { PlaygroundForm, PlaygroundSnapshot, RunView, SampleView } from '../../webview/shared/playgroundProtocol';
-import { EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
+import { EXTENSION_ID, MemoryMemento, useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
 import { RecordingTransport, TransportRecorder } from './recordingTransport';
 
 const ARITH = 'tinker-studio/arith-gpt';
 const LIMIT = 120_000;
-
-/** Workspace state for panels this suite creates: an in-memory Memento (the extension's own is not reachable from a test). */
-class MemoryMemento implements vscode.Memento {
-  private readonly values = new Map<string, unknown>();
-  keys(): readonly string[] {
-    return [...this.values.keys()];
-  }
-  get<T>(key: string, fallback?: T): T | undefined {
-    return this.values.has(key) ? structuredClone(this.values.get(key) as T) : fallback;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) this.values.delete(key);
-    else this.values.set(key, structuredClone(value));
-  }
-}
 
 /** The arithmetic reward as the last integer of the completion equal to the ground truth. */
 function arithmeticReward(completion: string, groundTruth: string): number {

@@ -45,6 +45,19 @@ async function setSidebar(page, visible) {
 }
 
 /** Drags the sash between the side bar and the editor so tree rows show their descriptions. */
+/** The JSON in `file` once it is on disk whole (a condition polled with a limit, not a fixed sleep). */
+async function savedJson(file, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${file} did not hold whole JSON within ${timeoutMs} ms: ${err.message}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 export async function widenSidebar(page, x) {
   const sidebar = await page.locator('#workbench\\.parts\\.sidebar').boundingBox();
   if (!sidebar) return;
@@ -100,7 +113,8 @@ const guidedTest = {
     await answer(page, 'spec file');
     const specFile = path.join(workspace, 'arith', 'arith-gpt-grpo.grpo.json');
     await page.locator('.tab', { hasText: 'arith-gpt-grpo.grpo.json' }).waitFor({ timeout: 30_000 });
-    const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+    // the tab can show the new document before its save reaches the disk: wait for the saved text
+    const spec = await savedJson(specFile, 30_000);
     if (spec.group_size !== 4 || spec.iterations !== 2 || spec.dataset?.path !== 'train.jsonl') throw new Error(`unexpected spec: ${JSON.stringify(spec)}`);
     await page.locator('.notification-toast', { hasText: 'GRPO run arith-gpt-grpo completed' }).waitFor({ timeout: RUN_TIMEOUT });
     await screenshot('guided-run-completed');
