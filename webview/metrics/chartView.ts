@@ -80,6 +80,9 @@ export class ChartView {
       .map((s) => ({ ...s, color: o.theme.palette[s.color], raw: data.column(s.key) }))
       .filter((s) => s.raw.some((v) => v !== null));
     const lastStep = data.steps[data.steps.length - 1];
+    // once the run has logged rows, a chart none of whose metrics it logs is left out (an SFT run has
+    // no reward or group charts, a GRPO run no NLL); before that every chart says what it waits for
+    this.el.hidden = present.length === 0 && data.steps.length > 0;
     if (present.length === 0) {
       this.destroyPlot();
       this.el.classList.add('no-data');
