@@ -189,6 +189,8 @@ let stopEngine: (() => Promise<void>) | undefined;
 
 /** Disposables go with context.subscriptions; the local engine is stopped and awaited here. */
 export async function deactivate(): Promise<void> {
-  leaveLocksAtShutdown(); // before the engine stops under a run
+  // VS Code calls this before it disposes the subscriptions (the run registry aborts runs then), so the
+  // runs stopped from here on keep their locks and read as interrupted once this host exits
+  leaveLocksAtShutdown();
   await stopEngine?.();
 }

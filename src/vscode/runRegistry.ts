@@ -6,7 +6,6 @@ import * as vscode from 'vscode';
 import type { GrpoEvent, GrpoPhase, GrpoRunResult } from '../core/grpo/types';
 import type { ActiveRunStatus } from '../core/runs/runStatus';
 import { METRIC } from '../core/runs/metricKeys';
-import { leaveLocksAtShutdown } from '../core/runs/shutdown';
 import { Disposable, toDisposable } from './lifecycle';
 
 export type { ActiveRunStatus };
@@ -50,13 +49,7 @@ export class RunRegistry extends Disposable {
   constructor() {
     super();
     // closing the window cancels the runs it started, before the events about them stop
-    // disposed when the extension host goes away: its runs stop and read as interrupted afterwards
-    this._register(
-      toDisposable(() => {
-        leaveLocksAtShutdown();
-        this.active().forEach((r) => r.abort.abort());
-      }),
-    );
+    this._register(toDisposable(() => this.active().forEach((r) => r.abort.abort())));
   }
 
   begin(specFile: string | undefined, runName: string, kind: 'grpo' | 'sft' = 'grpo'): ActiveRun {
