@@ -85,18 +85,15 @@ describe('SFT loop on the engine', function () {
     assertNoPartialLines(writer.dir);
   });
 
+  /** Six steps on the training chats, no validation, no checkpoints along the way. */
+  const sixSteps = (writer: RunWriter, o: Pick<Parameters<typeof runSft>[0], 'signal' | 'onEvent' | 'resumeFrom'>) =>
+    runSft({ service, config: config({ maxSteps: 6, saveEvery: 0, evalEvery: 0 }), renderer, train: TRAIN, validation: [], writer, ...o });
+
   it('cancelled after step 2, saves a resume point at 3; the resumed run runs 3..5 once each', async () => {
     const writer = RunWriter.create(path.join(dir, 'runs'), 'resume');
     writer.writeConfig({ run_kind: 'sft' });
     const ac = new AbortController();
-    const c = config({ maxSteps: 6, saveEvery: 0, evalEvery: 0 });
-    const first = await runSft({
-      service,
-      config: c,
-      renderer,
-      train: TRAIN,
-      validation: [],
-      writer,
+    const first = await sixSteps(writer, {
       signal: ac.signal,
       onEvent: (e) => {
         if (e.type === 'metrics' && e.step === 2) ac.abort();
@@ -106,7 +103,7 @@ describe('SFT loop on the engine', function () {
     assert.strictEqual(first.iterationsRun, 3);
     const resumeFrom = writer.lastStateCheckpoint(); // the writer holds the run directory's lock
     assert.strictEqual(resumeFrom?.batch, 3);
-    const second = await runSft({ service, config: c, renderer, train: TRAIN, validation: [], writer, resumeFrom });
+    const second = await sixSteps(writer, { resumeFrom });
     assert.strictEqual(second.status, 'completed', second.error);
     assert.strictEqual(second.iterationsRun, 3);
     assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0, 1, 2, 3, 4, 5]);
@@ -152,13 +149,7 @@ describe('SFT loop on the engine', function () {
     writer.writeConfig({ run_kind: 'sft' });
     const ac = new AbortController();
     const message = 'the local engine exited (SIGKILL); Resume continues from the last checkpoint';
-    const r = await runSft({
-      service,
-      config: config({ maxSteps: 6, saveEvery: 0, evalEvery: 0 }),
-      renderer,
-      train: TRAIN,
-      validation: [],
-      writer,
+    const r = await sixSteps(writer, {
       signal: ac.signal,
       onEvent: (e) => {
         // what the adapter does when the engine process dies: step 2's update is being submitted
