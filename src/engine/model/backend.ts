@@ -59,6 +59,8 @@ export interface LocalBackendOptions {
   config?: GptConfig;
   /** GEMM threads, used where the backend runs in its own worker */
   gemmThreads?: 1 | 2;
+  /** forward a token prefix shared by several datums once (default true; off for comparisons) */
+  sharePrefixes?: boolean;
 }
 
 export class LocalBackend implements ComputeBackend {
@@ -66,8 +68,10 @@ export class LocalBackend implements ComputeBackend {
   private readonly models = new Map<string, TrainingModel>();
   private readonly samplers = new Map<string, { sampler: Sampler; base: BaseModel }>();
   private readonly queuedSamples: QueuedSample[] = [];
+  private readonly sharePrefixes: boolean;
 
   constructor(opts: LocalBackendOptions = {}) {
+    this.sharePrefixes = opts.sharePrefixes ?? true;
     const config = opts.config ?? SMALL_GPT;
     this.bases.set(RANDOM_MODEL, {
       info: {
@@ -177,52 +181,77 @@ export class LocalBackend implements ComputeBackend {
     });
     // datums that cannot move the weights (zero advantages or weights) are forwarded together, last,
     // so their micro-batches skip the backward pass; outputs keep the request's order
-    const order = data.map((_, k) => k);
     const inert = data.map((d) => cannotMoveWeights(lossFn, d));
-    order.sort((a, b) => Number(inert[a]) - Number(inert[b]) || a - b);
+    const indices = data.map((_, k) => k);
+    const units = [false, true].flatMap((inertPart) => {
+      const part = indices.filter((k) => inert[k] === inertPart);
+      return this.sharePrefixes ? groupByPrefix(part, data) : part.map((k) => ({ prefix: 0, members: [k] }));
+    });
     const outputs = new Array<ForwardBackwardResult['outputs'][number]>(data.length);
     let i = 0;
-    while (i < order.length) {
+    while (i < units.length) {
       let j = i;
       let tokens = 0;
-      while (j < order.length && (j === i || tokens + data[order[j]!]!.tokens.length <= MICRO_BATCH_TOKENS)) tokens += data[order[j++]!]!.tokens.length;
-      const batch = order.slice(i, j);
-      const lens = batch.map((k) => data[k]!.tokens.length);
+      while (j < units.length && (j === i || tokens + unitTokens(units[j]!, data) <= MICRO_BATCH_TOKENS)) tokens += unitTokens(units[j++]!, data);
+      // one root sequence per shared prefix, then each datum's remaining tokens continuing it
       const all = new Int32Array(tokens);
-      const tg = new Int32Array(tokens);
+      const lens: number[] = [];
+      const parents: number[] = [];
+      const rowsOf = new Map<number, Int32Array>();
       let at = 0;
-      for (const k of batch) {
-        all.set(data[k]!.tokens, at);
-        tg.set(targets[k]!, at);
-        at += data[k]!.tokens.length;
+      for (const u of units.slice(i, j)) {
+        const root = lens.length;
+        const rootStart = at;
+        if (u.prefix > 0) {
+          all.set(data[u.members[0]!]!.tokens.subarray(0, u.prefix), at);
+          lens.push(u.prefix);
+          parents.push(-1);
+          at += u.prefix;
+        }
+        for (const k of u.members) {
+          const tk = data[k]!.tokens;
+          all.set(tk.subarray(u.prefix), at);
+          lens.push(tk.length - u.prefix);
+          parents.push(u.prefix > 0 ? root : -1);
+          const rows = new Int32Array(tk.length);
+          for (let t = 0; t < tk.length; t++) rows[t] = t < u.prefix ? rootStart + t : at + t - u.prefix;
+          rowsOf.set(k, rows);
+          at += tk.length - u.prefix;
+        }
       }
-      const fwd = gpt.forward(all, lens);
-      const dlp = new Float32Array(tokens);
+      const fwd = gpt.forward(all, lens, parents);
+      const members = units.slice(i, j).flatMap((u) => u.members);
+      const contributions = members.reduce((n, k) => n + data[k]!.tokens.length, 0);
+      const tg = new Int32Array(contributions);
+      const rowIdx = new Int32Array(contributions);
+      const dlp = new Float32Array(contributions);
       let moves = false;
-      at = 0;
-      for (const k of batch) {
+      let e = 0;
+      for (const k of members) {
         const d = data[k]!;
         const n = d.tokens.length;
+        const rows = rowsOf.get(k)!;
         const lp = new Float64Array(n);
         for (let t = 0; t < n; t++) {
-          const target = tg[at + t]!;
+          const target = targets[k]![t]!;
           if (!(target >= 0 && target < V)) throw new Error(`datum ${k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
-          lp[t] = fwd.logprobs[(at + t) * V + target]!;
+          lp[t] = fwd.logprobs[rows[t]! * V + target]!;
         }
         const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, k);
         lossSum += out.loss;
-        for (let t = 0; t < n; t++) {
-          dlp[at + t] = out.grad[t]!;
+        for (let t = 0; t < n; t++, e++) {
+          tg[e] = targets[k]![t]!;
+          rowIdx[e] = rows[t]!;
+          dlp[e] = out.grad[t]!;
           if (out.grad[t] !== 0) moves = true;
         }
         outputs[k] = {
           logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape: [n] },
           elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [n] },
         };
-        at += n;
       }
       // a zero upstream gradient adds exactly zero to every parameter's gradient
-      if (!forwardOnly && moves) gpt.backward(fwd, tg, dlp, m.grads);
+      if (!forwardOnly && moves) gpt.backward(fwd, tg, dlp, m.grads, rowIdx);
       i = j;
     }
     return { outputs, metrics: { 'loss:sum': lossSum } };
@@ -361,6 +390,58 @@ function cannotMoveWeights(lossFn: LossFn, d: EngineDatum): boolean {
   };
   if (lossFn === 'cross_entropy') return allZero('weights');
   return lossFn !== 'dro' && allZero('advantages');
+}
+
+/** Datums forwarded together: `prefix` leading tokens shared by all members (0: nothing shared). */
+export interface PrefixUnit {
+  prefix: number;
+  members: number[];
+}
+
+function unitTokens(u: PrefixUnit, data: readonly EngineDatum[]): number {
+  return u.members.reduce((n, k) => n + data[k]!.tokens.length - u.prefix, u.prefix);
+}
+
+function commonPrefix(a: Int32Array, b: Int32Array): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * Groups datums whose token sequences begin alike (a GRPO group's prompt): in lexicographic order,
+ * a datum joins the group before it while the tokens saved do not shrink. Each member keeps at least
+ * one token of its own.
+ */
+export function groupByPrefix(part: number[], data: readonly EngineDatum[]): PrefixUnit[] {
+  const sorted = [...part].sort((a, b) => {
+    const x = data[a]!.tokens;
+    const y = data[b]!.tokens;
+    const p = commonPrefix(x, y);
+    if (p < x.length && p < y.length) return x[p]! - y[p]!;
+    return x.length - y.length || a - b;
+  });
+  const units: PrefixUnit[] = [];
+  let cur: PrefixUnit | undefined;
+  for (const k of sorted) {
+    const tk = data[k]!.tokens;
+    if (cur) {
+      const prev = data[cur.members[cur.members.length - 1]!]!.tokens;
+      const first = data[cur.members[0]!]!.tokens;
+      const shared = Math.min(cur.members.length === 1 ? first.length - 1 : cur.prefix, commonPrefix(prev, tk), tk.length - 1);
+      const savedBefore = (cur.members.length - 1) * cur.prefix;
+      if (shared > 0 && cur.members.length * shared >= savedBefore) {
+        cur.prefix = shared;
+        cur.members.push(k);
+        continue;
+      }
+      units.push(cur);
+    }
+    cur = { prefix: 0, members: [k] };
+  }
+  if (cur) units.push(cur);
+  return units;
 }
 
 interface QueuedSample {

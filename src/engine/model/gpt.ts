@@ -126,7 +126,7 @@ interface LayerCache {
   q: Arr;
   k: Arr;
   v: Arr;
-  /** per sequence, per head: L×L attention probabilities */
+  /** per sequence, per head: L×(parent length + L) attention probabilities */
   probs: Arr[];
   attnOut: Arr;
   lin: Record<string, LinearCache>;
@@ -151,6 +151,8 @@ export interface ForwardResult {
     tokens: Int32Array;
     seqStarts: number[];
     seqLens: number[];
+    /** per sequence: the earlier sequence it continues (its prefix), or -1 */
+    parents: number[];
   };
 }
 
@@ -228,18 +230,27 @@ export class Gpt {
 
   /**
    * Forward over sequences (token ids concatenated; `seqLens` their lengths). Returns log-probs of
-   * every next token at every position and the cache for backward.
+   * every next token at every position and the cache for backward. `parents[s]`, where given and not
+   * -1, names an earlier root sequence that sequence s continues: s's positions start after it and
+   * attend to it, so a prefix shared by several sequences is computed once (causal attention: the
+   * prefix's activations do not depend on what follows it).
    */
-  forward(tokens: Int32Array, seqLens: number[]): ForwardResult {
+  forward(tokens: Int32Array, seqLens: number[], parents: number[] = seqLens.map(() => -1)): ForwardResult {
     const { d, nHead, ffn, vocabSize: V, ctx } = this.c;
     const T = tokens.length;
     const seqStarts: number[] = [];
     let at = 0;
-    for (const L of seqLens) {
-      if (L > ctx) throw new Error(`a sequence of ${L} tokens is longer than the model's context of ${ctx}`);
+    if (parents.length !== seqLens.length) throw new Error('one parent per sequence is required');
+    const offsets: number[] = [];
+    seqLens.forEach((L, si) => {
+      const p = parents[si]!;
+      if (p !== -1 && !(p >= 0 && p < si && parents[p] === -1)) throw new Error(`sequence ${si}: parent ${p} is not an earlier root sequence`);
+      const off = p === -1 ? 0 : seqLens[p]!;
+      if (off + L > ctx) throw new Error(`a sequence of ${off + L} tokens is longer than the model's context of ${ctx}`);
+      offsets.push(off);
       seqStarts.push(at);
       at += L;
-    }
+    });
     if (at !== T) throw new Error('sequence lengths do not add up to the number of tokens');
     for (let t = 0; t < T; t++) {
       const id = tokens[t]!;
@@ -252,7 +263,7 @@ export class Gpt {
       for (let i = 0; i < seqLens[si]!; i++) {
         const t = s + i;
         const to = tokens[t]! * d;
-        const po = i * d;
+        const po = (offsets[si]! + i) * d;
         for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]! + pos[po + j]!;
       }
     });
@@ -273,30 +284,36 @@ export class Gpt {
       const probs: Arr[] = [];
       seqStarts.forEach((s, si) => {
         const L = seqLens[si]!;
+        const off = offsets[si]!;
+        const ps = off > 0 ? seqStarts[parents[si]!]! : 0;
+        // key/value row of the j-th position this sequence attends to: the parent's, then its own
+        const row = (j: number) => (j < off ? ps + j : s + j - off);
+        const W = off + L;
         for (let h = 0; h < nHead; h++) {
-          const P = this.alloc(L * L);
+          const P = this.alloc(L * W);
           for (let i = 0; i < L; i++) {
             const qi = (s + i) * d + h * hd;
+            const last = off + i;
             let max = -Infinity;
-            for (let j = 0; j <= i; j++) {
-              const kj = (s + j) * d + h * hd;
+            for (let j = 0; j <= last; j++) {
+              const kj = row(j) * d + h * hd;
               let dot = 0;
               for (let e = 0; e < hd; e++) dot += q[qi + e]! * k[kj + e]!;
               const sc = dot * invSqrt;
-              P[i * L + j] = sc;
+              P[i * W + j] = sc;
               if (sc > max) max = sc;
             }
             let sum = 0;
-            for (let j = 0; j <= i; j++) {
-              const ev = Math.exp(P[i * L + j]! - max);
-              P[i * L + j] = ev;
+            for (let j = 0; j <= last; j++) {
+              const ev = Math.exp(P[i * W + j]! - max);
+              P[i * W + j] = ev;
               sum += ev;
             }
             const oi = (s + i) * d + h * hd;
-            for (let j = 0; j <= i; j++) {
-              const pij = P[i * L + j]! / sum;
-              P[i * L + j] = pij;
-              const vj = (s + j) * d + h * hd;
+            for (let j = 0; j <= last; j++) {
+              const pij = P[i * W + j]! / sum;
+              P[i * W + j] = pij;
+              const vj = row(j) * d + h * hd;
               for (let e = 0; e < hd; e++) attnOut[oi + e] += pij * v[vj + e]!;
             }
           }
@@ -336,26 +353,30 @@ export class Gpt {
       for (let i = 0; i < logits.length; i++) logits[i] += this.scale * t[i]!;
     }
     for (let t = 0; t < T; t++) logSoftmaxRow(logits, t * V, V);
-    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens } };
+    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, parents } };
   }
 
   /**
-   * Backward from dL/dlogprob of chosen targets: `targets[t]` and `dLogprob[t]` per position
-   * (positions whose dLogprob is 0 contribute nothing). Gradients accumulate into `grads`.
+   * Backward from dL/dlogprob of chosen targets: contribution e is `dLogprob[e]` for the log-prob of
+   * `targets[e]` at position `rows[e]` (by default e itself; a shared prefix's position receives one
+   * contribution per sequence continuing it). Zero contributions add nothing. Gradients accumulate
+   * into `grads`.
    */
-  backward(fwd: ForwardResult, targets: Int32Array, dLogprob: Arr, grads: Params): void {
+  backward(fwd: ForwardResult, targets: Int32Array, dLogprob: Arr, grads: Params, rows?: Int32Array): void {
     const { d, nHead, ffn, vocabSize: V } = this.c;
-    const { layers, lnf, lnfMean, lnfRstd, xFinal, unembedXa, tokens, seqStarts, seqLens } = fwd.cache;
+    const { layers, lnf, lnfMean, lnfRstd, xFinal, unembedXa, tokens, seqStarts, seqLens, parents } = fwd.cache;
     const T = tokens.length;
     const lp = fwd.logprobs;
-    // dlogits = g · (onehot(target) − softmax)
+    if (targets.length !== dLogprob.length || (rows ? rows.length !== targets.length : targets.length !== T)) throw new Error('backward: targets, gradients and rows disagree in length');
+    // dlogits = Σ g · (onehot(target) − softmax) over a position's contributions
     const dlogits = this.alloc(T * V);
-    for (let t = 0; t < T; t++) {
-      const g = dLogprob[t]!;
+    for (let e = 0; e < targets.length; e++) {
+      const g = dLogprob[e]!;
       if (g === 0) continue;
+      const t = rows ? rows[e]! : e;
       const o = t * V;
-      for (let i = 0; i < V; i++) dlogits[o + i] = -g * Math.exp(lp[o + i]!);
-      dlogits[o + targets[t]!] += g;
+      for (let i = 0; i < V; i++) dlogits[o + i] -= g * Math.exp(lp[o + i]!);
+      dlogits[o + targets[e]!] += g;
     }
     const tok = this.w('tok');
     const dlnf = this.alloc(T * d);
@@ -403,27 +424,32 @@ export class Gpt {
       let pi = 0;
       seqStarts.forEach((s, si) => {
         const L = seqLens[si]!;
+        const off = parents[si] === -1 ? 0 : seqLens[parents[si]!]!;
+        const ps = off > 0 ? seqStarts[parents[si]!]! : 0;
+        const row = (j: number) => (j < off ? ps + j : s + j - off);
+        const W = off + L;
         for (let h = 0; h < nHead; h++) {
           const P = c.probs[pi++]!;
           for (let i = 0; i < L; i++) {
             const oi = (s + i) * d + h * hd;
-            // dP_ij = dout_i · v_j ; dv_j += P_ij dout_i
+            const last = off + i;
+            // dP_ij = dout_i · v_j ; dv_j += P_ij dout_i (a shared prefix's rows gather every continuation's)
             let rowDot = 0;
-            const dP = new Float64Array(i + 1);
-            for (let j = 0; j <= i; j++) {
-              const vj = (s + j) * d + h * hd;
+            const dP = new Float64Array(last + 1);
+            for (let j = 0; j <= last; j++) {
+              const vj = row(j) * d + h * hd;
               let dot = 0;
               for (let e = 0; e < hd; e++) {
                 dot += dAttnOut[oi + e]! * c.v[vj + e]!;
-                dv[vj + e] += P[i * L + j]! * dAttnOut[oi + e]!;
+                dv[vj + e] += P[i * W + j]! * dAttnOut[oi + e]!;
               }
               dP[j] = dot;
-              rowDot += dot * P[i * L + j]!;
+              rowDot += dot * P[i * W + j]!;
             }
-            for (let j = 0; j <= i; j++) {
-              const dS = P[i * L + j]! * (dP[j]! - rowDot) * invSqrt;
+            for (let j = 0; j <= last; j++) {
+              const dS = P[i * W + j]! * (dP[j]! - rowDot) * invSqrt;
               if (dS === 0) continue;
-              const kj = (s + j) * d + h * hd;
+              const kj = row(j) * d + h * hd;
               for (let e = 0; e < hd; e++) {
                 dq[oi + e] += dS * c.k[kj + e]!;
                 dk[kj + e] += dS * c.q[oi + e]!;
@@ -443,13 +469,15 @@ export class Gpt {
     }
     const gPos = grads.get('pos');
     seqStarts.forEach((s, si) => {
+      const off = parents[si] === -1 ? 0 : seqLens[parents[si]!]!;
       for (let i = 0; i < seqLens[si]!; i++) {
         const t = s + i;
         if (gTok) {
           const to = tokens[t]! * d;
           for (let j = 0; j < d; j++) gTok[to + j] += dx[t * d + j]!;
         }
-        if (gPos) for (let j = 0; j < d; j++) gPos[i * d + j] += dx[t * d + j]!;
+        const po = (off + i) * d;
+        if (gPos) for (let j = 0; j < d; j++) gPos[po + j] += dx[t * d + j]!;
       }
     });
   }
