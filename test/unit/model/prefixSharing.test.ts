@@ -1,14 +1,19 @@
 // forward_backward computes a token prefix shared by several datums once: every output, the loss, the
-// gradients and the updated weights must equal the computation without sharing. Tolerances: both
-// paths compute in float32 and differ only in the order of sums (a shared prefix's gradient is
-// accumulated over its continuations before the backward instead of after), so the differences are a
-// few float32 roundings (~1e-7 relative) amplified by at most the depth; 1e-5 relative leaves room for
-// that and is far below any real mistake (a missed continuation changes gradients by ~1/8).
+// gradients and the updated weights must equal the computation without sharing.
+// - The model itself, in float64: shared and unshared log-probs and every parameter's gradient agree
+//   to 1e-10 relative, so the mathematics of sharing is exact (a missed continuation, a wrong position
+//   or a prefix row attended twice changes gradients by whole percents).
+// - The engine, in float32 as it serves: both paths differ only in the order of sums (a shared
+//   prefix's gradient is accumulated over its continuations before the backward instead of after).
+//   Outputs, losses, gradient norms and Adam's moments agree to 1e-5 relative. The weight updates are
+//   compared at 1e-3: Adam divides each gradient element by its own magnitude (plus eps), so elements
+//   whose gradient is a sum that nearly cancels (the A adapters', while B is near zero) turn a few
+//   float32 roundings into a larger relative change of the step (dro measured 1.15e-4).
 import * as assert from 'assert';
 import * as path from 'path';
 import type { EngineDatum, LossFn } from '../../../src/engine/contract';
 import { LocalBackend, WEIGHTS_MAGIC, groupByPrefix } from '../../../src/engine/model/backend';
-import { initBase } from '../../../src/engine/model/gpt';
+import { Gpt, GptConfig, LoraSpec, Params, Rng, initBase, initLora } from '../../../src/engine/model/gpt';
 import { RANDOM_MODEL, SMALL_GPT, encodeChat } from '../../../src/engine/model/models';
 import { readTensorFile } from '../../../src/engine/model/tensorFile';
 
@@ -65,6 +70,72 @@ function relDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 function tensors(state: Uint8Array): Map<string, Float32Array | Float64Array> {
   return readTensorFile(state, 'TSSTATE1', 'state').tensors;
 }
+
+describe('the model with shared prefixes (float64)', () => {
+  const cfg: GptConfig = { vocabSize: 13, ctx: 12, d: 8, nLayer: 2, nHead: 2, ffn: 12 };
+  const spec: LoraSpec = { rank: 2, alpha: 4, attn: true, mlp: true, unembed: true };
+  const f64 = (n: number) => new Float64Array(n);
+  const rng = new Rng(11);
+  const base = initBase(cfg, 3, f64);
+  // weights larger than GPT-2's init, so every path carries a visible gradient
+  for (const [k, v] of base) for (let i = 0; i < v.length; i++) v[i] = (k.endsWith('.g') ? 1 : 0) + rng.normal() * (k.endsWith('.g') || k.endsWith('.b') ? 0.1 : 0.3);
+  const lora = initLora(cfg, spec, 5, f64);
+  for (const [k, v] of lora) if (k.endsWith('.B')) for (let i = 0; i < v.length; i++) v[i] = rng.normal() * 0.3;
+  const gpt = new Gpt(cfg, base, lora, spec, f64);
+  // two prompts with three and two continuations (of different lengths), and a sequence of its own
+  const prompts = [[1, 4, 2, 9, 3], [7, 7, 5]];
+  const seqs = [[...prompts[0]!, 10, 0], [...prompts[0]!, 6], [...prompts[0]!, 10, 8, 12], [...prompts[1]!, 2, 2], [...prompts[1]!, 11], [3, 1, 4, 1, 5]];
+  const targetsOf = seqs.map((sq) => sq.map((_, t) => (sq[t + 1] ?? (t * 5 + 3)) % cfg.vocabSize));
+  const coefOf = seqs.map((sq) => sq.map(() => rng.normal()));
+  const zeroGrads = (): Params => new Map([...base, ...lora].map(([k, v]) => [k, new Float64Array(v.length)]));
+
+  function unshared() {
+    const f = gpt.forward(Int32Array.from(seqs.flat()), seqs.map((sq) => sq.length));
+    const grads = zeroGrads();
+    gpt.backward(f, Int32Array.from(targetsOf.flat()), Float64Array.from(coefOf.flat()), grads);
+    const lp = seqs.flatMap((sq, k) => sq.map((_, t) => f.logprobs[(seqs.slice(0, k).flat().length + t) * cfg.vocabSize + targetsOf[k]![t]!]!));
+    return { lp, grads };
+  }
+
+  function shared() {
+    // roots: prompt 0, prompt 1, then continuations pointing at them; the last sequence stands alone
+    const owner = [0, 0, 0, 1, 1, -1];
+    const tokens: number[] = [...prompts[0]!, ...prompts[1]!];
+    const lens = [prompts[0]!.length, prompts[1]!.length];
+    const parents = [-1, -1];
+    const rootStart = [0, prompts[0]!.length];
+    const rows: number[][] = [];
+    seqs.forEach((sq, k) => {
+      const o = owner[k]!;
+      const pre = o === -1 ? 0 : prompts[o]!.length;
+      const start = tokens.length;
+      tokens.push(...sq.slice(pre));
+      lens.push(sq.length - pre);
+      parents.push(o);
+      rows.push(sq.map((_, t) => (t < pre ? rootStart[o]! + t : start + t - pre)));
+    });
+    const f = gpt.forward(Int32Array.from(tokens), lens, parents);
+    const grads = zeroGrads();
+    gpt.backward(f, Int32Array.from(targetsOf.flat()), Float64Array.from(coefOf.flat()), grads, Int32Array.from(rows.flat()));
+    const lp = seqs.flatMap((sq, k) => sq.map((_, t) => f.logprobs[rows[k]![t]! * cfg.vocabSize + targetsOf[k]![t]!]!));
+    return { lp, grads };
+  }
+
+  it('gives the same log-probs and the same gradient for every parameter tensor', () => {
+    const a = shared();
+    const b = unshared();
+    assert.strictEqual(a.lp.length, b.lp.length);
+    a.lp.forEach((x, i) => assert.ok(Math.abs(x - b.lp[i]!) <= 1e-10 * Math.max(1, Math.abs(b.lp[i]!)), `log-prob ${i}: ${x} vs ${b.lp[i]}`));
+    for (const [name, y] of b.grads) {
+      assert.ok(y.some((v) => v !== 0), `${name} has a gradient`);
+      assert.ok(relDiff(a.grads.get(name)!, y) <= 1e-10, `${name}: differs by ${relDiff(a.grads.get(name)!, y)} (relative)`);
+    }
+  });
+
+  it('refuses a parent that is not an earlier root sequence', () => {
+    assert.throws(() => gpt.forward(Int32Array.from([1, 2, 3, 4]), [2, 1, 1], [-1, 0, 1]), /parent 1 is not an earlier root/);
+  });
+});
 
 describe('forward_backward with shared prefixes', function () {
   this.timeout(120_000);
@@ -125,9 +196,8 @@ describe('forward_backward with shared prefixes', function () {
           const w0 = init.get(name)!;
           const moved = y.map((v, i) => v - w0[i]!);
           const diff = x.map((v, i) => v - w0[i]!);
-          // the A adapters' gradients are sums that largely cancel (B starts at zero), so their
-          // float32 relative error is larger than the other tensors'; 1e-4 still catches any slip
-          assert.ok(relDiff(diff, moved) <= 1e-4, `${name}: update differs by ${relDiff(diff, moved)} (relative)`);
+          // see the header: Adam's per-element division amplifies the roundings of nearly cancelling sums
+          assert.ok(relDiff(diff, moved) <= 1e-3, `${name}: update differs by ${relDiff(diff, moved)} (relative)`);
         } else if (y.some((v) => v !== 0)) {
           assert.ok(relDiff(x, y) <= 1e-5, `${name}: differs by ${relDiff(x, y)} (relative)`);
         }
