@@ -1,7 +1,7 @@
 // GRPO on the arithmetic task through the project's own Tinker client against the embedded engine
 // (in this process, compute in a worker): holdout accuracy before and after, per-iteration reward,
 // no-signal breakdown, sample/train KL and seconds per iteration. Prints figures; asserts nothing.
-//   BENCH=grpo node scripts/bench.mjs       ITERS=40 LR=4e-3 GRPO_GROUPS=64 GROUP_SIZE=8
+//   BENCH=grpo node scripts/bench.mjs       ITERS=100 LR=2e-3 GRPO_GROUPS=64 GROUP_SIZE=8
 // The defaults are the README demo's configuration (examples/arithmetic/arith.grpo.json).
 // (GRPO_GROUPS, not GROUPS: bash reserves GROUPS.)
 import * as fs from 'fs';
@@ -16,8 +16,8 @@ import { createComputeBackend } from '../src/engine/model';
 import { ARITH_MODEL, RANDOM_MODEL, decodeBytes, encodeChat, isArithHoldout } from '../src/engine/model/models';
 import { startEngineServer } from '../src/engine/server';
 
-const ITERS = Number(process.env.ITERS ?? 40);
-const LR = Number(process.env.LR ?? 4e-3);
+const ITERS = Number(process.env.ITERS ?? 100);
+const LR = Number(process.env.LR ?? 2e-3);
 const GROUPS = Number(process.env.GRPO_GROUPS ?? 64);
 const GROUP_SIZE = Number(process.env.GROUP_SIZE ?? 8);
 const IM_END = 258;

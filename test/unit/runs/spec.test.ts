@@ -229,7 +229,8 @@ describe('GRPO run spec', () => {
       assert.strictEqual(loaded.spec.model, 'tinker-studio/arith-gpt');
       assert.strictEqual(loaded.spec.renderer, 'chatml');
       assert.strictEqual(loaded.spec.max_tokens, 6);
-      assert.strictEqual(loaded.spec.learning_rate, 4e-3);
+      assert.strictEqual(loaded.spec.learning_rate, 2e-3);
+      assert.strictEqual(loaded.spec.iterations, 101);
       assert.deepStrictEqual(loaded.spec.dataset.holdout, { path: path.join(root, 'examples/arithmetic/holdout.jsonl') });
     });
   });
