@@ -3,12 +3,15 @@
 // - The model itself, in float64: shared and unshared log-probs and every parameter's gradient agree
 //   to 1e-10 relative, so the mathematics of sharing is exact (a missed continuation, a wrong position
 //   or a prefix row attended twice changes gradients by whole percents).
-// - The engine, in float32 as it serves: both paths differ only in the order of sums (a shared
-//   prefix's gradient is accumulated over its continuations before the backward instead of after).
-//   Outputs, losses, gradient norms and Adam's moments agree to 1e-5 relative. The weight updates are
-//   compared at 1e-3: Adam divides each gradient element by its own magnitude (plus eps), so elements
-//   whose gradient is a sum that nearly cancels (the A adapters', while B is near zero) turn a few
-//   float32 roundings into a larger relative change of the step (dro measured 1.15e-4).
+// - The engine, in float32 on the WASM SIMD kernel as it serves: both paths differ only in the order
+//   of sums (a shared prefix's gradient is accumulated over its continuations before the backward
+//   instead of after), and the kernel accumulates in float32. Outputs, losses and gradient norms
+//   agree to 1e-5 relative. Adam's moments are compared at 5e-4 and the weight updates at 1e-2: the
+//   A adapters' gradients are sums that nearly cancel (B is small), and Adam divides each element by
+//   its own magnitude, so a few roundings become a larger relative change. Measured, worst tensor per
+//   loss: moments 1.7e-6 (ppo) to 5.5e-5 (dro), updates 6e-6 (ppo) to 1.5e-3 (dro, whose gradient
+//   also flows through every prompt position). A slip in the plumbing (a continuation left out, a
+//   gradient sent to the wrong row) changes gradients by whole percents (1/8 for a missed datum).
 import * as assert from 'assert';
 import * as path from 'path';
 import type { EngineDatum, LossFn } from '../../../src/engine/contract';
@@ -16,6 +19,7 @@ import { LocalBackend, WEIGHTS_MAGIC, groupByPrefix } from '../../../src/engine/
 import { Gpt, GptConfig, LoraSpec, Params, Rng, initBase, initLora } from '../../../src/engine/model/gpt';
 import { RANDOM_MODEL, SMALL_GPT, encodeChat } from '../../../src/engine/model/models';
 import { readTensorFile } from '../../../src/engine/model/tensorFile';
+import { initCompute } from '../../../src/engine/compute';
 
 const noWeights = path.join(__dirname, 'no-weights');
 const lora = { rank: 4, seed: 3, trainAttn: true, trainMlp: true, trainUnembed: true };
@@ -139,6 +143,8 @@ describe('the model with shared prefixes (float64)', () => {
 
 describe('forward_backward with shared prefixes', function () {
   this.timeout(120_000);
+  // the WASM SIMD kernel, as the engine serves, whether or not a test before this one started it
+  before(() => initCompute({ threads: 1, log: () => undefined }));
   const shared = new LocalBackend({ weightsDir: noWeights });
   const unshared = new LocalBackend({ weightsDir: noWeights, sharePrefixes: false });
 
@@ -197,9 +203,9 @@ describe('forward_backward with shared prefixes', function () {
           const moved = y.map((v, i) => v - w0[i]!);
           const diff = x.map((v, i) => v - w0[i]!);
           // see the header: Adam's per-element division amplifies the roundings of nearly cancelling sums
-          assert.ok(relDiff(diff, moved) <= 1e-3, `${name}: update differs by ${relDiff(diff, moved)} (relative)`);
+          assert.ok(relDiff(diff, moved) <= 1e-2, `${name}: update differs by ${relDiff(diff, moved)} (relative)`);
         } else if (y.some((v) => v !== 0)) {
-          assert.ok(relDiff(x, y) <= 1e-5, `${name}: differs by ${relDiff(x, y)} (relative)`);
+          assert.ok(relDiff(x, y) <= 5e-4, `${name}: differs by ${relDiff(x, y)} (relative)`);
         }
       }
     });
