@@ -2,6 +2,9 @@
 // extension host and the engine it started go away with the old window. After the reload the Runs view
 // shows the run as interrupted, the spec's "Resume run" CodeLens finishes it, and every iteration
 // is logged exactly once — checked in metrics.jsonl and in the engine's applied-steps record.
+// The run cannot finish before the reload however fast the engine is: its reward (the arithmetic
+// one) holds every call once the run has written a checkpoint, until the test releases it before
+// the resume.
 // Screenshots: reload-interrupted.png, reload-resumed.png.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -60,15 +63,51 @@ function findFile(dir, name) {
 
 let interruptedAt;
 
+/**
+ * The arithmetic reward behind a gate: once a run of this spec has written a checkpoint, each call
+ * waits until `release` exists. Its calls may wait that long (timeout_ms in the spec).
+ */
+function gatedReward(runsDir, release) {
+  const arith = fs.readFileSync(path.join(root, 'examples/arithmetic/reward.py'), 'utf8');
+  return `${arith}
+
+# --- the reload test's gate ---
+import os as _os
+import time as _time
+
+_RUNS = ${JSON.stringify(runsDir)}
+_RELEASE = ${JSON.stringify(release)}
+_arith_reward = compute_reward
+
+
+def _held():
+    if _os.path.exists(_RELEASE) or not _os.path.isdir(_RUNS):
+        return False
+    for name in _os.listdir(_RUNS):
+        ckpts = _os.path.join(_RUNS, name, "checkpoints.jsonl")
+        if name.startswith(${JSON.stringify(`${NAME}-`)}) and _os.path.exists(ckpts) and _os.path.getsize(ckpts) > 0:
+            return True
+    return False
+
+
+def compute_reward(completion: str, ground_truth: str) -> float:
+    while _held():
+        _time.sleep(0.05)
+    return _arith_reward(completion, ground_truth)
+`;
+}
+
 export const tests = [
   {
     name: 'a window reload in the middle of a run leaves it interrupted and resumable in the Runs view',
     async run({ page, open, workspace, screenshot, log }) {
       const dir = path.join(workspace, 'reload');
       fs.mkdirSync(dir, { recursive: true });
-      for (const f of ['train.jsonl', 'reward.py']) fs.copyFileSync(path.join(root, 'examples/arithmetic', f), path.join(dir, f));
+      fs.copyFileSync(path.join(root, 'examples/arithmetic/train.jsonl'), path.join(dir, 'train.jsonl'));
+      fs.writeFileSync(path.join(dir, 'reward.py'), gatedReward(path.join(workspace, 'runs'), path.join(dir, 'release')));
       const spec = JSON.parse(fs.readFileSync(path.join(root, 'examples/arithmetic/arith.grpo.json'), 'utf8'));
       Object.assign(spec, { name: NAME, iterations: ITERATIONS, groups_per_batch: 8, group_size: 4, eval_every: 0, save_every: 1 });
+      spec.reward = { ...spec.reward, timeout_ms: 600_000 };
       spec.dataset = { ...spec.dataset, holdout: undefined };
       fs.writeFileSync(path.join(dir, `${NAME}.grpo.json`), `${JSON.stringify(spec, null, 2)}\n`);
 
@@ -85,7 +124,7 @@ export const tests = [
       // Start GRPO Run until the window reports the workspace trusted, which can come late under load
       await page.locator('.codelens-decoration a', { hasText: 'Start run' }).click();
 
-      // reload once an iteration is logged and checkpointed, while the run is still going
+      // reload once an iteration is logged and checkpointed; the gate holds the run's next rewards
       const runDir = await until('the run directory', () => runDirOf(workspace), RUN_TIMEOUT);
       await until('the first checkpoint', () => lines(path.join(runDir, 'checkpoints.jsonl')).length >= 1, RUN_TIMEOUT);
       await reloadWindow(page);
@@ -100,7 +139,7 @@ export const tests = [
       await openTinker(page);
       const row = pane(page, 'Runs').locator('.monaco-list-row', { hasText: NAME });
       await row.filter({ hasText: 'interrupted' }).waitFor({ timeout: 60_000 });
-      interruptedAt = { runDir, steps: lines(path.join(runDir, 'metrics.jsonl')).length, resumeBatch: lines(path.join(runDir, 'checkpoints.jsonl')).at(-1).batch };
+      interruptedAt = { release: path.join(dir, 'release'), runDir, steps: lines(path.join(runDir, 'metrics.jsonl')).length, resumeBatch: lines(path.join(runDir, 'checkpoints.jsonl')).at(-1).batch };
       log(`interrupted: ${interruptedAt.steps} steps logged, resume point at batch ${interruptedAt.resumeBatch}`);
       await screenshot('reload-interrupted');
     },
@@ -109,7 +148,8 @@ export const tests = [
     name: 'Resume from the spec finishes the interrupted run; no iteration is lost or repeated',
     async run({ page, sandbox, screenshot }) {
       if (!interruptedAt) throw new Error('the previous step did not leave an interrupted run');
-      const { runDir, resumeBatch } = interruptedAt;
+      const { runDir, resumeBatch, release } = interruptedAt;
+      fs.writeFileSync(release, ''); // the gate lets the resumed run's rewards through
       // the spec editor, restored by the reload, offers "Resume run <dir>" above the spec
       const lens = page.locator('.codelens-decoration a', { hasText: `Resume run ${path.basename(runDir)}` });
       await lens.waitFor({ timeout: 30_000 });
