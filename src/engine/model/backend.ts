@@ -187,12 +187,13 @@ export class LocalBackend implements ComputeBackend {
       const part = indices.filter((k) => inert[k] === inertPart);
       return this.sharePrefixes ? groupByPrefix(part, data) : part.map((k) => ({ prefix: 0, members: [k] }));
     });
+    const unitSizes = units.map((u) => unitTokens(u, data));
     const outputs = new Array<ForwardBackwardResult['outputs'][number]>(data.length);
     let i = 0;
     while (i < units.length) {
       let j = i;
       let tokens = 0;
-      while (j < units.length && (j === i || tokens + unitTokens(units[j]!, data) <= MICRO_BATCH_TOKENS)) tokens += unitTokens(units[j++]!, data);
+      while (j < units.length && (j === i || tokens + unitSizes[j]! <= MICRO_BATCH_TOKENS)) tokens += unitSizes[j++]!;
       // one root sequence per shared prefix, then each datum's remaining tokens continuing it
       const all = new Int32Array(tokens);
       const lens: number[] = [];

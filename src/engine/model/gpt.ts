@@ -151,9 +151,19 @@ export interface ForwardResult {
     tokens: Int32Array;
     seqStarts: number[];
     seqLens: number[];
-    /** per sequence: the earlier sequence it continues (its prefix), or -1 */
-    parents: number[];
+    /** per sequence: the positions before its first token (its parent's length, 0 for a root) */
+    offsets: number[];
+    /** per sequence: the first row of the parent it continues (0 for a root) */
+    parentStarts: number[];
   };
+}
+
+/** Key/value row of the j-th position sequence `si` attends to: its parent's rows, then its own. */
+function attendedRow(c: Pick<ForwardResult['cache'], 'seqStarts' | 'offsets' | 'parentStarts'>, si: number): (j: number) => number {
+  const off = c.offsets[si]!;
+  const ps = c.parentStarts[si]!;
+  const s = c.seqStarts[si]!;
+  return (j) => (j < off ? ps + j : s + j - off);
 }
 
 export class Gpt {
@@ -242,12 +252,14 @@ export class Gpt {
     let at = 0;
     if (parents.length !== seqLens.length) throw new Error('one parent per sequence is required');
     const offsets: number[] = [];
+    const parentStarts: number[] = [];
     seqLens.forEach((L, si) => {
       const p = parents[si]!;
       if (p !== -1 && !(p >= 0 && p < si && parents[p] === -1)) throw new Error(`sequence ${si}: parent ${p} is not an earlier root sequence`);
       const off = p === -1 ? 0 : seqLens[p]!;
       if (off + L > ctx) throw new Error(`a sequence of ${off + L} tokens is longer than the model's context of ${ctx}`);
       offsets.push(off);
+      parentStarts.push(p === -1 ? 0 : seqStarts[p]!);
       seqStarts.push(at);
       at += L;
     });
@@ -285,9 +297,7 @@ export class Gpt {
       seqStarts.forEach((s, si) => {
         const L = seqLens[si]!;
         const off = offsets[si]!;
-        const ps = off > 0 ? seqStarts[parents[si]!]! : 0;
-        // key/value row of the j-th position this sequence attends to: the parent's, then its own
-        const row = (j: number) => (j < off ? ps + j : s + j - off);
+        const row = attendedRow({ seqStarts, offsets, parentStarts }, si);
         const W = off + L;
         for (let h = 0; h < nHead; h++) {
           const P = this.alloc(L * W);
@@ -353,7 +363,7 @@ export class Gpt {
       for (let i = 0; i < logits.length; i++) logits[i] += this.scale * t[i]!;
     }
     for (let t = 0; t < T; t++) logSoftmaxRow(logits, t * V, V);
-    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, parents } };
+    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, offsets, parentStarts } };
   }
 
   /**
@@ -364,7 +374,7 @@ export class Gpt {
    */
   backward(fwd: ForwardResult, targets: Int32Array, dLogprob: Arr, grads: Params, rows?: Int32Array): void {
     const { d, nHead, ffn, vocabSize: V } = this.c;
-    const { layers, lnf, lnfMean, lnfRstd, xFinal, unembedXa, tokens, seqStarts, seqLens, parents } = fwd.cache;
+    const { layers, lnf, lnfMean, lnfRstd, xFinal, unembedXa, tokens, seqStarts, seqLens, offsets } = fwd.cache;
     const T = tokens.length;
     const lp = fwd.logprobs;
     if (targets.length !== dLogprob.length || (rows ? rows.length !== targets.length : targets.length !== T)) throw new Error('backward: targets, gradients and rows disagree in length');
@@ -424,9 +434,8 @@ export class Gpt {
       let pi = 0;
       seqStarts.forEach((s, si) => {
         const L = seqLens[si]!;
-        const off = parents[si] === -1 ? 0 : seqLens[parents[si]!]!;
-        const ps = off > 0 ? seqStarts[parents[si]!]! : 0;
-        const row = (j: number) => (j < off ? ps + j : s + j - off);
+        const off = offsets[si]!;
+        const row = attendedRow(fwd.cache, si);
         const W = off + L;
         for (let h = 0; h < nHead; h++) {
           const P = c.probs[pi++]!;
@@ -469,7 +478,7 @@ export class Gpt {
     }
     const gPos = grads.get('pos');
     seqStarts.forEach((s, si) => {
-      const off = parents[si] === -1 ? 0 : seqLens[parents[si]!]!;
+      const off = offsets[si]!;
       for (let i = 0; i < seqLens[si]!; i++) {
         const t = s + i;
         if (gTok) {
