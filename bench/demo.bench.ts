@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startGrpoRun } from '../src/core/grpo/start';
-import { parseRunSpecFile, ResolvedRunSpec } from '../src/core/runs/spec';
+import { parseGrpoSpecFile, ResolvedGrpoSpec } from '../src/core/grpo/spec';
 import { ServiceClient } from '../src/core/tinker/client';
 import { createComputeBackend } from '../src/engine/model';
 import { startEngineServer } from '../src/engine/server';
@@ -31,10 +31,10 @@ const PHASES: Array<[string, string]> = [
   ['iteration', 'time/total'],
 ];
 
-function overrides(spec: ResolvedRunSpec, seed: number): ResolvedRunSpec {
+function overrides(spec: ResolvedGrpoSpec, seed: number): ResolvedGrpoSpec {
   const updates = num('ITERS');
   const iterations = updates !== undefined ? updates + 1 : spec.iterations;
-  const loss = process.env.LOSS as ResolvedRunSpec['loss_fn'] | undefined;
+  const loss = process.env.LOSS as ResolvedGrpoSpec['loss_fn'] | undefined;
   return {
     ...spec,
     sampling_seed: seed,
@@ -61,7 +61,7 @@ interface SeedResult {
   phases: Record<string, number>;
 }
 
-async function runSeed(base: ResolvedRunSpec, seed: number, dir: string): Promise<SeedResult> {
+async function runSeed(base: ResolvedGrpoSpec, seed: number, dir: string): Promise<SeedResult> {
   const spec = overrides(base, seed);
   const t0 = performance.now();
   const closers: Array<{ close(): Promise<void> }> = [];
@@ -110,7 +110,7 @@ async function runSeed(base: ResolvedRunSpec, seed: number, dir: string): Promis
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-demo-bench-'));
   try {
-    const base = (await parseRunSpecFile(SPEC)).spec;
+    const base = (await parseGrpoSpecFile(SPEC)).spec;
     const probe = overrides(base, SEEDS[0]!);
     console.log(
       `demo: ${probe.model}, LoRA ${probe.lora_rank}, lr ${probe.learning_rate}, ${probe.groups_per_batch} groups × ${probe.group_size}, ${probe.iterations - 1} updates, ${probe.loss_fn}, temperature ${probe.temperature}, max_tokens ${probe.max_tokens}; sampling seeds ${SEEDS.join(', ')}`,

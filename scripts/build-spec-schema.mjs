@@ -1,20 +1,15 @@
-// Build assets: the JSON schemas of GRPO and SFT run-spec files (dist/grpo-spec.schema.json,
-// dist/sft-spec.schema.json), generated from the zod schemas in src/core/runs/spec.ts and
-// src/core/sft/spec.ts so the editor's completion and the run's validation agree. package.json
-// contributes them for `*.grpo.json` and `*.sft.json` (contributes.jsonValidation).
+// Build assets: the JSON schema of every kind of run spec (dist/grpo-spec.schema.json, …), generated
+// from the kinds table and the kinds' zod schemas (src/core/spec/registry.ts) so the editor's
+// completion and the run's validation agree. package.json contributes each for its kind's files
+// (contributes.jsonValidation; a unit test checks the manifest against the kinds table).
 import * as esbuild from 'esbuild';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-export async function build(root) {
-  return [
-    await schemaAsset(root, 'src/core/runs/spec.ts', 'runSpecJsonSchema', 'grpo-spec.schema.json'),
-    await schemaAsset(root, 'src/core/sft/spec.ts', 'sftSpecJsonSchema', 'sft-spec.schema.json'),
-  ];
-}
+const REGISTRY = 'src/core/spec/registry.ts';
 
-async function schemaAsset(root, file, fn, name) {
-  const entry = path.join(root, file);
+export async function build(root) {
+  const entry = path.join(root, REGISTRY);
   const out = await esbuild.build({
     entryPoints: [entry],
     bundle: true,
@@ -25,9 +20,9 @@ async function schemaAsset(root, file, fn, name) {
     logLevel: 'warning',
     absWorkingDir: root,
   });
-  // Evaluate the bundle as a CommonJS module, then ask it for the schema.
+  // Evaluate the bundle as a CommonJS module, then ask it for the schemas.
   const module = { exports: {} };
   new Function('module', 'exports', 'require', out.outputFiles[0].text)(module, module.exports, createRequire(entry));
-  const schema = module.exports[fn]();
-  return { dir: path.dirname(file), name, bytes: Buffer.from(JSON.stringify(schema, null, 2) + '\n') };
+  const schemas = await module.exports.specJsonSchemas();
+  return schemas.map(({ file, schema }) => ({ dir: path.dirname(REGISTRY), name: file, bytes: Buffer.from(JSON.stringify(schema, null, 2) + '\n') }));
 }

@@ -1,12 +1,13 @@
-// Command-line arguments of `tinker-studio grpo|sft`, parsed into a plain object with errors that say
+// Command-line arguments of `tinker-studio <kind>` (a kind of the spec kinds table: grpo, sft, …), parsed into a plain object with errors that say
 // what to type instead.
 import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
 import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
+import { isSpecKind, SPEC_KINDS, type SpecKind } from '../core/spec/kinds';
 
 export { UsageError };
 
 export interface GrpoArgs {
-  command: 'grpo' | 'sft';
+  command: SpecKind;
   spec?: string;
   runsDir?: string;
   resume?: string;
@@ -26,14 +27,16 @@ export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
 
 export type CliArgs = GrpoArgs | McpArgs | CheckpointsArgs | { command: 'help' };
 
-export const USAGE = `usage: tinker-studio grpo <spec.grpo.json> [options]
-       tinker-studio grpo --resume <run dir> [<spec.grpo.json>] [options]
-       tinker-studio sft <spec.sft.json> [options]
-       tinker-studio sft --resume <run dir> [options]
+const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
+  `tinker-studio ${k.id} <spec${k.extension}> [options]`,
+  `tinker-studio ${k.id} --resume <run dir> [<spec${k.extension}>] [options]`,
+]);
+
+export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS]
 ${CHECKPOINTS_USAGE}
 
-Runs GRPO or SFT from a run spec and writes the run directory (cookbook layout).
+Runs ${SPEC_KINDS.map((k) => k.label).join(' or ')} from a run spec and writes the run directory (cookbook layout).
 "mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, sample, save,
 load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
@@ -59,7 +62,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
-  if (command !== 'grpo' && command !== 'sft' && command !== 'mcp') throw new UsageError(`unknown command "${command}" (the commands are "grpo", "sft", "mcp" and "checkpoints")`);
+  if (!isSpecKind(command) && command !== 'mcp')
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };

@@ -9,6 +9,7 @@ import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
 import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
 import { startSftRun } from '../core/sft/start';
+import { specKind } from '../core/spec/kinds';
 import { ServiceClient } from '../core/tinker/client';
 import { describeRoute } from '../core/tinker/proxy';
 import { createComputeBackend } from '../engine/model';
@@ -144,7 +145,7 @@ async function main(argv: string[]): Promise<number> {
       result = await startGrpoRun({ ...common, python: args.python });
       process.stdout.write(`\n${summaryTable(result.runDir)}\n\n`);
     }
-    process.stdout.write(`run ${result.status}: ${result.runDir} (${result.iterationsRun} ${args.command === 'sft' ? 'steps' : 'iterations'} this time)\n`);
+    process.stdout.write(`run ${result.status}: ${result.runDir} (${result.iterationsRun} ${specKind(args.command).unit.many} this time)\n`);
     if (result.error) process.stderr.write(`error: ${redactSecrets(result.error)}\n`);
     if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
     return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;

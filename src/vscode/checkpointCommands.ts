@@ -5,6 +5,7 @@
 // last argument carries answers (tests, other commands) that skip the prompts.
 import * as vscode from 'vscode';
 import type { ItemOutcome } from '../core/checkpoints/bulk';
+import { type SpecKind, specKind } from '../core/spec/kinds';
 import { CheckpointNode, CheckpointTarget, CheckpointsTreeProvider, targetOf } from './checkpointsTree';
 import { COMMAND } from './commandIds';
 import { Handler, registerTable } from './commands';
@@ -207,9 +208,9 @@ async function weightsInfo(s: CheckpointCommandServices, t: CheckpointTarget) {
 }
 
 /** The guided GRPO/SFT flow with the base model and load_checkpoint_path taken from the checkpoint. */
-async function startFrom(s: CheckpointCommandServices, t: CheckpointTarget, kind: 'grpo' | 'sft', a: CheckpointAnswers) {
+async function startFrom(s: CheckpointCommandServices, t: CheckpointTarget, kind: SpecKind, a: CheckpointAnswers) {
   if (t.kind !== 'state') throw new Error(`${t.tinkerPath} holds sampler weights; a run starts from a training-state checkpoint (…/weights/…).`);
   const { checkpointWeightsInfo } = await import('../core/checkpoints/manage');
   const w = await checkpointWeightsInfo(await s.connection.get(), t.tinkerPath, { expiresAt: t.server?.expiresAt });
-  return vscode.commands.executeCommand(kind === 'grpo' ? COMMAND.startGrpoRun : COMMAND.startSftRun, { guided: { ...a.guided, model: w.baseModel, loadCheckpointPath: t.tinkerPath } });
+  return vscode.commands.executeCommand(specKind(kind).startCommand, { guided: { ...a.guided, model: w.baseModel, loadCheckpointPath: t.tinkerPath } });
 }

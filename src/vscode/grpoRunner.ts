@@ -7,7 +7,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../core/grpo/types';
-import type { BackendChoice, ResolvedRunSpec } from '../core/runs/spec';
+import type { ResolvedGrpoSpec } from '../core/grpo/spec';
+import type { BackendChoice } from '../core/spec/fields';
+import { DEFAULT_SPEC_KIND, type SpecKind, specFileMatches, specKind, specKindOfConfig, specKindOfFile } from '../core/spec/kinds';
+import { errorMessage } from '../core/errors';
 import type { SftRunResult } from '../core/sft/loop';
 import type { ResolvedSftSpec } from '../core/sft/spec';
 import { readIfExists } from '../core/fs/read';
@@ -47,12 +50,11 @@ export class GrpoRunner {
    * the user declined a prompt (e.g. the API key). Problems found before the run starts reject.
    */
   async run(req: StartRequest): Promise<GrpoRunResult | SftRunResult | undefined> {
-    const { isSftSpecFile, parseSftSpecFile } = await import('../core/sft/spec');
     const stored = !req.specFile && req.resumeDir ? await storedRun(req.resumeDir) : undefined;
-    const kind: RunKind = req.specFile ? (isSftSpecFile(req.specFile) ? 'sft' : 'grpo') : (stored?.kind ?? 'grpo');
-    const label = kind === 'sft' ? 'SFT' : 'GRPO';
+    const kind: SpecKind = req.specFile ? (specKindOfFile(req.specFile) ?? DEFAULT_SPEC_KIND) : (stored?.kind ?? DEFAULT_SPEC_KIND);
+    const { label } = specKind(kind);
     // A GRPO run executes the reward function's code: never in a workspace the user has not trusted.
-    if (kind === 'grpo' && !(this.s.trust ?? vscode.workspace).isTrusted) {
+    if (specKind(kind).runsWorkspaceCode && !(this.s.trust ?? vscode.workspace).isTrusted) {
       this.s.log.warn('GRPO run not started: the workspace is not trusted (runs execute the reward function).');
       void vscode.window
         .showWarningMessage('GRPO runs execute the reward function, so they are disabled in an untrusted workspace.', 'Manage Workspace Trust')
@@ -61,13 +63,13 @@ export class GrpoRunner {
         });
       return undefined;
     }
-    const { parseRunSpecFile, RunSpecError } = await import('../core/runs/spec');
-    let spec: ResolvedRunSpec | undefined;
+    const { RunSpecError } = await import('../core/spec/text');
+    let spec: ResolvedGrpoSpec | undefined;
     let sftSpec: ResolvedSftSpec | undefined;
     if (req.specFile) {
       try {
-        if (kind === 'sft') sftSpec = (await parseSftSpecFile(req.specFile)).spec;
-        else spec = (await parseRunSpecFile(req.specFile)).spec;
+        if (kind === 'sft') sftSpec = (await (await import('../core/sft/spec')).parseSftSpecFile(req.specFile)).spec;
+        else spec = (await (await import('../core/grpo/spec')).parseGrpoSpecFile(req.specFile)).spec;
       } catch (err) {
         if (err instanceof RunSpecError) {
           for (const p of err.problems) this.s.log.error(p);
@@ -84,7 +86,7 @@ export class GrpoRunner {
       }
     }
     const backendOf = spec ?? sftSpec ?? stored?.backend;
-    if (!backendOf) throw new Error('Nothing to run: give a run spec (*.grpo.json, *.sft.json) or a run directory to resume.');
+    if (!backendOf) throw new Error(`Nothing to run: give a run spec (${specFileMatches()}) or a run directory to resume.`);
     if (backendOf instanceof Error) throw backendOf;
     const backend = await readBackendFor(backendOf.backend, backendOf.base_url);
     if (!(await haveKeyFor(backend, this.s.apiKeys, 'This run'))) {
@@ -141,8 +143,9 @@ export class GrpoRunner {
         result = await startGrpoRun({ ...common, spec, python: python?.path, rewardEnvironment: rewardEnvironmentSetting(), ...events });
       }
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const gone = run.abort.signal.reason instanceof Error && run.abort.signal.reason.name === 'ServerGone';
+      const message = errorMessage(err);
+      const { ServerGone } = await import('../core/runs/loopRuntime');
+      const gone = run.abort.signal.reason instanceof ServerGone;
       result = { runDir: run.runDir ?? '', status: run.abort.signal.aborted && !gone ? 'cancelled' : 'failed', iterationsRun: 0, error: message };
     } finally {
       engineWatch?.dispose();
@@ -197,27 +200,24 @@ export class GrpoRunner {
   }
 }
 
-type RunKind = 'grpo' | 'sft';
-
 /**
  * A resumed run's config.json, read once: its kind (SFT when it says run_kind "sft", else GRPO) and
  * the backend it was started with, or why it cannot be resumed (thrown once the trust check is past).
  */
-async function storedRun(runDir: string): Promise<{ kind: RunKind; backend: BackendChoice | Error }> {
+async function storedRun(runDir: string): Promise<{ kind: SpecKind; backend: BackendChoice | Error }> {
   const { parseRunConfig, runConfigFile } = await import('../core/runs/runConfig');
-  const { isSftConfig } = await import('../core/sft/start');
   const file = runConfigFile(runDir);
-  const cannot = (err: unknown) => new Error(`Cannot resume ${runDir}: ${err instanceof Error ? err.message : String(err)}`);
+  const cannot = (err: unknown) => new Error(`Cannot resume ${runDir}: ${errorMessage(err)}`);
   let text: string | undefined;
   try {
     text = await readIfExists(file);
   } catch (err) {
-    return { kind: 'grpo', backend: cannot(err) };
+    return { kind: DEFAULT_SPEC_KIND, backend: cannot(err) };
   }
-  if (text === undefined) return { kind: 'grpo', backend: new Error(`Cannot resume ${runDir}: ${file} is missing.`) };
-  let kind: RunKind = 'grpo';
+  if (text === undefined) return { kind: DEFAULT_SPEC_KIND, backend: new Error(`Cannot resume ${runDir}: ${file} is missing.`) };
+  let kind: SpecKind = DEFAULT_SPEC_KIND;
   try {
-    kind = isSftConfig(JSON.parse(text)) ? 'sft' : 'grpo';
+    kind = specKindOfConfig(JSON.parse(text));
   } catch {
     // parseRunConfig below reports the broken JSON in words
   }

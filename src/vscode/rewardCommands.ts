@@ -8,7 +8,7 @@ import type { DryRunReport } from '../core/reward/dryRun';
 import { examplesFileFor } from '../core/reward/files';
 import { EXAMPLES_TEMPLATE, rewardTemplate, TEMPLATE_EXTENSIONS, TemplateLanguage } from '../core/reward/templates';
 import { rewardLanguage } from '../core/reward/summary';
-import type { ResolvedRunSpec } from '../core/runs/spec';
+import type { ResolvedGrpoSpec } from '../core/grpo/spec';
 import { TinkerConnection } from './connection';
 import { readNetworkSettings } from './networkSettings';
 import { Log } from './log';
@@ -210,7 +210,7 @@ type DryRunOnModel = (typeof import('../core/reward/dryRun'))['dryRunOnModel'];
 
 async function freshDryRun(
   d: RewardCommandDeps,
-  spec: ResolvedRunSpec,
+  spec: ResolvedGrpoSpec,
   specFile: string,
   common: { file: string; source?: string; python?: string; environment: readonly string[]; range: readonly [number, number]; timeoutMs?: number },
   signal: AbortSignal,

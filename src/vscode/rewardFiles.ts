@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { globProblem, matchesGlob } from '../core/reward/globMatch';
 import { hasRewardExtension } from '../core/reward/files';
-import type { ResolvedRunSpec } from '../core/runs/spec';
+import type { ResolvedGrpoSpec } from '../core/grpo/spec';
+import { isSpecFileOf, specGlob } from '../core/spec/kinds';
 import { Log } from './log';
 import { onDidChangeSettings, rewardFilesSetting, SECTION } from './settings';
 import { Disposable } from './lifecycle';
@@ -14,13 +15,13 @@ import { Disposable } from './lifecycle';
 export interface RewardFileInfo {
   /** the spec that names this reward file, when one does */
   specFile?: string;
-  spec?: ResolvedRunSpec;
+  spec?: ResolvedGrpoSpec;
 }
 
-const SPEC_GLOB = '**/*.grpo.json';
+const SPEC_GLOB = specGlob('grpo');
 
 export class RewardFileIndex extends Disposable {
-  private readonly bySpec = new Map<string, { rewardFile: string; spec: ResolvedRunSpec }>();
+  private readonly bySpec = new Map<string, { rewardFile: string; spec: ResolvedGrpoSpec }>();
   private readonly emitter = this._register(new vscode.EventEmitter<void>());
   /** fires when the set of reward files (or a spec's settings for one) may have changed */
   readonly onDidChange = this.emitter.event;
@@ -41,7 +42,7 @@ export class RewardFileIndex extends Disposable {
         this.emitter.fire();
       }),
       vscode.workspace.onDidSaveTextDocument((d) => {
-        if (d.uri.scheme === 'file' && d.fileName.endsWith('.grpo.json')) reread(d.uri);
+        if (d.uri.scheme === 'file' && isSpecFileOf(d.fileName, 'grpo')) reread(d.uri);
       }),
       onDidChangeSettings((e) => {
         if (e.affects('rewardFiles')) this.emitter.fire();
@@ -72,8 +73,8 @@ export class RewardFileIndex extends Disposable {
   private async readSpec(specFile: string): Promise<void> {
     try {
       const text = await fs.readFile(specFile, 'utf8');
-      const { parseRunSpecText, resolveRunSpec } = await import('../core/runs/spec'); // zod: after activation
-      const spec = resolveRunSpec(parseRunSpecText(text, path.basename(specFile)), specFile);
+      const { parseGrpoSpecText, resolveGrpoSpec } = await import('../core/grpo/spec'); // zod: after activation
+      const spec = resolveGrpoSpec(parseGrpoSpecText(text, path.basename(specFile)), specFile);
       this.bySpec.set(specFile, { rewardFile: spec.reward.file, spec });
     } catch (err) {
       // an unreadable or invalid spec names no reward file (the JSON schema reports its problems)

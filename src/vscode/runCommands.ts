@@ -16,6 +16,7 @@ import { describeProgress } from './runStatusBar';
 import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from './commandIds';
+import { isSpecFileOf, type SpecKind, specGlob, specKind } from '../core/spec/kinds';
 
 type RunResult = GrpoRunResult | SftRunResult;
 
@@ -70,10 +71,6 @@ async function buildSchemas() {
 let schemaCache: ReturnType<typeof buildSchemas> | undefined;
 const schemas = () => (schemaCache ??= buildSchemas());
 
-type Kind = 'grpo' | 'sft';
-const SPEC_EXT: Record<Kind, string> = { grpo: '.grpo.json', sft: '.sft.json' };
-const isSpecPath = (p: string, kind: Kind) => p.toLowerCase().endsWith(SPEC_EXT[kind]);
-
 export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
     [COMMAND.startGrpoRun]: (arg?: unknown) => startRun(s, 'grpo', arg),
@@ -85,7 +82,7 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
   return registerTable(table, s.log);
 }
 
-async function startRun(s: RunCommandServices, kind: Kind, arg: unknown): Promise<RunResult | undefined> {
+async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Promise<RunResult | undefined> {
   if (arg instanceof vscode.Uri) return runSpec(s, arg.fsPath);
   if (typeof arg === 'string') return runSpec(s, arg);
   const { spec: SpecArg, guided: GuidedArg, guidedSft: GuidedSftArg } = await schemas();
@@ -100,15 +97,15 @@ async function startRun(s: RunCommandServices, kind: Kind, arg: unknown): Promis
   }
 
   const active = vscode.window.activeTextEditor?.document;
-  if (active && active.uri.scheme === 'file' && isSpecPath(active.uri.fsPath, kind)) return runSpec(s, active.uri.fsPath);
+  if (active && active.uri.scheme === 'file' && isSpecFileOf(active.uri.fsPath, kind)) return runSpec(s, active.uri.fsPath);
 
-  const specs = await vscode.workspace.findFiles(`**/*${SPEC_EXT[kind]}`, '{**/node_modules/**,**/runs/**}', 200);
+  const specs = await vscode.workspace.findFiles(specGlob(kind), '{**/node_modules/**,**/runs/**}', 200);
   type Item = vscode.QuickPickItem & { file?: string };
   const items: Item[] = [
     { label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true },
     ...specs.map((u) => ({ label: path.basename(u.fsPath), description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)), file: u.fsPath })),
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: `Tinker: Start ${kind === 'sft' ? 'SFT' : 'GRPO'} Run`, placeHolder: 'Run which spec?', matchOnDescription: true });
+  const picked = await vscode.window.showQuickPick(items, { title: `Tinker: Start ${specKind(kind).label} Run`, placeHolder: 'Run which spec?', matchOnDescription: true });
   if (!picked) return undefined;
   if (picked.file) return runSpec(s, picked.file);
   return kind === 'sft' ? runGuidedSft(s, {}) : runGuided(s, {});

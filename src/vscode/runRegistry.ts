@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { GrpoEvent, GrpoPhase, GrpoRunResult } from '../core/grpo/types';
 import type { ActiveRunStatus } from '../core/runs/runStatus';
 import { METRIC } from '../core/runs/metricKeys';
+import { DEFAULT_SPEC_KIND, type SpecKind } from '../core/spec/kinds';
 import { Disposable, toDisposable } from './lifecycle';
 
 export type { ActiveRunStatus };
@@ -14,7 +15,7 @@ export interface ActiveRun {
   readonly id: number;
   readonly specFile: string | undefined;
   /** what trains: GRPO (iterations) or SFT (steps) */
-  readonly kind: 'grpo' | 'sft';
+  readonly kind: SpecKind;
   /** known from the run's `started` event on */
   runDir: string | undefined;
   /** the spec's name (the run directory adds a time stamp to it) */
@@ -52,7 +53,7 @@ export class RunRegistry extends Disposable {
     this._register(toDisposable(() => this.active().forEach((r) => r.abort.abort())));
   }
 
-  begin(specFile: string | undefined, runName: string, kind: 'grpo' | 'sft' = 'grpo'): ActiveRun {
+  begin(specFile: string | undefined, runName: string, kind: SpecKind = DEFAULT_SPEC_KIND): ActiveRun {
     const run: ActiveRun = {
       id: this.nextId++,
       specFile,

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { ResolvedBackend } from '../core/config/backendKinds';
 import { TinkerConnection } from './connection';
 import { readBackend } from './settings';
-import { askInt, pickFile, pickModel, writeSpecFile } from './specWizard';
+import { askInt, askSpecFile, pickFile, pickModel, writeSpecFile } from './specWizard';
 
 export interface SftAnswers {
   backend: ResolvedBackend;
@@ -56,7 +56,7 @@ export async function askSftSpec(connection: TinkerConnection, given: Partial<Sf
   if (batchSize === undefined) return undefined;
   const maxSteps = given.maxSteps ?? (await askInt(`${title} (4/4): steps`, 'Optimizer steps to run', 20, 1));
   if (maxSteps === undefined) return undefined;
-  const specFile = given.specFile ?? (await askSftSpecFile(title, model, dataset));
+  const specFile = given.specFile ?? (await askSpecFile('sft', title, model, dataset));
   if (!specFile) return undefined;
   return { backend, model, ...(given.loadCheckpointPath ? { loadCheckpointPath: given.loadCheckpointPath } : {}), dataset, validation, batchSize, maxSteps, specFile };
 }
@@ -70,19 +70,6 @@ async function pickValidation(title: string, dataset: string): Promise<SftAnswer
     { label: 'No validation', description: 'no test/nll', value: 'none' },
   ];
   return (await vscode.window.showQuickPick(items, { title: `${title} (3/4): validation`, placeHolder: 'Chats kept out of training for the validation NLL', ignoreFocusOut: true }))?.value;
-}
-
-async function askSftSpecFile(title: string, model: string, dataset: string): Promise<string | undefined> {
-  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(dataset))?.uri.fsPath ?? path.dirname(dataset);
-  const suggested = path.join(path.dirname(dataset), `${model.split('/').pop()?.replace(/[^A-Za-z0-9_.-]+/g, '-') ?? 'run'}-sft.sft.json`);
-  const text = await vscode.window.showInputBox({
-    title: `${title}: spec file`,
-    prompt: `Where to write the run spec (relative to ${folder})`,
-    value: path.relative(folder, suggested),
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim().endsWith('.sft.json') ? undefined : 'The name must end in .sft.json'),
-  });
-  return text === undefined ? undefined : path.resolve(folder, text.trim());
 }
 
 export function writeSftSpec(a: SftAnswers): Promise<vscode.Uri> {

@@ -1,4 +1,4 @@
-// CodeLenses on the first line of a run spec (*.grpo.json, *.sft.json): "Start run"; "Resume run" when a run
+// CodeLenses on the first line of a run spec (every kind of the spec kinds table): "Start run"; "Resume run" when a run
 // directory started from this spec stopped before its final checkpoint; while a run of the spec is
 // going, its progress and "Cancel run" instead.
 import * as path from 'node:path';
@@ -9,8 +9,9 @@ import { describeProgress } from './runStatusBar';
 import { throttle } from './throttle';
 import { Disposable } from './lifecycle';
 import { COMMAND } from './commandIds';
+import { DEFAULT_SPEC_KIND, SPEC_KIND_IDS, specGlob, specKind, specKindOfFile } from '../core/spec/kinds';
 
-export const SPEC_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.grpo.json' }, { pattern: '**/*.sft.json' }];
+export const SPEC_SELECTOR: vscode.DocumentSelector = SPEC_KIND_IDS.map((kind) => ({ pattern: specGlob(kind) }));
 
 /** The newest run directory in the runs folder started from `specFile` that has no final checkpoint. */
 export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, specFile: string): Promise<string | undefined> {
@@ -58,12 +59,12 @@ export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensP
         new vscode.CodeLens(range, { title: 'Cancel run', command: COMMAND.cancelRun, arguments: [running.runDir ?? running.id] }),
       ];
     }
-    const sft = /\.sft\.json$/i.test(specFile);
+    const kind = specKind(specKindOfFile(specFile) ?? DEFAULT_SPEC_KIND);
     const lenses = [
       new vscode.CodeLens(range, {
         title: '$(play) Start run',
-        tooltip: `Start ${sft ? 'an SFT' : 'a GRPO'} run from this spec`,
-        command: sft ? COMMAND.startSftRun : COMMAND.startGrpoRun,
+        tooltip: `Start ${kind.aRun} from this spec`,
+        command: kind.startCommand,
         arguments: [doc.uri],
       }),
     ];

@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResolvedBackend } from '../core/config/backendKinds';
+import { isSpecFileOf, type SpecKind, specKind } from '../core/spec/kinds';
 import { TinkerConnection } from './connection';
 import { readBackend } from './settings';
 
@@ -103,7 +104,7 @@ export async function askSpec(connection: TinkerConnection, given: Partial<SpecA
   const maxTokens = given.maxTokens ?? (await askInt(`${title} (6/6): max tokens`, 'Most tokens sampled per completion', local ? 6 : 256, 1));
   if (maxTokens === undefined) return undefined;
 
-  const specFile = given.specFile ?? (await askSpecFile(title, model, dataset));
+  const specFile = given.specFile ?? (await askSpecFile('grpo', title, model, dataset));
   if (!specFile) return undefined;
   return { backend, model, ...(given.loadCheckpointPath ? { loadCheckpointPath: given.loadCheckpointPath } : {}), renderer, dataset, holdout, reward, groupSize, groupsPerBatch, iterations, maxTokens, specFile };
 }
@@ -185,16 +186,18 @@ export async function askInt(title: string, prompt: string, value: number, min: 
   return text === undefined ? undefined : Number(text.trim());
 }
 
-async function askSpecFile(title: string, model: string, dataset: string): Promise<string | undefined> {
+/** Where to write a new spec of `kind`: a name next to the dataset, ending in the kind's extension. */
+export async function askSpecFile(kind: SpecKind, title: string, model: string, dataset: string): Promise<string | undefined> {
+  const { extension } = specKind(kind);
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(dataset))?.uri.fsPath ?? path.dirname(dataset);
-  const base = `${model.split('/').pop()?.replace(/[^A-Za-z0-9_.-]+/g, '-') ?? 'run'}-grpo`;
-  const suggested = path.join(path.dirname(dataset), `${base}.grpo.json`);
+  const base = `${model.split('/').pop()?.replace(/[^A-Za-z0-9_.-]+/g, '-') ?? 'run'}-${kind}`;
+  const suggested = path.join(path.dirname(dataset), `${base}${extension}`);
   const text = await vscode.window.showInputBox({
     title: `${title}: spec file`,
     prompt: `Where to write the run spec (relative to ${folder})`,
     value: path.relative(folder, suggested),
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim().endsWith('.grpo.json') ? undefined : 'The name must end in .grpo.json'),
+    validateInput: (v) => (isSpecFileOf(v.trim(), kind) ? undefined : `The name must end in ${extension}`),
   });
   if (text === undefined) return undefined;
   return path.resolve(folder, text.trim());

@@ -15,7 +15,10 @@ import type { GrpoEvent, GrpoRunResult } from '../grpo/types';
 import { loadRenderer } from '../render';
 import type { Message } from '../render/types';
 import { createRewardRunner } from '../reward';
-import { type BackendChoice, parseJsonWithPosition, parseRunSpecValue, ResolvedRunSpec } from '../runs/spec';
+import { parseGrpoSpecValue, type ResolvedGrpoSpec } from '../grpo/spec';
+import type { BackendChoice } from '../spec/fields';
+import { mergeSpec } from '../spec/overrides';
+import { parseJsonWithPosition } from '../spec/text';
 import { RunWriter } from '../runs/runWriter';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
 import { startSftRun } from '../sft/start';
@@ -100,7 +103,7 @@ export interface ToolResult<T> {
   value: T;
 }
 
-type Current = ({ kind: 'grpo'; spec: ResolvedRunSpec } | { kind: 'sft'; spec: ResolvedSftSpec }) & { specFile: string; runDir?: string };
+type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec }) & { specFile: string; runDir?: string };
 
 /** max_tokens when sampling an SFT session (its spec has none); the local engine's models see 64 tokens */
 const SFT_SAMPLE_MAX_TOKENS = 64;
@@ -176,7 +179,7 @@ export class TrainingSession {
       const specFile = path.resolve(this.o.baseDir, a.spec_file);
       const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
       const merged = mergeSpec(raw, a.overrides ?? {});
-      const { spec } = await parseRunSpecValue(merged, specFile);
+      const { spec } = await parseGrpoSpecValue(merged, specFile);
       // load what a step will need now, so a bad dataset or reward file is reported here
       const { loadPromptPool } = await import('../data/pool');
       const pool = await loadPromptPool(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: this.o.cacheDir });
@@ -475,17 +478,6 @@ function withRunWriter<T>(dir: string, fn: (w: RunWriter) => T): T {
 
 function clip(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
-}
-
-/** Agents' overrides on top of a spec file's JSON: nested objects (dataset, reward) merge, the rest replace. */
-export function mergeSpec(base: unknown, overrides: Record<string, unknown>): unknown {
-  if (typeof base !== 'object' || base === null || Array.isArray(base)) return base;
-  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(overrides)) {
-    const b = out[k];
-    out[k] = typeof v === 'object' && v !== null && !Array.isArray(v) && typeof b === 'object' && b !== null && !Array.isArray(b) ? mergeSpec(b, v as Record<string, unknown>) : v;
-  }
-  return out;
 }
 
 function readPromptsFile(file: string): SamplePrompt[] {

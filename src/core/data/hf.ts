@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { writeFileAtomic } from '../runs/runWriter';
-import { formatIssue } from '../runs/spec';
+import { formatIssue } from '../spec/issues';
 import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';
 import { DatasetError } from './problem';
 

@@ -2,7 +2,7 @@
 // truth, checked field by field so a bad record is reported with what is wrong in it.
 import { z } from 'zod';
 import type { Message } from '../render/types';
-import { formatIssue } from '../runs/spec';
+import { formatIssue } from '../spec/issues';
 import type { Problem } from './types';
 
 /** A dataset that cannot be used; the message names the file and line (or row) and the field. */

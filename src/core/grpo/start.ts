@@ -3,7 +3,7 @@
 //
 //   startGrpoRun({
 //     specFile?: string,              // a *.grpo.json file …
-//     spec?: ResolvedRunSpec,         // … or a spec already parsed (paths absolute; with specFile,
+//     spec?: ResolvedGrpoSpec,        // … or a spec already parsed (paths absolute; with specFile,
 //                                     //   the spec read from it, so it is not parsed again)
 //     runsDir: string,                // the run directory is created here: <name>-YYYYMMDD-HHMMSS
 //     connect: (spec) => Promise<ServiceClient>,  // opens the backend the spec names (the caller owns
@@ -26,7 +26,7 @@ import { loadPromptPool } from '../data/pool';
 import { loadRenderer } from '../render';
 import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
-import { ResolvedRunSpec, RunSpec, parseRunSpecFile } from '../runs/spec';
+import { GRPO_SPEC, parseGrpoSpecFile, type ResolvedGrpoSpec } from './spec';
 import type { RunWriter } from '../runs/runWriter';
 import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
@@ -36,9 +36,9 @@ import type { GrpoEvent, GrpoRunResult } from './types';
 
 export interface StartGrpoRunOptions {
   specFile?: string;
-  spec?: ResolvedRunSpec;
+  spec?: ResolvedGrpoSpec;
   runsDir: string;
-  connect: (spec: ResolvedRunSpec) => Promise<ServiceClient>;
+  connect: (spec: ResolvedGrpoSpec) => Promise<ServiceClient>;
   cacheDir: string;
   /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
   network?: NetworkOptions;
@@ -54,7 +54,7 @@ export interface StartGrpoRunOptions {
 }
 
 /** The loop's settings from a spec and the resolved learning rate. */
-export function loopConfig(spec: ResolvedRunSpec, learningRate: number): GrpoLoopConfig {
+export function loopConfig(spec: ResolvedGrpoSpec, learningRate: number): GrpoLoopConfig {
   return {
     model: spec.model,
     loadCheckpointPath: spec.load_checkpoint_path,
@@ -89,15 +89,7 @@ export function loopConfig(spec: ResolvedRunSpec, learningRate: number): GrpoLoo
 }
 
 /** The spec stored in a run's config.json (its spec keys; the resolved extras are left out). */
-export function specFromConfig(config: unknown, file: string): ResolvedRunSpec {
-  if (typeof config !== 'object' || config === null) throw new Error(`${file}: not a JSON object`);
-  const keys = Object.keys(RunSpec.shape);
-  const picked = Object.fromEntries(Object.entries(config).filter(([k]) => keys.includes(k)));
-  const r = RunSpec.safeParse(picked);
-  if (!r.success) throw new Error(`${file}: the stored spec is not valid: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  if (!r.data.name) throw new Error(`${file}: the stored spec has no name`);
-  return { ...r.data, name: r.data.name };
-}
+export const specFromConfig = GRPO_SPEC.fromConfig;
 
 export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
   return withRunWriters(o.resumeDir, (resume, writers) => startWith(o, resume, writers));
@@ -106,9 +98,9 @@ export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
 async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<GrpoRunResult> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  let spec: ResolvedRunSpec;
+  let spec: ResolvedGrpoSpec;
   if (o.spec) spec = o.spec;
-  else if (specFile) spec = (await parseRunSpecFile(specFile)).spec;
+  else if (specFile) spec = (await parseGrpoSpecFile(specFile)).spec;
   else if (resume) spec = specFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
   else throw new Error('startGrpoRun needs a specFile, a spec or a resumeDir');
 

@@ -4,7 +4,7 @@ import { loadPromptPool } from '../data/pool';
 import type { Problem } from '../data/types';
 import type { Role } from '../render/types';
 import { readRunConfig, rewardFileOfConfig, specFileOfConfig } from '../runs/runConfig';
-import { parseRunSpecFile } from '../runs/spec';
+import { parseGrpoSpecFile } from '../grpo/spec';
 
 export interface RunProblems {
   holdout: Problem[];
@@ -19,7 +19,7 @@ export async function runProblems(runDir: string, cacheDir: string, signal?: Abo
   if (!config) throw new Error(`${runDir} has no config.json: the run's dataset is not known`);
   const specFile = specFileOfConfig(config);
   if (!specFile) throw new Error(`the config.json of ${runDir} names no spec file, so its dataset is not known (a tinker-cookbook run)`);
-  const { spec, dir } = await parseRunSpecFile(specFile);
+  const { spec, dir } = await parseGrpoSpecFile(specFile);
   const pool = await loadPromptPool(spec.dataset, { specDir: dir, seed: spec.seed, cacheDir, ...(signal ? { signal } : {}) });
   const rewardFile = rewardFileOfConfig(config, runDir);
   return { holdout: pool.holdout, train: pool.train, ...(rewardFile ? { rewardFile } : {}) };

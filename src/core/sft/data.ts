@@ -14,7 +14,7 @@ import { DatasetError } from '../data/problem';
 import { mulberry32, shuffled } from '../data/prng';
 import type { Message } from '../render/types';
 import type { NetworkOptions } from '../tinker/proxy';
-import { formatIssue } from '../runs/spec';
+import { formatIssue } from '../spec/issues';
 import type { SftDatasetSpec } from './spec';
 
 export interface Chat {

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { GrpoEvent } from '../grpo/types';
 import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
-import type { BackendChoice } from '../runs/spec';
+import type { BackendChoice } from '../spec/fields';
 import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
@@ -48,11 +48,6 @@ export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftL
     seed: spec.seed,
     ...(spec.ttl_seconds !== undefined ? { ttlSeconds: spec.ttl_seconds } : {}),
   };
-}
-
-/** True when a run directory's config.json was written by an SFT run. */
-export function isSftConfig(config: unknown): boolean {
-  return typeof config === 'object' && config !== null && (config as Record<string, unknown>).run_kind === 'sft';
 }
 
 export function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {

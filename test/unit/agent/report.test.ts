@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { stepReport, stepReportText } from '../../../src/core/agent/report';
-import { mergeSpec } from '../../../src/core/agent/session';
+import { mergeSpec } from '../../../src/core/spec/overrides';
 
 function runDir(rewards: number[], allBad = 0.25, allGood = 0.25): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-report-'));

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadPromptPool } from '../../../src/core/data/pool';
-import { parseRunSpecFile } from '../../../src/core/runs/spec';
+import { parseGrpoSpecFile } from '../../../src/core/grpo/spec';
 import { isArithHoldout } from '../../../src/engine/model/models';
 
 const root = path.resolve(__dirname, '../../../..');
@@ -26,7 +26,7 @@ describe('the arithmetic example', () => {
   it('the spec loads into a pool: every training problem, every holdout problem, the exact pretraining question text', async () => {
     const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-arith-'));
     try {
-      const { spec, dir: specDir } = await parseRunSpecFile(path.join(dir, 'arith.grpo.json'));
+      const { spec, dir: specDir } = await parseGrpoSpecFile(path.join(dir, 'arith.grpo.json'));
       const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir });
       assert.strictEqual(pool.train.length, 8971);
       assert.strictEqual(pool.holdout.length, 1029);

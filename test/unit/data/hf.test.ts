@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { fetchHfRows } from '../../../src/core/data/hf';
 import { loadPromptPool } from '../../../src/core/data/pool';
-import { DatasetSpec } from '../../../src/core/runs/spec';
+import { DatasetSpec } from '../../../src/core/grpo/spec';
 
 type Rows = Array<Record<string, unknown>>;
 

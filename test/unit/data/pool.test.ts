@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { holdoutCount, loadPromptPool, PromptPoolOptions } from '../../../src/core/data/pool';
 import { mulberry32, shuffled } from '../../../src/core/data/prng';
-import { DatasetSpec } from '../../../src/core/runs/spec';
+import { DatasetSpec } from '../../../src/core/grpo/spec';
 import type { PromptPool } from '../../../src/core/data/types';
 
 const questions = (n: number, from = 0) => Array.from({ length: n }, (_, i) => JSON.stringify({ question: `q${from + i}`, answer: from + i })).join('\n') + '\n';

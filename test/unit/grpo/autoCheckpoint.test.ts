@@ -7,7 +7,7 @@ import { AUTO_FIELD, AutoCheckpointConfig, AutoCheckpointTracker } from '../../.
 import { GrpoLoopConfig, runGrpo } from '../../../src/core/grpo/loop';
 import { loadRenderer } from '../../../src/core/render';
 import { createRewardRunner } from '../../../src/core/reward';
-import { RunSpec } from '../../../src/core/runs/spec';
+import { GrpoSpec } from '../../../src/core/grpo/spec';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
@@ -38,11 +38,11 @@ describe('Auto-checkpoint on reward', function () {
 
   it('is a spec option with defaults; "holdout" needs evaluations', () => {
     const base = { model: 'm', max_tokens: 4, iterations: 3, dataset: { path: 'd.jsonl' }, reward: { file: 'r.py' } };
-    const s = RunSpec.parse({ ...base, auto_checkpoint: {} });
+    const s = GrpoSpec.parse({ ...base, auto_checkpoint: {} });
     assert.deepStrictEqual(s.auto_checkpoint, { metric: 'train', threshold: 0, min_iterations: 1, smoothing: 0.8, name: 'best' });
-    const bad = RunSpec.safeParse({ ...base, eval_every: 0, auto_checkpoint: { metric: 'holdout' } });
+    const bad = GrpoSpec.safeParse({ ...base, eval_every: 0, auto_checkpoint: { metric: 'holdout' } });
     assert.ok(!bad.success && bad.error.issues.some((i) => i.path.join('.') === 'auto_checkpoint.metric' && /needs eval_every > 0/.test(i.message)));
-    assert.ok(!RunSpec.safeParse({ ...base, auto_checkpoint: { smoothing: 1 } }).success, 'smoothing below 1');
+    assert.ok(!GrpoSpec.safeParse({ ...base, auto_checkpoint: { smoothing: 1 } }).success, 'smoothing below 1');
   });
 
   describe('in the GRPO loop on the embedded engine', () => {

@@ -6,7 +6,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { RunSpecError } from '../../../src/core/runs/spec';
+import { RunSpecError } from '../../../src/core/spec/text';
 import { parseSftSpecFile, parseSftSpecText, sftSpecJsonSchema } from '../../../src/core/sft/spec';
 
 const root = path.resolve(__dirname, '../../../..');

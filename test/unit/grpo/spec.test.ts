@@ -6,20 +6,15 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import {
-  RunSpecError,
-  RunSpecInput,
-  defaultRunName,
-  parseRunSpecFile,
-  parseRunSpecText,
-  runSpecJsonSchema,
-} from '../../../src/core/runs/spec';
-import { findJsonSyntaxError } from '../../../src/core/runs/jsonSyntax';
+import { GrpoSpecInput, grpoSpecJsonSchema, parseGrpoSpecFile, parseGrpoSpecText } from '../../../src/core/grpo/spec';
+import { findJsonSyntaxError } from '../../../src/core/spec/jsonSyntax';
+import { defaultRunName } from '../../../src/core/spec/kinds';
+import { RunSpecError } from '../../../src/core/spec/text';
 
 const root = path.resolve(__dirname, '../../../..');
 
 /** The smallest valid spec. */
-const minimal = (): RunSpecInput => ({
+const minimal = (): GrpoSpecInput => ({
   model: 'tinker-studio/arith-gpt',
   max_tokens: 6,
   iterations: 3,
@@ -30,7 +25,7 @@ const minimal = (): RunSpecInput => ({
 /** The messages a spec gives, or [] when it is valid. */
 function problemsOf(spec: unknown, file = 'arith.grpo.json'): string[] {
   try {
-    parseRunSpecText(JSON.stringify(spec), file);
+    parseGrpoSpecText(JSON.stringify(spec), file);
     return [];
   } catch (err) {
     if (err instanceof RunSpecError) return err.problems;
@@ -41,7 +36,7 @@ function problemsOf(spec: unknown, file = 'arith.grpo.json'): string[] {
 describe('GRPO run spec', () => {
   describe('defaults', () => {
     it('fills every optional field the cookbook has a default for', () => {
-      const spec = parseRunSpecText(JSON.stringify(minimal()), 'arith.grpo.json');
+      const spec = parseGrpoSpecText(JSON.stringify(minimal()), 'arith.grpo.json');
       assert.strictEqual(spec.backend, 'local');
       assert.strictEqual(spec.lora_rank, 32);
       assert.strictEqual(spec.groups_per_batch, 16);
@@ -59,7 +54,7 @@ describe('GRPO run spec', () => {
     });
 
     it('leaves the learning rate, renderer and name to be chosen later', () => {
-      const spec = parseRunSpecText(JSON.stringify(minimal()), 'arith.grpo.json');
+      const spec = parseGrpoSpecText(JSON.stringify(minimal()), 'arith.grpo.json');
       assert.strictEqual(spec.learning_rate, undefined);
       assert.strictEqual(spec.renderer, undefined);
       assert.strictEqual(spec.name, undefined);
@@ -67,7 +62,7 @@ describe('GRPO run spec', () => {
     });
 
     it('reads a Hugging Face source with the train split by default', () => {
-      const spec = parseRunSpecText(JSON.stringify({ ...minimal(), dataset: { hf: { dataset: 'openai/gsm8k', config: 'main' } } }), 'g.grpo.json');
+      const spec = parseGrpoSpecText(JSON.stringify({ ...minimal(), dataset: { hf: { dataset: 'openai/gsm8k', config: 'main' } } }), 'g.grpo.json');
       assert.deepStrictEqual(spec.dataset.hf, { dataset: 'openai/gsm8k', config: 'main', split: 'train' });
     });
 
@@ -79,7 +74,7 @@ describe('GRPO run spec', () => {
   });
 
   describe('mistakes, each with the field and what is wrong', () => {
-    const cases: Array<[string, (s: RunSpecInput & Record<string, unknown>) => unknown, string]> = [
+    const cases: Array<[string, (s: GrpoSpecInput & Record<string, unknown>) => unknown, string]> = [
       ['a missing required field', ({ max_tokens: _m, ...rest }) => rest, 'arith.grpo.json: max_tokens: is required'],
       ['a holdout fraction above 0.5', (s) => ({ ...s, dataset: { path: 't.jsonl', holdout: { fraction: 0.7 } } }), 'arith.grpo.json: dataset.holdout.fraction: must be at most 0.5'],
       ['a holdout with both a file and a fraction', (s) => ({ ...s, dataset: { path: 't.jsonl', holdout: { path: 'h.jsonl', fraction: 0.1 } } }), 'arith.grpo.json: dataset.holdout: give either "path" or "fraction", not both'],
@@ -139,7 +134,7 @@ describe('GRPO run spec', () => {
     ];
     for (const [what, text, message] of syntaxCases) {
       it(`${what}: "${message}"`, () => {
-        assert.throws(() => parseRunSpecText(text, 'arith.grpo.json'), { message });
+        assert.throws(() => parseGrpoSpecText(text, 'arith.grpo.json'), { message });
       });
     }
 
@@ -157,8 +152,8 @@ describe('GRPO run spec', () => {
     });
 
     it('says so when the file is empty, and reads a file that starts with a BOM', () => {
-      assert.throws(() => parseRunSpecText(' \n', 'a.grpo.json'), { message: 'a.grpo.json: the file is empty (expected a JSON object)' });
-      assert.strictEqual(parseRunSpecText('\ufeff' + JSON.stringify(minimal()), 'a.grpo.json').model, 'tinker-studio/arith-gpt');
+      assert.throws(() => parseGrpoSpecText(' \n', 'a.grpo.json'), { message: 'a.grpo.json: the file is empty (expected a JSON object)' });
+      assert.strictEqual(parseGrpoSpecText('\ufeff' + JSON.stringify(minimal()), 'a.grpo.json').model, 'tinker-studio/arith-gpt');
     });
   });
 
@@ -181,7 +176,7 @@ describe('GRPO run spec', () => {
 
     it("resolves the dataset, holdout and reward paths against the spec's folder and names the run after the file", async () => {
       const file = write('my-run.grpo.json', { ...minimal(), dataset: { path: 'data/train.jsonl', holdout: { path: './data/holdout.jsonl' } } });
-      const loaded = await parseRunSpecFile(path.relative(process.cwd(), file));
+      const loaded = await parseGrpoSpecFile(path.relative(process.cwd(), file));
       assert.strictEqual(loaded.file, file);
       assert.strictEqual(loaded.dir, dir);
       assert.strictEqual(loaded.spec.name, 'my-run');
@@ -192,14 +187,14 @@ describe('GRPO run spec', () => {
 
     it('keeps a name given in the spec and absolute paths as they are', async () => {
       const abs = path.join(dir, 'data', 'train.jsonl');
-      const loaded = await parseRunSpecFile(write('x.grpo.json', { ...minimal(), name: 'chosen', dataset: { path: abs } }));
+      const loaded = await parseGrpoSpecFile(write('x.grpo.json', { ...minimal(), name: 'chosen', dataset: { path: abs } }));
       assert.strictEqual(loaded.spec.name, 'chosen');
       assert.strictEqual(loaded.spec.dataset.path, abs);
     });
 
     it('names each file the spec refers to that does not exist', async () => {
       const file = write('x.grpo.json', { ...minimal(), dataset: { path: 'nope.jsonl', holdout: { path: 'data' } }, reward: { file: 'missing.py' } });
-      await assert.rejects(parseRunSpecFile(file), (err: RunSpecError) => {
+      await assert.rejects(parseGrpoSpecFile(file), (err: RunSpecError) => {
         assert.deepStrictEqual(err.problems, [
           `x.grpo.json: dataset.path: file "nope.jsonl" not found (looked for ${path.join(dir, 'nope.jsonl')})`,
           `x.grpo.json: dataset.holdout.path: "data" is not a file (${path.join(dir, 'data')})`,
@@ -210,21 +205,21 @@ describe('GRPO run spec', () => {
     });
 
     it('names the file in validation and syntax errors', async () => {
-      await assert.rejects(parseRunSpecFile(write('bad.grpo.json', { ...minimal(), seed: -1 })), {
+      await assert.rejects(parseGrpoSpecFile(write('bad.grpo.json', { ...minimal(), seed: -1 })), {
         message: 'bad.grpo.json: seed: must be at least 0',
       });
       fs.writeFileSync(path.join(dir, 'broken.grpo.json'), '{"model": }');
-      await assert.rejects(parseRunSpecFile(path.join(dir, 'broken.grpo.json')), { message: "broken.grpo.json:1:11: invalid JSON: expected a value, found '}'" });
+      await assert.rejects(parseGrpoSpecFile(path.join(dir, 'broken.grpo.json')), { message: "broken.grpo.json:1:11: invalid JSON: expected a value, found '}'" });
     });
 
     it('says when the spec file cannot be read', async () => {
-      await assert.rejects(parseRunSpecFile(path.join(dir, 'absent.grpo.json')), {
+      await assert.rejects(parseGrpoSpecFile(path.join(dir, 'absent.grpo.json')), {
         message: `${path.join(dir, 'absent.grpo.json')}: cannot read the spec file (ENOENT)`,
       });
     });
 
     it('reads the shipped arithmetic example', async () => {
-      const loaded = await parseRunSpecFile(path.join(root, 'examples/arithmetic/arith.grpo.json'));
+      const loaded = await parseGrpoSpecFile(path.join(root, 'examples/arithmetic/arith.grpo.json'));
       assert.strictEqual(loaded.spec.name, 'arith');
       assert.strictEqual(loaded.spec.model, 'tinker-studio/arith-gpt');
       assert.strictEqual(loaded.spec.renderer, 'chatml');
@@ -236,7 +231,7 @@ describe('GRPO run spec', () => {
   });
 
   describe('the JSON schema for editors', () => {
-    const schema = runSpecJsonSchema();
+    const schema = grpoSpecJsonSchema();
     const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
     const example = JSON.parse(fs.readFileSync(path.join(root, 'examples/arithmetic/arith.grpo.json'), 'utf8'));
 

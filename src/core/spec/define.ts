@@ -1,0 +1,150 @@
+// The spec layer: a kind declares its zod schema (defaults included) and the fields that name files,
+// and gets back the same reading of its spec files as every other kind — JSON with syntax errors at
+// their line and column, problems worded `<file>: <field>: <what is wrong>`, a name from the file
+// when the spec gives none, relative paths resolved against the spec's folder and checked to exist,
+// an agent's overrides on top (overrides.ts), the spec kept in a run's config.json, and the JSON
+// schema contributed to the editor.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { formatIssue } from './issues';
+import { defaultRunName, specKind, type SpecKind } from './kinds';
+import { mergeSpec } from './overrides';
+import { parseJsonWithPosition, readSpecText, RunSpecError } from './text';
+
+/** What every kind's schema has: a name that may be left out. */
+type Named = { name?: string | undefined };
+
+/** A kind's spec ready to run: named, and every file path absolute. */
+export type Resolved<T extends Named> = T & { name: string };
+
+export interface LoadedSpec<R> {
+  /** absolute path of the spec file */
+  file: string;
+  /** its folder, against which the spec's relative paths were resolved */
+  dir: string;
+  spec: R;
+}
+
+export interface SpecDeclaration<S extends z.ZodObject> {
+  kind: SpecKind;
+  schema: S;
+  /** the fields that name files relative to the spec file, e.g. ['reward', 'file'] */
+  files: ReadonlyArray<readonly string[]>;
+}
+
+export interface SpecDefinition<S extends z.ZodObject, T extends Named = z.output<S> & Named> {
+  readonly kind: SpecKind;
+  readonly schema: S;
+  /** Parses and validates spec text; `fileLabel` prefixes every message. Throws RunSpecError. */
+  parseText(text: string, fileLabel: string): T;
+  /** Reads a spec file, validates it, names it and resolves its paths; checks the files it names exist. */
+  parseFile(file: string): Promise<LoadedSpec<Resolved<T>>>;
+  /** Validates a spec given as a value, as if it were the file `specFile` (relative paths resolve against its folder). */
+  parseValue(value: unknown, specFile: string): Promise<LoadedSpec<Resolved<T>>>;
+  /** A spec file's text with `overrides` on top (mergeSpec), validated as that file. */
+  parseWithOverrides(text: string, specFile: string, overrides: Record<string, unknown>): Promise<LoadedSpec<Resolved<T>>>;
+  /** Names the spec (from its file when it has no name) and makes its paths absolute. */
+  resolve(spec: T, specFile: string): Resolved<T>;
+  /** The spec stored in a run's config.json (its spec keys only). */
+  fromConfig(config: unknown, file: string): Resolved<T>;
+  /** The JSON schema contributed for the kind's files (draft-07, which VS Code's JSON support reads fully). */
+  jsonSchema(): Record<string, unknown>;
+}
+
+export function defineSpec<S extends z.ZodObject>(d: SpecDeclaration<S>): SpecDefinition<S> {
+  type T = z.output<S> & Named;
+  const { label } = specKind(d.kind);
+  const validate = (value: unknown, fileLabel: string): T => {
+    const result = d.schema.safeParse(value, { reportInput: true });
+    if (!result.success) throw new RunSpecError(result.error.issues.map((i) => `${fileLabel}: ${formatIssue(i, d.schema)}`));
+    return result.data as T;
+  };
+  const resolve = (spec: T, specFile: string): Resolved<T> => {
+    const dir = path.dirname(path.resolve(specFile));
+    let out: unknown = spec;
+    for (const field of d.files) out = mapAt(out, field, (p) => path.resolve(dir, p));
+    return { ...(out as T), name: spec.name ?? defaultRunName(specFile, d.kind) };
+  };
+  const load = async (raw: T, abs: string): Promise<LoadedSpec<Resolved<T>>> => {
+    const spec = resolve(raw, abs);
+    await checkSpecFiles(
+      abs,
+      d.files.map((f) => [f.join('.'), stringAt(raw, f), stringAt(spec, f)] as const),
+    );
+    return { file: abs, dir: path.dirname(abs), spec };
+  };
+  return {
+    kind: d.kind,
+    schema: d.schema,
+    parseText: (text, fileLabel) => validate(parseJsonWithPosition(text, fileLabel), fileLabel),
+    async parseFile(file) {
+      const abs = path.resolve(file);
+      const text = await readSpecText(abs);
+      return load(validate(parseJsonWithPosition(text, path.basename(abs)), path.basename(abs)), abs);
+    },
+    parseValue: (value, specFile) => load(validate(value, path.basename(specFile)), path.resolve(specFile)),
+    parseWithOverrides(text, specFile, overrides) {
+      const label = path.basename(specFile);
+      return load(validate(mergeSpec(parseJsonWithPosition(text, label), overrides), label), path.resolve(specFile));
+    },
+    resolve,
+    fromConfig(config, file) {
+      if (typeof config !== 'object' || config === null) throw new Error(`${file}: not a JSON object`);
+      const keys = Object.keys(d.schema.shape);
+      const picked = Object.fromEntries(Object.entries(config).filter(([k]) => keys.includes(k)));
+      const r = d.schema.safeParse(picked);
+      if (!r.success) throw new Error(`${file}: the stored ${label} spec is not valid: ${r.error.issues.map((i) => formatIssue(i, d.schema)).join('; ')}`);
+      const spec = r.data as T;
+      if (!spec.name) throw new Error(`${file}: the stored spec has no name`);
+      return { ...spec, name: spec.name };
+    },
+    jsonSchema: () => specJsonSchema(d.schema),
+  };
+}
+
+/** A schema as draft-07 JSON schema of what a file may hold (defaulted fields optional). */
+export function specJsonSchema(schema: z.ZodObject): Record<string, unknown> {
+  return z.toJSONSchema(schema, {
+    target: 'draft-07',
+    io: 'input',
+    override: ({ jsonSchema }) => {
+      // integers carry the safe-integer range as bounds; noise in an editor's hover
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    },
+  });
+}
+
+/**
+ * Throws a RunSpecError naming every file a spec names that is missing or not a file; each entry is
+ * [field, the path as written, the path resolved] (undefined: the spec does not name that file).
+ */
+async function checkSpecFiles(specFile: string, entries: ReadonlyArray<readonly [string, string | undefined, string | undefined]>): Promise<void> {
+  const label = path.basename(specFile);
+  const missing: string[] = [];
+  for (const [field, written, resolved] of entries) {
+    if (written === undefined || resolved === undefined) continue;
+    const st = await fs.stat(resolved).catch(() => undefined);
+    if (!st) missing.push(`${label}: ${field}: file "${written}" not found (looked for ${resolved})`);
+    else if (!st.isFile()) missing.push(`${label}: ${field}: "${written}" is not a file (${resolved})`);
+  }
+  if (missing.length > 0) throw new RunSpecError(missing);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A copy of `v` with the string at `at` mapped by `fn` (the same value when nothing is there). */
+function mapAt(v: unknown, at: readonly string[], fn: (s: string) => string): unknown {
+  const [key, ...rest] = at;
+  if (key === undefined || !isRecord(v) || v[key] === undefined) return v;
+  const cur = v[key];
+  if (rest.length > 0) return { ...v, [key]: mapAt(cur, rest, fn) };
+  return typeof cur === 'string' ? { ...v, [key]: fn(cur) } : v;
+}
+
+function stringAt(v: unknown, at: readonly string[]): string | undefined {
+  let cur = v;
+  for (const key of at) cur = isRecord(cur) ? cur[key] : undefined;
+  return typeof cur === 'string' ? cur : undefined;
+}

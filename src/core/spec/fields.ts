@@ -1,0 +1,131 @@
+// The fields every kind of run spec shares (model, backend and base_url, LoRA rank, learning rate,
+// seed, checkpoint cadence, …), declared once with their checks and wording, plus the rules that
+// span fields: base_url only with the custom backend, and "exactly one of" pairs such as a dataset's
+// `path` or `hf`. A kind's schema spreads `runFields(...)` into its own object and adds what is its own.
+import { z } from 'zod';
+import type { BackendKind } from '../config/backendKinds';
+import { specKind, type SpecKind } from './kinds';
+
+/** Where a run trains, as a spec or a run's config.json says: what the `connect` callbacks open. */
+export interface BackendChoice {
+  backend: BackendKind;
+  base_url?: string;
+}
+
+export const positiveInt = () => z.number().int().min(1);
+
+const seedRange = () => z.number().int().min(0).max(0xffffffff);
+
+/** A Hugging Face dataset as a spec names it (GRPO prompts, SFT chats). */
+export const HfSource = z
+  .strictObject({
+    dataset: z.string().min(1).describe('Hugging Face dataset id, e.g. "openai/gsm8k".'),
+    config: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Dataset config (subset), e.g. "main". Default: the only config, or "default", as the datasets-server lists them.'),
+    split: z.string().min(1).default('train').describe('Split to read the problems from.'),
+  })
+  .describe('A Hugging Face dataset, read through the datasets-server rows API and cached on disk.');
+
+/** What differs between kinds in the wording (and one default) of a shared field. */
+export interface RunFieldWords {
+  /** what `backend` places on the server: "training and sampling", "training" */
+  backendRuns: string;
+  /** renderer names given as examples */
+  rendererExamples: string;
+  learningRate: string;
+  seed: string;
+  evalEvery: { default: number; describe: string };
+}
+
+/** The top-level fields every kind's spec has, worded for `kind` (its unit and file extension). */
+export function runFields(kind: SpecKind, words: RunFieldWords) {
+  const { extension, unit } = specKind(kind);
+  return {
+    $schema: z.string().optional().describe('JSON schema of this file (editors use it for completion).'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-" (it names the run directory)' })
+      .optional()
+      .describe(`Run name, also the run directory name. Default: the spec file name without \`${extension}\`.`),
+    backend: z
+      .enum(['local', 'cloud', 'custom'])
+      .default('local')
+      .describe(`Where ${words.backendRuns} run: the embedded local engine, the Tinker cloud, or a custom Tinker-compatible server.`),
+    base_url: z
+      .string()
+      .regex(/^https?:\/\/\S+$/, { message: 'must be an http:// or https:// URL, e.g. http://127.0.0.1:8000' })
+      .optional()
+      .describe('Server URL for backend "custom". Default: the tinker.customBaseUrl setting.'),
+    model: z.string().min(1).describe('Base model, e.g. "tinker-studio/arith-gpt" (local engine) or "Qwen/Qwen3-8B".'),
+    load_checkpoint_path: z
+      .string()
+      .startsWith('tinker://', { message: 'must be a tinker:// path, e.g. tinker://<run id>/weights/000020' })
+      .optional()
+      .describe('Start from these weights (a tinker:// state path; weights only, fresh optimizer).'),
+    renderer: z.string().min(1).optional().describe(`Chat renderer, e.g. ${words.rendererExamples}. Default: chosen from the model.`),
+    lora_rank: positiveInt().default(32).describe('LoRA rank.'),
+    learning_rate: z.number().gt(0).optional().describe(words.learningRate),
+    save_every: z.number().int().min(0).default(20).describe(`Save a checkpoint every this many ${unit.many} (0: only the final one).`),
+    eval_every: z.number().int().min(0).default(words.evalEvery.default).describe(words.evalEvery.describe),
+    seed: seedRange().default(0).describe(words.seed),
+    ttl_seconds: positiveInt().optional().describe('Checkpoints other than the final one expire after this many seconds.'),
+  };
+}
+
+/** A seed field that may be left out (e.g. GRPO's sampling_seed). */
+export const optionalSeed = (describe: string) => seedRange().optional().describe(describe);
+
+/** How a spec treats a dataset line or row that is not a valid `record` ("problem", "chat"). */
+export const onInvalidLine = (record: string) =>
+  z
+    .enum(['skip', 'stop'])
+    .default('stop')
+    .describe(`A line/row that is not a valid ${record}: "stop" fails with its file and line; "skip" leaves it out and reports it.`);
+
+type Ctx = z.core.$RefinementCtx;
+
+/** base_url belongs to the custom backend only. */
+export function checkBaseUrl(s: { backend: BackendKind; base_url?: string | undefined }, ctx: Ctx): void {
+  if (s.base_url !== undefined && s.backend !== 'custom')
+    ctx.addIssue({ code: 'custom', path: ['base_url'], message: `only used with backend "custom" (backend is "${s.backend}")` });
+}
+
+/**
+ * Exactly one of two optional fields, e.g. a dataset's `path` or `hf`; `what` says what each one is.
+ * The JSON schema says it too (a `oneOf` in the schema's metadata, which later copies inherit), so
+ * the editor flags it as the run does.
+ */
+export function exactlyOne<S extends z.ZodObject>(schema: S, [a, b]: readonly [string, string], what: readonly [string, string]): S {
+  return schema
+    .superRefine((v: Record<string, unknown>, ctx) => {
+      if ((v[a] === undefined) === (v[b] === undefined))
+        ctx.addIssue({ code: 'custom', message: v[a] === undefined ? `give "${a}" (${what[0]}) or "${b}" (${what[1]})` : `give either "${a}" or "${b}", not both` });
+    })
+    .meta({ oneOf: [{ required: [a] }, { required: [b] }] });
+}
+
+/** Data held out of training: a JSONL file, or a fraction of the dataset (GRPO's holdout, SFT's validation). */
+export function heldOutSet(o: { records: string; fraction: z.ZodNumber; range: string; fractionOf: string; describe: string }) {
+  return exactlyOne(
+    z.strictObject({
+      path: z.string().min(1).optional().describe(`JSONL file of ${o.records} (same fields as the training file), relative to the spec file.`),
+      fraction: o.fraction.max(0.5).optional().describe(`Fraction of the dataset held out${o.fractionOf}, taken after a shuffle by \`seed\` (${o.range}).`),
+    }),
+    ['path', 'fraction'],
+    ['a JSONL file', o.range],
+  ).describe(o.describe);
+}
+
+/** A dataset's source: `path` (a JSONL file, relative to the spec file) or `hf` (a Hugging Face dataset). */
+export function datasetSource(records: string) {
+  return {
+    path: z.string().min(1).optional().describe(`JSONL file of ${records}, one JSON object per line, relative to the spec file.`),
+    hf: HfSource.optional(),
+  };
+}
+
+/** Requires a dataset object to give exactly one source. */
+export const oneSource = <S extends z.ZodObject>(dataset: S): S => exactlyOne(dataset, ['path', 'hf'], ['a JSONL file', 'a Hugging Face dataset']);

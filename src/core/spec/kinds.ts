@@ -1,0 +1,111 @@
+// The kinds of run spec, in one table that the rest reads: file extension, label, unit, how a run of
+// the kind starts, and the JSON schema contributed for it. Commands, wizards, CodeLenses, the CLI, the
+// agent tools and the manifest (package.json, checked by a unit test) all take the kinds from here.
+// Loaded at activation: no zod here (a kind's schema lives in its own spec module, see registry.ts).
+
+export interface SpecKindInfo {
+  /** also the CLI's subcommand: `tinker-studio <id> <spec>` */
+  readonly id: string;
+  /** how the product names runs of this kind */
+  readonly label: string;
+  /** the label with its article, for sentences: "a GRPO run" */
+  readonly aRun: string;
+  /** the spec file name ends in this (lower case) */
+  readonly extension: string;
+  /** what a run of the kind counts: GRPO iterations (batches) or SFT steps */
+  readonly unit: { readonly one: string; readonly many: string };
+  /** the run name when a spec file's name leaves none (e.g. `.grpo.json`) */
+  readonly fallbackName: string;
+  /** the command that starts a run of the kind (palette, CodeLens, checkpoints view) */
+  readonly startCommand: string;
+  /** the JSON schema built into dist/ and contributed for the extension's files */
+  readonly schemaFile: string;
+  /** a run of the kind executes the workspace's code (the reward function): not in an untrusted workspace */
+  readonly runsWorkspaceCode: boolean;
+}
+
+export const SPEC_KINDS = [
+  {
+    id: 'grpo',
+    label: 'GRPO',
+    aRun: 'a GRPO run',
+    extension: '.grpo.json',
+    unit: { one: 'iteration', many: 'iterations' },
+    fallbackName: 'run',
+    startCommand: 'tinker.startGrpoRun',
+    schemaFile: 'grpo-spec.schema.json',
+    runsWorkspaceCode: true,
+  },
+  {
+    id: 'sft',
+    label: 'SFT',
+    aRun: 'an SFT run',
+    extension: '.sft.json',
+    unit: { one: 'step', many: 'steps' },
+    fallbackName: 'sft',
+    startCommand: 'tinker.startSftRun',
+    schemaFile: 'sft-spec.schema.json',
+    runsWorkspaceCode: false,
+  },
+] as const satisfies readonly SpecKindInfo[];
+
+/** A kind of run spec (and of run): 'grpo', 'sft', … */
+export type SpecKind = (typeof SPEC_KINDS)[number]['id'];
+
+/** The kind of a spec file of no known extension, and of a run directory whose config.json names none (runs from before SFT). */
+export const DEFAULT_SPEC_KIND: SpecKind = 'grpo';
+
+export const SPEC_KIND_IDS: readonly SpecKind[] = SPEC_KINDS.map((k) => k.id);
+
+/** A kind's row of the table, with its literal values (e.g. the unit 'iteration' | 'step'). */
+export type SpecKindRow<K extends SpecKind = SpecKind> = Extract<(typeof SPEC_KINDS)[number], { id: K }>;
+
+/** The table row of a kind. */
+export function specKind<K extends SpecKind>(kind: K): SpecKindRow<K> {
+  return SPEC_KINDS.find((k): k is SpecKindRow<K> => k.id === kind)!;
+}
+
+export function isSpecKind(v: unknown): v is SpecKind {
+  return typeof v === 'string' && (SPEC_KIND_IDS as readonly string[]).includes(v);
+}
+
+/** The kind a spec file is by its name (`a.sft.json` → 'sft'), or undefined for any other file. */
+export function specKindOfFile(file: string): SpecKind | undefined {
+  const lower = file.toLowerCase();
+  return SPEC_KINDS.find((k) => lower.endsWith(k.extension))?.id;
+}
+
+/** Whether `file` is named as a spec of `kind`. */
+export function isSpecFileOf(file: string, kind: SpecKind): boolean {
+  return specKindOfFile(file) === kind;
+}
+
+/** The workspace glob of a kind's spec files, e.g. `**\/*.grpo.json`. */
+export function specGlob(kind: SpecKind): string {
+  return `**/*${specKind(kind).extension}`;
+}
+
+/** The file-name pattern of a kind's spec files (package.json jsonValidation.fileMatch), e.g. `*.grpo.json`. */
+export function specFileMatch(kind: SpecKind): string {
+  return `*${specKind(kind).extension}`;
+}
+
+/** `*.grpo.json, *.sft.json`: the spec files of every kind, for messages. */
+export function specFileMatches(sep = ', '): string {
+  return SPEC_KIND_IDS.map(specFileMatch).join(sep);
+}
+
+/** The run name a spec file gives when the spec names none: its file name without the kind's extension. */
+export function defaultRunName(file: string, kind: SpecKind = specKindOfFile(file) ?? DEFAULT_SPEC_KIND): string {
+  const base = file.split(/[\\/]/).pop() ?? '';
+  const ext = specKind(kind).extension;
+  const stem = base.toLowerCase().endsWith(ext) ? base.slice(0, base.length - ext.length) : base.replace(/\.json$/i, '');
+  const cleaned = stem.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.]+/, '');
+  return cleaned === '' ? specKind(kind).fallbackName : cleaned;
+}
+
+/** The kind of run a run directory's config.json records (`run_kind`; none: a GRPO run from before SFT). */
+export function specKindOfConfig(config: unknown): SpecKind {
+  const recorded = typeof config === 'object' && config !== null ? (config as Record<string, unknown>).run_kind : undefined;
+  return isSpecKind(recorded) ? recorded : DEFAULT_SPEC_KIND;
+}
