@@ -3,16 +3,10 @@
 // files, words their problems, resolves their paths and builds the JSON schema the editor uses.
 import * as path from 'node:path';
 import { z } from 'zod';
-import { defineSpec, type LoadedSpec, type Resolved } from '../spec/define';
-import { checkBaseUrl, datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt, runFields } from '../spec/fields';
+import { defineSpec, type Resolved } from '../spec/define';
+import { datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt } from '../spec/fields';
 
-export const HoldoutSpec = heldOutSet({
-  records: 'holdout problems',
-  fraction: z.number().min(0),
-  range: '0 to 0.5',
-  fractionOf: '',
-  describe: 'Problems kept out of training and used by the evaluations every `eval_every` iterations. Absent: no holdout.',
-});
+export const HoldoutSpec = heldOutSet('holdout problems', { zero: true }, 'Problems kept out of training and used by the evaluations every `eval_every` iterations. Absent: no holdout.');
 export type HoldoutSpec = z.output<typeof HoldoutSpec>;
 
 export const DatasetSpec = oneSource(
@@ -79,15 +73,18 @@ export const AutoCheckpointSpec = z
   })
   .describe('Save a state + sampler checkpoint whenever the watched reward reaches a new best above the threshold, so the best policy is never lost to a later collapse.');
 
-export const GrpoSpec = z
-  .strictObject({
-    ...runFields('grpo', {
-      backendRuns: 'training and sampling',
-      rendererExamples: '"qwen3", "qwen3_disable_thinking", "llama3", "role_colon", "chatml"',
-      learningRate: "Adam learning rate (constant). Default: the cookbook's get_lr formula for the model.",
-      seed: 'Seed of the dataset shuffle and holdout split.',
-      evalEvery: { default: 20, describe: 'Evaluate on the holdout every this many iterations, before the update (0: never).' },
-    }),
+/** GRPO's spec as the spec layer reads it: the dataset, holdout and reward files resolve against the spec's folder. */
+export const GRPO_SPEC = defineSpec({
+  kind: 'grpo',
+  describe: 'A GRPO run on Tinker Studio: model, dataset, reward function and hyper-parameters.',
+  words: {
+    backendRuns: 'training and sampling',
+    learningRate: "Adam learning rate (constant). Default: the cookbook's get_lr formula for the model.",
+    seed: 'Seed of the dataset shuffle and holdout split.',
+  },
+  files: [['dataset', 'path'], ['dataset', 'holdout', 'path'], ['reward', 'file']],
+  fields: {
+    eval_every: z.number().int().min(0).default(20).describe('Evaluate on the holdout every this many iterations, before the update (0: never).'),
     groups_per_batch: positiveInt().default(16).describe('Problems (groups) per iteration.'),
     group_size: z
       .number()
@@ -120,11 +117,10 @@ export const GrpoSpec = z
       .default(false)
       .describe('Drop groups whose rewards are all equal (default: keep them, with zero advantage).'),
     auto_checkpoint: AutoCheckpointSpec.optional(),
-  })
-  .superRefine((s, ctx) => {
+  },
+  refine: (s, ctx) => {
     if (s.auto_checkpoint?.metric === 'holdout' && s.eval_every === 0)
       ctx.addIssue({ code: 'custom', path: ['auto_checkpoint', 'metric'], message: '"holdout" needs eval_every > 0 (the holdout reward is measured only at evaluations)' });
-    checkBaseUrl(s, ctx);
     if (s.loss_fn_config !== undefined) {
       if (s.loss_fn !== 'ppo') ctx.addIssue({ code: 'custom', path: ['loss_fn_config'], message: `only used with loss_fn "ppo"` });
       else
@@ -135,31 +131,13 @@ export const GrpoSpec = z
       if (lo !== undefined && hi !== undefined && !(lo < hi))
         ctx.addIssue({ code: 'custom', path: ['loss_fn_config'], message: 'clip_low_threshold must be below clip_high_threshold' });
     }
-  })
-  .describe('A GRPO run on Tinker Studio: model, dataset, reward function and hyper-parameters.');
+  },
+});
 
-/** A spec as read from its file (defaults applied, paths as written). */
+/** The zod schema of a GRPO spec; its output (defaults applied, paths as written) and input (defaults optional). */
+export const GrpoSpec = GRPO_SPEC.schema;
 export type GrpoSpec = z.output<typeof GrpoSpec>;
-/** A spec as written in a file (defaulted fields optional). */
 export type GrpoSpecInput = z.input<typeof GrpoSpec>;
 /** A spec ready to run: named, and every file path absolute. */
 export type ResolvedGrpoSpec = Resolved<GrpoSpec>;
-export type LoadedGrpoSpec = LoadedSpec<ResolvedGrpoSpec>;
-
-/** GRPO's spec, as the spec layer reads it. */
-export const GRPO_SPEC = defineSpec({
-  kind: 'grpo',
-  schema: GrpoSpec,
-  files: [
-    ['dataset', 'path'],
-    ['dataset', 'holdout', 'path'],
-    ['reward', 'file'],
-  ],
-});
-
-export const parseGrpoSpecText = GRPO_SPEC.parseText;
-export const parseGrpoSpecFile = GRPO_SPEC.parseFile;
-export const parseGrpoSpecValue = GRPO_SPEC.parseValue;
-export const resolveGrpoSpec = GRPO_SPEC.resolve;
-/** The JSON schema contributed for `*.grpo.json`. */
-export const grpoSpecJsonSchema = GRPO_SPEC.jsonSchema;
+export const { parseText: parseGrpoSpecText, parseFile: parseGrpoSpecFile, parseValue: parseGrpoSpecValue, resolve: resolveGrpoSpec, jsonSchema: grpoSpecJsonSchema } = GRPO_SPEC;

@@ -2,16 +2,14 @@
 // where it has one, declared to the spec layer (src/core/spec), which reads spec files, words their
 // problems, resolves their paths and builds the JSON schema the editor uses.
 import { z } from 'zod';
-import { defineSpec, type LoadedSpec, type Resolved } from '../spec/define';
-import { checkBaseUrl, datasetSource, heldOutSet, onInvalidLine, oneSource, positiveInt, runFields } from '../spec/fields';
+import { defineSpec, type Resolved } from '../spec/define';
+import { datasetSource, heldOutSet, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
 
-export const ValidationSpec = heldOutSet({
-  records: 'validation chats',
-  fraction: z.number().gt(0),
-  range: 'up to 0.5',
-  fractionOf: ' for validation',
-  describe: 'Chats kept out of training; their NLL (test/nll) is measured every `eval_every` steps. Absent: no validation.',
-});
+export const ValidationSpec = heldOutSet(
+  'validation chats',
+  { zero: false, for: 'validation' },
+  'Chats kept out of training; their NLL (test/nll) is measured every `eval_every` steps. Absent: no validation.',
+);
 
 export const SftDatasetSpec = oneSource(
   z.strictObject({
@@ -26,15 +24,10 @@ export const SftDatasetSpec = oneSource(
 ).describe('The chats to train on: `path` (JSONL) or `hf` (a Hugging Face dataset); each record a `messages` chat or prompt/completion fields.');
 export type SftDatasetSpec = z.output<typeof SftDatasetSpec>;
 
-export const SftSpec = z
-  .strictObject({
-    ...runFields('sft', {
-      backendRuns: 'training',
-      rendererExamples: '"qwen3", "llama3", "role_colon", "chatml"',
-      learningRate: "Peak Adam learning rate. Default: the cookbook's get_lr formula for the model.",
-      seed: 'Seed of the shuffles (validation split, batch order per epoch) and of the LoRA initialisation.',
-      evalEvery: { default: 10, describe: 'Measure validation NLL every this many steps, before the update (0: never).' },
-    }),
+/** SFT's spec as the spec layer reads it: the chats and validation files resolve against the spec's folder. */
+export const SFT_SPEC = defineSpec({
+  kind: 'sft',
+  fields: {
     dataset: SftDatasetSpec,
     train_on_what: z
       .enum(['last_assistant_message', 'all_assistant_messages'])
@@ -45,34 +38,23 @@ export const SftSpec = z
     max_steps: positiveInt().optional().describe('Stop after this many steps.'),
     lr_schedule: z.enum(['linear', 'cosine', 'constant']).default('linear').describe('Multiplier of the learning rate over the steps after warmup.'),
     warmup_steps: z.number().int().min(0).default(0).describe('Steps over which the learning rate rises linearly from lr/warmup_steps to lr.'),
+    eval_every: z.number().int().min(0).default(10).describe('Measure validation NLL every this many steps, before the update (0: never).'),
     max_length: positiveInt().optional().describe('Tokens per chat at most; longer chats are cut at the end (the run reports how many).'),
-  })
-  .superRefine((s, ctx) => {
-    checkBaseUrl(s, ctx);
+  },
+  refine: (s, ctx) => {
     if (s.warmup_steps > 0 && s.max_steps !== undefined && s.warmup_steps >= s.max_steps)
       ctx.addIssue({ code: 'custom', path: ['warmup_steps'], message: `must be below max_steps (${s.max_steps})` });
-  })
-  .describe('An SFT run on Tinker Studio: model, chats and hyper-parameters.');
-
-export type SftSpec = z.output<typeof SftSpec>;
-export type SftSpecInput = z.input<typeof SftSpec>;
-export type ResolvedSftSpec = Resolved<SftSpec>;
-export type LoadedSftSpec = LoadedSpec<ResolvedSftSpec>;
-
-/** SFT's spec, as the spec layer reads it. */
-export const SFT_SPEC = defineSpec({
-  kind: 'sft',
-  schema: SftSpec,
-  files: [
-    ['dataset', 'path'],
-    ['dataset', 'validation', 'path'],
-  ],
+  },
+  files: [['dataset', 'path'], ['dataset', 'validation', 'path']],
+  words: {
+    backendRuns: 'training',
+    learningRate: "Peak Adam learning rate. Default: the cookbook's get_lr formula for the model.",
+    seed: 'Seed of the shuffles (validation split, batch order per epoch) and of the LoRA initialisation.',
+  },
+  describe: 'An SFT run on Tinker Studio: model, chats and hyper-parameters.',
 });
 
-export const parseSftSpecText = SFT_SPEC.parseText;
-export const parseSftSpecFile = SFT_SPEC.parseFile;
-export const parseSftSpecValue = SFT_SPEC.parseValue;
-export const resolveSftSpec = SFT_SPEC.resolve;
-export const sftSpecFromConfig = SFT_SPEC.fromConfig;
-/** The JSON schema contributed for `*.sft.json`. */
-export const sftSpecJsonSchema = SFT_SPEC.jsonSchema;
+export const SftSpec = SFT_SPEC.schema;
+export type SftSpec = z.output<typeof SftSpec>;
+export type ResolvedSftSpec = Resolved<SftSpec>;
+export const { parseText: parseSftSpecText, parseFile: parseSftSpecFile, parseValue: parseSftSpecValue, fromConfig: sftSpecFromConfig, jsonSchema: sftSpecJsonSchema } = SFT_SPEC;

@@ -1,5 +1,6 @@
-// The spec layer: a kind declares its zod schema (defaults included) and the fields that name files,
-// and gets back the same reading of its spec files as every other kind — JSON with syntax errors at
+// The spec layer: a kind declares its own fields (zod, defaults included), its rules across fields
+// and the fields that name files; the layer adds the fields every kind shares and the base_url rule,
+// and gives back the same reading of its spec files as every other kind — JSON with syntax errors at
 // their line and column, problems worded `<file>: <field>: <what is wrong>`, a name from the file
 // when the spec gives none, relative paths resolved against the spec's folder and checked to exist,
 // an agent's overrides on top (overrides.ts), the spec kept in a run's config.json, and the JSON
@@ -7,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { checkBaseUrl, runFields, type RunFieldWords } from './fields';
 import { formatIssue } from './issues';
 import { defaultRunName, specKind, type SpecKind } from './kinds';
 import { mergeSpec } from './overrides';
@@ -26,9 +28,21 @@ export interface LoadedSpec<R> {
   spec: R;
 }
 
-export interface SpecDeclaration<S extends z.ZodObject> {
+/** The fields every kind has (runFields), with a kind's own on top. */
+export type SpecShape<F extends z.ZodRawShape> = ReturnType<typeof runFields> & F;
+export type SpecSchema<F extends z.ZodRawShape> = z.ZodObject<SpecShape<F>, z.core.$strict>;
+
+/** What a kind declares to the layer; the layer adds the shared fields and the base_url rule. */
+export interface SpecDeclaration<F extends z.ZodRawShape> {
   kind: SpecKind;
-  schema: S;
+  /** the kind's wording of the shared fields */
+  words: RunFieldWords;
+  /** the kind's own fields */
+  fields: F;
+  /** the kind's rules across fields (after the shared ones) */
+  refine?: (spec: z.output<SpecSchema<F>>, ctx: z.core.$RefinementCtx) => void;
+  /** what a spec of the kind is, for the JSON schema */
+  describe: string;
   /** the fields that name files relative to the spec file, e.g. ['reward', 'file'] */
   files: ReadonlyArray<readonly string[]>;
 }
@@ -52,8 +66,18 @@ export interface SpecDefinition<S extends z.ZodObject, T extends Named = z.outpu
   jsonSchema(): Record<string, unknown>;
 }
 
-export function defineSpec<S extends z.ZodObject>(d: SpecDeclaration<S>): SpecDefinition<S> {
+export function defineSpec<F extends z.ZodRawShape>(decl: SpecDeclaration<F>): SpecDefinition<SpecSchema<F>> {
+  type S = SpecSchema<F>;
   type T = z.output<S> & Named;
+  const shape: SpecShape<F> = { ...runFields(decl.kind, decl.words), ...decl.fields };
+  const schema: S = z
+    .strictObject(shape)
+    .superRefine((spec, ctx) => {
+      checkBaseUrl(spec, ctx);
+      decl.refine?.(spec, ctx);
+    })
+    .describe(decl.describe);
+  const d = { ...decl, schema };
   const { label } = specKind(d.kind);
   const validate = (value: unknown, fileLabel: string): T => {
     const result = d.schema.safeParse(value, { reportInput: true });

@@ -33,14 +33,14 @@ export const HfSource = z
 export interface RunFieldWords {
   /** what `backend` places on the server: "training and sampling", "training" */
   backendRuns: string;
-  /** renderer names given as examples */
-  rendererExamples: string;
   learningRate: string;
   seed: string;
-  evalEvery: { default: number; describe: string };
 }
 
-/** The top-level fields every kind's spec has, worded for `kind` (its unit and file extension). */
+/**
+ * The top-level fields every kind's spec has, worded for `kind` (its unit and file extension). What a
+ * kind measures between updates differs too much to share: each declares its own `eval_every`.
+ */
 export function runFields(kind: SpecKind, words: RunFieldWords) {
   const { extension, unit } = specKind(kind);
   return {
@@ -65,11 +65,14 @@ export function runFields(kind: SpecKind, words: RunFieldWords) {
       .startsWith('tinker://', { message: 'must be a tinker:// path, e.g. tinker://<run id>/weights/000020' })
       .optional()
       .describe('Start from these weights (a tinker:// state path; weights only, fresh optimizer).'),
-    renderer: z.string().min(1).optional().describe(`Chat renderer, e.g. ${words.rendererExamples}. Default: chosen from the model.`),
+    renderer: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Chat renderer, e.g. "qwen3", "qwen3_disable_thinking", "llama3", "role_colon", "chatml". Default: chosen from the model.'),
     lora_rank: positiveInt().default(32).describe('LoRA rank.'),
     learning_rate: z.number().gt(0).optional().describe(words.learningRate),
     save_every: z.number().int().min(0).default(20).describe(`Save a checkpoint every this many ${unit.many} (0: only the final one).`),
-    eval_every: z.number().int().min(0).default(words.evalEvery.default).describe(words.evalEvery.describe),
     seed: seedRange().default(0).describe(words.seed),
     ttl_seconds: positiveInt().optional().describe('Checkpoints other than the final one expire after this many seconds.'),
   };
@@ -88,9 +91,9 @@ export const onInvalidLine = (record: string) =>
 type Ctx = z.core.$RefinementCtx;
 
 /** base_url belongs to the custom backend only. */
-export function checkBaseUrl(s: { backend: BackendKind; base_url?: string | undefined }, ctx: Ctx): void {
+export function checkBaseUrl(s: { backend?: unknown; base_url?: unknown }, ctx: Ctx): void {
   if (s.base_url !== undefined && s.backend !== 'custom')
-    ctx.addIssue({ code: 'custom', path: ['base_url'], message: `only used with backend "custom" (backend is "${s.backend}")` });
+    ctx.addIssue({ code: 'custom', path: ['base_url'], message: `only used with backend "custom" (backend is "${String(s.backend)}")` });
 }
 
 /**
@@ -107,16 +110,21 @@ export function exactlyOne<S extends z.ZodObject>(schema: S, [a, b]: readonly [s
     .meta({ oneOf: [{ required: [a] }, { required: [b] }] });
 }
 
-/** Data held out of training: a JSONL file, or a fraction of the dataset (GRPO's holdout, SFT's validation). */
-export function heldOutSet(o: { records: string; fraction: z.ZodNumber; range: string; fractionOf: string; describe: string }) {
+/**
+ * Data held out of training (GRPO's holdout, SFT's validation): a JSONL file of `records`, or a
+ * fraction of the dataset up to 0.5 (from 0 when `zero` is allowed, else above it), held out `for` a purpose.
+ */
+export function heldOutSet(records: string, o: { zero: boolean; for?: string }, describe: string) {
+  const range = o.zero ? '0 to 0.5' : 'up to 0.5';
+  const fraction = o.zero ? z.number().min(0) : z.number().gt(0);
   return exactlyOne(
     z.strictObject({
-      path: z.string().min(1).optional().describe(`JSONL file of ${o.records} (same fields as the training file), relative to the spec file.`),
-      fraction: o.fraction.max(0.5).optional().describe(`Fraction of the dataset held out${o.fractionOf}, taken after a shuffle by \`seed\` (${o.range}).`),
+      path: z.string().min(1).optional().describe(`JSONL file of ${records} (same fields as the training file), relative to the spec file.`),
+      fraction: fraction.max(0.5).optional().describe(`Fraction of the dataset held out${o.for ? ` for ${o.for}` : ''}, taken after a shuffle by \`seed\` (${range}).`),
     }),
     ['path', 'fraction'],
-    ['a JSONL file', o.range],
-  ).describe(o.describe);
+    ['a JSONL file', range],
+  ).describe(describe);
 }
 
 /** A dataset's source: `path` (a JSONL file, relative to the spec file) or `hf` (a Hugging Face dataset). */
