@@ -107,8 +107,8 @@ export function defineSpec<F extends z.ZodRawShape>(decl: SpecDeclaration<F>): S
       const text = await readSpecText(abs);
       return load(validate(parseJsonWithPosition(text, path.basename(abs)), path.basename(abs)), abs);
     },
-    parseValue: (value, specFile) => load(validate(value, path.basename(specFile)), path.resolve(specFile)),
-    parseWithOverrides(text, specFile, overrides) {
+    parseValue: async (value, specFile) => load(validate(value, path.basename(specFile)), path.resolve(specFile)),
+    async parseWithOverrides(text, specFile, overrides) {
       const label = path.basename(specFile);
       return load(validate(mergeSpec(parseJsonWithPosition(text, label), overrides), label), path.resolve(specFile));
     },

@@ -1,6 +1,7 @@
-// Where and why a JSON text is malformed. JSON.parse's messages and whether they carry a position
-// differ between Node versions, so a spec file's syntax error is located by this small scanner
-// instead (it runs only after JSON.parse has failed).
+// Where and why a JSON text is malformed, and where each property of a well-formed one stands.
+// JSON.parse's messages and whether they carry a position differ between Node versions, so a spec
+// file's syntax error is located by this small scanner instead (it runs only after JSON.parse has
+// failed); the same walk tells the spec diagnostics where a field is written.
 
 export interface JsonSyntaxError {
   /** 0-based offset of the offending character (the text's length at an early end) */
@@ -19,15 +20,38 @@ class Stop extends Error {
   }
 }
 
+/** Where a value stands in the text: its start, and its property name's start when it has one. */
+export interface JsonPlace {
+  value: number;
+  key?: { offset: number; length: number };
+}
+
 /** The first syntax error in `text`, or undefined when it is valid JSON. */
 export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
+  return scan(text);
+}
+
+/** Every value of a well-formed JSON text by its path (JSON of the keys and indexes, e.g. `["dataset","path"]`). */
+export function jsonPlaces(text: string): Map<string, JsonPlace> {
+  const places = new Map<string, JsonPlace>();
+  scan(text, (p, place) => places.set(JSON.stringify(p), place));
+  return places;
+}
+
+function scan(text: string, record?: (path: ReadonlyArray<string | number>, place: JsonPlace) => void): JsonSyntaxError | undefined {
   let i = 0;
+  const at: Array<string | number> = [];
+  let key: JsonPlace['key'];
   const show = (at: number) => (at >= text.length ? 'the end of the file' : `'${text[at]}'`);
   const ws = () => {
     while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
   };
   const value = (): void => {
     ws();
+    if (record) {
+      record(at, { value: i, ...(key ? { key } : {}) });
+      key = undefined;
+    }
     const c = text[i];
     if (c === '{') return object();
     if (c === '[') return array();
@@ -50,11 +74,18 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     for (;;) {
       ws();
       if (text[i] !== '"') throw new Stop(i, text[i] === '}' ? "a trailing comma before '}'" : `expected a property name in double quotes, found ${show(i)}`);
+      const keyStart = i;
       string();
+      const keyEnd = i;
       ws();
       if (text[i] !== ':') throw new Stop(i, `expected ':' after the property name, found ${show(i)}`);
       i++;
+      if (record) {
+        key = { offset: keyStart, length: keyEnd - keyStart };
+        at.push(JSON.parse(text.slice(keyStart, keyEnd)) as string);
+      }
       value();
+      if (record) at.pop();
       ws();
       if (text[i] === ',') {
         i++;
@@ -74,10 +105,12 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
       i++;
       return;
     }
-    for (;;) {
+    for (let n = 0; ; n++) {
       ws();
       if (text[i] === ']') throw new Stop(i, "a trailing comma before ']'");
+      at.push(n);
       value();
+      at.pop();
       ws();
       if (text[i] === ',') {
         i++;

@@ -6,7 +6,6 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { stepReport, stepReportText } from '../../../src/core/agent/report';
-import { mergeSpec } from '../../../src/core/spec/overrides';
 
 function runDir(rewards: number[], allBad = 0.25, allGood = 0.25): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-report-'));
@@ -61,13 +60,5 @@ describe('agent step report', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
-
-  it('merges overrides into a spec: nested objects merge, other values replace', () => {
-    assert.deepStrictEqual(mergeSpec({ a: 1, dataset: { path: 'x', holdout: { fraction: 0.1 } }, stop: ['a'] }, { a: 2, dataset: { holdout: { fraction: 0.2 } }, stop: ['b'] }), {
-      a: 2,
-      dataset: { path: 'x', holdout: { fraction: 0.2 } },
-      stop: ['b'],
-    });
   });
 });
