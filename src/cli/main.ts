@@ -21,6 +21,7 @@ import type { CheckpointsArgs } from './checkpointsArgs';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
 import { summaryTable } from './summary';
+import { errorMessage } from '../core/errors';
 
 const VERSION = '0.1.0';
 
@@ -150,7 +151,7 @@ async function main(argv: string[]): Promise<number> {
     if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
     return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
   } catch (err) {
-    process.stderr.write(`tinker-studio: ${redactSecrets((err as Error)?.message ?? String(err))}\n`);
+    process.stderr.write(`tinker-studio: ${redactSecrets(errorMessage(err))}\n`);
     return 1;
   } finally {
     for (const c of closers) await c.close().catch(() => undefined);
@@ -194,7 +195,7 @@ async function checkpoints(args: CheckpointsArgs, cacheDir: string): Promise<num
     closers.unshift({ close: async () => client.close() });
     return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal: ac.signal });
   } catch (err) {
-    process.stderr.write(`tinker-studio: ${redactSecrets(ac.signal.aborted ? 'cancelled; nothing half-written was left behind' : ((err as Error)?.message ?? String(err)))}\n`);
+    process.stderr.write(`tinker-studio: ${redactSecrets(ac.signal.aborted ? 'cancelled; nothing half-written was left behind' : errorMessage(err))}\n`);
     return ac.signal.aborted ? 130 : 1;
   } finally {
     process.off('SIGINT', onSigint);

@@ -5,6 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SessionBusyError, TrainingSession } from '../core/agent/session';
 import { AGENT_TOOLS, TRAINING_DOCTRINE } from '../core/agent/tools';
+import { errorMessage } from '../core/errors';
 
 export const DOCTRINE_URI = 'tinker-studio://doctrine';
 
@@ -20,7 +21,7 @@ export async function serveMcp(session: TrainingSession, o: { version: string; r
           const r = await t.run(session, args, extra.signal);
           return { content: [{ type: 'text' as const, text: o.redact(r.text) }], structuredContent: r.value as Record<string, unknown> };
         } catch (err) {
-          const text = o.redact(err instanceof Error ? err.message : String(err));
+          const text = o.redact(errorMessage(err));
           return {
             isError: true,
             content: [{ type: 'text' as const, text }],

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { ENGINE_USAGE, parseEngineArgs } from './args';
 import { createComputeBackend } from './model';
 import { startEngineServer } from './server';
+import { errorMessage } from '../core/errors';
 
 async function main(): Promise<void> {
   const args = parseEngineArgs(process.argv.slice(2));
@@ -36,6 +37,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`engine: ${(err as Error)?.message ?? err}`);
+  console.error(`engine: ${errorMessage(err)}`);
   process.exit(1);
 });

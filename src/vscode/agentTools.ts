@@ -14,6 +14,7 @@ import type { RunRegistry } from './runRegistry';
 import type { RunsModel } from './runsModel';
 import type { ApiKeyStore } from './secrets';
 import { readBackendFor } from './settings';
+import { errorMessage } from '../core/errors';
 
 export interface AgentToolServices {
   log: Log;
@@ -122,7 +123,7 @@ function languageModelTool(tool: () => Promise<AgentTool>, sessionFor: (root: st
         const r = await t.run(await sessionFor(root), options.input, abort.signal);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(r.text)]);
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         log.warn(`agent tool ${t.name}: ${message}`);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`error: ${message}`)]);
       } finally {

@@ -19,6 +19,7 @@ import type { Log } from './log';
 import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
+import { errorMessage } from '../core/errors';
 
 export interface BreakdownPanelServices {
   extensionUri: vscode.Uri;
@@ -147,7 +148,7 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       });
     } catch (err) {
       this.log.error(`group breakdown: could not read ${this.runDir}`, err);
-      this.post({ type: 'error', message: `Could not read the samples of ${this.runDir}: ${err instanceof Error ? err.message : String(err)}` });
+      this.post({ type: 'error', message: `Could not read the samples of ${this.runDir}: ${errorMessage(err)}` });
     }
   }
 

@@ -12,6 +12,7 @@ import { Handler, registerTable } from './commands';
 import { TinkerConnection } from './connection';
 import { readNetworkSettings } from './networkSettings';
 import { Log } from './log';
+import { errorMessage } from '../core/errors';
 
 export interface CheckpointCommandServices {
   log: Log;
@@ -125,7 +126,7 @@ async function setTtl(s: CheckpointCommandServices, list: CheckpointTarget[], a:
           parseTtl(v);
           return undefined;
         } catch (err) {
-          return (err as Error).message;
+          return errorMessage(err);
         }
       },
     }));

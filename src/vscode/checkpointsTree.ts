@@ -19,6 +19,7 @@ import type { TinkerConnection } from './connection';
 import { Disposable } from './lifecycle';
 import { RunsModel } from './runsModel';
 import { serverRunItem } from './serverRunItem';
+import { errorMessage } from '../core/errors';
 
 /** What the server says about a local path: its facts, 'missing' (the run's list lacks it), or unknown. */
 export type ServerFacts = ServerCheckpoint | 'missing' | undefined;
@@ -175,7 +176,7 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
       const before = offset === 0 ? [] : (this.serverPages?.runs ?? []);
       this.serverPages = { runs: [...before, ...page.runs], nextOffset: page.nextOffset };
     } catch (err) {
-      if (offset === 0) this.serverPages = { runs: [], error: err instanceof Error ? err.message : String(err) };
+      if (offset === 0) this.serverPages = { runs: [], error: errorMessage(err) };
       else throw err;
     }
   }

@@ -14,6 +14,7 @@ import { RunsModel } from './runsModel';
 import { ApiKeyStore, validateApiKey } from './secrets';
 import { customBaseUrlSetting, readBackend, writeBackend } from './settings';
 import { COMMAND } from './commandIds';
+import { errorMessage } from '../core/errors';
 
 export interface CommandServices {
   log: Log;
@@ -57,7 +58,7 @@ export function registerTable(table: Record<string, Handler>, log: Log): vscode.
         return await handler(...args);
       } catch (err) {
         log.error(`${id} failed`, err);
-        void vscode.window.showErrorMessage(log.redactor.redact(err instanceof Error ? err.message : String(err)));
+        void vscode.window.showErrorMessage(log.redactor.redact(errorMessage(err)));
         return undefined;
       }
     }),

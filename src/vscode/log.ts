@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { Redactor } from '../core/config/redact';
 import { Disposable } from './lifecycle';
+import { errorMessage } from '../core/errors';
 
 export class Log extends Disposable {
   private readonly channel: vscode.LogOutputChannel;
@@ -29,7 +30,7 @@ export class Log extends Disposable {
   }
 
   error(message: string, err?: unknown): void {
-    const detail = err instanceof Error ? `: ${err.message}` : err !== undefined ? `: ${String(err)}` : '';
+    const detail = err !== undefined ? `: ${errorMessage(err)}` : '';
     this.channel.error(this.redactor.redact(message + detail));
   }
 

@@ -16,6 +16,7 @@ import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
 import { toDisposable } from './lifecycle';
+import { errorMessage } from '../core/errors';
 
 const POLL_MS = 2000;
 
@@ -112,7 +113,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
       else if (fresh.length) this.post({ type: 'append', rows: fresh });
     } catch (err) {
       this.log.error(`metrics panel: could not read ${path.join(this.runDir, 'metrics.jsonl')}`, err);
-      this.post({ type: 'error', message: `Could not read metrics.jsonl in ${this.runDir}: ${(err as Error).message}` });
+      this.post({ type: 'error', message: `Could not read metrics.jsonl in ${this.runDir}: ${errorMessage(err)}` });
     }
   }
 

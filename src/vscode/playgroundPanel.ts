@@ -28,6 +28,7 @@ import { describe, playgroundSampleUri, readHistory, rememberRun, StoredRun, tok
 import { showPanelPage } from './webview/html';
 import { PanelHost, RequestHandlers } from './webview/panelHost';
 import type { WebviewTransport } from './webview/transport';
+import { errorMessage } from '../core/errors';
 
 /** What the panel needs from the window. */
 export interface PlaygroundPanelServices {
@@ -123,7 +124,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       const caps = await service.capabilities();
       this.post({ type: 'models', models: caps.supported_models.flatMap((m) => (m.model_name ? [m.model_name] : [])) });
     } catch (err) {
-      this.post({ type: 'models', models: [], error: err instanceof Error ? err.message : String(err) });
+      this.post({ type: 'models', models: [], error: errorMessage(err) });
     }
   }
 
@@ -132,7 +133,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       await this.handle(msg);
     } catch (err) {
       // the person who clicked hears why it did not work, in the panel and as a notification
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       this.post({ type: 'error', message });
       void vscode.window.showErrorMessage(`Sample playground: ${message}`);
       throw err;
@@ -236,7 +237,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     try {
       await this.execute(run, controller.signal);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       for (const side of ['A', 'B'] as const) run.view.sides[side]?.errors.push(message);
       this.log.warn(`sample playground: ${message}`);
     } finally {
@@ -292,7 +293,7 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     try {
       return await createRewardRunner({ file: rewardFile, workers: 2, ...(python ? { python } : {}), signal });
     } catch (err) {
-      run.view.rewardNote = `No rewards: ${path.basename(rewardFile)} does not load: ${err instanceof Error ? err.message : String(err)}`;
+      run.view.rewardNote = `No rewards: ${path.basename(rewardFile)} does not load: ${errorMessage(err)}`;
       return undefined;
     }
   }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { Log } from './log';
 import { pythonPathSetting } from './settings';
+import { errorMessage } from '../core/errors';
 
 export interface PythonChoice {
   path: string;
@@ -34,7 +35,7 @@ async function fromPythonExtension(resource: vscode.Uri | undefined, log: Log): 
     // Fall back to the path of the active environment (an executable for plain interpreters).
     if (isRecord(active) && typeof active.path === 'string' && active.path) return active.path;
   } catch (err) {
-    log.warn(`could not ask the Python extension for its interpreter (${err instanceof Error ? err.message : String(err)}); using the setting or python3`);
+    log.warn(`could not ask the Python extension for its interpreter (${errorMessage(err)}); using the setting or python3`);
   }
   return undefined;
 }

@@ -20,6 +20,7 @@ import { addToRewardFilesSetting, readBackendFor, rewardEnvironmentSetting, rewa
 import { Disposable } from './lifecycle';
 import { COMMAND } from './commandIds';
 import { registerTable } from './commands';
+import { errorMessage } from '../core/errors';
 
 export const REPORT_SCHEME = 'tinker-reward-report';
 
@@ -129,7 +130,7 @@ async function newRewardFunction(d: RewardCommandDeps, args?: { language?: Templ
     await fs.writeFile(file, rewardTemplate(language, path.basename(examplesFile)), { flag: 'wx' });
   } catch (err) {
     const exists = err instanceof Error && 'code' in err && err.code === 'EEXIST';
-    void vscode.window.showErrorMessage(exists ? `${path.basename(file)} already exists; choose another name.` : `Cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    void vscode.window.showErrorMessage(exists ? `${path.basename(file)} already exists; choose another name.` : `Cannot write ${file}: ${errorMessage(err)}`);
     return undefined;
   }
   await fs.writeFile(examplesFile, EXAMPLES_TEMPLATE, { flag: 'wx' }).catch(() => undefined); // keep an existing examples file
@@ -178,7 +179,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
     await reports.show(`Dry run of ${path.basename(file)}`, dryRunMarkdown(report, path.basename(file)));
     return report;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     d.log.warn(`dry run of ${path.basename(file)} failed: ${message}`);
     void vscode.window.showErrorMessage(`Dry run of ${path.basename(file)} failed: ${message}`);
     return undefined;

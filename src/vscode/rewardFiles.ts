@@ -11,6 +11,7 @@ import { isSpecFileOf, specGlob } from '../core/spec/kinds';
 import { Log } from './log';
 import { onDidChangeSettings, rewardFilesSetting, SECTION } from './settings';
 import { Disposable } from './lifecycle';
+import { errorMessage } from '../core/errors';
 
 export interface RewardFileInfo {
   /** the spec that names this reward file, when one does */
@@ -79,7 +80,7 @@ export class RewardFileIndex extends Disposable {
     } catch (err) {
       // an unreadable or invalid spec names no reward file (the JSON schema reports its problems)
       this.bySpec.delete(specFile);
-      this.log.info(`reward files: ${path.basename(specFile)} skipped (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+      this.log.info(`reward files: ${path.basename(specFile)} skipped (${errorMessage(err).split('\n')[0]})`);
     }
   }
 

@@ -19,6 +19,7 @@ import { resolvePython } from './pythonInterpreter';
 import { RewardFileIndex } from './rewardFiles';
 import { onDidChangeSettings, rewardEnvironmentSetting, rewardRangeSetting } from './settings';
 import { Disposable, toDisposable } from './lifecycle';
+import { errorMessage } from '../core/errors';
 
 export const DEBOUNCE_MS = 500;
 /** examples taken from the latest run that used the reward file */
@@ -212,7 +213,7 @@ export class RewardValidator extends Disposable {
       this.emitter.fire(uri);
     } catch (err) {
       if (signal.aborted) return;
-      this.o.log.warn(`validating ${path.basename(uri.fsPath)} failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log.warn(`validating ${path.basename(uri.fsPath)} failed: ${errorMessage(err)}`);
     } finally {
       if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
     }
@@ -229,7 +230,7 @@ export class RewardValidator extends Disposable {
         }
       }
     } catch (err) {
-      this.o.log.info(`no run examples for ${path.basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log.info(`no run examples for ${path.basename(file)}: ${errorMessage(err)}`);
     }
     return undefined;
   }

@@ -19,6 +19,7 @@ import { throttle } from './throttle';
 import { Disposable } from './lifecycle';
 import { COMMAND } from './commandIds';
 import { serverRunItem } from './serverRunItem';
+import { errorMessage } from '../core/errors';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
@@ -100,7 +101,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       if (runs.length === 0) return [{ kind: 'message', text: 'No training runs on this server yet', error: false }];
       return runs.map((run) => ({ kind: 'serverRun', run }));
     } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
+      const text = errorMessage(err);
       return [{ kind: 'message', text: 'Could not list the server’s training runs', detail: text, error: true }];
     }
   }

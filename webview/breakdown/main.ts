@@ -8,6 +8,7 @@ import './breakdown.css';
 import { BreakdownGroup, breakdownStats, buildGroups, GroupFilter, GroupKind, GroupSort, NO_FILTER, viewGroups } from '../shared/breakdown';
 import { BreakdownProtocol, BreakdownSnapshot, IterationRef, ToWebview } from '../shared/breakdownProtocol';
 import { PanelClient } from '../shared/browser/client';
+import { errorText } from '../shared/panelProtocol';
 import { registerComponents } from '../shared/browser/components';
 import { byId, el, inputById, typedById } from '../shared/browser/dom';
 import { VirtualList } from './virtualList';
@@ -181,7 +182,7 @@ async function search(): Promise<void> {
     textMatches = new Set(found);
     applyView();
   } catch (err) {
-    if (!abort.signal.aborted) messageEl.textContent = `Search failed: ${err instanceof Error ? err.message : String(err)}`;
+    if (!abort.signal.aborted) messageEl.textContent = `Search failed: ${errorText(err)}`;
   }
 }
 
@@ -374,7 +375,7 @@ async function loadSample(completion: HTMLElement, strip: HTMLElement, groupIdx:
       }),
     );
   } catch (err) {
-    if (!abort.signal.aborted) strip.textContent = `Could not load the tokens: ${err instanceof Error ? err.message : String(err)}`;
+    if (!abort.signal.aborted) strip.textContent = `Could not load the tokens: ${errorText(err)}`;
   }
 }
 

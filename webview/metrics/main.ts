@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import '../shared/browser/base.css';
 import './metrics.css';
 import { PanelClient } from '../shared/browser/client';
+import { errorText } from '../shared/panelProtocol';
 import { isChecked, registerComponents } from '../shared/browser/components';
 import { byId, frameScheduler, inputById, onThemeChange } from '../shared/browser/dom';
 import { CHARTS, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../shared/metricsProtocol';
@@ -78,7 +79,7 @@ async function openIteration(step: number): Promise<void> {
   try {
     await client.request('openIteration', { step });
   } catch (err) {
-    messageEl.textContent = `Could not open iteration ${step}: ${err instanceof Error ? err.message : String(err)}`;
+    messageEl.textContent = `Could not open iteration ${step}: ${errorText(err)}`;
   }
 }
 

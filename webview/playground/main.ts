@@ -6,6 +6,7 @@
 import '../shared/browser/base.css';
 import './playground.css';
 import { PanelClient } from '../shared/browser/client';
+import { errorText } from '../shared/panelProtocol';
 import { byId, el, inputById, typedById } from '../shared/browser/dom';
 import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../shared/playgroundProtocol';
 
@@ -242,7 +243,7 @@ byId('show-prompt').addEventListener('click', async () => {
     const r = await client.request('renderedPrompt', { source, messages: f.form.messages });
     promptView.textContent = `renderer ${r.renderer} (${r.baseModel}) · ${r.tokens} prompt tokens\n\n${r.text}`;
   } catch (err) {
-    promptView.textContent = err instanceof Error ? err.message : String(err);
+    promptView.textContent = errorText(err);
   }
 });
 
@@ -342,7 +343,7 @@ async function toggleTokens(s: SampleView, strip: HTMLElement): Promise<void> {
       }),
     );
   } catch (err) {
-    strip.textContent = err instanceof Error ? err.message : String(err);
+    strip.textContent = errorText(err);
   }
 }
 

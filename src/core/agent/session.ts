@@ -25,6 +25,7 @@ import { startSftRun } from '../sft/start';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
 import { SftStepReport, StepReport, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
 import { METRIC } from '../runs/metricKeys';
+import { errorMessage } from '../errors';
 
 export interface TrainingSessionOptions {
   runsDir: string;
@@ -287,7 +288,7 @@ export class TrainingSession {
       },
       ...(this.o.log ? { log: this.o.log } : {}),
     }).catch((err: unknown) => {
-      const error = err instanceof Error ? err.message : String(err);
+      const error = errorMessage(err);
       watcher?.onEnd({ runDir: c.runDir ?? '', status: 'failed', iterationsRun: 0, error });
       throw new SessionError(error);
     });
@@ -409,7 +410,7 @@ export class TrainingSession {
         try {
           await service.weightsInfo(a.path);
         } catch (err) {
-          throw new SessionError(`unknown checkpoint ${a.path}: ${(err as Error).message}`);
+          throw new SessionError(`unknown checkpoint ${a.path}: ${errorMessage(err)}`);
         }
         if (!c.runDir) {
           // before the first step: start the run from these weights with a fresh optimizer
@@ -494,7 +495,7 @@ function readPromptsFile(file: string): SamplePrompt[] {
     try {
       v = JSON.parse(line);
     } catch (err) {
-      throw new SessionError(`${file}:${i + 1}: not JSON (${(err as Error).message})`);
+      throw new SessionError(`${file}:${i + 1}: not JSON (${errorMessage(err)})`);
     }
     const p = SamplePromptSchema.safeParse(v);
     if (!p.success) throw new SessionError(`${file}:${i + 1}: ${p.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);

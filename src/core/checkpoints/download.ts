@@ -10,6 +10,7 @@ import { splitTinkerPath } from '../tinker/client';
 import { type NetworkOptions, viaProxy, withDispatcher } from '../tinker/proxy';
 import { describeCheckpointError } from './errors';
 import { extractTar } from './tar';
+import { errorMessage } from '../errors';
 
 export interface DownloadProgress {
   received: number;
@@ -74,7 +75,7 @@ export async function downloadCheckpoint(client: ServiceClient, tinkerPath: stri
         res = await undiciFetch(url, { signal: o.signal, redirect: 'follow', dispatcher });
       } catch (err) {
         if (o.signal?.aborted) throw err;
-        const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+        const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : errorMessage(err);
         throw new Error(`the archive download could not connect (${cause}${viaProxy(route)})`);
       }
       return receive(res, o, destDir, name, tmpTar, tmpDir);

@@ -1,6 +1,7 @@
 // What went wrong with a checkpoint operation, said about the checkpoint: expired, not found, no
 // permission, already public/private, instead of the endpoint-level text of the HTTP error.
-import { TinkerApiError, TinkerError } from '../tinker/errors';
+import { TinkerApiError } from '../tinker/errors';
+import { errorMessage } from '../errors';
 
 export type CheckpointProblem = 'expired' | 'not-found' | 'permission' | 'conflict' | 'other';
 
@@ -29,7 +30,7 @@ export function describeCheckpointError(err: unknown, tinkerPath: string, ctx: E
   if (err instanceof CheckpointError) return err;
   const now = ctx.now ?? new Date();
   const status = err instanceof TinkerApiError ? err.status : undefined;
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason = errorMessage(err);
   if (status === 410 || (status === 404 && ctx.expiresAt && ctx.expiresAt.getTime() <= now.getTime())) {
     const when = ctx.expiresAt ? ` at ${ctx.expiresAt.toISOString()}` : '';
     return new CheckpointError(`cannot ${ctx.action} ${tinkerPath}: the checkpoint expired${when} and the server deleted it. Refresh the list; to keep checkpoints longer, clear or extend their TTL before it passes.`, 'expired', tinkerPath, err);
@@ -44,6 +45,5 @@ export function describeCheckpointError(err: unknown, tinkerPath: string, ctx: E
     const detail = /already (public|private)/i.exec(reason)?.[0];
     return new CheckpointError(`cannot ${ctx.action} ${tinkerPath}: ${detail ? `it is ${detail.toLowerCase()}` : 'the server reports a conflict'}.`, 'conflict', tinkerPath, err);
   }
-  const text = err instanceof TinkerError || err instanceof Error ? reason : String(err);
-  return new CheckpointError(`cannot ${ctx.action} ${tinkerPath}: ${text}`, 'other', tinkerPath, err);
+  return new CheckpointError(`cannot ${ctx.action} ${tinkerPath}: ${reason}`, 'other', tinkerPath, err);
 }

@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../runs/runWriter';
 import { formatIssue } from '../spec/issues';
 import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';
 import { DatasetError } from './problem';
+import { errorMessage } from '../errors';
 
 export const DATASETS_SERVER = 'https://datasets-server.huggingface.co';
 const PAGE = 100; // the rows API's largest page
@@ -152,7 +153,7 @@ async function getJson<T extends z.ZodType>(url: string, schema: T, what: string
       text = await res.body.text();
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      const code = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
+      const code = (err as NodeJS.ErrnoException).code ?? errorMessage(err);
       // a refused connection or an unknown host will not change in a second; a dropped one may
       if (attempt < ATTEMPTS && code !== 'ECONNREFUSED' && code !== 'ENOTFOUND') {
         await pause(backoffMs(attempt, undefined), opts.signal);

@@ -3,6 +3,7 @@
 import { promises as fs } from 'node:fs';
 import { DatasetError, ProblemFields, recordToProblem } from './problem';
 import type { Problem } from './types';
+import { errorMessage } from '../errors';
 
 export type InvalidLinePolicy = 'skip' | 'stop';
 
@@ -51,7 +52,7 @@ export async function readJsonlProblems(file: string, label: string, fields: Pro
       }
       reason = result.reason;
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = errorMessage(err);
       reason = isLastWithoutNewline
         ? `the last line is cut off (no newline at the end, and not complete JSON: ${why})`
         : `invalid JSON: ${why}`;

@@ -14,6 +14,7 @@ import { textInput } from '../tinker/types';
 import { forEachBounded } from '../checkpoints/bulk';
 import { EventQueue } from './queue';
 import type { PlaygroundEvent, PlaygroundRequest, PlaygroundSample, PlaygroundSummary, SideId, SideInfo, SideSource, SideSummary } from './types';
+import { errorMessage } from '../errors';
 
 export class PlaygroundError extends Error {
   override name = 'PlaygroundError';
@@ -114,7 +115,7 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
   let error: string | undefined;
   const fail = (err: unknown) => {
     if (signal?.aborted) return;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     error ??= message;
     emit({ type: 'sideError', side, message });
   };

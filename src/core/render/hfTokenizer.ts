@@ -8,6 +8,7 @@ import { Tokenizer as HfLibTokenizer } from '@huggingface/tokenizers';
 import { z } from 'zod';
 import { TokenizerFilesError } from './errors';
 import type { Tokenizer } from './types';
+import { errorMessage } from '../errors';
 
 const AddedTokenJson = z.looseObject({
   id: z.number().int().nonnegative(),
@@ -86,7 +87,7 @@ export class HfTokenizer implements Tokenizer {
     try {
       this.lib = new HfLibTokenizer(tj, cfg);
     } catch (e) {
-      throw new TokenizerFilesError(`${source}: the tokenizer could not be built from tokenizer.json: ${e instanceof Error ? e.message : String(e)}`);
+      throw new TokenizerFilesError(`${source}: the tokenizer could not be built from tokenizer.json: ${errorMessage(e)}`);
     }
     let maxId = this.lib.model ? this.lib.model.vocab.length - 1 : -1;
     for (const t of tj.added_tokens) {
@@ -184,12 +185,12 @@ function readJson(file: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new TokenizerFilesError(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new TokenizerFilesError(`cannot read ${file}: ${errorMessage(e)}`);
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new TokenizerFilesError(`${file} is not valid JSON (${e instanceof Error ? e.message : String(e)}); delete it to download it again`);
+    throw new TokenizerFilesError(`${file} is not valid JSON (${errorMessage(e)}); delete it to download it again`);
   }
 }
 

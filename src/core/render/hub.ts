@@ -8,6 +8,7 @@ import { writeFileAtomic } from '../runs/runWriter';
 import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';
 import { TokenizerFilesError } from './errors';
 import { TokenizerConfigJson, TokenizerJson } from './hfTokenizer';
+import { errorMessage } from '../errors';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
@@ -115,7 +116,7 @@ async function get(url: string, file: string, model: string, opts: HubOptions, d
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
   } catch (e) {
-    const cause = e instanceof Error && e.cause instanceof Error ? e.cause.message : e instanceof Error ? e.message : String(e);
+    const cause = e instanceof Error && e.cause instanceof Error ? e.cause.message : errorMessage(e);
     throw new TokenizerFilesError(
       `could not download the tokenizer of ${model} from ${url} (${cause}${route ? viaProxy(route) : ''}). Tokenizers are cached after the first download; connect once, or set HF_ENDPOINT to a reachable mirror.`,
     );
@@ -142,6 +143,6 @@ function writeAtomically(file: string, text: string): void {
   try {
     writeFileAtomic(file, text);
   } catch (e) {
-    throw new TokenizerFilesError(`cannot write ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new TokenizerFilesError(`cannot write ${file}: ${errorMessage(e)}`);
   }
 }

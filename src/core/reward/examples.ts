@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { RewardDiagnostic } from './diagnostics';
 import { lineRange } from './diagnostics';
+import { errorMessage } from '../errors';
 
 export interface RewardExample {
   completion: string;
@@ -44,7 +45,7 @@ export function parseExamples(text: string, label: string): ParsedExamples {
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      problem(`not valid JSON (${err instanceof Error ? err.message : String(err)}); each line is {"completion": …, "ground_truth": …, "expected": …}`);
+      problem(`not valid JSON (${errorMessage(err)}); each line is {"completion": …, "ground_truth": …, "expected": …}`);
       return;
     }
     const r = ExampleLine.safeParse(value, { reportInput: true });

@@ -2,6 +2,7 @@
 // its own globs (`**`, `*`, `?`, `{a,b}`, `[...]`; dot files included; no leading-`!` negation)
 // against a path relative to a workspace folder with forward slashes.
 import picomatch from 'picomatch';
+import { errorMessage } from '../errors';
 
 const OPTIONS: picomatch.PicomatchOptions = { dot: true, nonegate: true, debug: true };
 
@@ -17,7 +18,7 @@ function compile(glob: string): ((path: string) => boolean) | { problem: string 
       // [!…] negates a class in VS Code's globs; picomatch wants [^…]
       entry = picomatch(glob.replace(/^\.\//, '').replace(/(^|[^\\])\[!/g, '$1[^'), OPTIONS);
     } catch (err) {
-      const reason = err instanceof Error ? err.message.replace(/^Invalid regular expression: \/.*\/: /, '') : String(err);
+      const reason = errorMessage(err).replace(/^Invalid regular expression: \/.*\/: /, '');
       entry = { problem: `"${glob}" is not a valid glob pattern (${reason}); it matches no file` };
     }
     compiled.set(glob, entry);

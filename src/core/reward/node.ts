@@ -12,6 +12,7 @@ import { NODE_WORKER_SOURCE } from './nodeWorkerSource';
 import type { LoadErrorDetail, WorkerExit } from './pool';
 import { readRewardSource, REWARD_DEFAULTS, startRewardPool } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
+import { errorMessage } from '../errors';
 
 type Format = 'commonjs' | 'module';
 
@@ -61,7 +62,7 @@ function stripTypes(transformSync: Transform, file: string, source: string): str
     return transformSync(source, { mode: 'strip-only', filename: file }).code;
   } catch (err) {
     const swc = SwcError.safeParse(err);
-    if (!swc.success) throw new RewardLoadError(file, { message: err instanceof Error ? err.message : String(err) });
+    if (!swc.success) throw new RewardLoadError(file, { message: errorMessage(err) });
     const kind = swc.data.code === 'UnsupportedSyntax' ? 'TypeScript feature not supported' : 'SyntaxError';
     throw new RewardLoadError(file, { message: `${kind}: ${swc.data.message}`, line: swc.data.startLine, column: swc.data.startColumn + 1 });
   }

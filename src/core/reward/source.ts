@@ -8,6 +8,7 @@ import { RewardLoadError } from './errors';
 import { PoolOptions, WorkerPool } from './pool';
 import type { RewardRunnerOptions } from './types';
 import { spawnWorkerProcess, WorkerCommand } from './workerProcess';
+import { errorMessage } from '../errors';
 
 export const REWARD_DEFAULTS = { python: 'python3', workers: 2, timeoutMs: 10_000, memoryMb: 1024 } as const;
 
@@ -48,7 +49,7 @@ export async function readRewardSource(file: string, source?: string): Promise<s
   try {
     return await fs.readFile(file, 'utf8');
   } catch (err) {
-    throw new RewardLoadError(file, { message: `cannot read the file (${err instanceof Error ? err.message : String(err)})` });
+    throw new RewardLoadError(file, { message: `cannot read the file (${errorMessage(err)})` });
   }
 }
 

@@ -21,6 +21,7 @@ import {
 import { matches, RewardExample } from './examples';
 import { scanForSideEffects, ScanLanguage } from './staticScan';
 import { DEFAULT_REWARD_RANGE, ExampleResult, ExampleSummary, formatReward, functionName, rewardLanguage, summarize } from './summary';
+import { errorMessage } from '../errors';
 
 export interface ValidateRewardOptions {
   /** absolute path of the reward file (positions in tracebacks name it) */
@@ -71,7 +72,7 @@ export async function validateReward(o: ValidateRewardOptions): Promise<RewardVa
     });
   } catch (err) {
     o.signal?.throwIfAborted();
-    const d = err instanceof RewardLoadError ? loadDiagnostic(o.source, language, err) : { ...lineRange(o.source, 1), severity: 'error' as const, code: 'load' as const, message: err instanceof Error ? err.message : String(err) };
+    const d = err instanceof RewardLoadError ? loadDiagnostic(o.source, language, err) : { ...lineRange(o.source, 1), severity: 'error' as const, code: 'load' as const, message: errorMessage(err) };
     return { diagnostics: [...staticDiagnostics, d].sort(compareDiagnostics), exampleDiagnostics: [], loaded: false, results: [] };
   }
   try {

@@ -1,6 +1,7 @@
 // Reading JSON-lines files written by us or by the Python tinker-cookbook. Python's json module
 // writes the bare tokens NaN, Infinity and -Infinity; a run still being written may end in a partial
 // line without "\n". Both are normal and handled; any other bad line is reported with its number.
+import { errorMessage } from '../errors';
 
 export interface JsonlProblem {
   file: string;
@@ -54,7 +55,7 @@ export function parseJsonl(text: string, file: string): JsonlRead {
     try {
       records.push({ line: i + 1, value: parseJsonLine(line) });
     } catch (err) {
-      problems.push({ file, line: i + 1, message: (err as Error).message });
+      problems.push({ file, line: i + 1, message: errorMessage(err) });
     }
   });
   return { records, problems, partialTail };

@@ -9,6 +9,7 @@ import { METRIC } from './metricKeys';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
 import type { CheckpointRecord } from './runDirectory';
 import type { RunWriter } from './runWriter';
+import { errorMessage } from '../errors';
 
 /** Thrown between phases once the run's signal is aborted. */
 export class Cancelled extends Error {}
@@ -41,7 +42,7 @@ export function serverGoneSignal(signal: AbortSignal | undefined): AbortSignal |
 export function stopOutcome(err: unknown, signal: AbortSignal | undefined): { status: 'cancelled' } | { status: 'failed'; error: string } {
   if (signal?.reason instanceof ServerGone) return { status: 'failed', error: signal.reason.message };
   if (err instanceof Cancelled || signal?.aborted) return { status: 'cancelled' };
-  return { status: 'failed', error: (err as Error)?.message ?? String(err) };
+  return { status: 'failed', error: errorMessage(err) };
 }
 
 export function checkpointName(step: number): string {
@@ -85,7 +86,7 @@ export function loopIo(o: { writer: RunWriter; signal?: AbortSignal; log?: (line
       try {
         o.onEvent?.(e);
       } catch (err) {
-        log(`an event listener failed on "${e.type}": ${(err as Error)?.message ?? String(err)}`);
+        log(`an event listener failed on "${e.type}": ${errorMessage(err)}`);
       }
     },
     checkCancel: () => {
@@ -167,7 +168,7 @@ export async function saveResumePoint(o: Omit<StretchEnd, 'trainer' | 'stopStep'
       o.writer.appendCheckpoint(rec);
       o.io.emit({ type: 'checkpoint', record: rec });
     } catch (saveErr) {
-      o.io.log(`cancelled; saving a resume checkpoint at step ${o.batch} failed: ${(saveErr as Error).message}`);
+      o.io.log(`cancelled; saving a resume checkpoint at step ${o.batch} failed: ${errorMessage(saveErr)}`);
     }
   }
   o.io.log(`cancelled after ${o.done} ${o.unit} (next step ${o.batch})`);

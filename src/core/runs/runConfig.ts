@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { readIfExists } from '../fs/read';
 import { z } from 'zod';
+import { errorMessage } from '../errors';
 
 export const RunConfig = z
   .object({
@@ -28,7 +29,7 @@ export function parseRunConfig(text: string, file: string): RunConfig {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${file}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new Error(`${file}: not JSON (${errorMessage(err)})`);
   }
   const parsed = RunConfig.safeParse(raw);
   if (!parsed.success) {

@@ -9,6 +9,7 @@ import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';
 import { METRIC } from './metricKeys';
 import { runLockState } from './runLock';
+import { errorMessage } from '../errors';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
 export const CheckpointRecord = z
@@ -95,7 +96,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     try {
       model = parseRunConfig(configText, path.join(dir, 'config.json')).model_name;
     } catch (err) {
-      problems.push({ file: path.join(dir, 'config.json'), line: 0, message: (err as Error).message });
+      problems.push({ file: path.join(dir, 'config.json'), line: 0, message: errorMessage(err) });
     }
   }
 

@@ -15,6 +15,7 @@ import { parseRunConfig, RunConfig } from './runConfig';
 import { CheckpointRecord, parseRecords } from './runDirectory';
 import { writeFileAtomicSync } from '../fs/atomic';
 import { RunLock, lockRunDirectory } from './runLock';
+import { errorMessage } from '../errors';
 
 /** checkpoints.jsonl key order of the cookbook: known keys first, then loop-state extras. */
 const CHECKPOINT_KEY_ORDER = ['name', 'batch', 'epoch', 'final', 'state_path', 'sampler_path'] as const;
@@ -131,7 +132,7 @@ export class RunWriter {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (err) {
-      throw new Error(`${file}: ${(err as Error).message}`);
+      throw new Error(`${file}: ${errorMessage(err)}`);
     }
     return parseRunConfig(text, file);
   }

@@ -3,6 +3,7 @@
 // skipped-lines summary and the config.json written for a new run.
 import { getLr } from '../render/modelInfo';
 import { RunWriter } from './runWriter';
+import { errorMessage } from '../errors';
 
 /** Runs `body` with the resume directory (if any) locked; every writer `body` adds is closed after. */
 export async function withRunWriters<T>(resumeDir: string | undefined, body: (resume: RunWriter | undefined, writers: RunWriter[]) => Promise<T>): Promise<T> {
@@ -22,7 +23,7 @@ export function resolveLearningRate(spec: { learning_rate?: number | undefined; 
   try {
     return getLr(spec.model);
   } catch (err) {
-    throw new Error(`no learning_rate in the spec and none known for ${spec.model} (${(err as Error).message}); set "learning_rate"`);
+    throw new Error(`no learning_rate in the spec and none known for ${spec.model} (${errorMessage(err)}); set "learning_rate"`);
   }
 }
 

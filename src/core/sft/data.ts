@@ -16,6 +16,7 @@ import type { Message } from '../render/types';
 import type { NetworkOptions } from '../tinker/proxy';
 import { formatIssue } from '../spec/issues';
 import type { SftDatasetSpec } from './spec';
+import { errorMessage } from '../errors';
 
 export interface Chat {
   /** "<file>:<line>" or "<dataset>/<config>/<split>:<row>" */
@@ -92,7 +93,7 @@ async function readJsonlChats(file: string, label: string, f: ChatFields, policy
       }
       reason = r.reason;
     } catch (err) {
-      reason = `invalid JSON: ${(err as Error).message}`;
+      reason = `invalid JSON: ${errorMessage(err)}`;
     }
     if (policy === 'stop') throw new DatasetError(`${where}: ${reason} (set dataset.on_invalid_line to "skip" to leave such lines out)`);
     skipped.push({ where, reason });

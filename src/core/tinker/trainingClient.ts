@@ -9,6 +9,7 @@ import type { ServiceClient } from './serviceClient';
 import { AdamParams, DEFAULT_ADAM, Datum, ForwardBackwardOutput, LossFnType, TensorData, modelInputLength } from './types';
 import * as W from './wire';
 import type { z } from 'zod';
+import { errorMessage } from '../errors';
 
 type ZstdCompress = (b: Uint8Array) => Buffer;
 const zstdCompress: ZstdCompress | undefined = (zlib as unknown as { zstdCompressSync?: ZstdCompress }).zstdCompressSync;
@@ -88,7 +89,7 @@ export class TrainingClient {
       try {
         return await submit();
       } catch (err) {
-        if (this.requestCounter >= firstSeq) this.broken = new TrainingSequenceError(this.modelId, firstSeq, (err as Error).message);
+        if (this.requestCounter >= firstSeq) this.broken = new TrainingSequenceError(this.modelId, firstSeq, errorMessage(err));
         throw err;
       }
     };

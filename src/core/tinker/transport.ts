@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CancelledError, ConnectionError, ResponseShapeError, TinkerApiError, errorForStatus } from './errors';
 import { NetworkOptions, Route, createDispatcher, proxySecrets, viaProxy } from './proxy';
 import { describeZodError } from './wire';
+import { errorMessage } from '../errors';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -194,7 +195,7 @@ export class Transport {
     } catch (err) {
       if (o.signal?.aborted) throw new CancelledError(endpoint);
       const timedOut = ac.signal.aborted;
-      const msg = timedOut ? `no answer within ${timeoutMs / 1000} s` : ((err as Error)?.message ?? String(err));
+      const msg = timedOut ? `no answer within ${timeoutMs / 1000} s` : errorMessage(err);
       throw new ConnectionError(`${endpoint}: ${this.redact(msg)} (${this.baseUrl}${this.route ? viaProxy(this.route) : ''})`, endpoint, err);
     } finally {
       clearTimeout(timer);

@@ -13,6 +13,7 @@
 // already keeps both cores busy with its own threads.
 import { ComputeOptions, GemmKernel } from './kernel';
 import { GemmOptions, gemmReference } from './reference';
+import { errorMessage } from '../../core/errors';
 
 export { ComputeOptions, GemmKernel } from './kernel';
 export { GemmOptions, gemmReference, gemmStrides } from './reference';
@@ -45,7 +46,7 @@ export function initCompute(opts: ComputeOptions & { log?: (line: string) => voi
       info = { kernel: 'wasm-simd', threads: kernel.threads, memoryBytes: kernel.memory.buffer.byteLength };
       log(`gemm: WASM SIMD kernel, ${kernel.threads} thread(s), ${info.memoryBytes >> 20} MiB memory`);
     } catch (err) {
-      info = { kernel: 'reference', threads: 1, memoryBytes: 0, reason: err instanceof Error ? err.message : String(err) };
+      info = { kernel: 'reference', threads: 1, memoryBytes: 0, reason: errorMessage(err) };
       log(`gemm: WASM SIMD kernel unavailable (${info.reason}); using the pure-TypeScript reference`);
     }
     return info;

@@ -2,6 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { initCompute } from '../compute';
 import { LocalBackend, LocalBackendOptions } from './backend';
+import { errorMessage } from '../../core/errors';
 
 const options = workerData as LocalBackendOptions;
 const backend = new LocalBackend(options);
@@ -28,7 +29,7 @@ const reply = (id: number, run: () => unknown) =>
     .then(run)
     .then(
       (value) => parentPort!.postMessage({ id, ok: true, value }),
-      (err: unknown) => parentPort!.postMessage({ id, ok: false, message: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => parentPort!.postMessage({ id, ok: false, message: errorMessage(err) }),
     );
 parentPort!.on('message', (msg: { id: number; method: string; args: never[] }) => {
   queue = queue.then(async () => {

@@ -3,6 +3,7 @@
 // header (padded with spaces to a multiple of 4), then the tensors' float32 LE data in header order.
 // Round trips are bit-exact.
 import { z } from 'zod';
+import { errorMessage } from '../../core/errors';
 
 const TensorEntry = z.object({ name: z.string(), length: z.number().int().nonnegative() });
 export type TensorEntry = z.infer<typeof TensorEntry>;
@@ -49,7 +50,7 @@ export function readTensorFile(bytes: Uint8Array, magic: string, what: string): 
   try {
     header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + hlen)));
   } catch (err) {
-    throw new Error(`${what}: the header is not JSON (${(err as Error).message})`);
+    throw new Error(`${what}: the header is not JSON (${errorMessage(err)})`);
   }
   const parsed = z.looseObject({ tensors: z.array(TensorEntry) }).safeParse(header);
   if (!parsed.success) throw new Error(`${what}: bad header: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);

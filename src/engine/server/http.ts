@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import * as zlib from 'node:zlib';
 import { z } from 'zod';
 import { describeZodError } from '../../core/tinker/wire';
+import { errorMessage } from '../../core/errors';
 
 export class HttpError extends Error {
   constructor(
@@ -118,7 +119,7 @@ export class Router {
 function errorReply(err: unknown): Reply {
   if (err instanceof HttpError) return { status: err.status, json: { detail: err.message }, headers: err.headers };
   if (err instanceof z.ZodError) return { status: 422, json: { detail: describeZodError(err) } };
-  return { status: 500, json: { detail: `internal error: ${(err as Error)?.message ?? String(err)}` } };
+  return { status: 500, json: { detail: `internal error: ${errorMessage(err)}` } };
 }
 
 function send(res: http.ServerResponse, reply: Reply): void {
@@ -173,7 +174,7 @@ export function decodedBody(req: Request): Buffer {
       return zstdDecompress(req.body, { maxOutputLength: MAX_BODY });
     } catch (err) {
       if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new HttpError(413, 'zstd body decompresses to more than 64 MiB');
-      throw new HttpError(400, `zstd body: ${(err as Error).message}`);
+      throw new HttpError(400, `zstd body: ${errorMessage(err)}`);
     }
   }
   throw new HttpError(415, `unsupported Content-Encoding "${enc}"`);
@@ -185,7 +186,7 @@ export function parseJson<T extends z.ZodType>(req: Request, schema: T): z.outpu
   try {
     value = req.body.length ? JSON.parse(req.body.toString('utf8')) : {};
   } catch (err) {
-    throw new HttpError(400, `the body is not JSON: ${(err as Error).message}`);
+    throw new HttpError(400, `the body is not JSON: ${errorMessage(err)}`);
   }
   const r = schema.safeParse(value);
   if (!r.success) throw new HttpError(422, `${req.path}: ${describeZodError(r.error)}`);

@@ -6,6 +6,7 @@ import { FutureError, FutureResult, FutureStore } from './futures';
 import { HttpError, Reply } from './http';
 import { EngineStore, RunRecord, parseTinkerPath } from './store';
 import type { EngineServerOptions } from './server';
+import { errorMessage } from '../../core/errors';
 
 export interface Session {
   id: string;
@@ -126,7 +127,7 @@ export class EngineState {
     try {
       parsed = parseTinkerPath(tinkerPath);
     } catch (err) {
-      throw new FutureError((err as Error).message);
+      throw new FutureError(errorMessage(err));
     }
     const run = this.store.run(parsed.runId);
     if (!run) throw new FutureError(`checkpoint ${tinkerPath} not found: no training run ${parsed.runId} on this engine`);

@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../core/fs/atomic';
+import { errorMessage } from '../../core/errors';
 
 export const CheckpointRecord = z.object({
   checkpoint_id: z.string(),
@@ -88,7 +89,7 @@ export class EngineStore {
       if (parsed.success) candidates = parsed.data.runs;
       else problem = `${parsed.error.issues[0]?.path.join('.') || '(top level)'}: ${parsed.error.issues[0]?.message}`;
     } catch (err) {
-      problem = `not valid JSON (${(err as Error).message})`;
+      problem = `not valid JSON (${errorMessage(err)})`;
     }
     let bad = 0;
     for (const [i, candidate] of candidates.entries()) {

@@ -9,6 +9,7 @@ import * as W from '../../core/tinker/wire';
 import { FutureError, FutureResult } from './futures';
 import { HttpError, Reply, Router, decodedBody, parseJson } from './http';
 import { EngineState, ModelState, Session, api, future, hashOf } from './state';
+import { errorMessage } from '../../core/errors';
 
 const ENGINE_USER = 'local-engine';
 
@@ -179,7 +180,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
       try {
         fb = decodeForwardBackwardRequest(raw);
       } catch (err) {
-        throw new HttpError(422, `forward_backward body: ${(err as Error).message}`);
+        throw new HttpError(422, `forward_backward body: ${errorMessage(err)}`);
       }
     } else {
       raw = req.body;
