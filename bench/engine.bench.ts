@@ -10,6 +10,7 @@ import type { EngineDatum, SamplingParams } from '../src/engine/contract';
 import { initCompute } from '../src/engine/compute';
 import { LocalBackend, createComputeBackend } from '../src/engine/model';
 import { ARITH_MODEL, RANDOM_MODEL, encodeChat } from '../src/engine/model/models';
+import { errorMessage } from '../src/core/errors';
 
 const BATCH = Number(process.env.BATCH ?? 64);
 const SEQ = Number(process.env.SEQ ?? 32);
@@ -57,7 +58,7 @@ async function run(threads: 1 | 2): Promise<void> {
     backend = new LocalBackend({ gemmThreads: threads });
   } catch (err) {
     // the weights file may be mid-rewrite by a pretraining run: measure the random model instead
-    console.log(`(the weights file could not be read: ${(err as Error).message})`);
+    console.log(`(the weights file could not be read: ${errorMessage(err)})`);
     backend = new LocalBackend({ gemmThreads: threads, weightsDir: '/nonexistent' });
   }
   const models = backend.listBaseModels();

@@ -6,6 +6,7 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { GemmKernel, GemmOptions } from '../src/engine/compute';
+import { errorMessage } from '../src/core/errors';
 
 interface Shape {
   label: string;
@@ -69,7 +70,7 @@ function loadOrt(): Ort | string {
     const mod: unknown = createRequire(path.join(dir, 'package.json'))('onnxruntime-node');
     return isOrt(mod) ? mod : 'onnxruntime-node loaded but does not look like its API';
   } catch (err) {
-    return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    return errorMessage(err).split('\n')[0]!;
   }
 }
 
