@@ -6,9 +6,9 @@
 import * as vscode from 'vscode';
 import type { ItemOutcome } from '../core/checkpoints/bulk';
 import { type SpecKind, specKind } from '../core/spec/kinds';
-import { CheckpointNode, CheckpointTarget, CheckpointsTreeProvider, targetOf } from './checkpointsTree';
+import { CheckpointTarget, CheckpointsTreeProvider, isCheckpointRow, targetOf } from './checkpointsTree';
 import { COMMAND } from './commandIds';
-import { Handler, registerTable } from './commands';
+import { commandArg, Handler, registerTable } from './commands';
 import { TinkerConnection } from './connection';
 import { readNetworkSettings } from './networkSettings';
 import { Log } from './log';
@@ -45,14 +45,14 @@ export function registerCheckpointCommands(s: CheckpointCommandServices): vscode
     [COMMAND.checkpointsLoadMore]: () => s.tree.loadMore(),
     [COMMAND.checkpointsPublish]: (n?: unknown, sel?: unknown) => bulk(s, targets(n, sel), 'published', 'publish', (m, c, p, t) => m.publishCheckpoint(c, p, t)),
     [COMMAND.checkpointsUnpublish]: (n?: unknown, sel?: unknown) => bulk(s, targets(n, sel), 'unpublished', 'unpublish', (m, c, p, t) => m.unpublishCheckpoint(c, p, t)),
-    [COMMAND.checkpointsSetTtl]: (n?: unknown, sel?: unknown, a?: unknown) => setTtl(s, targets(n, sel), answers(a)),
+    [COMMAND.checkpointsSetTtl]: async (n?: unknown, sel?: unknown, a?: unknown) => setTtl(s, targets(n, sel), await answers(COMMAND.checkpointsSetTtl, a)),
     [COMMAND.checkpointsClearTtl]: (n?: unknown, sel?: unknown) =>
       bulk(s, targets(n, sel), 'kept without expiry', 'clear the TTL of', (m, c, p, t) => m.setCheckpointTtl(c, p, null, t)),
-    [COMMAND.checkpointsDelete]: (n?: unknown, sel?: unknown, a?: unknown) => deleteMany(s, targets(n, sel), answers(a)),
-    [COMMAND.checkpointsDownload]: (n?: unknown, _sel?: unknown, a?: unknown) => download(s, one(n), answers(a)),
+    [COMMAND.checkpointsDelete]: async (n?: unknown, sel?: unknown, a?: unknown) => deleteMany(s, targets(n, sel), await answers(COMMAND.checkpointsDelete, a)),
+    [COMMAND.checkpointsDownload]: async (n?: unknown, _sel?: unknown, a?: unknown) => download(s, one(n), await answers(COMMAND.checkpointsDownload, a)),
     [COMMAND.checkpointsWeightsInfo]: (n?: unknown) => weightsInfo(s, one(n)),
-    [COMMAND.checkpointsStartGrpo]: (n?: unknown, _sel?: unknown, a?: unknown) => startFrom(s, one(n), 'grpo', answers(a)),
-    [COMMAND.checkpointsStartSft]: (n?: unknown, _sel?: unknown, a?: unknown) => startFrom(s, one(n), 'sft', answers(a)),
+    [COMMAND.checkpointsStartGrpo]: async (n?: unknown, _sel?: unknown, a?: unknown) => startFrom(s, one(n), 'grpo', await answers(COMMAND.checkpointsStartGrpo, a)),
+    [COMMAND.checkpointsStartSft]: async (n?: unknown, _sel?: unknown, a?: unknown) => startFrom(s, one(n), 'sft', await answers(COMMAND.checkpointsStartSft, a)),
     [COMMAND.checkpointsResumeRun]: (n?: unknown) => {
       const t = one(n);
       if (!t.runDir) throw new Error('This checkpoint was not saved by a run in the runs folder, so there is no run to resume.');
@@ -62,20 +62,20 @@ export function registerCheckpointCommands(s: CheckpointCommandServices): vscode
   return registerTable(table, s.log);
 }
 
-function answers(a: unknown): CheckpointAnswers {
-  return typeof a === 'object' && a !== null ? (a as CheckpointAnswers) : {};
-}
-
-function isNode(x: unknown): x is CheckpointNode {
-  return typeof x === 'object' && x !== null && typeof (x as { kind?: unknown }).kind === 'string';
+/** The answers argument (tests and other commands give it; menus do not). */
+async function answers(command: string, a: unknown): Promise<CheckpointAnswers> {
+  const given = await commandArg(command, 'answers', a, ({ z }) =>
+    z.strictObject({ confirm: z.boolean().optional(), ttl: z.string().optional(), folder: z.string().optional(), guided: z.record(z.string(), z.unknown()).optional() }).optional(),
+  );
+  return given ?? {};
 }
 
 /** The checkpoints an action applies to: the selection when the clicked row is part of it, else the row. */
 export function targets(node: unknown, selected: unknown): CheckpointTarget[] {
-  const rows = Array.isArray(selected) && selected.length > 0 && isNode(node) && selected.includes(node) ? selected : [node];
+  const rows = Array.isArray(selected) && selected.length > 0 && isCheckpointRow(node) && selected.includes(node) ? selected : [node];
   const out: CheckpointTarget[] = [];
   for (const r of rows) {
-    if (!isNode(r)) continue;
+    if (!isCheckpointRow(r)) continue;
     const t = targetOf(r);
     if (t && !out.some((o) => o.tinkerPath === t.tinkerPath)) out.push(t);
   }

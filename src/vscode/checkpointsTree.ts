@@ -48,6 +48,14 @@ export interface CheckpointTarget {
   runFinished?: boolean;
 }
 
+/** The rows the Checkpoints view has handed out (to VS Code, to tests): what a checkpoint command's node argument must be. */
+const ROWS = new WeakSet<object>();
+
+/** Whether `value` is a row of the Checkpoints view (by identity: VS Code hands the row object back to commands). */
+export function isCheckpointRow(value: unknown): value is CheckpointNode {
+  return typeof value === 'object' && value !== null && ROWS.has(value);
+}
+
 export function targetOf(node: CheckpointNode): CheckpointTarget | undefined {
   if (node.kind === 'path') {
     return { tinkerPath: node.tinkerPath, kind: node.which, server: typeof node.server === 'object' ? node.server : undefined, runDir: node.run.dir, runFinished: node.run.finished };
@@ -110,6 +118,12 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
   }
 
   async getChildren(element?: CheckpointNode): Promise<CheckpointNode[]> {
+    const rows = await this.children(element);
+    for (const r of rows) ROWS.add(r);
+    return rows;
+  }
+
+  private async children(element: CheckpointNode | undefined): Promise<CheckpointNode[]> {
     if (!element) {
       const runs = await this.model.list();
       const local: CheckpointNode[] = runs.filter((r) => r.checkpoints.length > 0).map((run) => ({ kind: 'run', run }));

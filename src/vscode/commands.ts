@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../core/config/backendKinds';
-import { CheckpointNode, checkpointPath, targetOf } from './checkpointsTree';
+import { checkpointPath, isCheckpointRow, targetOf } from './checkpointsTree';
 import { TinkerConnection } from './connection';
 import { openArithmeticExample } from './example';
 import { Log } from './log';
@@ -48,6 +48,27 @@ export function registerCommands(s: CommandServices): vscode.Disposable[] {
     [COMMAND.openExample]: (which?: unknown) => openArithmeticExample(s.extensionPath, which),
   };
   return registerTable(table, s.log);
+}
+
+/** A command called with an argument it cannot use (by a test, a keybinding or another extension). */
+export class CommandArgumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandArgumentError';
+  }
+}
+
+/**
+ * Argument `name` of `command`, parsed by the zod schema `build` makes (zod loads on first use, not at
+ * activation). A value the schema refuses throws a CommandArgumentError naming the command, the
+ * argument and what is wrong with it.
+ */
+export async function commandArg<T>(command: string, name: string, value: unknown, build: (zod: typeof import('zod')) => import('zod').ZodType<T>): Promise<T> {
+  const schema = build(await import('zod'));
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const why = r.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
+  throw new CommandArgumentError(`${command} was called with an unusable ${name} argument: ${why}`);
 }
 
 /** Registers each handler so that a failure is logged and shown, never thrown into the host. */
@@ -143,7 +164,8 @@ async function openRunsFolder(s: CommandServices): Promise<void> {
 }
 
 async function copyCheckpointPath(node: unknown, which: unknown): Promise<string | undefined> {
-  const n = node as CheckpointNode | undefined;
+  if (node !== undefined && !isCheckpointRow(node)) throw new CommandArgumentError(`${COMMAND.copyCheckpointPath} was called with an unusable node argument: not a row of the Checkpoints view`);
+  const n = node;
   const target = n ? targetOf(n) : undefined;
   if (target) {
     await vscode.env.clipboard.writeText(target.tinkerPath);
@@ -181,7 +203,7 @@ interface ModelRow {
  * { quiet: true } it returns the list without showing a picker (for tests and other commands).
  */
 async function showModels(s: CommandServices, opts: unknown): Promise<ModelRow[] | undefined> {
-  const quiet = typeof opts === 'object' && opts !== null && (opts as { quiet?: unknown }).quiet === true;
+  const quiet = (await commandArg(COMMAND.showModels, 'options', opts, ({ z }) => z.strictObject({ quiet: z.boolean().optional() }).optional()))?.quiet === true;
   const models = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: 'Tinker: listing models' },
     async () => {
