@@ -2,7 +2,7 @@
 // startSftRun): asks for the API key when the spec's backend needs one, picks the Python interpreter
 // (GRPO rewards), records the run in the registry (status bar, trees and panels follow it), and tells
 // the user how it ended. A run never throws into the host: failures become a message with an action
-// and a line in the log. `*.sft.json` specs and run directories written by SFT runs are SFT runs.
+// and a line in the log. A spec is of the kind its file name says (src/core/spec/kinds.ts); a resumed run, of the kind its config.json records.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';

@@ -21,6 +21,7 @@ import { Disposable } from './lifecycle';
 import { COMMAND } from './commandIds';
 import { registerTable } from './commands';
 import { errorMessage } from '../core/errors';
+import { specFileMatch } from '../core/spec/kinds';
 
 export const REPORT_SCHEME = 'tinker-reward-report';
 
@@ -89,7 +90,7 @@ export function registerRewardCommands(d: RewardCommandDeps): vscode.Disposable[
           const target = uriArg(uri) ?? vscode.window.activeTextEditor?.document.uri;
           const state = target ? d.validator.state(target) : undefined;
           if (!target || !state) {
-            void vscode.window.showInformationMessage('Open a reward file (named by a *.grpo.json spec or the tinker.rewardFiles setting) to see its examples.');
+            void vscode.window.showInformationMessage(`Open a reward file (named by a ${specFileMatch('grpo')} spec or the tinker.rewardFiles setting) to see its examples.`);
             return undefined;
           }
           return reports.show(`Examples of ${path.basename(target.fsPath)}`, examplesMarkdown(state));
@@ -145,7 +146,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
   await d.index.ready();
   const info = target ? d.index.info(target) : undefined;
   if (!target || !info) {
-    void vscode.window.showErrorMessage('Dry Run Reward works on a reward file: one a *.grpo.json spec names in "reward.file", or one matching the tinker.rewardFiles setting.');
+    void vscode.window.showErrorMessage(`Dry Run Reward works on a reward file: one a ${specFileMatch('grpo')} spec names in "reward.file", or one matching the tinker.rewardFiles setting.`);
     return undefined;
   }
   if (!vscode.workspace.isTrusted) {

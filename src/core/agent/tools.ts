@@ -2,6 +2,7 @@
 // session. The MCP server (`tinker-studio mcp`) and VS Code's language-model tools both serve this
 // table, so the two surfaces cannot drift apart.
 import { z } from 'zod';
+import { specFileMatch } from '../spec/kinds';
 import { SamplePromptSchema, TrainingSession } from './session';
 
 export interface AgentTool {
@@ -30,9 +31,9 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'init_grpo',
     title: 'Start a GRPO session',
     description:
-      'Validates a GRPO run spec (a *.grpo.json file: model, dataset, reward file, hyperparameters) with optional field overrides, and makes it the session. Nothing is trained until train_grpo_step. Replaces an earlier session (whose run directory stays resumable).',
+      `Validates a GRPO run spec (a ${specFileMatch('grpo')} file: model, dataset, reward file, hyperparameters) with optional field overrides, and makes it the session. Nothing is trained until train_grpo_step. Replaces an earlier session (whose run directory stays resumable).`,
     input: z.object({
-      spec_file: z.string().min(1).describe('path of the *.grpo.json spec, relative to the workspace'),
+      spec_file: z.string().min(1).describe(`path of the ${specFileMatch('grpo')} spec, relative to the workspace`),
       overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 2e-3, "group_size": 8, "iterations": 20}'),
     }),
     confirm: false,
@@ -51,9 +52,9 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'init_sft',
     title: 'Start an SFT session',
     description:
-      'Validates an SFT run spec (a *.sft.json file: model, chats dataset, learning rate and schedule, batch size) with optional field overrides, and makes it the session. Nothing is trained until train_sft_step. Replaces an earlier session (whose run directory stays resumable).',
+      `Validates an SFT run spec (a ${specFileMatch('sft')} file: model, chats dataset, learning rate and schedule, batch size) with optional field overrides, and makes it the session. Nothing is trained until train_sft_step. Replaces an earlier session (whose run directory stays resumable).`,
     input: z.object({
-      spec_file: z.string().min(1).describe('path of the *.sft.json spec, relative to the workspace'),
+      spec_file: z.string().min(1).describe(`path of the ${specFileMatch('sft')} spec, relative to the workspace`),
       overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-3, "batch_size": 16, "max_steps": 40}'),
     }),
     confirm: false,

@@ -86,6 +86,26 @@ describe('spec layer', () => {
       for (const k of SPEC_KINDS) assert.ok(commands.has(k.startCommand), `${k.startCommand} is not contributed`);
     });
 
+    it('is what the menus offer on a spec file: its kind start command, and only in a trusted workspace when the kind runs workspace code', () => {
+      const menus = pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>;
+      const fileTest = (ext: string) => `resourceFilename =~ /${ext.replace(/\./g, '\\.')}$/`;
+      for (const k of SPEC_KINDS) {
+        for (const menu of ['editor/title/run', 'explorer/context']) {
+          const item = menus[menu]?.find((i) => i.command === k.startCommand);
+          assert.ok(item?.when?.includes(fileTest(k.extension)), `${menu}: ${k.startCommand} on ${k.extension} files (when: ${item?.when})`);
+          assert.strictEqual(item?.when?.includes('isWorkspaceTrusted'), k.runsWorkspaceCode, `${menu}: ${k.startCommand} and workspace trust`);
+        }
+      }
+      // every menu that tests a spec file's name tests a kind's extension with that kind's start command
+      for (const [menu, items] of Object.entries(menus))
+        for (const i of items)
+          for (const m of (i.when ?? '').matchAll(/resourceFilename =~ \/(.*?)\$\//g)) {
+            const kind = SPEC_KINDS.find((k) => fileTest(k.extension) === m[0]);
+            assert.ok(kind, `${menu}: ${i.command} tests ${m[0]}, no kind's extension`);
+            assert.strictEqual(i.command, kind.startCommand, `${menu}: ${m[0]}`);
+          }
+    });
+
     it('builds a JSON schema per kind under the file name the manifest names', async () => {
       const built = await specJsonSchemas();
       assert.deepStrictEqual(
