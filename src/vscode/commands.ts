@@ -14,6 +14,7 @@ import { RunsModel } from './runsModel';
 import { ApiKeyStore, validateApiKey } from './secrets';
 import { customBaseUrlSetting, readBackend, writeBackend } from './settings';
 import { COMMAND } from './commandIds';
+import { CommandArgumentError, commandArg } from './commandArgs';
 import { errorMessage } from '../core/errors';
 
 export interface CommandServices {
@@ -48,27 +49,6 @@ export function registerCommands(s: CommandServices): vscode.Disposable[] {
     [COMMAND.openExample]: (which?: unknown) => openArithmeticExample(s.extensionPath, which),
   };
   return registerTable(table, s.log);
-}
-
-/** A command called with an argument it cannot use (by a test, a keybinding or another extension). */
-export class CommandArgumentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CommandArgumentError';
-  }
-}
-
-/**
- * Argument `name` of `command`, parsed by the zod schema `build` makes (zod loads on first use, not at
- * activation). A value the schema refuses throws a CommandArgumentError naming the command, the
- * argument and what is wrong with it.
- */
-export async function commandArg<T>(command: string, name: string, value: unknown, build: (zod: typeof import('zod')) => import('zod').ZodType<T>): Promise<T> {
-  const schema = build(await import('zod'));
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const why = r.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
-  throw new CommandArgumentError(`${command} was called with an unusable ${name} argument: ${why}`);
 }
 
 /** Registers each handler so that a failure is logged and shown, never thrown into the host. */
