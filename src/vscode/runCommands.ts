@@ -85,16 +85,10 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
 async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Promise<RunResult | undefined> {
   if (arg instanceof vscode.Uri) return runSpec(s, arg.fsPath);
   if (typeof arg === 'string') return runSpec(s, arg);
-  const { spec: SpecArg, guided: GuidedArg, guidedSft: GuidedSftArg } = await schemas();
-  const spec = SpecArg.safeParse(arg);
+  const spec = (await schemas()).spec.safeParse(arg);
   if (spec.success) return s.runner.run({ specFile: await saved(spec.data.specFile), resumeDir: spec.data.resumeDir });
-  if (kind === 'sft') {
-    const guided = GuidedSftArg.safeParse(arg);
-    if (guided.success) return runGuidedSft(s, guided.data.guided);
-  } else {
-    const guided = GuidedArg.safeParse(arg);
-    if (guided.success) return runGuided(s, guided.data.guided);
-  }
+  const guided = await GUIDED[kind](s, arg);
+  if (guided) return guided();
 
   const active = vscode.window.activeTextEditor?.document;
   if (active && active.uri.scheme === 'file' && isSpecFileOf(active.uri.fsPath, kind)) return runSpec(s, active.uri.fsPath);
@@ -108,8 +102,20 @@ async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Pr
   const picked = await vscode.window.showQuickPick(items, { title: `Tinker: Start ${specKind(kind).label} Run`, placeHolder: 'Run which spec?', matchOnDescription: true });
   if (!picked) return undefined;
   if (picked.file) return runSpec(s, picked.file);
-  return kind === 'sft' ? runGuidedSft(s, {}) : runGuided(s, {});
+  return (await GUIDED[kind](s, { guided: {} }))?.();
 }
+
+/** Each kind's guided flow, when `arg` holds answers for it (`{ guided: {…} }`; the rest are asked). */
+const GUIDED: { readonly [K in SpecKind]: (s: RunCommandServices, arg: unknown) => Promise<(() => Promise<RunResult | undefined>) | undefined> } = {
+  grpo: async (s, arg) => {
+    const given = (await schemas()).guided.safeParse(arg);
+    return given.success ? () => runGuided(s, given.data.guided) : undefined;
+  },
+  sft: async (s, arg) => {
+    const given = (await schemas()).guidedSft.safeParse(arg);
+    return given.success ? () => runGuidedSft(s, given.data.guided) : undefined;
+  },
+};
 
 async function runGuidedSft(s: RunCommandServices, given: Partial<SftAnswers>): Promise<RunResult | undefined> {
   const answers = await askSftSpec(s.connection, given);

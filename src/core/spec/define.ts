@@ -88,6 +88,7 @@ export function defineSpec<F extends z.ZodRawShape>(decl: SpecDeclaration<F>): S
     const dir = path.dirname(path.resolve(specFile));
     let out: unknown = spec;
     for (const field of d.files) out = mapAt(out, field, (p) => path.resolve(dir, p));
+    // mapAt replaces strings by strings along the declared paths: the spec keeps its type
     return { ...(out as T), name: spec.name ?? defaultRunName(specFile, d.kind) };
   };
   const load = async (raw: T, abs: string): Promise<LoadedSpec<Resolved<T>>> => {
@@ -109,8 +110,8 @@ export function defineSpec<F extends z.ZodRawShape>(decl: SpecDeclaration<F>): S
     },
     parseValue: async (value, specFile) => load(validate(value, path.basename(specFile)), path.resolve(specFile)),
     async parseWithOverrides(text, specFile, overrides) {
-      const label = path.basename(specFile);
-      return load(validate(mergeSpec(parseJsonWithPosition(text, label), overrides), label), path.resolve(specFile));
+      const fileLabel = path.basename(specFile);
+      return load(validate(mergeSpec(parseJsonWithPosition(text, fileLabel), overrides), fileLabel), path.resolve(specFile));
     },
     resolve,
     fromConfig(config, file) {
