@@ -26,6 +26,7 @@ import { registerRunCommands } from './vscode/runCommands';
 import { RunRegistry } from './vscode/runRegistry';
 import { RunStatusItem } from './vscode/runStatusBar';
 import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/specCodeLens';
+import { SpecDiagnostics } from './vscode/specDiagnostics';
 import { RunsModel } from './vscode/runsModel';
 import { RunsTreeProvider } from './vscode/runsTree';
 import { ApiKeyStore } from './vscode/secrets';
@@ -98,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));
   own(vscode.languages.registerCodeLensProvider(SPEC_SELECTOR, lenses));
+  own(new SpecDiagnostics());
   for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);

@@ -15,15 +15,20 @@ export interface SpecDiagnostic {
   length: number;
   /** `dataset.holdout.fraction: must be at most 0.5` */
   message: string;
+  /**
+   * A rule across fields (base_url only with the custom backend, exactly one dataset source, …): what
+   * the contributed JSON schema cannot say as the run says it, so an editor shows these besides its own.
+   */
+  rule: boolean;
 }
 
 /** Every problem of a spec text, in the order a run reports them; [] when the spec is valid. */
 export function specDiagnostics(def: Pick<SpecDefinition<z.ZodObject>, 'schema'>, text: string): SpecDiagnostic[] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const shift = text.length - body.length;
-  const at = (offset: number, length: number, message: string): SpecDiagnostic => {
+  const at = (offset: number, length: number, message: string, rule = false): SpecDiagnostic => {
     const before = text.slice(0, offset + shift);
-    return { line: before.split('\n').length, column: offset + shift - (before.lastIndexOf('\n') + 1) + 1, offset: offset + shift, length, message };
+    return { line: before.split('\n').length, column: offset + shift - (before.lastIndexOf('\n') + 1) + 1, offset: offset + shift, length, message, rule };
   };
   if (body.trim() === '') return [at(0, 0, 'the file is empty (expected a JSON object)')];
   const syntax = findJsonSyntaxError(body);
@@ -37,7 +42,7 @@ export function specDiagnostics(def: Pick<SpecDefinition<z.ZodObject>, 'schema'>
     const parts = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => ({ issue: { ...issue, keys: [k] }, path: [...issue.path, k] })) : [{ issue, path: issue.path }];
     for (const p of parts) {
       const place = placeOf(places, p.path);
-      out.push(at(place.key?.offset ?? place.value, place.key?.length ?? 1, formatIssue(p.issue, def.schema)));
+      out.push(at(place.key?.offset ?? place.value, place.key?.length ?? 1, formatIssue(p.issue, def.schema), p.issue.code === 'custom'));
     }
   }
   return out;

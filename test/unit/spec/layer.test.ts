@@ -187,21 +187,24 @@ describe('spec layer', () => {
         const def = await specDefinition(kind);
         const text = JSON.stringify({ ...MINIMAL[kind], lora_rank: 0, colour: 'red' }, null, 2);
         const diags = specDiagnostics(def, text);
-        const where = (needle: string) => {
-          const offset = text.indexOf(needle);
-          const before = text.slice(0, offset);
+        const where = (needle: string, inText = text) => {
+          const offset = inText.indexOf(needle);
+          const before = inText.slice(0, offset);
           return { line: before.split('\n').length, column: offset - (before.lastIndexOf('\n') + 1) + 1, offset, length: needle.length };
         };
         assert.deepStrictEqual(diags, [
-          { ...where('"lora_rank"'), message: 'lora_rank: must be at least 1' },
-          { ...where('"colour"'), message: 'colour: unknown field' },
+          { ...where('"lora_rank"'), message: 'lora_rank: must be at least 1', rule: false },
+          { ...where('"colour"'), message: 'colour: unknown field', rule: false },
         ]);
         const { model: _m, ...noModel } = MINIMAL[kind];
-        assert.deepStrictEqual(specDiagnostics(def, `\n  ${JSON.stringify(noModel)}`), [{ line: 2, column: 3, offset: 3, length: 1, message: 'model: is required' }]);
+        assert.deepStrictEqual(specDiagnostics(def, `\n  ${JSON.stringify(noModel)}`), [{ line: 2, column: 3, offset: 3, length: 1, message: 'model: is required', rule: false }]);
         const broken = '{\n  "model": "m",\n}\n';
-        assert.deepStrictEqual(specDiagnostics(def, broken), [{ line: 3, column: 1, offset: broken.indexOf('}'), length: 1, message: "invalid JSON: a trailing comma before '}'" }]);
+        assert.deepStrictEqual(specDiagnostics(def, broken), [{ line: 3, column: 1, offset: broken.indexOf('}'), length: 1, message: "invalid JSON: a trailing comma before '}'", rule: false }]);
         assert.deepStrictEqual(problemsOf(() => def.parseText(broken, file)), [`${file}:3:1: invalid JSON: a trailing comma before '}'`], 'the run reports the same position');
         assert.deepStrictEqual(specDiagnostics(def, JSON.stringify(MINIMAL[kind])), []);
+        // the base_url rule, which the JSON schema cannot say, is a rule at the base_url field
+        const local = JSON.stringify({ ...MINIMAL[kind], base_url: 'http://127.0.0.1:8000' }, null, 2);
+        assert.deepStrictEqual(specDiagnostics(def, local), [{ ...where('"base_url"', local), message: 'base_url: only used with backend "custom" (backend is "local")', rule: true }]);
       });
     });
   }
