@@ -18,7 +18,7 @@ suite('Run spec diagnostics', function () {
   this.timeout(60_000);
 
   for (const kind of SPEC_KINDS) {
-    test(`a ${kind.label} spec: base_url without the custom backend is underlined at base_url, until the backend is custom`, async () => {
+    test(`${kind.label} spec: base_url without the custom backend is underlined at base_url, until the backend is custom`, async () => {
       await activateExtension();
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-spec-diag-'));
       const file = path.join(dir, `diag${kind.extension}`);
