@@ -77,7 +77,7 @@ async function main() {
   const server = await startCodeServer(cs, sandbox, {
     smokeTestDriver: true,
     // TINKER_STUDIO_TEST_HOOKS: the suite reaches the extension's internals through its test hook
-    // (src/vscode/testHooks.ts), also when it tests an installed VSIX (not in extension-test mode)
+    // (src/vscode/common/testHooks.ts), also when it tests an installed VSIX (not in extension-test mode)
     env: { VSCODE_TEST_RESULTS: resultsFile, TINKER_STUDIO_TEST_HOOKS: '1' },
   });
   log(`code-server is up at ${server.base}, remote authority "${server.authority}"`);

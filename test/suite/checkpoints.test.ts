@@ -11,8 +11,8 @@ import type { DownloadResult } from '../../src/core/checkpoints/download';
 import type { WeightsSummary } from '../../src/core/checkpoints/manage';
 import type { SftRunResult } from '../../src/core/sft/loop';
 import type { TinkerStudioTestHandles } from '../../src/extension';
-import type { ActionReport } from '../../src/vscode/checkpointCommands';
-import type { CheckpointNode } from '../../src/vscode/checkpointsTree';
+import type { ActionReport } from '../../src/vscode/checkpoints/checkpointCommands';
+import type { CheckpointNode } from '../../src/vscode/checkpoints/checkpointsTree';
 import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
 
 type PathNode = Extract<CheckpointNode, { kind: 'path' }>;

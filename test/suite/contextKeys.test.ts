@@ -7,7 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../../src/core/grpo/types';
 import type { TinkerStudioTestHandles } from '../../src/extension';
-import { CONTEXT_KEYS } from '../../src/vscode/contextKeys';
+import { CONTEXT_KEYS } from '../../src/vscode/common/contextKeys';
 import { writeTinySpec } from './grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
 

@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { GrpoRunner } from '../../src/vscode/grpoRunner';
+import { GrpoRunner } from '../../src/vscode/runs/runRunner';
 import { writeTinySpec } from './grpoFixtures';
 import { activateExtension } from './helpers';
 

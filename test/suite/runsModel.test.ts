@@ -7,8 +7,8 @@ import * as path from 'path';
 import { Redactor } from '../../src/core/config/redact';
 import { deriveRunStatus } from '../../src/core/runs/runStatus';
 import { RunWriter } from '../../src/core/runs/runWriter';
-import { Log } from '../../src/vscode/log';
-import { RunsModel } from '../../src/vscode/runsModel';
+import { Log } from '../../src/vscode/common/log';
+import { RunsModel } from '../../src/vscode/runs/runsModel';
 import { holdInChild, killHolder } from '../unit/runs/lockHolder';
 import { waitFor } from './helpers';
 

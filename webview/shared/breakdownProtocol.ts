@@ -1,5 +1,5 @@
 // The messages between the GRPO group breakdown panel (webview/breakdown) and its host
-// (src/vscode/breakdownPanel.ts), inside the envelope of panelProtocol.ts. One panel per run
+// (src/vscode/breakdown/breakdownPanel.ts), inside the envelope of panelProtocol.ts. One panel per run
 // directory shows one iteration at a time; stepping to another keeps the webview's filters.
 import { z } from 'zod';
 import { GroupPrompt, SampleSummary } from '../../src/core/runs/sampleSchema';

@@ -1,4 +1,4 @@
-// The messages between the metrics panel (webview/metrics) and its host (src/vscode/metricsPanel.ts),
+// The messages between the metrics panel (webview/metrics) and its host (src/vscode/metrics/metricsPanel.ts),
 // inside the envelope of panelProtocol.ts. Both sides import this file; each parses what it receives
 // with these schemas. The host sends a full snapshot whenever the webview says it is ready (first
 // load, re-shown, reloaded), then appends.

@@ -1,4 +1,4 @@
-// The envelope every panel's messages travel in, shared by the host (src/vscode/webview) and the
+// The envelope every panel's messages travel in, shared by the host (src/vscode/common/webview) and the
 // webview client (webview/shared/client.ts). A webview says `ready` when it has loaded (first load,
 // re-shown after being hidden, restored after a reload) and the host answers with a snapshot.
 // Requests carry an id and get exactly one reply; a pending request can be cancelled. Everything

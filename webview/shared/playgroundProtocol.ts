@@ -1,5 +1,5 @@
 // The messages between the sample playground panel (webview/playground) and its host
-// (src/vscode/playgroundPanel.ts), inside the envelope of panelProtocol.ts. The webview owns the
+// (src/vscode/playground/playgroundPanel.ts), inside the envelope of panelProtocol.ts. The webview owns the
 // form (conversation, sides, parameters, reward file); the host samples, streams each result as it
 // arrives, and keeps the form and the last runs in workspace state.
 import { z } from 'zod';

@@ -2,7 +2,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { COMMAND } from '../../../src/vscode/commandIds';
+import { COMMAND } from '../../../src/vscode/common/commandIds';
 
 const root = path.resolve(__dirname, '../../../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
