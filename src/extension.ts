@@ -17,7 +17,7 @@ import { registerCommands, registerTable } from './vscode/common/commands';
 import { TinkerConnection } from './vscode/connection/connection';
 import { registerAgentTools } from './vscode/agent/agentTools';
 import { ContextKeys } from './vscode/common/contextKeys';
-import { GrpoRunner } from './vscode/runs/runRunner';
+import { RunRunner } from './vscode/runs/runRunner';
 import { LocalEngine } from './vscode/connection/localEngine';
 import { Log } from './vscode/common/log';
 import { metricsPanels } from './vscode/metrics/metricsPanels';
@@ -92,7 +92,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerSampleDiffs({ log, runs })) own(d);
   // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
   const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
-  const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir });
+  const runner = new RunRunner({ log, apiKeys, runs, connection, registry, cacheDir });
   for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
   const runStatus = own(new RunStatusItem(registry));

@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { GrpoRunner } from '../../src/vscode/runs/runRunner';
+import { RunRunner } from '../../src/vscode/runs/runRunner';
 import { writeTinySpec } from './grpoFixtures';
 import { activateExtension } from './helpers';
 
@@ -19,7 +19,7 @@ suite('GRPO runs in an untrusted workspace', function () {
     const marker = path.join(path.dirname(specFile), 'executed.txt');
     fs.appendFileSync(path.join(path.dirname(specFile), 'reward.py'), `\nopen(${JSON.stringify(marker)}, "w").close()\n`);
     const before = fs.existsSync(api.runs.runsFolder) ? fs.readdirSync(api.runs.runsFolder) : [];
-    const untrusted = new GrpoRunner({ ...api.runner.s, trust: { isTrusted: false } });
+    const untrusted = new RunRunner({ ...api.runner.s, trust: { isTrusted: false } });
 
     const result = await untrusted.run({ specFile });
 

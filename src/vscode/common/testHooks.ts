@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { BreakdownPanels } from '../breakdown/breakdownPanels';
 import type { CheckpointsTreeProvider } from '../checkpoints/checkpointsTree';
 import type { ContextKeys } from './contextKeys';
-import type { GrpoRunner } from '../runs/runRunner';
+import type { RunRunner } from '../runs/runRunner';
 import type { MetricsPanels } from '../metrics/metricsPanels';
 import type { PlaygroundPanels } from '../playground/playgroundPanels';
 import type { RewardEditor } from '../rewards/rewards';
@@ -38,7 +38,7 @@ export interface TinkerStudioTestHandles {
   /** the reward-function editor: reward files, validation state, CodeLens */
   rewards: RewardEditor;
   /** starts GRPO runs (the commands' back end) */
-  runner: GrpoRunner;
+  runner: RunRunner;
   /** the context keys the manifest's `when` clauses read */
   contextKeys: ContextKeys;
 }

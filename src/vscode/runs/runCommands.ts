@@ -7,7 +7,7 @@ import type { GrpoRunResult } from '../../core/grpo/types';
 import type { SftRunResult } from '../../core/sft/loop';
 import { Handler, registerTable } from '../common/commands';
 import { TinkerConnection } from '../connection/connection';
-import { GrpoRunner } from './runRunner';
+import { RunRunner } from './runRunner';
 import { Log } from '../common/log';
 import type { MetricsPanels } from '../metrics/metricsPanels';
 import { ActiveRun, RunRegistry } from './runRegistry';
@@ -23,7 +23,7 @@ export interface RunCommandServices {
   log: Log;
   runs: RunsModel;
   registry: RunRegistry;
-  runner: GrpoRunner;
+  runner: RunRunner;
   connection: TinkerConnection;
   metrics: MetricsPanels;
 }

@@ -22,7 +22,7 @@ import { readBackendFor, rewardEnvironmentSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
 
-export interface GrpoRunnerServices {
+export interface RunRunnerServices {
   log: Log;
   apiKeys: ApiKeyStore;
   runs: RunsModel;
@@ -39,8 +39,8 @@ export interface StartRequest {
   resumeDir?: string;
 }
 
-export class GrpoRunner {
-  constructor(readonly s: GrpoRunnerServices) {}
+export class RunRunner {
+  constructor(readonly s: RunRunnerServices) {}
 
   /**
    * Runs a spec (or resumes a run directory) to its end and returns the result; undefined when
