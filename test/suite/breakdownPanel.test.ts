@@ -13,7 +13,7 @@ import type { TinkerStudioTestHandles } from '../../src/extension';
 import { breakdownPanels } from '../../src/vscode/breakdown/breakdownPanels';
 import { Log } from '../../src/vscode/common/log';
 import { metricsPanels } from '../../src/vscode/metrics/metricsPanels';
-import { BreakdownSnapshot } from '../../webview/shared/breakdownProtocol';
+import { BreakdownSnapshot } from '../../src/protocol/breakdownProtocol';
 import { activateExtension, EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from './helpers';
 import { TransportRecorder } from './recordingTransport';
 

@@ -11,7 +11,7 @@ import { checkpointNames, loggedSteps, writeTinySpec } from './grpoFixtures';
 import { Redactor } from '../../src/core/config/redact';
 import { Log } from '../../src/vscode/common/log';
 import { metricsPanels } from '../../src/vscode/metrics/metricsPanels';
-import { ToWebview } from '../../webview/shared/metricsProtocol';
+import { ToWebview } from '../../src/protocol/metricsProtocol';
 import { EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from './helpers';
 import { TransportRecorder } from './recordingTransport';
 

@@ -12,7 +12,7 @@ import type { TinkerStudioTestHandles } from '../../src/extension';
 import { Redactor } from '../../src/core/config/redact';
 import { Log } from '../../src/vscode/common/log';
 import { MetricsPanels, metricsPanels } from '../../src/vscode/metrics/metricsPanels';
-import type { ToWebview } from '../../webview/shared/metricsProtocol';
+import type { ToWebview } from '../../src/protocol/metricsProtocol';
 import { activateExtension, EXTENSION_ID, waitFor } from './helpers';
 import { TransportRecorder } from './recordingTransport';
 

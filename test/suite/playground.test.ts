@@ -22,7 +22,7 @@ import { breakdownPanels } from '../../src/vscode/breakdown/breakdownPanels';
 import { presetOf } from '../../src/vscode/playground/playgroundCommands';
 import { openPlayground, PlaygroundPanels, playgroundPanels } from '../../src/vscode/playground/playgroundPanels';
 import { TrustedServers } from '../../src/vscode/connection/trustedServers';
-import { PlaygroundForm, PlaygroundSnapshot, RunView, SampleView } from '../../webview/shared/playgroundProtocol';
+import { PlaygroundForm, PlaygroundSnapshot, RunView, SampleView } from '../../src/protocol/playgroundProtocol';
 import { EXTENSION_ID, MemoryMemento, useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
 import { RecordingTransport, TransportRecorder } from './recordingTransport';
 

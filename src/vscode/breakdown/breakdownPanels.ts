@@ -14,13 +14,13 @@ export interface BreakdownSubject {
   ref?: { iteration: number; split: 'train' | 'eval' };
 }
 
-export type BreakdownPanels = Panels<BreakdownPanel, BreakdownSubject, typeof import('../../../webview/shared/breakdownProtocol').BreakdownPanelState>;
+export type BreakdownPanels = Panels<BreakdownPanel, BreakdownSubject, typeof import('../../protocol/breakdownProtocol').BreakdownPanelState>;
 
 export function breakdownPanels(s: BreakdownPanelServices, transport?: (panel: vscode.WebviewPanel) => WebviewTransport): BreakdownPanels {
   return new Panels(
     {
       viewType: BREAKDOWN_VIEW_TYPE,
-      state: async () => (await import('../../../webview/shared/breakdownProtocol')).BreakdownPanelState,
+      state: async () => (await import('../../protocol/breakdownProtocol')).BreakdownPanelState,
       keyOf: (subject: BreakdownSubject) => path.resolve(subject.runDir),
       subjectOf: (state) => ({ runDir: state.runDir, ...(state.shown ? { ref: state.shown } : {}) }),
       title: (subject) => `Groups: ${path.basename(subject.runDir)}`,

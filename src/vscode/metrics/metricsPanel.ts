@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { MetricsTail } from '../../core/runs/metricsTail';
 import type { RunSummary } from '../../core/runs/runDirectory';
 import { directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
-import { FromWebview, MetricRow, MetricsProtocol, MetricsRequests, RunInfo, ToWebview, toMetricRow } from '../../../webview/shared/metricsProtocol';
+import { FromWebview, MetricRow, MetricsProtocol, MetricsRequests, RunInfo, ToWebview, toMetricRow } from '../../protocol/metricsProtocol';
 import type { MetricsPanelServices } from './metricsPanels';
 import { throttle } from '../common/throttle';
 import { showPanelPage } from '../common/webview/html';

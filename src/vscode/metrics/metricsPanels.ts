@@ -18,13 +18,13 @@ export interface MetricsPanelServices {
   openIteration(runDir: string, step: number): Promise<boolean>;
 }
 
-export type MetricsPanels = Panels<MetricsPanel, string, typeof import('../../../webview/shared/metricsProtocol').MetricsPanelState>;
+export type MetricsPanels = Panels<MetricsPanel, string, typeof import('../../protocol/metricsProtocol').MetricsPanelState>;
 
 export function metricsPanels(s: MetricsPanelServices, transport?: (panel: vscode.WebviewPanel) => WebviewTransport): MetricsPanels {
   return new Panels(
     {
       viewType: METRICS_VIEW_TYPE,
-      state: async () => (await import('../../../webview/shared/metricsProtocol')).MetricsPanelState,
+      state: async () => (await import('../../protocol/metricsProtocol')).MetricsPanelState,
       keyOf: (runDir: string) => path.resolve(runDir),
       subjectOf: (state) => state.runDir,
       title: (runDir) => `Metrics: ${path.basename(runDir)}`,

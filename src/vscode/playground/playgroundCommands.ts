@@ -25,7 +25,7 @@ export function registerPlaygroundCommands(s: PlaygroundCommandServices): vscode
 export async function presetOf(arg: unknown, cacheDir: string): Promise<PlaygroundPreset | undefined> {
   if (arg === undefined || arg instanceof vscode.Uri) return undefined;
   const { z } = await import('zod');
-  const { SideSource, ChatMessage } = await import('../../../webview/shared/playgroundProtocol');
+  const { SideSource, ChatMessage } = await import('../../protocol/playgroundProtocol');
   const run = z.object({ dir: z.string().min(1), model: z.string().optional(), checkpoints: z.array(z.object({ sampler_path: z.string().optional() }).passthrough()) }).passthrough();
   const parsed = z
     .union([

@@ -1,7 +1,7 @@
 // The playground's last runs in workspace state (parsed with zod when read back: the state may be
 // from another version), and the text of one sample for the tinker-sample: documents.
 import * as vscode from 'vscode';
-import { PlaygroundForm, RunView, SideId, sourceLabel } from '../../../webview/shared/playgroundProtocol';
+import { PlaygroundForm, RunView, SideId, sourceLabel } from '../../protocol/playgroundProtocol';
 import { PLAYGROUND_AUTHORITY } from './playgroundDocuments';
 import { SAMPLE_SCHEME } from '../samples/sampleDocuments';
 

@@ -16,10 +16,10 @@ import {
   SampleView,
   SideId,
   ToWebview,
-} from '../../../webview/shared/playgroundProtocol';
+} from '../../protocol/playgroundProtocol';
 import type { PlaygroundEvent, PlaygroundSample } from '../../core/playground/types';
 import type { LoadedRenderer } from '../../core/render';
-import { recordedRewardError } from '../../core/runs/sampleSchema';
+import { recordedRewardError } from '../../protocol/sampleSchema';
 import type { RewardRunner } from '../../core/reward/types';
 import type { ServiceClient } from '../../core/tinker/client';
 import { toDisposable } from '../common/lifecycle';

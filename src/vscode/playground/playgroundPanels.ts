@@ -7,13 +7,13 @@ import type { WebviewTransport } from '../common/webview/transport';
 
 export const PLAYGROUND_VIEW_TYPE = 'tinker.playground';
 
-export type PlaygroundPanels = Panels<PlaygroundPanel, PlaygroundPreset | undefined, typeof import('../../../webview/shared/playgroundProtocol').PlaygroundPanelState>;
+export type PlaygroundPanels = Panels<PlaygroundPanel, PlaygroundPreset | undefined, typeof import('../../protocol/playgroundProtocol').PlaygroundPanelState>;
 
 export function playgroundPanels(s: PlaygroundPanelServices, transport?: (panel: vscode.WebviewPanel) => WebviewTransport): PlaygroundPanels {
   return new Panels(
     {
       viewType: PLAYGROUND_VIEW_TYPE,
-      state: async () => (await import('../../../webview/shared/playgroundProtocol')).PlaygroundPanelState,
+      state: async () => (await import('../../protocol/playgroundProtocol')).PlaygroundPanelState,
       keyOf: () => 'playground',
       subjectOf: () => undefined,
       title: () => 'Sample Playground',

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoEvent, GrpoPhase, GrpoRunResult } from '../../core/grpo/types';
 import type { ActiveRunStatus } from '../../core/runs/runStatus';
-import { METRIC } from '../../core/runs/metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 import { Disposable, toDisposable } from '../common/lifecycle';
 
 export type { ActiveRunStatus };

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMAND } from '../common/commandIds';
 import type { z } from 'zod';
-import type { SampleRecord } from '../../core/runs/sampleSchema';
+import type { SampleRecord } from '../../protocol/sampleSchema';
 import type { SamplePair } from '../../core/runs/sampleChanges';
 import { registerTable } from '../common/commands';
 import type { Log } from '../common/log';

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMAND } from '../common/commandIds';
-import type { SampleRecord } from '../../core/runs/sampleSchema';
+import type { SampleRecord } from '../../protocol/sampleSchema';
 import type { SampleAddress } from '../../core/runs/sampleText';
 import { registerTable } from '../common/commands';
 import type { Log } from '../common/log';

@@ -5,7 +5,7 @@
 // snapshot carries everything.
 import * as vscode from 'vscode';
 import type { z } from 'zod';
-import { Envelope, errorText, Reply, Request, RequestMap } from '../../../../webview/shared/panelProtocol';
+import { Envelope, errorText, Reply, Request, RequestMap } from '../../../protocol/panelProtocol';
 import type { Log } from '../log';
 import type { WebviewTransport } from './transport';
 import { Disposable, toDisposable } from '../lifecycle';

@@ -1,6 +1,6 @@
 // Colours and fonts of the current VS Code theme, read from the CSS variables VS Code sets on the
 // webview's <html>; charts draw on canvas, so they need the values, not the variables.
-import type { ChartColor } from '../metricsProtocol';
+import type { ChartColor } from '../../src/protocol/metricsProtocol';
 
 export interface ChartTheme {
   foreground: string;

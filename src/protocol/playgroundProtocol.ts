@@ -3,7 +3,7 @@
 // form (conversation, sides, parameters, reward file); the host samples, streams each result as it
 // arrives, and keeps the form and the last runs in workspace state.
 import { z } from 'zod';
-import { RewardError } from '../../src/core/runs/sampleSchema';
+import { RewardError } from './sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 
 export const SideId = z.enum(['A', 'B']);

@@ -1,4 +1,4 @@
-// The schema of one per-sample record (see sampleRecord.ts). Only zod here: the webview panels
+// The schema of one per-sample record (src/core/runs/sampleRecord.ts reads and writes them). Only zod here: the webview panels
 // import it too.
 import { z } from 'zod';
 

@@ -1,5 +1,5 @@
 // The run doctor's findings as a short list in a panel's header: title, evidence, remedy.
-import type { Finding } from '../../../src/core/runs/doctor';
+import type { Finding } from '../../src/protocol/doctor';
 import { el } from './dom';
 
 export function renderFindings(container: HTMLElement, findings: readonly Finding[]): void {

@@ -1,6 +1,6 @@
 import * as assert from 'assert';
-import { CHARTS, FromWebview, MetricsPanelState, MetricsRequests, ToWebview, toMetricRow } from '../../../webview/shared/metricsProtocol';
-import { Envelope, Reply } from '../../../webview/shared/panelProtocol';
+import { CHARTS, FromWebview, MetricsPanelState, MetricsRequests, ToWebview, toMetricRow } from '../../../src/protocol/metricsProtocol';
+import { Envelope, Reply } from '../../../src/protocol/panelProtocol';
 import { emaSmooth } from '../../../webview/shared/smoothing';
 
 describe('metrics panel protocol', () => {

@@ -2,7 +2,7 @@
 // (src/vscode/breakdown/breakdownPanel.ts), inside the envelope of panelProtocol.ts. One panel per run
 // directory shows one iteration at a time; stepping to another keeps the webview's filters.
 import { z } from 'zod';
-import { GroupPrompt, SampleSummary } from '../../src/core/runs/sampleSchema';
+import { GroupPrompt, SampleSummary } from './sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 
 export const Split = z.enum(['train', 'eval']);

@@ -1,7 +1,7 @@
 // The run doctor's rules on recorded metric series: each finding fires on the evidence it names,
 // stays silent when the evidence is thin, and healthy runs get no advice.
 import * as assert from 'assert';
-import { diagnoseIteration, diagnoseMetrics } from '../../../src/core/runs/doctor';
+import { diagnoseIteration, diagnoseMetrics } from '../../../src/protocol/doctor';
 
 /** Metric series as metrics.jsonl rows would give them. */
 function run(rows: Array<Record<string, number>>) {

@@ -2,7 +2,7 @@
 // the panel's schemas), requests with pending replies (cancellable), and the saved state typed by
 // the panel's schema. Says `ready` once its handlers are in place.
 import { z } from 'zod';
-import { Reply, RequestMap } from '../panelProtocol';
+import { Reply, RequestMap } from '../../src/protocol/panelProtocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

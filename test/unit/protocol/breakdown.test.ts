@@ -3,8 +3,8 @@
 // and combined, sorting (stable by group), and text search over prompts and completions.
 import * as assert from 'assert';
 import type { SampleRecord } from '../../../src/core/runs/sampleRecord';
-import { PREVIEW_CHARS, summarizeIteration, summarizeSample } from '../../../src/core/runs/sampleSchema';
-import { bestAndWorst, breakdownStats, buildGroups, classify, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../../../webview/shared/breakdown';
+import { PREVIEW_CHARS, summarizeIteration, summarizeSample } from '../../../src/protocol/sampleSchema';
+import { bestAndWorst, breakdownStats, buildGroups, classify, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../../../src/protocol/breakdown';
 import { groupBreakdown } from '../../../src/core/grpo/advantages';
 
 const G = 16;

@@ -2,7 +2,7 @@
 // bench: groups from sample summaries, the header's statistics, the filtered, sorted view, and the
 // text search, which runs in the host over the whole texts (the webview has previews only) with each
 // group's text lowered once.
-import type { GroupPrompt, SampleSummary } from '../../src/core/runs/sampleSchema';
+import type { GroupPrompt, SampleSummary } from './sampleSchema';
 
 /** The cookbook's split of groups by learning signal (threshold 0.5, as env/all/by_group/frac_*). */
 export type GroupKind = 'mixed' | 'all-good' | 'all-bad';

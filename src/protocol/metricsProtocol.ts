@@ -6,8 +6,8 @@
 // the JSON transport, and a chart shows null as a gap.
 import { z } from 'zod';
 import type { PanelProtocol } from './panelProtocol';
-import { METRIC } from '../../src/core/runs/metricKeys';
-import { RUN_STATUSES } from '../../src/core/runs/runStatus';
+import { METRIC } from './metricKeys';
+import { RUN_STATUSES } from './runProgress';
 
 export const MetricRow = z.object({
   step: z.number().int(),
