@@ -7,15 +7,15 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { Redactor } from '../../src/core/config/redact';
-import type { SampleRecord } from '../../src/core/runs/sampleRecord';
-import type { TinkerStudioTestHandles } from '../../src/extension';
-import { breakdownPanels } from '../../src/vscode/breakdown/breakdownPanels';
-import { Log } from '../../src/vscode/common/log';
-import { metricsPanels } from '../../src/vscode/metrics/metricsPanels';
-import { BreakdownSnapshot } from '../../src/protocol/breakdownProtocol';
-import { activateExtension, EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from './helpers';
-import { TransportRecorder } from './recordingTransport';
+import { Redactor } from '../../../src/core/config/redact';
+import type { SampleRecord } from '../../../src/core/runs/sampleRecord';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
+import { breakdownPanels } from '../../../src/vscode/breakdown/breakdownPanels';
+import { Log } from '../../../src/vscode/common/log';
+import { metricsPanels } from '../../../src/vscode/metrics/metricsPanels';
+import { BreakdownSnapshot } from '../../../src/protocol/breakdownProtocol';
+import { activateExtension, EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from '../helpers';
+import { TransportRecorder } from '../common/recordingTransport';
 
 function sample(group: number, traj: number, reward: number): SampleRecord {
   return {

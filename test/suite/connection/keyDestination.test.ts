@@ -9,11 +9,11 @@ import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { TinkerConnection } from '../../src/vscode/connection/connection';
-import { LocalEngine } from '../../src/vscode/connection/localEngine';
-import { readBackend, readBackendFor } from '../../src/vscode/common/settings';
-import { TrustedServers } from '../../src/vscode/connection/trustedServers';
-import { MemoryMemento, activateExtension, waitFor, workspaceRoot } from './helpers';
+import { TinkerConnection } from '../../../src/vscode/connection/connection';
+import { LocalEngine } from '../../../src/vscode/connection/localEngine';
+import { readBackend, readBackendFor } from '../../../src/vscode/common/settings';
+import { TrustedServers } from '../../../src/vscode/connection/trustedServers';
+import { MemoryMemento, activateExtension, waitFor, workspaceRoot } from '../helpers';
 
 const KEY = 'tml-host-test-secret-0123456789';
 

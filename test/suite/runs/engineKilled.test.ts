@@ -7,9 +7,9 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../src/core/grpo/types';
+import type { GrpoRunResult } from '../../../src/core/grpo/types';
 import { writeTinySpec } from './grpoFixtures';
-import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
+import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
 const RUN_TIMEOUT = 300_000;
 const ITERATIONS = 6;

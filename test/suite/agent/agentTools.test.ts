@@ -4,9 +4,9 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { TinkerStudioTestHandles } from '../../src/extension';
-import { writeTinySpec } from './grpoFixtures';
-import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
+import { writeTinySpec } from '../runs/grpoFixtures';
+import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
 const TOOL_NAMES = ['init_grpo', 'train_grpo_step', 'init_sft', 'train_sft_step', 'sample', 'save', 'load', 'status', 'finish'];
 

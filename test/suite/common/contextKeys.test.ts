@@ -5,11 +5,11 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../src/core/grpo/types';
-import type { TinkerStudioTestHandles } from '../../src/extension';
-import { CONTEXT_KEYS } from '../../src/vscode/common/contextKeys';
-import { writeTinySpec } from './grpoFixtures';
-import { useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from './helpers';
+import type { GrpoRunResult } from '../../../src/core/grpo/types';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
+import { CONTEXT_KEYS } from '../../../src/vscode/common/contextKeys';
+import { writeTinySpec } from '../runs/grpoFixtures';
+import { useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from '../helpers';
 
 suite('context keys', function () {
   this.timeout(240_000);

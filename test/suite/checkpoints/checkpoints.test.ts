@@ -7,13 +7,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { DownloadResult } from '../../src/core/checkpoints/download';
-import type { WeightsSummary } from '../../src/core/checkpoints/manage';
-import type { SftRunResult } from '../../src/core/sft/loop';
-import type { TinkerStudioTestHandles } from '../../src/extension';
-import type { ActionReport } from '../../src/vscode/checkpoints/checkpointCommands';
-import type { CheckpointNode } from '../../src/vscode/checkpoints/checkpointsTree';
-import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
+import type { DownloadResult } from '../../../src/core/checkpoints/download';
+import type { WeightsSummary } from '../../../src/core/checkpoints/manage';
+import type { SftRunResult } from '../../../src/core/sft/loop';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
+import type { ActionReport } from '../../../src/vscode/checkpoints/checkpointCommands';
+import type { CheckpointNode } from '../../../src/vscode/checkpoints/checkpointsTree';
+import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
 type PathNode = Extract<CheckpointNode, { kind: 'path' }>;
 

@@ -5,9 +5,9 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { RunRunner } from '../../src/vscode/runs/runRunner';
+import { RunRunner } from '../../../src/vscode/runs/runRunner';
 import { writeTinySpec } from './grpoFixtures';
-import { activateExtension } from './helpers';
+import { activateExtension } from '../helpers';
 
 suite('GRPO runs in an untrusted workspace', function () {
   this.timeout(60_000);

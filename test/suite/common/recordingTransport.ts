@@ -2,7 +2,7 @@
 // ready, gets snapshots, ...) and records everything the host sends; `deliver` hands the host a
 // message as if the webview had sent it and resolves once the host has handled it.
 import * as vscode from 'vscode';
-import type { WebviewTransport } from '../../src/vscode/common/webview/transport';
+import type { WebviewTransport } from '../../../src/vscode/common/webview/transport';
 
 export class RecordingTransport implements WebviewTransport {
   readonly sent: unknown[] = [];

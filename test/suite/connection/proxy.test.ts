@@ -6,14 +6,14 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { TinkerConnection } from '../../src/vscode/connection/connection';
-import { LocalEngine } from '../../src/vscode/connection/localEngine';
-import { readBackendFor } from '../../src/vscode/common/settings';
-import { TrustedServers } from '../../src/vscode/connection/trustedServers';
-import { startRecordingProxy } from '../unit/tinker/connectProxy';
-import { startEngine } from '../unit/tinker/engineFixtures';
-import { FRONT_NAME as NAME, startTlsFront } from '../unit/tinker/tlsFront';
-import { MemoryMemento, activateExtension } from './helpers';
+import { TinkerConnection } from '../../../src/vscode/connection/connection';
+import { LocalEngine } from '../../../src/vscode/connection/localEngine';
+import { readBackendFor } from '../../../src/vscode/common/settings';
+import { TrustedServers } from '../../../src/vscode/connection/trustedServers';
+import { startRecordingProxy } from '../../unit/tinker/connectProxy';
+import { startEngine } from '../../unit/tinker/engineFixtures';
+import { FRONT_NAME as NAME, startTlsFront } from '../../unit/tinker/tlsFront';
+import { MemoryMemento, activateExtension } from '../helpers';
 
 const KEY = 'tml-host-proxy-test-secret-0123456789';
 

@@ -6,10 +6,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { SftRunResult } from '../../src/core/sft/loop';
-import type { TinkerStudioTestHandles } from '../../src/extension';
+import type { SftRunResult } from '../../../src/core/sft/loop';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { checkpointNames, loggedSteps } from './grpoFixtures';
-import { useLocalEngineAndRunsFolder, waitFor } from './helpers';
+import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
 const RUN_TIMEOUT = 240_000;
 

@@ -4,13 +4,13 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Redactor } from '../../src/core/config/redact';
-import { deriveRunStatus } from '../../src/core/runs/runStatus';
-import { RunWriter } from '../../src/core/runs/runWriter';
-import { Log } from '../../src/vscode/common/log';
-import { RunsModel } from '../../src/vscode/runs/runsModel';
-import { holdInChild, killHolder } from '../unit/runs/lockHolder';
-import { waitFor } from './helpers';
+import { Redactor } from '../../../src/core/config/redact';
+import { deriveRunStatus } from '../../../src/core/runs/runStatus';
+import { RunWriter } from '../../../src/core/runs/runWriter';
+import { Log } from '../../../src/vscode/common/log';
+import { RunsModel } from '../../../src/vscode/runs/runsModel';
+import { holdInChild, killHolder } from '../../unit/runs/lockHolder';
+import { waitFor } from '../helpers';
 
 suite('Runs model', function () {
   this.timeout(120_000);

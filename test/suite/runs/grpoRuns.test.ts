@@ -5,15 +5,15 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../src/core/grpo/types';
-import type { TinkerStudioTestHandles } from '../../src/extension';
+import type { GrpoRunResult } from '../../../src/core/grpo/types';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { checkpointNames, loggedSteps, writeTinySpec } from './grpoFixtures';
-import { Redactor } from '../../src/core/config/redact';
-import { Log } from '../../src/vscode/common/log';
-import { metricsPanels } from '../../src/vscode/metrics/metricsPanels';
-import { ToWebview } from '../../src/protocol/metricsProtocol';
-import { EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from './helpers';
-import { TransportRecorder } from './recordingTransport';
+import { Redactor } from '../../../src/core/config/redact';
+import { Log } from '../../../src/vscode/common/log';
+import { metricsPanels } from '../../../src/vscode/metrics/metricsPanels';
+import { ToWebview } from '../../../src/protocol/metricsProtocol';
+import { EXTENSION_ID, useLocalEngineAndRunsFolder, waitFor } from '../helpers';
+import { TransportRecorder } from '../common/recordingTransport';
 
 const RUN_TIMEOUT = 240_000;
 

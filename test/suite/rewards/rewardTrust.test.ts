@@ -6,10 +6,10 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { Redactor } from '../../src/core/config/redact';
-import { Log } from '../../src/vscode/common/log';
-import { RewardFileLookup, RewardValidator, TrustSource, UNTRUSTED_MESSAGE } from '../../src/vscode/rewards/rewardValidation';
-import { workspaceRoot } from './helpers';
+import { Redactor } from '../../../src/core/config/redact';
+import { Log } from '../../../src/vscode/common/log';
+import { RewardFileLookup, RewardValidator, TrustSource, UNTRUSTED_MESSAGE } from '../../../src/vscode/rewards/rewardValidation';
+import { workspaceRoot } from '../helpers';
 
 const LIMIT = 90_000;
 
