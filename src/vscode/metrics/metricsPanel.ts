@@ -10,7 +10,8 @@ import type { MetricsTail } from '../../core/runs/metricsTail';
 import type { RunSummary } from '../../core/runs/runDirectory';
 import { directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
 import { FromWebview, MetricRow, MetricsProtocol, MetricsRequests, RunInfo, ToWebview, toMetricRow } from '../../protocol/metricsProtocol';
-import type { MetricsPanelServices } from './metricsPanels';
+import type { Log } from '../common/log';
+import type { RunRegistry } from '../runs/runRegistry';
 import { throttle } from '../common/throttle';
 import { showPanelPage } from '../common/webview/html';
 import { PanelHost, RequestHandlers } from '../common/webview/panelHost';
@@ -19,6 +20,14 @@ import { toDisposable } from '../common/lifecycle';
 
 const POLL_MS = 2000;
 
+
+export interface MetricsPanelServices {
+  extensionUri: vscode.Uri;
+  log: Log;
+  registry: RunRegistry;
+  /** opens the group breakdown of one iteration of a run (a chart point was clicked) */
+  openIteration(runDir: string, step: number): Promise<boolean>;
+}
 
 export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof MetricsRequests> {
   private tail: MetricsTail | undefined;

@@ -2,21 +2,11 @@
 // serializer; the panel's code and zod load when a panel first opens.
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import type { Log } from '../common/log';
-import type { MetricsPanel } from './metricsPanel';
-import type { RunRegistry } from '../runs/runRegistry';
+import type { MetricsPanel, MetricsPanelServices } from './metricsPanel';
 import { Panels } from '../common/webview/panels';
 import type { WebviewTransport } from '../common/webview/transport';
 
 export const METRICS_VIEW_TYPE = 'tinker.metrics';
-
-export interface MetricsPanelServices {
-  extensionUri: vscode.Uri;
-  log: Log;
-  registry: RunRegistry;
-  /** opens the group breakdown of one iteration of a run (a chart point was clicked) */
-  openIteration(runDir: string, step: number): Promise<boolean>;
-}
 
 export type MetricsPanels = Panels<MetricsPanel, string, typeof import('../../protocol/metricsProtocol').MetricsPanelState>;
 
