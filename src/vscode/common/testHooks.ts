@@ -37,7 +37,7 @@ export interface TinkerStudioTestHandles {
   runStatus: RunStatusItem;
   /** the reward-function editor: reward files, validation state, CodeLens */
   rewards: RewardEditor;
-  /** starts GRPO runs (the commands' back end) */
+  /** starts GRPO and SFT runs (the commands' back end) */
   runner: RunRunner;
   /** the context keys the manifest's `when` clauses read */
   contextKeys: ContextKeys;
