@@ -69,6 +69,6 @@ describe('extension manifest', () => {
 
   it('keeps sources, tests and dev files out of the VSIX', () => {
     const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n');
-    for (const p of ['src/**', 'test/**', 'out/**', 'node_modules/**', 'scripts/**']) assert.ok(ignore.includes(p), p);
+    for (const p of ['src/**', 'test/**', 'out/**', 'node_modules/**', 'scripts/**', 'docs/layout.md']) assert.ok(ignore.includes(p), p);
   });
 });
