@@ -1,4 +1,5 @@
-// Entry point: builds the services and registers the adapters. Nothing else lives here.
+// Entry point: builds the services and registers the adapters, and declares the handles its
+// extension-host tests reach (TinkerStudioTestHandles). Nothing else lives here.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
@@ -13,7 +14,8 @@ import { registerPlaygroundCommands } from './vscode/playground/playgroundComman
 import { registerPlaygroundDocuments } from './vscode/playground/playgroundDocuments';
 import { playgroundPanels } from './vscode/playground/playgroundPanels';
 import { resolvePython } from './vscode/rewards/pythonInterpreter';
-import { registerCommands, registerTable } from './vscode/common/commands';
+import { registerTable } from './vscode/common/commandTable';
+import { registerConnectionCommands } from './vscode/connection/connectionCommands';
 import { TinkerConnection } from './vscode/connection/connection';
 import { registerAgentTools } from './vscode/agent/agentTools';
 import { ContextKeys } from './vscode/common/contextKeys';
@@ -23,6 +25,7 @@ import { Log } from './vscode/common/log';
 import { metricsPanels } from './vscode/metrics/metricsPanels';
 import { registerRewardEditor } from './vscode/rewards/rewards';
 import { registerRunCommands } from './vscode/runs/runCommands';
+import { registerRunsFolderCommands } from './vscode/runs/runsFolderCommands';
 import { RunRegistry } from './vscode/runs/runRegistry';
 import { RunStatusItem } from './vscode/runs/runStatusBar';
 import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/runs/specCodeLens';
@@ -35,10 +38,37 @@ import { TrustedServers } from './vscode/connection/trustedServers';
 import { haveKeyFor } from './vscode/connection/apiKeyPrompt';
 import { COMMAND } from './vscode/common/commandIds';
 import { registerTestHooks } from './vscode/common/testHooks';
+import type { BreakdownPanels } from './vscode/breakdown/breakdownPanels';
+import type { MetricsPanels } from './vscode/metrics/metricsPanels';
+import type { PlaygroundPanels } from './vscode/playground/playgroundPanels';
+import type { RewardEditor } from './vscode/rewards/rewards';
 import type { TinkerStudioApi } from './api';
 
 export type { TinkerStudioApi } from './api';
-export type { TinkerStudioTestHandles } from './vscode/common/testHooks';
+
+/** The extension's internals its extension-host tests reach (src/vscode/common/testHooks.ts); no public API. */
+export interface TinkerStudioTestHandles {
+  /** where the API key would come from, without revealing it */
+  apiKeySource(): Promise<string | undefined>;
+  runs: RunsModel;
+  runsTree: RunsTreeProvider;
+  checkpointsTree: CheckpointsTreeProvider;
+  /** GRPO runs started in this window */
+  registry: RunRegistry;
+  metrics: MetricsPanels;
+  /** the GRPO group breakdown panels */
+  breakdowns: BreakdownPanels;
+  /** the sample playground panel */
+  playground: PlaygroundPanels;
+  codeLenses: SpecCodeLensProvider;
+  runStatus: RunStatusItem;
+  /** the reward-function editor: reward files, validation state, CodeLens */
+  rewards: RewardEditor;
+  /** starts GRPO and SFT runs (the commands' back end) */
+  runner: RunRunner;
+  /** the context keys the manifest's `when` clauses read */
+  contextKeys: ContextKeys;
+}
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
 declare const __tinkerLoadStart: number | undefined;
@@ -62,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const connection = own(new TinkerConnection(engine, apiKeys, log, String(context.extension.packageJSON.version), trustedServers));
   for (const d of registerTable(
     {
+      [COMMAND.showLog]: () => log.show(),
       [COMMAND.forgetTrustedServers]: async () => {
         await trustedServers.forgetAll();
         connection.reset();
@@ -93,7 +124,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
   const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
   const runner = new RunRunner({ log, apiKeys, runs, connection, registry, cacheDir });
-  for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
+  for (const d of registerConnectionCommands({ log, apiKeys, connection })) own(d);
+  for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));
@@ -161,7 +193,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     `Tinker Studio ${context.extension.packageJSON.version} activated in ${activationMs.toFixed(1)} ms` +
       (loadAndActivateMs !== undefined ? ` (${loadAndActivateMs.toFixed(1)} ms including loading the bundle)` : ''),
   );
-  for (const d of registerTestHooks(context.extensionMode, {
+  for (const d of registerTestHooks<TinkerStudioTestHandles>(context.extensionMode, {
     apiKeySource: async () => (await apiKeys.get())?.source,
     runs,
     runsTree,

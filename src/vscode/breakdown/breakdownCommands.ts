@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMAND } from '../common/commandIds';
-import { registerTable } from '../common/commands';
+import { registerTable } from '../common/commandTable';
 import type { BreakdownPanels } from './breakdownPanels';
 import { showIteration } from './breakdownPanels';
 import type { Log } from '../common/log';

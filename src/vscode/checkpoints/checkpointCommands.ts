@@ -1,13 +1,13 @@
-// The Checkpoints view's actions: publish/unpublish, set/clear TTL, delete (multi-select, one
-// confirmation), download (progress with cancel), weights info, start GRPO/SFT from a state
-// checkpoint, resume its run, refresh and "Load more". Each runs on src/core/checkpoints; a failing
+// The Checkpoints view's actions: copy a checkpoint's tinker:// path, publish/unpublish, set/clear
+// TTL, delete (multi-select, one confirmation), download (progress with cancel), weights info, start
+// GRPO/SFT from a state checkpoint, resume its run, refresh and "Load more". Each runs on src/core/checkpoints; a failing
 // item is reported with what happened and the others go on, and the tree stays usable. The optional
 // last argument carries answers (tests, other commands) that skip the prompts.
 import * as vscode from 'vscode';
 import type { ItemOutcome } from '../../core/checkpoints/bulk';
-import { CheckpointNode, CheckpointTarget, CheckpointsTreeProvider, targetOf } from './checkpointsTree';
+import { CheckpointNode, CheckpointTarget, CheckpointsTreeProvider, checkpointPath, targetOf } from './checkpointsTree';
 import { COMMAND } from '../common/commandIds';
-import { Handler, registerTable } from '../common/commands';
+import { Handler, registerTable } from '../common/commandTable';
 import { TinkerConnection } from '../connection/connection';
 import { readNetworkSettings } from '../common/networkSettings';
 import { Log } from '../common/log';
@@ -39,6 +39,7 @@ export interface ActionReport {
 
 export function registerCheckpointCommands(s: CheckpointCommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
+    [COMMAND.copyCheckpointPath]: (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
     [COMMAND.checkpointsRefresh]: () => s.tree.refresh(),
     [COMMAND.checkpointsLoadMore]: () => s.tree.loadMore(),
     [COMMAND.checkpointsPublish]: (n?: unknown, sel?: unknown) => bulk(s, targets(n, sel), 'published', 'publish', (m, c, p, t) => m.publishCheckpoint(c, p, t)),
@@ -212,4 +213,33 @@ async function startFrom(s: CheckpointCommandServices, t: CheckpointTarget, kind
   const { checkpointWeightsInfo } = await import('../../core/checkpoints/manage');
   const w = await checkpointWeightsInfo(await s.connection.get(), t.tinkerPath, { expiresAt: t.server?.expiresAt });
   return vscode.commands.executeCommand(kind === 'grpo' ? COMMAND.startGrpoRun : COMMAND.startSftRun, { guided: { ...a.guided, model: w.baseModel, loadCheckpointPath: t.tinkerPath } });
+}
+
+async function copyCheckpointPath(node: unknown, which: unknown): Promise<string | undefined> {
+  const n = node as CheckpointNode | undefined;
+  const target = n ? targetOf(n) : undefined;
+  if (target) {
+    await vscode.env.clipboard.writeText(target.tinkerPath);
+    void vscode.window.setStatusBarMessage(`Copied ${target.tinkerPath}`, 4000);
+    return target.tinkerPath;
+  }
+  if (!n || n.kind !== 'checkpoint') throw new Error('Select a checkpoint in the Checkpoints view to copy its path.');
+  let p = checkpointPath(n.checkpoint);
+  if (which === 'state' || which === 'sampler') {
+    p = which === 'state' ? n.checkpoint.state_path : n.checkpoint.sampler_path;
+  } else if (n.checkpoint.state_path && n.checkpoint.sampler_path) {
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: 'Sampler weights', description: n.checkpoint.sampler_path, value: n.checkpoint.sampler_path },
+        { label: 'Training state (weights + optimizer)', description: n.checkpoint.state_path, value: n.checkpoint.state_path },
+      ],
+      { title: `Copy path of checkpoint ${n.checkpoint.name}` },
+    );
+    if (!pick) return undefined;
+    p = pick.value;
+  }
+  if (!p) throw new Error(`Checkpoint ${n.checkpoint.name} has no tinker:// path.`);
+  await vscode.env.clipboard.writeText(p);
+  void vscode.window.setStatusBarMessage(`Copied ${p}`, 4000);
+  return p;
 }

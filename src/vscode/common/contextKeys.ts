@@ -5,10 +5,16 @@
 // Each follows the state it describes through that state's own change event.
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../core/runs/runDirectory';
-import type { RewardFileIndex } from '../rewards/rewardFiles';
-import type { RunRegistry } from '../runs/runRegistry';
-import type { RunsModel } from '../runs/runsModel';
 import { Disposable } from './lifecycle';
+
+/** What the keys follow, as the features provide it (the run registry, the runs model, the reward file index). */
+export interface ContextKeySources {
+  /** the runs this window started */
+  registry: { readonly onDidChange: vscode.Event<unknown>; active(): ReadonlyArray<{ runDir: string | undefined }> };
+  /** the run directories of the runs folder */
+  runs: { readonly onDidChange: vscode.Event<unknown>; list(): Promise<RunSummary[]> };
+  rewardFiles: { readonly onDidChange: vscode.Event<unknown>; isRewardFile(uri: vscode.Uri): boolean };
+}
 
 export const CONTEXT_KEYS = {
   runActive: 'tinker.runActive',
@@ -25,9 +31,9 @@ export class ContextKeys extends Disposable {
   private readonly values = new Map<string, boolean>();
 
   constructor(
-    private readonly registry: RunRegistry,
-    private readonly runs: RunsModel,
-    private readonly rewardFiles: RewardFileIndex,
+    private readonly registry: ContextKeySources['registry'],
+    private readonly runs: ContextKeySources['runs'],
+    private readonly rewardFiles: ContextKeySources['rewardFiles'],
   ) {
     super();
     this._registerAll(

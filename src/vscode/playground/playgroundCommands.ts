@@ -4,7 +4,7 @@
 // rewardFile}, or a run's problem {runDir, problemId}) from other panels.
 import * as vscode from 'vscode';
 import { COMMAND } from '../common/commandIds';
-import { registerTable } from '../common/commands';
+import { registerTable } from '../common/commandTable';
 import type { Log } from '../common/log';
 import type { PlaygroundPreset } from './playgroundPanel';
 import { openPlayground, PlaygroundPanels } from './playgroundPanels';

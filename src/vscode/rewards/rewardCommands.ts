@@ -19,7 +19,7 @@ import { RewardValidator, UNTRUSTED_MESSAGE } from './rewardValidation';
 import { addToRewardFilesSetting, readBackendFor, rewardEnvironmentSetting, rewardRangeSetting } from '../common/settings';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
-import { registerTable } from '../common/commands';
+import { registerTable } from '../common/commandTable';
 
 export const REPORT_SCHEME = 'tinker-reward-report';
 

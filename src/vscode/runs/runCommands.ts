@@ -5,11 +5,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GrpoRunResult } from '../../core/grpo/types';
 import type { SftRunResult } from '../../core/sft/loop';
-import { Handler, registerTable } from '../common/commands';
+import { Handler, registerTable } from '../common/commandTable';
 import { TinkerConnection } from '../connection/connection';
 import { RunRunner } from './runRunner';
 import { Log } from '../common/log';
-import type { MetricsPanels } from '../metrics/metricsPanels';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
@@ -25,7 +24,8 @@ export interface RunCommandServices {
   registry: RunRegistry;
   runner: RunRunner;
   connection: TinkerConnection;
-  metrics: MetricsPanels;
+  /** the metrics panels (Open Metrics opens a run's) */
+  metrics: { open(runDir: string): Promise<unknown> };
 }
 
 /** Argument schemas, built on first use (zod is not loaded at activation). */

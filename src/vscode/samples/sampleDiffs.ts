@@ -13,7 +13,7 @@ import { COMMAND } from '../common/commandIds';
 import type { z } from 'zod';
 import type { SampleRecord } from '../../protocol/sampleSchema';
 import type { SamplePair } from '../../core/runs/sampleChanges';
-import { registerTable } from '../common/commands';
+import { registerTable } from '../common/commandTable';
 import type { Log } from '../common/log';
 import type { RunsModel } from '../runs/runsModel';
 import { readSample, sampleUri } from './sampleDocuments';

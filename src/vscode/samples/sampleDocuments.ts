@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { COMMAND } from '../common/commandIds';
 import type { SampleRecord } from '../../protocol/sampleSchema';
 import type { SampleAddress } from '../../core/runs/sampleText';
-import { registerTable } from '../common/commands';
+import { registerTable } from '../common/commandTable';
 import type { Log } from '../common/log';
 
 export const SAMPLE_SCHEME = 'tinker-sample';

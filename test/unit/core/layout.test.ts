@@ -1,7 +1,8 @@
 // The folder rules of docs/layout.md, read from the code's own imports (every form: `import type`,
 // `export … from`, `import()`, `typeof import()`, `require()`):
 //   - no import cycle anywhere in src/ and webview/;
-//   - every file of the extension layer sits in a feature folder of src/vscode/ or in its common/;
+//   - every file of the extension layer sits in a feature folder of src/vscode/ or in its common/,
+//     common/ imports no feature, and the feature folders import each other without a cycle;
 //   - src/ and webview/ meet only in src/protocol/, which imports neither of them.
 import * as assert from 'assert';
 import * as fs from 'fs';
@@ -137,6 +138,19 @@ describe('layout', () => {
     const loose = fs.readdirSync(vscodeDir, { withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => `src/vscode/${e.name}`);
     assert.deepStrictEqual(loose, []);
     assert.ok(fs.statSync(path.join(vscodeDir, 'common')).isDirectory(), 'src/vscode/common/ exists');
+  });
+
+  it('common/ of the extension layer imports no feature folder, and the feature folders import each other without a cycle', () => {
+    const folderOf = (f: string) => rel(f).split('/')[2];
+    const folders = new Map<string, Set<string>>();
+    for (const f of files.filter(under('src/vscode'))) {
+      const from = folderOf(f);
+      const to = graph.edges.get(f)!.filter(under('src/vscode')).map(folderOf).filter((t) => t !== from);
+      folders.set(from, new Set([...(folders.get(from) ?? []), ...to]));
+    }
+    assert.ok(folders.size >= 8, `${folders.size} folders`);
+    assert.deepStrictEqual([...folders.get('common')!], []);
+    assert.deepStrictEqual(importCycles(new Map([...folders].map(([k, v]) => [k, [...v]]))), []);
   });
 
   it('src/ never imports webview/', () => {

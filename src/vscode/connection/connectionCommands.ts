@@ -1,34 +1,23 @@
-// The general commands (backend, key, runs folder, models, example), each a small adapter from VS
-// Code UI (quick picks, input boxes, notifications) to the services, and registerTable, the wrapper
-// every command of the extension is registered through: a failing command shows an error and logs
-// it (redacted); it never throws into the extension host. Optional arguments let tests and
-// keybindings run a command without its prompts. The ids are in commandIds.ts.
-import * as fs from 'node:fs';
+// The connection's commands: Select Backend, Set API Key, Clear API Key and Show Available Models,
+// each a small adapter from VS Code UI (quick picks, input boxes, notifications) to the services.
+// Optional arguments let tests and keybindings run a command without its prompts. The ids are in
+// common/commandIds.ts; registerTable (common/commandTable.ts) shows and logs a failure.
 import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../../core/config/backendKinds';
-import { CheckpointNode, checkpointPath, targetOf } from '../checkpoints/checkpointsTree';
-import { TinkerConnection } from '../connection/connection';
-import { openArithmeticExample } from '../runs/example';
-import { Log } from './log';
-import { RunsModel } from '../runs/runsModel';
-import { ApiKeyStore, validateApiKey } from '../connection/secrets';
-import { customBaseUrlSetting, readBackend, writeBackend } from './settings';
-import { COMMAND } from './commandIds';
+import { TinkerConnection } from './connection';
+import { Log } from '../common/log';
+import { ApiKeyStore, validateApiKey } from './secrets';
+import { customBaseUrlSetting, readBackend, writeBackend } from '../common/settings';
+import { COMMAND } from '../common/commandIds';
+import { Handler, registerTable } from '../common/commandTable';
 
-export interface CommandServices {
+export interface ConnectionCommandServices {
   log: Log;
   apiKeys: ApiKeyStore;
-  runs: RunsModel;
   connection: TinkerConnection;
-  /** also called by Refresh Runs (the server's training runs are fetched again) */
-  onRefresh?: () => void;
-  /** where the bundled example lives (<extension>/examples) */
-  extensionPath: string;
 }
 
-export type Handler = (...args: unknown[]) => unknown;
-
-export function registerCommands(s: CommandServices): vscode.Disposable[] {
+export function registerConnectionCommands(s: ConnectionCommandServices): vscode.Disposable[] {
   const table: Record<string, Handler> = {
     [COMMAND.selectBackend]: (kind?: unknown, url?: unknown) => selectBackend(s, kind, url),
     [COMMAND.setApiKey]: (key?: unknown) => setApiKey(s, key),
@@ -36,32 +25,9 @@ export function registerCommands(s: CommandServices): vscode.Disposable[] {
       await s.apiKeys.clear();
       void vscode.window.showInformationMessage('Tinker API key removed from VS Code secret storage.');
     },
-    [COMMAND.openRunsFolder]: () => openRunsFolder(s),
-    [COMMAND.refreshRuns]: () => {
-      s.onRefresh?.();
-      return s.runs.refresh();
-    },
-    [COMMAND.copyCheckpointPath]: (node?: unknown, which?: unknown) => copyCheckpointPath(node, which),
-    [COMMAND.showLog]: () => s.log.show(),
     [COMMAND.showModels]: (opts?: unknown) => showModels(s, opts),
-    [COMMAND.openExample]: (which?: unknown) => openArithmeticExample(s.extensionPath, which),
   };
   return registerTable(table, s.log);
-}
-
-/** Registers each handler so that a failure is logged and shown, never thrown into the host. */
-export function registerTable(table: Record<string, Handler>, log: Log): vscode.Disposable[] {
-  return Object.entries(table).map(([id, handler]) =>
-    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      try {
-        return await handler(...args);
-      } catch (err) {
-        log.error(`${id} failed`, err);
-        void vscode.window.showErrorMessage(log.redactor.redact(err instanceof Error ? err.message : String(err)));
-        return undefined;
-      }
-    }),
-  );
 }
 
 const BACKEND_ITEMS: Array<vscode.QuickPickItem & { backend: BackendKind }> = [
@@ -70,7 +36,7 @@ const BACKEND_ITEMS: Array<vscode.QuickPickItem & { backend: BackendKind }> = [
   { backend: 'custom', label: '$(server) Custom server…', description: 'self-hosted', detail: 'A Tinker-compatible server such as SkyRL at a base URL you give.' },
 ];
 
-async function selectBackend(s: CommandServices, kindArg: unknown, urlArg: unknown): Promise<BackendKind | undefined> {
+async function selectBackend(s: ConnectionCommandServices, kindArg: unknown, urlArg: unknown): Promise<BackendKind | undefined> {
   let kind = isBackendKind(kindArg) ? kindArg : undefined;
   if (!kind) {
     let current: string | undefined;
@@ -111,7 +77,7 @@ async function selectBackend(s: CommandServices, kindArg: unknown, urlArg: unkno
   return kind;
 }
 
-async function setApiKey(s: CommandServices, keyArg: unknown): Promise<boolean> {
+async function setApiKey(s: ConnectionCommandServices, keyArg: unknown): Promise<boolean> {
   const key =
     typeof keyArg === 'string'
       ? keyArg
@@ -129,47 +95,6 @@ async function setApiKey(s: CommandServices, keyArg: unknown): Promise<boolean> 
   return true;
 }
 
-async function openRunsFolder(s: CommandServices): Promise<void> {
-  const folder = s.runs.runsFolder;
-  await fs.promises.mkdir(folder, { recursive: true });
-  const uri = vscode.Uri.file(folder);
-  const inWorkspace = vscode.workspace.getWorkspaceFolder(uri) !== undefined;
-  if (inWorkspace) {
-    await vscode.commands.executeCommand('revealInExplorer', uri);
-  } else {
-    await vscode.commands.executeCommand('revealFileInOS', uri);
-  }
-}
-
-async function copyCheckpointPath(node: unknown, which: unknown): Promise<string | undefined> {
-  const n = node as CheckpointNode | undefined;
-  const target = n ? targetOf(n) : undefined;
-  if (target) {
-    await vscode.env.clipboard.writeText(target.tinkerPath);
-    void vscode.window.setStatusBarMessage(`Copied ${target.tinkerPath}`, 4000);
-    return target.tinkerPath;
-  }
-  if (!n || n.kind !== 'checkpoint') throw new Error('Select a checkpoint in the Checkpoints view to copy its path.');
-  let p = checkpointPath(n.checkpoint);
-  if (which === 'state' || which === 'sampler') {
-    p = which === 'state' ? n.checkpoint.state_path : n.checkpoint.sampler_path;
-  } else if (n.checkpoint.state_path && n.checkpoint.sampler_path) {
-    const pick = await vscode.window.showQuickPick(
-      [
-        { label: 'Sampler weights', description: n.checkpoint.sampler_path, value: n.checkpoint.sampler_path },
-        { label: 'Training state (weights + optimizer)', description: n.checkpoint.state_path, value: n.checkpoint.state_path },
-      ],
-      { title: `Copy path of checkpoint ${n.checkpoint.name}` },
-    );
-    if (!pick) return undefined;
-    p = pick.value;
-  }
-  if (!p) throw new Error(`Checkpoint ${n.checkpoint.name} has no tinker:// path.`);
-  await vscode.env.clipboard.writeText(p);
-  void vscode.window.setStatusBarMessage(`Copied ${p}`, 4000);
-  return p;
-}
-
 interface ModelRow {
   name: string;
   maxContextLength?: number;
@@ -179,7 +104,7 @@ interface ModelRow {
  * Lists the models the current backend serves (starting the local engine if needed). Called with
  * { quiet: true } it returns the list without showing a picker (for tests and other commands).
  */
-async function showModels(s: CommandServices, opts: unknown): Promise<ModelRow[] | undefined> {
+async function showModels(s: ConnectionCommandServices, opts: unknown): Promise<ModelRow[] | undefined> {
   const quiet = typeof opts === 'object' && opts !== null && (opts as { quiet?: unknown }).quiet === true;
   const models = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: 'Tinker: listing models' },
