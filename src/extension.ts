@@ -175,6 +175,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     rewards: rewards.editor,
     runner,
     contextKeys,
+    connection,
   }))
     own(d);
   return {

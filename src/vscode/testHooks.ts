@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { BreakdownPanels } from './breakdownPanels';
 import type { CheckpointsTreeProvider } from './checkpointsTree';
+import type { TinkerConnection } from './connection';
 import type { ContextKeys } from './contextKeys';
 import type { GrpoRunner } from './grpoRunner';
 import type { MetricsPanels } from './metricsPanels';
@@ -41,6 +42,8 @@ export interface TinkerStudioTestHandles {
   runner: GrpoRunner;
   /** the context keys the manifest's `when` clauses read */
   contextKeys: ContextKeys;
+  /** the window's connection to the current backend (the one runs and the playground use) */
+  connection: TinkerConnection;
 }
 
 /** True while the extension host runs this extension's test suite (development or installed VSIX). */
