@@ -120,7 +120,10 @@ install_host() {
     "$version") ;;
     *) echo "[code-server $host] expected version $version, got: $got" >&2; return 1 ;;
   esac
-  [ "$("$node_home/bin/node" -p 'process.versions.node.split(".")[0]')" = "$node_major" ]
+  if [ "$("$node_home/bin/node" -p 'process.versions.node.split(".")[0]')" != "$node_major" ]; then
+    echo "[code-server $host] $node_home/bin/node is not Node $node_major" >&2
+    return 1
+  fi
 }
 
 hosts=("$@")
