@@ -5,9 +5,10 @@
 // undefined and the feature that uses it stays inert. docs/vscode-versions.md lists them with the way
 // to reach the same thing on an older host.
 //
-// Every other API the extension calls is in the floor's vscode.d.ts (checked by the compiler), and the
-// built-in commands it runs (vscode.diff, vscode.changes, revealFileInOS, …) exist in 1.96 (the
-// extension-host test on the floor host runs them).
+// Every other API the extension calls is in the floor's vscode.d.ts (checked by the compiler): the
+// language-model tools (vscode.lm.registerTool) were finalized in 1.95. The built-in commands it runs
+// exist in 1.96 too: the UI layer on the floor host opens What Changed (vscode.changes) and the sample
+// diffs (vscode.diff).
 import * as vscode from 'vscode';
 
 // ---- VS Code 1.101: MCP server definitions (vscode.lm.registerMcpServerDefinitionProvider) ----
