@@ -68,6 +68,8 @@ export interface TinkerStudioTestHandles {
   runner: RunRunner;
   /** the context keys the manifest's `when` clauses read */
   contextKeys: ContextKeys;
+  /** the window's connection to the current backend (the one runs and the playground use) */
+  connection: TinkerConnection;
 }
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
@@ -207,6 +209,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     rewards: rewards.editor,
     runner,
     contextKeys,
+    connection,
   }))
     own(d);
   return {

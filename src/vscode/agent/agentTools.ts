@@ -14,6 +14,7 @@ import type { RunRegistry } from '../runs/runRegistry';
 import type { RunsModel } from '../runs/runsModel';
 import type { ApiKeyStore } from '../connection/secrets';
 import { readBackendFor } from '../common/settings';
+import { mcpApi, NEWER_API_SINCE } from '../common/newerApis';
 
 export interface AgentToolServices {
   log: Log;
@@ -83,15 +84,22 @@ export function registerAgentTools(s: AgentToolServices): vscode.Disposable[] {
     return t;
   };
   const disposables: vscode.Disposable[] = contributedToolNames(s.packageJSON).map((name) => vscode.lm.registerTool(name, languageModelTool(() => toolNamed(name), sessionFor, s.log)));
+  const mcp = mcpApi();
+  if (!mcp) {
+    // VS Code before 1.101 has no MCP server definitions: the contribution stays inert, and agents reach
+    // the same tools through `tinker-studio mcp` in their own MCP configuration (docs/vscode-versions.md)
+    s.log.info(`MCP server definition: this VS Code (${vscode.version}) has no MCP server definition API (VS Code ${NEWER_API_SINCE.mcp} and later); add "tinker-studio mcp" to your MCP client's configuration instead (docs/vscode-versions.md)`);
+    return disposables;
+  }
   disposables.push(
-    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+    mcp.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
       provideMcpServerDefinitions: () => {
         const root = workspaceRoot();
         if (!root || !vscode.workspace.isTrusted) return [];
         // the extension host's own executable runs the bundled CLI as plain Node (Electron honours
         // ELECTRON_RUN_AS_NODE; code-server's host is Node already)
         const cli = path.join(s.extensionPath, 'dist', 'cli.js');
-        return [new vscode.McpStdioServerDefinition('Tinker Studio', process.execPath, [cli, 'mcp', '--workspace', root, '--runs-dir', s.runs.runsFolder], { ELECTRON_RUN_AS_NODE: '1' })];
+        return [new mcp.McpStdioServerDefinition('Tinker Studio', process.execPath, [cli, 'mcp', '--workspace', root, '--runs-dir', s.runs.runsFolder], { ELECTRON_RUN_AS_NODE: '1' })];
       },
     }),
   );
