@@ -4,7 +4,10 @@
 // test/ui/*.ui.mjs file as a person would use the extension: activity bar, views, command palette,
 // quick picks, status bar. Screenshots go to test-results/ui/. Prints "ui: N passed, N failed".
 //   VSIX=<file> (default <name>-<version>.vsix)  UI_GREP=<substring of a test name>
-//   UI_FILES=<substring of a file name>  KEEP_TMP=1
+//   UI_FILES=<substrings of file names, comma-separated>  KEEP_TMP=1
+//   TINKER_README_SHOTS=<folder>: a screenshot that a test file lists in its `readmeShots`
+//   ({ screenshot name: README image name }) is also written there as <README image name>.jpg
+//   (scripts/screenshots.mjs, `npm run screenshots`, copies them into media/screenshots/).
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,12 +25,17 @@ import {
 
 const { log } = makeLogger('ui-tests');
 const shots = path.join(root, 'test-results/ui');
+const readmeShots = process.env.TINKER_README_SHOTS ? path.resolve(process.env.TINKER_README_SHOTS) : undefined;
+/** JPEG quality of the README's screenshots: text stays sharp and a 1280×800 workbench stays well under 200 KB. */
+const README_JPEG_QUALITY = 85;
 
 async function main() {
   const cs = resolveCodeServer();
   const vsix = findVsix();
   fs.mkdirSync(shots, { recursive: true });
-  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs') && (!process.env.UI_FILES || f.includes(process.env.UI_FILES))).sort();
+  if (readmeShots) fs.mkdirSync(readmeShots, { recursive: true });
+  const only = process.env.UI_FILES?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs') && (only.length === 0 || only.some((s) => f.includes(s)))).sort();
   const results = [];
 
   for (const file of files) {
@@ -58,6 +66,12 @@ async function main() {
           const file = path.join(shots, `${name}.png`);
           await page.screenshot({ path: file });
           log(`screenshot ${path.relative(root, file)}`);
+          const readmeName = suite.readmeShots?.[name];
+          if (readmeShots && readmeName) {
+            const jpeg = path.join(readmeShots, `${readmeName}.jpg`);
+            await page.screenshot({ path: jpeg, type: 'jpeg', quality: README_JPEG_QUALITY });
+            log(`README screenshot ${jpeg}`);
+          }
           return file;
         },
       };
