@@ -7,7 +7,10 @@
 // and test-results/ui-floor/ (floor). Prints "ui (<host>, Code <version>): N passed, N failed" per host,
 // then "ui: N passed, N failed" over all.
 //   UI_HOSTS=floor,newest (default: both)  VSIX=<file> (default <name>-<version>.vsix)
-//   UI_GREP=<substring of a test name>  UI_FILES=<substring of a file name>  KEEP_TMP=1
+//   UI_GREP=<substring of a test name>  UI_FILES=<substrings of file names, comma-separated>  KEEP_TMP=1
+//   TINKER_README_SHOTS=<folder>: a screenshot that a test file lists in its `readmeShots`
+//   ({ screenshot name: README image name }) is also written there as <README image name>.jpg, from
+//   the newest host only (scripts/screenshots.mjs, `npm run screenshots`, copies them into media/screenshots/).
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +28,9 @@ import {
 } from './lib/code-server.mjs';
 
 const { log } = makeLogger('ui-tests');
+const readmeShots = process.env.TINKER_README_SHOTS ? path.resolve(process.env.TINKER_README_SHOTS) : undefined;
+/** JPEG quality of the README's screenshots: text stays sharp and a 1280×800 workbench stays well under 200 KB. */
+const README_JPEG_QUALITY = 85;
 
 /** Where a host's screenshots go: the newest host keeps test-results/ui/, the others get ui-<host>/. */
 function screenshotsDir(host) {
@@ -36,6 +42,8 @@ async function runOnHost(host, vsix, files) {
   const cs = resolveCodeServer(host);
   const shots = screenshotsDir(host);
   fs.mkdirSync(shots, { recursive: true });
+  const readme = host === 'newest' ? readmeShots : undefined;
+  if (readme) fs.mkdirSync(readme, { recursive: true });
   log(`host ${host}: code-server ${cs.codeServer}, VS Code ${cs.vscode}; screenshots in ${path.relative(root, shots)}/`);
   const results = [];
   for (const file of files) {
@@ -69,6 +77,12 @@ async function runOnHost(host, vsix, files) {
           const file = path.join(shots, `${name}.png`);
           await page.screenshot({ path: file });
           log(`screenshot ${path.relative(root, file)}`);
+          const readmeName = suite.readmeShots?.[name];
+          if (readme && readmeName) {
+            const jpeg = path.join(readme, `${readmeName}.jpg`);
+            await page.screenshot({ path: jpeg, type: 'jpeg', quality: README_JPEG_QUALITY });
+            log(`README screenshot ${jpeg}`);
+          }
           return file;
         },
       };
@@ -103,7 +117,8 @@ async function runOnHost(host, vsix, files) {
 async function main() {
   const hosts = hostNames(process.env.UI_HOSTS);
   const vsix = findVsix();
-  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs') && (!process.env.UI_FILES || f.includes(process.env.UI_FILES))).sort();
+  const only = process.env.UI_FILES?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs') && (only.length === 0 || only.some((s) => f.includes(s)))).sort();
   const summaries = [];
   let passed = 0;
   let failedCount = 0;
