@@ -15,9 +15,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SampleRecord } from '../src/core/runs/sampleRecord';
 import { parseSamples, readSamplesInChunks, samplesFile } from '../src/core/runs/sampleRecord';
-import { summarizeIteration } from '../src/core/runs/sampleSchema';
-import { breakdownStats, buildGroups, GroupFilter, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../webview/shared/breakdown';
-import { BreakdownRequests, ToWebview } from '../webview/shared/breakdownProtocol';
+import { summarizeIteration } from '../src/protocol/sampleSchema';
+import { breakdownStats, buildGroups, GroupFilter, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../src/protocol/breakdown';
+import { BreakdownRequests, ToWebview } from '../src/protocol/breakdownProtocol';
 
 const GROUPS = Number(process.env.GROUPS ?? 1024);
 const GROUP_SIZE = Number(process.env.GROUP_SIZE ?? 16);

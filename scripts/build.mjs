@@ -8,6 +8,7 @@ import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findPanels } from './lib/panels.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const production = process.argv.includes('--production');
@@ -21,15 +22,15 @@ const nodeEntries = [
   ['src/cli/main.ts', 'cli'], // the headless CLI (package.json "bin"), run as `node dist/cli.js`
 ];
 
-/** Webview entry points (browser): [source, dist name]. */
-const webviewEntries = [
-  // the metrics panel; its CSS imports (its own and uPlot's) become dist/webview/metrics.css
-  ['webview/metrics/main.ts', 'metrics'],
-  // the GRPO group breakdown panel
-  ['webview/breakdown/main.ts', 'breakdown'],
-  // the sample playground panel
-  ['webview/playground/main.ts', 'playground'],
-];
+/** Webview entry points (browser): one per panel folder of webview/, found (scripts/lib/panels.mjs). */
+const panels = findPanels(root);
+if (panels.problems.length > 0) fail(panels.problems);
+const webviewEntries = panels.entries;
+
+function fail(problems) {
+  for (const p of problems) console.error(`[build] ${p}`);
+  process.exit(1);
+}
 
 const common = {
   bundle: true,
@@ -39,10 +40,11 @@ const common = {
   absWorkingDir: root,
 };
 
-const existing = (entries) => entries.filter(([src]) => fs.existsSync(path.join(root, src)));
+const missing = nodeEntries.filter(([src]) => !fs.existsSync(path.join(root, src)));
+if (missing.length > 0) fail(missing.map(([src]) => `the entry point ${src} is missing`));
 
 const contexts = [];
-for (const [src, name] of existing(nodeEntries)) {
+for (const [src, name] of nodeEntries) {
   contexts.push(
     await esbuild.context({
       ...common,
@@ -58,7 +60,7 @@ for (const [src, name] of existing(nodeEntries)) {
     }),
   );
 }
-for (const [src, name] of existing(webviewEntries)) {
+for (const [src, name] of webviewEntries) {
   contexts.push(
     await esbuild.context({
       ...common,

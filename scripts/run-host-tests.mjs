@@ -5,7 +5,9 @@
 //   - "code-server": the VS Code inside the npm package code-server, driven by headless Chromium
 //     (machines that reach only the npm registry and apt; see scripts/run-web-tests.mjs).
 // TINKER_TEST_HOST=electron|code-server forces one; otherwise the VS Code update service is probed
-// (3 s) and code-server is used when it cannot be reached.
+// (3 s) and code-server is used when it cannot be reached. The code-server path runs the newest host;
+// `npm test` then runs test/suite/newerApis.test.ts on the floor host too (run-web-tests.mjs --host
+// floor). On the electron path VSCODE_TEST_VERSION=1.96.4 runs the suite in the floor's desktop VS Code.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

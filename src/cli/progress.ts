@@ -1,7 +1,7 @@
 // What the CLI prints while a run goes: on a terminal, one progress bar line redrawn in place (log
 // lines scroll above it); otherwise plain lines, one per step, for logs and CI.
 import type { GrpoEvent } from '../core/grpo/types';
-import { METRIC } from '../core/runs/metricKeys';
+import { METRIC } from '../protocol/metricKeys';
 
 export interface ProgressOutput {
   write(text: string): void;

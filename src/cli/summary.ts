@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MetricsRecord, mergeMetrics, parseRecords } from '../core/runs/runDirectory';
-import { METRIC } from '../core/runs/metricKeys';
+import { METRIC } from '../protocol/metricKeys';
 
 const ROWS: Array<[string, string]> = [
   ['holdout reward', METRIC.testReward],

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { PUBLIC_API_MEMBERS } from '../../src/api';
-import { TEST_HANDLES_COMMAND } from '../../src/vscode/testHooks';
+import { TEST_HANDLES_COMMAND } from '../../src/vscode/common/testHooks';
 import { EXTENSION_ID, activateExtension, activatePublicApi, waitFor, waitForRunsWatcher, workspaceRoot } from './helpers';
 
 interface Contributions {

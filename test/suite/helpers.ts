@@ -6,7 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { TinkerStudioApi, TinkerStudioTestHandles } from '../../src/extension';
-import { TEST_HANDLES_COMMAND } from '../../src/vscode/testHooks';
+import { TEST_HANDLES_COMMAND } from '../../src/vscode/common/testHooks';
 
 export const EXTENSION_ID = 'tinker-studio.tinker-studio';
 

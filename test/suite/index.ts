@@ -42,6 +42,17 @@ function activationFigures(): { activationMs: number; loadAndActivateMs?: number
   return { activationMs: e.activationMs, loadAndActivateMs: e.loadAndActivateMs };
 }
 
+/**
+ * Every *.test.js under `dir`, its feature folders included, in the order of their file names (not
+ * their folders), so that moving a test into another folder does not change the order the suite runs.
+ */
+function testFiles(dir: string): string[] {
+  const collect = (d: string): string[] =>
+    fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? collect(path.join(d, e.name)) : e.name.endsWith('.test.js') ? [path.join(d, e.name)] : []));
+  const key = (f: string) => `${path.basename(f)}\0${f}`;
+  return collect(dir).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
 export function run(): Promise<void> {
   // Hand the extension host's console one preformatted string per line (the
   // remote extension host forwards raw printf-style arguments otherwise).
@@ -54,12 +65,7 @@ export function run(): Promise<void> {
     grep: process.env.MOCHA_GREP || undefined,
   });
 
-  const testsRoot = __dirname;
-  for (const file of fs.readdirSync(testsRoot).sort()) {
-    if (file.endsWith('.test.js')) {
-      mocha.addFile(path.join(testsRoot, file));
-    }
-  }
+  for (const file of testFiles(__dirname)) mocha.addFile(file);
 
   const tests: TestRecord[] = [];
   const started = Date.now();

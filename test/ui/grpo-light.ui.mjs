@@ -8,4 +8,13 @@ import { grpoTests } from './grpo-steps.mjs';
 
 export const settings = { 'workbench.colorTheme': 'Default Light Modern' };
 
+/** The screenshots the README shows (`npm run screenshots`): test screenshot → media/screenshots/<name>.jpg. */
+export const readmeShots = {
+  'metrics-panel': 'metrics',
+  'checkpoints-tree': 'runs-and-checkpoints',
+  'breakdown-mixed-group': 'group-breakdown',
+  'what-changed': 'what-changed',
+  'doctor-finding': 'run-doctor',
+};
+
 export const tests = grpoTests('', { guided: true });

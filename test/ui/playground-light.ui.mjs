@@ -4,4 +4,7 @@ import { playgroundTests } from './playground-steps.mjs';
 
 export const settings = { 'workbench.colorTheme': 'Default Light Modern' };
 
+/** The screenshot the README shows (`npm run screenshots`): test screenshot → media/screenshots/<name>.jpg. */
+export const readmeShots = { 'playground-light': 'playground' };
+
 export const tests = playgroundTests('-light');

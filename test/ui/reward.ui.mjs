@@ -36,7 +36,7 @@ function writeFiles(workspace) {
     ['4', '14', '4', '40'],
     ['7', '17', '27', 'seven'],
   ];
-  // whole sample records, as a run writes them (src/core/runs/sampleSchema.ts)
+  // whole sample records, as a run writes them (src/protocol/sampleSchema.ts)
   const lines = groups.flatMap((g, gi) =>
     g.map((content, t) => {
       const truth = gi === 0 ? '4' : '7';

@@ -3,17 +3,17 @@
 // filterable, each group's prompt once and then its G samples (reward, advantage coloured by sign,
 // stop reason, tokens, reward error), and the selected sample in full with a per-token log-prob
 // strip. Filters, sort and expanded groups survive stepping to another iteration, hiding and reloads.
-import '../shared/browser/base.css';
+import '../shared/base.css';
 import './breakdown.css';
-import { BreakdownGroup, breakdownStats, buildGroups, GroupFilter, GroupKind, GroupSort, NO_FILTER, viewGroups } from '../shared/breakdown';
-import { BreakdownProtocol, BreakdownSnapshot, IterationRef, ToWebview } from '../shared/breakdownProtocol';
-import { PanelClient } from '../shared/browser/client';
-import { errorText } from '../shared/panelProtocol';
-import { registerComponents } from '../shared/browser/components';
-import { byId, el, inputById, typedById } from '../shared/browser/dom';
+import { BreakdownGroup, breakdownStats, buildGroups, GroupFilter, GroupKind, GroupSort, NO_FILTER, viewGroups } from '../../src/protocol/breakdown';
+import { BreakdownProtocol, BreakdownSnapshot, IterationRef, ToWebview } from '../../src/protocol/breakdownProtocol';
+import { PanelClient } from '../shared/client';
+import { registerComponents } from '../shared/components';
+import { byId, el, inputById, typedById } from '../shared/dom';
+import { errorText } from '../../src/protocol/panelProtocol';
 import { VirtualList } from './virtualList';
-import { renderFindings } from '../shared/browser/findings';
-import { diagnoseIteration } from '../../src/core/runs/doctor';
+import { renderFindings } from '../shared/findings';
+import { diagnoseIteration } from '../../src/protocol/doctor';
 
 registerComponents();
 const client = new PanelClient(BreakdownProtocol);

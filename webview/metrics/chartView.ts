@@ -3,9 +3,9 @@
 // never logged says so instead of drawing empty axes. A click on the plot picks the iteration under
 // the cursor (the way into that iteration's group breakdown).
 import uPlot from 'uplot';
-import type { ChartSpec } from '../shared/metricsProtocol';
+import type { ChartSpec } from '../../src/protocol/metricsProtocol';
 import { emaSmooth } from '../shared/smoothing';
-import { ChartTheme, withAlpha } from '../shared/browser/theme';
+import { ChartTheme, withAlpha } from '../shared/theme';
 
 export interface ChartData {
   steps: number[];

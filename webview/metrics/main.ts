@@ -3,17 +3,17 @@
 // when it loads (also after being hidden or a window reload) and then merges appended rows. A click
 // on a chart point asks the host to open that iteration's group breakdown.
 import 'uplot/dist/uPlot.min.css';
-import '../shared/browser/base.css';
+import '../shared/base.css';
 import './metrics.css';
-import { PanelClient } from '../shared/browser/client';
-import { errorText } from '../shared/panelProtocol';
-import { isChecked, registerComponents } from '../shared/browser/components';
-import { byId, frameScheduler, inputById, onThemeChange } from '../shared/browser/dom';
-import { CHARTS, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../shared/metricsProtocol';
-import { readTheme } from '../shared/browser/theme';
-import { renderFindings } from '../shared/browser/findings';
-import { diagnoseMetrics } from '../../src/core/runs/doctor';
-import { progressText } from '../../src/core/runs/runStatus';
+import { PanelClient } from '../shared/client';
+import { isChecked, registerComponents } from '../shared/components';
+import { byId, frameScheduler, inputById, onThemeChange } from '../shared/dom';
+import { CHARTS, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../../src/protocol/metricsProtocol';
+import { readTheme } from '../shared/theme';
+import { renderFindings } from '../shared/findings';
+import { diagnoseMetrics } from '../../src/protocol/doctor';
+import { progressText } from '../../src/protocol/runProgress';
+import { errorText } from '../../src/protocol/panelProtocol';
 import { ChartView } from './chartView';
 
 registerComponents();

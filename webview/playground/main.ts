@@ -3,12 +3,12 @@
 // sample completes, with rewards, the rendered prompt and per-token log-probs on demand, and the
 // actions that close the loop (save as reward example, compare A↔B, copy as JSON). The host keeps
 // the form and the history; this page only shows and edits them.
-import '../shared/browser/base.css';
+import '../shared/base.css';
 import './playground.css';
-import { PanelClient } from '../shared/browser/client';
-import { errorText } from '../shared/panelProtocol';
-import { byId, el, inputById, typedById } from '../shared/browser/dom';
-import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../shared/playgroundProtocol';
+import { PanelClient } from '../shared/client';
+import { byId, el, inputById, typedById } from '../shared/dom';
+import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../../src/protocol/playgroundProtocol';
+import { errorText } from '../../src/protocol/panelProtocol';
 
 const client = new PanelClient(PlaygroundProtocol);
 client.setState({ kind: 'playground' });

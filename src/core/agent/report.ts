@@ -4,10 +4,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { Finding, diagnoseMetrics } from '../runs/doctor';
+import { Finding, diagnoseMetrics } from '../../protocol/doctor';
 import { MetricsRecord, mergeMetrics, parseRecords } from '../runs/runDirectory';
 import { iterationDirName } from '../runs/runWriter';
-import { METRIC } from '../runs/metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 
 
 export interface StepReport {

@@ -24,7 +24,7 @@ import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
 import { startSftRun } from '../sft/start';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
 import { SftStepReport, StepReport, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
-import { METRIC } from '../runs/metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 import { errorMessage } from '../errors';
 
 export interface TrainingSessionOptions {

@@ -29,7 +29,7 @@ import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep'
 import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from './types';
 import { computeAdvantages } from './advantages';
 import { requestSeed, SeedPurpose } from './samplingSeed';
-import { METRIC } from '../runs/metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 import { AutoCheckpointConfig, AutoCheckpointTracker } from './autoCheckpoint';
 
 /** samples serialised per slice of the records phase (a few ms each at 256 tokens on an idle core) */

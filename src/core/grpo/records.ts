@@ -3,7 +3,7 @@
 // every group (text, tokens, reward, advantage, stop reason, log-probs) for the group and diff panels.
 import type { Renderer } from '../render/types';
 import type { SampleRecord } from '../runs/sampleRecord';
-import { recordedRewardError } from '../runs/sampleSchema';
+import { recordedRewardError } from '../../protocol/sampleSchema';
 import type { RolloutGroup, ScoredRollout } from './rollout';
 
 export type { SampleRecord };

@@ -7,7 +7,7 @@ import type { RolloutGroup, ScoredRollout } from './rollout';
 import type { SpanTimer } from './spanTimer';
 import type { TrainingClient } from '../tinker/client';
 import { Datum, LossFnType, textInput } from '../tinker/types';
-import { METRIC } from '../runs/metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 
 /** Adam as the cookbook passes it everywhere in RL (grpo-reference §1.6). */
 export const COOKBOOK_ADAM = { beta1: 0.9, beta2: 0.95, eps: 1e-8 } as const;

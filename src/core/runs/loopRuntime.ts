@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { SpanTimer } from '../grpo/spanTimer';
 import type { GrpoEvent } from '../grpo/types';
-import { METRIC } from './metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 import type { ServiceClient, TrainingClient } from '../tinker/client';
 import type { CheckpointRecord } from './runDirectory';
 import type { RunWriter } from './runWriter';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { readIfExists } from '../fs/read';
 import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';
-import { METRIC } from './metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 import { runLockState } from './runLock';
 import { errorMessage } from '../errors';
 

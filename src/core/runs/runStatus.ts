@@ -1,9 +1,11 @@
-// How a run stands, as the Runs view and the metrics panel show it, and the progress text of a run
-// in flight. One definition, so that the tree, the status bar, the CodeLens and the panel agree.
-import type { GrpoPhase, GrpoRunStatus } from '../grpo/types';
+// How a run stands, as the Runs view and the metrics panel show it: judged from its directory and from
+// what this window knows of it. The statuses and the progress text are the panels' protocol's
+// (src/protocol/runProgress.ts), re-exported here for core's readers.
+import type { GrpoRunStatus } from '../grpo/types';
+import type { RunStatus } from '../../protocol/runProgress';
 
-export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export { RUN_STATUSES, progressText } from '../../protocol/runProgress';
+export type { RunProgress, RunStatus } from '../../protocol/runProgress';
 
 /** What this window knows of a run it started (its registry entry), when it started it. */
 export type ActiveRunStatus = 'starting' | 'running' | GrpoRunStatus;
@@ -32,22 +34,4 @@ export function directoryRunStatus(dir: DirectoryState): RunStatus {
 
 export function deriveRunStatus(dir: DirectoryState, active: { status: ActiveRunStatus } | undefined): RunStatus {
   return reportedRunStatus(active) ?? directoryRunStatus(dir);
-}
-
-export interface RunProgress {
-  /** GRPO counts iterations, SFT steps */
-  unit: 'iteration' | 'step';
-  /** the iteration in progress (0-based) */
-  step: number;
-  endStep: number;
-  phase?: GrpoPhase | string;
-  phaseDone?: number;
-  phaseTotal?: number;
-}
-
-/** "iteration 3/10 · sampling 4/8": the 1-based iteration in progress, its phase and how far it is. */
-export function progressText(p: RunProgress): string {
-  const k = Math.min(p.step + 1, p.endStep);
-  const count = p.phaseDone !== undefined && p.phaseTotal ? ` ${p.phaseDone}/${p.phaseTotal}` : '';
-  return `${p.unit} ${k}/${p.endStep}${p.phase ? ` · ${p.phase}${count}` : ''}`;
 }

@@ -2,7 +2,7 @@
 // or the same prompt in two runs. Samples pair by a key (problem id, or rendered prompt) and their
 // position among the samples with that key, so a group of G samples pairs sample by sample and a
 // problem listed twice pairs first with first. Pure: the diff commands and the tests use it.
-import type { SampleRecord } from './sampleSchema';
+import type { SampleRecord } from '../../protocol/sampleSchema';
 
 export interface SamplePair {
   /** the pairing key (problem id or prompt) */

@@ -5,12 +5,12 @@ import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { readIfExists } from '../fs/read';
-import { SampleRecord } from './sampleSchema';
+import { SampleRecord } from '../../protocol/sampleSchema';
 import type { JsonlProblem } from './jsonl';
 import { parseRecords } from './runDirectory';
 import { iterationDirName } from './runWriter';
 
-export { RewardError, SampleRecord } from './sampleSchema';
+export { RewardError, SampleRecord } from '../../protocol/sampleSchema';
 
 /** Which samples file of an iteration: training, or an evaluation by its name. */
 export type SampleSplit = { kind: 'train' } | { kind: 'eval'; name: string };

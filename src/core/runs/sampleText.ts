@@ -1,7 +1,7 @@
 // A sample as readable text for the diff editor: a header (run, iteration, group, sample, reward,
 // advantage, stop reason, tokens, reward error), then the prompt and the completion. Two samples'
 // texts diff line by line, so the header's values line up.
-import type { SampleRecord } from './sampleSchema';
+import type { SampleRecord } from '../../protocol/sampleSchema';
 
 export interface SampleAddress {
   runDir: string;

@@ -19,7 +19,7 @@ import type { ServiceClient, TrainingClient } from '../tinker/client';
 import { batchAt, batchesPerEpoch, Chat } from './data';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
 import { learningRateAt, LrSchedule } from './lr';
-import { METRIC } from '../runs/metricKeys';
+import { METRIC } from '../../protocol/metricKeys';
 
 export interface SftLoopConfig {
   model: string;

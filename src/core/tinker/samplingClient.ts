@@ -2,7 +2,7 @@
 // and a limit on concurrent requests.
 import { ConflictError, ConnectionError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError } from './errors';
 import { APIFuture } from './futures';
-import type { ServiceClient } from './serviceClient';
+import type { ClientSession } from './clientSession';
 import { ModelInput, SampleResponse, SamplingParams, modelInputLength } from './types';
 import * as W from './wire';
 
@@ -35,7 +35,7 @@ export class SamplingClient {
   private backoffUntil = 0;
 
   constructor(
-    readonly service: ServiceClient,
+    readonly service: ClientSession,
     readonly samplerId: string,
     maxConcurrent?: number,
   ) {

@@ -5,7 +5,7 @@ import { TinkerError, TrainingSequenceError } from './errors';
 import { APIFuture, CombinedFuture } from './futures';
 import { encodeForwardBackwardRequest } from './proto';
 import { SamplingClient } from './samplingClient';
-import type { ServiceClient } from './serviceClient';
+import type { ClientSession } from './clientSession';
 import { AdamParams, DEFAULT_ADAM, Datum, ForwardBackwardOutput, LossFnType, TensorData, modelInputLength } from './types';
 import * as W from './wire';
 import type { z } from 'zod';
@@ -60,6 +60,11 @@ export function combineMetrics(parts: Array<{ metrics: Record<string, number>; d
   return out;
 }
 
+/** The service client as a training client uses it: its session, and the sampling clients it creates. */
+export interface TrainingSession extends ClientSession {
+  createSamplingClient(source: { modelPath: string }, signal?: AbortSignal): Promise<SamplingClient>;
+}
+
 export class TrainingClient {
   private requestCounter = 0;
   /** submissions of this model happen one after another, in seq_id order */
@@ -68,7 +73,7 @@ export class TrainingClient {
   private broken: TrainingSequenceError | undefined;
 
   constructor(
-    readonly service: ServiceClient,
+    readonly service: TrainingSession,
     readonly modelId: string,
     readonly baseModel: string,
   ) {}

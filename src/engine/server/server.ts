@@ -5,40 +5,17 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ComputeBackend } from '../contract';
 import { addCheckpointRoutes } from './checkpointRoutes';
 import { HttpError, MAX_BODY, Router } from './http';
 import { addSamplingRoutes, releaseIdleDirectSamplers } from './samplingRoutes';
 import { addSessionRoutes, releaseSession } from './sessionRoutes';
-import { EngineState } from './state';
+import { EngineServerOptions, EngineState } from './state';
 import { EngineStore } from './store';
 import { addTrainingRoutes } from './trainingRoutes';
 
 export { MAX_NUM_SAMPLES, MAX_SAMPLING_TOKENS } from './samplingRoutes';
 
-export interface EngineServerOptions {
-  port?: number;
-  host?: string;
-  dataDir: string;
-  backend: ComputeBackend;
-  /** sessions without a heartbeat for this long are expired and their models released (default 300 s) */
-  sessionTimeoutMs?: number;
-  /** how long retrieve_future holds a pending request before answering try_again (default 20 s) */
-  longPollMs?: number;
-  /** answer a timed-out long poll with 408 (SkyRL's way) instead of 200 try_again */
-  longPollTimeoutStatus?: 200 | 408;
-  /** how long an archive download link works (default 15 minutes) */
-  archiveLinkTtlMs?: number;
-  /** advertise zstd-compressed forward_backward bodies (only honoured when this Node has zstd) */
-  compressForwardBackward?: boolean;
-  /** extra fields for client/config, e.g. a smaller fwdbwd_max_chunk_len to exercise chunking */
-  clientConfig?: Record<string, unknown>;
-  log?: (line: string) => void;
-  /** the per-launch token every request must carry as its API key (X-API-Key); none: no check */
-  apiKey?: string;
-  /** further Host values (`name:port`) to answer, when the engine is reached through a TLS front under another name */
-  allowedHosts?: string[];
-}
+export type { EngineServerOptions };
 
 export interface EngineServer {
   url: string;

@@ -5,8 +5,32 @@ import type { ComputeBackend } from '../contract';
 import { FutureError, FutureResult, FutureStore } from './futures';
 import { HttpError, Reply } from './http';
 import { EngineStore, RunRecord, parseTinkerPath } from './store';
-import type { EngineServerOptions } from './server';
 import { errorMessage } from '../../core/errors';
+
+/** How the engine's server is started (startEngineServer): the state its routes share keeps them. */
+export interface EngineServerOptions {
+  port?: number;
+  host?: string;
+  dataDir: string;
+  backend: ComputeBackend;
+  /** sessions without a heartbeat for this long are expired and their models released (default 300 s) */
+  sessionTimeoutMs?: number;
+  /** how long retrieve_future holds a pending request before answering try_again (default 20 s) */
+  longPollMs?: number;
+  /** answer a timed-out long poll with 408 (SkyRL's way) instead of 200 try_again */
+  longPollTimeoutStatus?: 200 | 408;
+  /** how long an archive download link works (default 15 minutes) */
+  archiveLinkTtlMs?: number;
+  /** advertise zstd-compressed forward_backward bodies (only honoured when this Node has zstd) */
+  compressForwardBackward?: boolean;
+  /** extra fields for client/config, e.g. a smaller fwdbwd_max_chunk_len to exercise chunking */
+  clientConfig?: Record<string, unknown>;
+  log?: (line: string) => void;
+  /** the per-launch token every request must carry as its API key (X-API-Key); none: no check */
+  apiKey?: string;
+  /** further Host values (`name:port`) to answer, when the engine is reached through a TLS front under another name */
+  allowedHosts?: string[];
+}
 
 export interface Session {
   id: string;

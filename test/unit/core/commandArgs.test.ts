@@ -1,6 +1,6 @@
 // Command arguments are parsed with zod; one a handler cannot use fails naming the command and the argument.
 import * as assert from 'assert';
-import { CommandArgumentError, commandArg } from '../../../src/vscode/commandArgs';
+import { CommandArgumentError, commandArg } from '../../../src/vscode/common/commandArgs';
 
 describe('command arguments', () => {
   const answers = ({ z }: typeof import('zod')) => z.strictObject({ ttl: z.string().optional(), confirm: z.boolean().optional() }).optional();

@@ -1,7 +1,7 @@
-// The disposable base every long-lived object of the extension extends (src/vscode/lifecycle.ts has
+// The disposable base every long-lived object of the extension extends (src/vscode/common/lifecycle.ts has
 // no vscode import, so it runs here): what an object registers is released once, newest first.
 import * as assert from 'assert';
-import { Disposable, toDisposable } from '../../../src/vscode/lifecycle';
+import { Disposable, toDisposable } from '../../../src/vscode/common/lifecycle';
 
 class Owner extends Disposable {
   constructor(readonly order: string[]) {

@@ -1,6 +1,6 @@
 // The sampler's token choice on a known four-token distribution p = (0.5, 0.25, 0.15, 0.1): which
 // tokens temperature, top_k and top_p allow, how often each is drawn, and that the reported
-// log-prob is the log of the probability the token was actually drawn with (README "Sampling").
+// log-prob is the log of the probability the token was actually drawn with (docs/engine.md, "Sampling").
 import * as assert from 'assert';
 import { Rng } from '../../../src/engine/model/gpt';
 import { pick } from '../../../src/engine/model/sampler';

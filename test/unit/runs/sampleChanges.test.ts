@@ -1,7 +1,7 @@
 // Pairing samples across evaluations and runs, and the order of "What changed": improved first, then
 // regressed, the largest change first; unchanged and unpaired samples left out and counted.
 import * as assert from 'assert';
-import type { SampleRecord } from '../../../src/core/runs/sampleSchema';
+import type { SampleRecord } from '../../../src/protocol/sampleSchema';
 import { changeTitle, describeChanges, evaluationPair, formatReward, latestSampled, pairSamples, rewardChanges } from '../../../src/core/runs/sampleChanges';
 
 function rec(problem: string, reward: number, group: number, traj = 0, prompt = `user: ${problem}?\n`): SampleRecord {

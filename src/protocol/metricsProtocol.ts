@@ -1,0 +1,139 @@
+// The messages between the metrics panel (webview/metrics) and its host (src/vscode/metrics/metricsPanel.ts),
+// inside the envelope of panelProtocol.ts. Both sides import this file; each parses what it receives
+// with these schemas. The host sends a full snapshot whenever the webview says it is ready (first
+// load, re-shown, reloaded), then appends.
+// Metric values are numbers or null: NaN and ±Infinity (the cookbook writes them) do not survive
+// the JSON transport, and a chart shows null as a gap.
+import { z } from 'zod';
+import type { PanelProtocol } from './panelProtocol';
+import { METRIC } from './metricKeys';
+import { RUN_STATUSES } from './runProgress';
+
+export const MetricRow = z.object({
+  step: z.number().int(),
+  values: z.record(z.string(), z.number().nullable()),
+});
+export type MetricRow = z.infer<typeof MetricRow>;
+
+export const RunStatus = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const RunInfo = z.object({
+  name: z.string(),
+  dir: z.string(),
+  model: z.string().optional(),
+  status: RunStatus,
+  /** the iteration the run is in and how many it will run, while it runs */
+  progress: z.object({ step: z.number().int(), endStep: z.number().int(), phase: z.string().optional() }).optional(),
+});
+export type RunInfo = z.infer<typeof RunInfo>;
+
+export const ToWebview = z.discriminatedUnion('type', [
+  /** everything known about the run; replaces whatever the webview shows */
+  z.object({ type: z.literal('snapshot'), run: RunInfo, rows: z.array(MetricRow), problems: z.array(z.string()) }),
+  /** rows logged since the last snapshot or append (a step seen before is merged into its row) */
+  z.object({ type: z.literal('append'), rows: z.array(MetricRow) }),
+  z.object({ type: z.literal('run'), run: RunInfo }),
+  /** the run directory could not be read; the message says what to do */
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type ToWebview = z.infer<typeof ToWebview>;
+
+export const FromWebview = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('revealRunDir') }),
+  z.object({ type: z.literal('showLog') }),
+  /** something failed inside the webview (logged by the host) */
+  z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
+]);
+export type FromWebview = z.infer<typeof FromWebview>;
+
+/** What the webview keeps with vscode.setState, and the serializer receives after a window reload. */
+export const MetricsPanelState = z.object({
+  runDir: z.string().min(1),
+  smoothing: z.number().min(0).max(0.99).optional(),
+});
+export type MetricsPanelState = z.infer<typeof MetricsPanelState>;
+
+export const MetricsRequests = {
+  /** a chart point was clicked: open that iteration's group breakdown */
+  openIteration: { params: z.object({ step: z.number().int().nonnegative() }), result: z.object({ opened: z.boolean() }) },
+};
+
+export const MetricsProtocol = {
+  toWebview: ToWebview,
+  fromWebview: FromWebview,
+  requests: MetricsRequests,
+  state: MetricsPanelState,
+} satisfies PanelProtocol;
+
+/** A metrics.jsonl record as a row: numeric values only, non-finite ones as null. */
+export function toMetricRow(record: { step: number } & Record<string, unknown>): MetricRow {
+  const values: Record<string, number | null> = {};
+  for (const [k, v] of Object.entries(record)) {
+    if (k === 'step' || typeof v !== 'number') continue;
+    values[k] = Number.isFinite(v) ? v : null;
+  }
+  return { step: record.step, values };
+}
+
+/** The charts of the panel: which metrics each plots (in the cookbook's names). */
+/** VS Code's chart colours (theme variables --vscode-charts-<name>). */
+export type ChartColor = 'blue' | 'orange' | 'green' | 'red' | 'purple' | 'yellow';
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  series: Array<{ key: string; label: string; color: ChartColor }>;
+  /** y range fixed to [0, 1] */
+  unit?: 'fraction';
+}
+
+export const CHARTS: ChartSpec[] = [
+  {
+    id: 'reward',
+    title: 'Reward',
+    series: [
+      { key: METRIC.reward, label: 'train', color: 'blue' },
+      { key: METRIC.testReward, label: 'holdout (test)', color: 'purple' },
+    ],
+  },
+  {
+    id: 'groups',
+    title: 'Groups by signal',
+    unit: 'fraction',
+    series: [
+      { key: METRIC.fracMixed, label: 'mixed', color: 'blue' },
+      { key: METRIC.fracAllGood, label: 'all good', color: 'green' },
+      { key: METRIC.fracAllBad, label: 'all bad', color: 'red' },
+    ],
+  },
+  {
+    id: 'kl',
+    title: 'KL sample ↔ train',
+    series: [
+      { key: METRIC.klV1, label: 'v1', color: 'blue' },
+      { key: METRIC.klV2, label: 'v2', color: 'orange' },
+    ],
+  },
+  { id: 'entropy', title: 'Entropy', series: [{ key: METRIC.entropy, label: 'entropy', color: 'blue' }] },
+  {
+    id: 'tokens',
+    title: 'Tokens per turn',
+    series: [
+      { key: METRIC.acTokensPerTurn, label: 'sampled', color: 'blue' },
+      { key: METRIC.obTokensPerTurn, label: 'prompt', color: 'orange' },
+    ],
+  },
+  { id: 'truncated', title: 'Cut off by max_tokens', unit: 'fraction', series: [{ key: METRIC.fracTruncated, label: 'fraction truncated', color: 'orange' }] },
+  { id: 'time', title: 'Time per iteration (s)', series: [{ key: METRIC.timeTotal, label: 'total', color: 'blue' }] },
+  // SFT runs (grpo-reference §3.4): train vs validation NLL shows overfitting as the curves part
+  {
+    id: 'nll',
+    title: 'NLL (SFT)',
+    series: [
+      { key: METRIC.trainNll, label: 'train', color: 'blue' },
+      { key: METRIC.testNll, label: 'validation', color: 'purple' },
+    ],
+  },
+  { id: 'lr', title: 'Learning rate', series: [{ key: METRIC.lr, label: 'lr', color: 'orange' }] },
+];

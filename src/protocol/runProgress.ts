@@ -1,0 +1,25 @@
+// How a run stands and the progress text of a run in flight, as the Runs view, the status bar, the
+// CodeLens and the metrics panel show them: one definition, so that they agree. The rules that judge a
+// run's status from its directory and its registry entry are core's (src/core/runs/runStatus.ts).
+
+export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface RunProgress {
+  /** GRPO counts iterations, SFT steps */
+  unit: 'iteration' | 'step';
+  /** the iteration in progress (0-based) */
+  step: number;
+  endStep: number;
+  /** the phase of the iteration in progress (a GRPO loop's: sampling, training, …) */
+  phase?: string;
+  phaseDone?: number;
+  phaseTotal?: number;
+}
+
+/** "iteration 3/10 · sampling 4/8": the 1-based iteration in progress, its phase and how far it is. */
+export function progressText(p: RunProgress): string {
+  const k = Math.min(p.step + 1, p.endStep);
+  const count = p.phaseDone !== undefined && p.phaseTotal ? ` ${p.phaseDone}/${p.phaseTotal}` : '';
+  return `${p.unit} ${k}/${p.endStep}${p.phase ? ` · ${p.phase}${count}` : ''}`;
+}

@@ -1,0 +1,87 @@
+// The schema of one per-sample record (src/core/runs/sampleRecord.ts reads and writes them). Only zod here: the webview panels
+// import it too.
+import { z } from 'zod';
+
+export const RewardError = z.object({
+  kind: z.string(),
+  message: z.string(),
+  traceback: z.string().optional(),
+  /** the line of the reward file the traceback points at */
+  line: z.number().int().positive().optional(),
+});
+export type RewardError = z.infer<typeof RewardError>;
+
+/** A reward runner's error as records keep it (no column). */
+export function recordedRewardError(e: RewardError & { column?: number }): RewardError {
+  return { kind: e.kind, message: e.message, ...(e.traceback ? { traceback: e.traceback } : {}), ...(e.line ? { line: e.line } : {}) };
+}
+
+export const SampleRecord = z.object({
+  group_idx: z.number().int().min(0),
+  traj_idx: z.number().int().min(0),
+  problem_id: z.string(),
+  /** the rendered prompt, special tokens written out */
+  prompt: z.string(),
+  /** the sampled text, stop token included */
+  completion: z.string(),
+  /** the parsed message content the reward function saw */
+  content: z.string(),
+  ground_truth: z.string(),
+  completion_tokens: z.array(z.number().int()),
+  logprobs: z.array(z.number()),
+  reward: z.number(),
+  advantage: z.number(),
+  stop_reason: z.string(),
+  termination: z.string(),
+  reward_error: RewardError.optional(),
+});
+export type SampleRecord = z.infer<typeof SampleRecord>;
+
+/** Characters of a completion the breakdown's list carries; the whole sample loads when selected. */
+export const PREVIEW_CHARS = 160;
+
+/**
+ * A sample as the breakdown panel's list shows it: no token ids, log-probs, parsed content or prompt
+ * (the prompt is sent once per group), and the completion's first characters only. At 1,024 groups ×
+ * 16 samples × 256 tokens the whole records are ~20 MB of JSON; these are ~15× less.
+ */
+export const SampleSummary = SampleRecord.omit({ completion_tokens: true, logprobs: true, prompt: true, completion: true, content: true }).extend({
+  token_count: z.number().int().nonnegative(),
+  /** the completion's first PREVIEW_CHARS characters, whitespace runs as one space */
+  preview: z.string(),
+  /** the preview is the whole completion */
+  complete: z.boolean(),
+});
+export type SampleSummary = z.infer<typeof SampleSummary>;
+
+export const GroupPrompt = z.object({ group_idx: z.number().int().min(0), prompt: z.string() });
+export type GroupPrompt = z.infer<typeof GroupPrompt>;
+
+export function summarizeSample(r: SampleRecord): SampleSummary {
+  // only the head is flattened (an iteration's texts are tens of MB), and single spaces are left
+  // alone: replacing every word gap made this the slowest step of a snapshot
+  const preview = r.completion.slice(0, 2 * PREVIEW_CHARS).replace(/\s{2,}|[^\S ]/g, ' ').slice(0, PREVIEW_CHARS);
+  // one object shape for every sample (a rest/spread copy is several times slower at 16k samples)
+  const s: SampleSummary = {
+    group_idx: r.group_idx,
+    traj_idx: r.traj_idx,
+    problem_id: r.problem_id,
+    ground_truth: r.ground_truth,
+    reward: r.reward,
+    advantage: r.advantage,
+    stop_reason: r.stop_reason,
+    termination: r.termination,
+    token_count: r.completion_tokens.length,
+    preview,
+    complete: preview === r.completion,
+  };
+  if (r.reward_error) s.reward_error = r.reward_error;
+  return s;
+}
+
+/** An iteration's samples as the breakdown's snapshot carries them: summaries, and each group's prompt once. */
+export function summarizeIteration(records: readonly SampleRecord[]): { records: SampleSummary[]; prompts: GroupPrompt[] } {
+  const prompts = new Map<number, string>();
+  for (const r of records) if (!prompts.has(r.group_idx)) prompts.set(r.group_idx, r.prompt);
+  return { records: records.map(summarizeSample), prompts: [...prompts].map(([group_idx, prompt]) => ({ group_idx, prompt })) };
+}

@@ -1,0 +1,58 @@
+// The Tinker API key: kept in VS Code's SecretStorage, with the TINKER_API_KEY environment variable
+// as a fallback. Never in settings, logs, run directories or error text (the Redactor learns it).
+import * as vscode from 'vscode';
+import { Redactor } from '../../core/config/redact';
+import { Disposable } from '../common/lifecycle';
+
+const SECRET_KEY = 'tinker.apiKey';
+
+export type ApiKeySource = 'secret-storage' | 'environment';
+
+/** The SDK accepts API keys (tml-…) and JWTs (eyJ…) as credentials. */
+export function validateApiKey(value: string): string | undefined {
+  const v = value.trim();
+  if (!v) return 'Enter a key.';
+  if (/\s/.test(v)) return 'A Tinker API key has no spaces.';
+  if (!v.startsWith('tml-') && !v.startsWith('eyJ')) return 'Tinker API keys start with "tml-" (or "eyJ" for a JWT).';
+  return undefined;
+}
+
+export class ApiKeyStore extends Disposable {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly redactor: Redactor,
+    private readonly env: Record<string, string | undefined> = process.env,
+  ) {
+    super();
+    this.redactor.add(env.TINKER_API_KEY);
+    this._register(
+      secrets.onDidChange((e) => {
+        if (e.key === SECRET_KEY) this.changed.fire();
+      }),
+    );
+  }
+
+  async get(): Promise<{ key: string; source: ApiKeySource } | undefined> {
+    const stored = await this.secrets.get(SECRET_KEY);
+    if (stored) {
+      this.redactor.add(stored);
+      return { key: stored, source: 'secret-storage' };
+    }
+    const fromEnv = this.env.TINKER_API_KEY?.trim();
+    return fromEnv ? { key: fromEnv, source: 'environment' } : undefined;
+  }
+
+  async set(key: string): Promise<void> {
+    const problem = validateApiKey(key);
+    if (problem) throw new Error(problem);
+    this.redactor.add(key.trim());
+    await this.secrets.store(SECRET_KEY, key.trim());
+  }
+
+  async clear(): Promise<void> {
+    await this.secrets.delete(SECRET_KEY);
+  }
+}

@@ -1,0 +1,180 @@
+// The Runs view: one row per local run directory (status, iteration, last reward) that expands to
+// its sampled iterations (training and holdout evaluation; a click opens that iteration's group
+// breakdown), then a "Server" node listing the backend's training runs (fetched when expanded; a
+// failure shows as a row).
+// Status: "running" and how a run ended in this window come from the run registry; any other run
+// counts as completed when it has a final checkpoint, as interrupted when its writer died holding the
+// run directory (a window reloaded or closed mid-run), else as not finished (either can be resumed).
+import { codeSpan, escapeMarkdown } from '../../core/text/markdown';
+import * as vscode from 'vscode';
+import type { RunSummary } from '../../core/runs/runDirectory';
+import { RunStatus, deriveRunStatus } from '../../core/runs/runStatus';
+import type { TrainingRun } from '../../core/tinker/wire';
+import { TinkerConnection } from '../connection/connection';
+import { ActiveRun, RunRegistry } from './runRegistry';
+import { RunsModel } from './runsModel';
+import { describeProgress } from './runStatusBar';
+import { readBackend } from '../common/settings';
+import { throttle } from '../common/throttle';
+import { Disposable } from '../common/lifecycle';
+import { COMMAND } from '../common/commandIds';
+import { serverRunItem } from './serverRunItem';
+import { errorMessage } from '../../core/errors';
+
+export type RunsNode =
+  | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
+  | { kind: 'iteration'; run: RunSummary; iteration: number; split: 'train' | 'eval' }
+  | { kind: 'server' }
+  | { kind: 'serverRun'; run: TrainingRun }
+  | { kind: 'message'; text: string; detail?: string; error: boolean };
+
+const SERVER_NODE: RunsNode = { kind: 'server' };
+
+export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvider<RunsNode> {
+  private readonly changed = this._register(new vscode.EventEmitter<RunsNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private server: Promise<RunsNode[]> | undefined;
+  private serverLabel = 'Server';
+
+  constructor(
+    private readonly model: RunsModel,
+    private readonly registry: RunRegistry,
+    private readonly connection: TinkerConnection,
+  ) {
+    super();
+    // A run reports progress many times a second; the view follows it at most twice a second.
+    const fromRegistry = throttle(() => this.changed.fire(undefined), 500);
+    this._registerAll(model.onDidChange(() => this.changed.fire(undefined)), registry.onDidChange(fromRegistry), fromRegistry);
+  }
+
+  /** Re-reads the server's training runs the next time the Server node is shown. */
+  refreshServer(): void {
+    this.server = undefined;
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(element?: RunsNode): Promise<RunsNode[]> {
+    if (!element) {
+      const runs = await this.model.list();
+      const local: RunsNode[] = runs.map((run) => {
+        const active = this.registry.byDir(run.dir);
+        return { kind: 'run', run, status: deriveRunStatus(run, active), active };
+      });
+      try {
+        const { describeBackend } = await import('../../core/config/backendKinds');
+        this.serverLabel = `Server: ${describeBackend(await readBackend())}`;
+      } catch {
+        this.serverLabel = 'Server';
+      }
+      // With no local run the view stays empty, so its welcome content (what to do first) shows.
+      return local.length ? [...local, SERVER_NODE] : [];
+    }
+    if (element.kind === 'server') {
+      this.server ??= this.loadServerRuns();
+      return this.server;
+    }
+    if (element.kind === 'run') return this.iterationsOf(element.run);
+    return [];
+  }
+
+  /** The run's sampled iterations, newest first (at one iteration, training after its evaluation). */
+  private async iterationsOf(run: RunSummary): Promise<RunsNode[]> {
+    const { sampledIterations } = await import('../../core/runs/sampleRecord');
+    const { train, eval: evals } = await sampledIterations(run.dir);
+    const nodes: Array<Extract<RunsNode, { kind: 'iteration' }>> = [
+      ...evals.map((iteration) => ({ kind: 'iteration' as const, run, iteration, split: 'eval' as const })),
+      ...train.map((iteration) => ({ kind: 'iteration' as const, run, iteration, split: 'train' as const })),
+    ];
+    if (nodes.length === 0) return [{ kind: 'message', text: 'No sampled iterations yet', detail: 'iteration_NNNNNN/*_samples.jsonl are written by Tinker Studio runs', error: false }];
+    return nodes.sort((a, b) => b.iteration - a.iteration || (a.split === 'train' ? -1 : 1));
+  }
+
+  /** The local run rows only (what tests and commands look for). */
+  async localRuns(): Promise<Array<Extract<RunsNode, { kind: 'run' }>>> {
+    return (await this.getChildren()).filter((n): n is Extract<RunsNode, { kind: 'run' }> => n.kind === 'run');
+  }
+
+  private async loadServerRuns(): Promise<RunsNode[]> {
+    try {
+      const client = await this.connection.get();
+      const runs = await client.allTrainingRuns(AbortSignal.timeout(30_000));
+      if (runs.length === 0) return [{ kind: 'message', text: 'No training runs on this server yet', error: false }];
+      return runs.map((run) => ({ kind: 'serverRun', run }));
+    } catch (err) {
+      const text = errorMessage(err);
+      return [{ kind: 'message', text: 'Could not list the server’s training runs', detail: text, error: true }];
+    }
+  }
+
+  getTreeItem(node: RunsNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'run':
+        return runItem(node.run, node.status, node.active);
+      case 'iteration': {
+        const item = new vscode.TreeItem(`iteration ${node.iteration}`, vscode.TreeItemCollapsibleState.None);
+        item.id = `iteration:${node.run.dir}:${node.split}:${node.iteration}`;
+        item.description = node.split === 'eval' ? 'holdout evaluation' : 'training';
+        item.iconPath = new vscode.ThemeIcon(node.split === 'eval' ? 'beaker' : 'list-tree');
+        item.tooltip = `Open the GRPO groups of ${node.split === 'eval' ? 'the holdout evaluation at' : 'training'} iteration ${node.iteration} of ${node.run.name}`;
+        item.contextValue = `tinker.iteration:${node.split}`;
+        item.command = { command: COMMAND.showIteration, title: 'Show Iteration', arguments: [{ runDir: node.run.dir, step: node.iteration, split: node.split }] };
+        return item;
+      }
+      case 'server': {
+        const item = new vscode.TreeItem(this.serverLabel, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = 'server';
+        item.iconPath = new vscode.ThemeIcon('server-environment');
+        item.description = 'training runs';
+        item.tooltip = 'Training runs the backend knows about (its training-runs REST API). Expand to fetch; refresh to fetch again.';
+        item.contextValue = 'tinker.server';
+        return item;
+      }
+      case 'serverRun':
+        return serverRunItem(node.run, { id: `server-run:${node.run.training_run_id}`, collapsible: vscode.TreeItemCollapsibleState.None, contextValue: 'tinker.serverRun' });
+      case 'message': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
+        item.description = node.detail;
+        item.tooltip = node.detail ? `${node.text}: ${node.detail}` : node.text;
+        if (node.error) item.command = { command: COMMAND.showLog, title: 'Show Log' };
+        return item;
+      }
+    }
+  }
+}
+
+const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
+  running: new vscode.ThemeIcon('sync~spin'),
+  completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
+  failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+  cancelled: new vscode.ThemeIcon('circle-slash'),
+  'not finished': new vscode.ThemeIcon('circle-large-outline'),
+  interrupted: new vscode.ThemeIcon('debug-disconnect'),
+};
+
+function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
+  const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `run:${run.dir}`;
+  item.contextValue = status === 'running' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
+  item.resourceUri = vscode.Uri.file(run.dir);
+  const parts: string[] = [];
+  if (status === 'running' && active) parts.push(describeProgress(active));
+  else if (run.lastStep !== undefined) parts.push(`iteration ${run.lastStep}`);
+  const reward = status === 'running' && active?.lastReward !== undefined ? active.lastReward : run.lastReward;
+  if (reward !== undefined) parts.push(`reward ${reward.toFixed(3)}`);
+  parts.push(status);
+  item.description = parts.join(' · ');
+  item.iconPath = run.problems.length && status !== 'running' ? new vscode.ThemeIcon('warning') : STATUS_ICON[status];
+  item.command = { command: COMMAND.openMetrics, title: 'Open Metrics', arguments: [run.dir] };
+  const tip = new vscode.MarkdownString(undefined, true);
+  tip.appendMarkdown(`**${escapeMarkdown(run.name)}** — ${status}\n\n`);
+  if (run.model) tip.appendMarkdown(`Model: ${codeSpan(run.model)}\n\n`);
+  tip.appendMarkdown(`Steps logged: ${run.steps}\n\nCheckpoints: ${run.checkpoints.length}\n\n`);
+  if (active?.error) tip.appendMarkdown(`Error: ${escapeMarkdown(active.error)}\n\n`);
+  if (status === 'interrupted') tip.appendMarkdown('It stopped without ending: the window was reloaded or closed, or its process was killed, in the middle of the run. Resume continues from the last checkpoint.\n\n');
+  tip.appendMarkdown(`Folder: ${codeSpan(run.dir)}`);
+  if (run.problems.length) tip.appendMarkdown(`\n\n$(warning) ${run.problems.length} unreadable line(s); see Tinker: Show Log`);
+  item.tooltip = tip;
+  return item;
+}
+

@@ -1,0 +1,86 @@
+// CodeLenses on the first line of a run spec (every kind of the spec kinds table): "Start run"; "Resume run" when a run
+// directory started from this spec stopped before its final checkpoint; while a run of the spec is
+// going, its progress and "Cancel run" instead.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { RunRegistry } from './runRegistry';
+import { RunsModel } from './runsModel';
+import { describeProgress } from './runStatusBar';
+import { throttle } from '../common/throttle';
+import { Disposable } from '../common/lifecycle';
+import { COMMAND } from '../common/commandIds';
+import { DEFAULT_SPEC_KIND, SPEC_KIND_IDS, specGlob, specKind, specKindOfFile } from '../../core/spec/kinds';
+
+export const SPEC_SELECTOR: vscode.DocumentSelector = SPEC_KIND_IDS.map((kind) => ({ pattern: specGlob(kind) }));
+
+/** The newest run directory in the runs folder started from `specFile` that has no final checkpoint. */
+export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, specFile: string): Promise<string | undefined> {
+  const want = path.resolve(specFile);
+  for (const run of await runs.list()) {
+    if (run.finished) continue;
+    const active = registry.byDir(run.dir);
+    if (active && (active.status === 'running' || active.status === 'starting' || active.status === 'completed')) continue;
+    if ((await specFileOf(run.dir)) === want) return run.dir;
+  }
+  return undefined;
+}
+
+async function specFileOf(runDir: string): Promise<string | undefined> {
+  try {
+    const { readRunConfig, specFileOfConfig } = await import('../../core/runs/runConfig'); // zod: loaded on first use
+    const cfg = await readRunConfig(runDir);
+    return cfg && specFileOfConfig(cfg);
+  } catch {
+    // not one of ours, or still being written
+  }
+  return undefined;
+}
+
+export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensProvider {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
+  readonly onDidChangeCodeLenses = this.changed.event;
+
+  constructor(
+    private readonly runs: RunsModel,
+    private readonly registry: RunRegistry,
+  ) {
+    super();
+    const fromRegistry = throttle(() => this.changed.fire(), 500);
+    this._registerAll(runs.onDidChange(() => this.changed.fire()), registry.onDidChange(fromRegistry), fromRegistry);
+  }
+
+  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    const range = new vscode.Range(0, 0, 0, 0);
+    const specFile = doc.uri.fsPath;
+    const running = this.registry.active().find((r) => r.specFile && path.resolve(r.specFile) === path.resolve(specFile));
+    if (running) {
+      return [
+        new vscode.CodeLens(range, { title: `$(sync~spin) ${running.runName}: ${describeProgress(running)}`, command: running.runDir ? COMMAND.openMetrics : '', arguments: running.runDir ? [running.runDir] : [] }),
+        new vscode.CodeLens(range, { title: 'Cancel run', command: COMMAND.cancelRun, arguments: [running.runDir ?? running.id] }),
+      ];
+    }
+    const kind = specKind(specKindOfFile(specFile) ?? DEFAULT_SPEC_KIND);
+    const lenses = [
+      new vscode.CodeLens(range, {
+        title: '$(play) Start run',
+        tooltip: `Start ${kind.aRun} from this spec`,
+        command: kind.startCommand,
+        arguments: [doc.uri],
+      }),
+    ];
+    if (doc.uri.scheme === 'file') {
+      const resumable = await resumableRunFor(this.runs, this.registry, specFile);
+      if (resumable) {
+        lenses.push(
+          new vscode.CodeLens(range, {
+            title: `$(debug-continue) Resume run ${path.basename(resumable)}`,
+            tooltip: `Continue ${resumable} from its last state checkpoint`,
+            command: COMMAND.resumeRun,
+            arguments: [resumable, doc.uri],
+          }),
+        );
+      }
+    }
+    return lenses;
+  }
+}

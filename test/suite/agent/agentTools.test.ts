@@ -1,0 +1,54 @@
+// The agent tools in VS Code's language-model tool registry: listed in vscode.lm.tools, and
+// vscode.lm.invokeTool runs init_grpo and one train_grpo_step in the extension host, whose run then
+// appears in the Runs view like any other.
+import * as assert from 'assert';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
+import { writeTinySpec } from '../runs/grpoFixtures';
+import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
+
+const TOOL_NAMES = ['init_grpo', 'train_grpo_step', 'init_sft', 'train_sft_step', 'sample', 'save', 'load', 'status', 'finish'];
+
+function resultText(r: vscode.LanguageModelToolResult): string {
+  return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('\n');
+}
+
+suite('agent tools (language-model tools)', function () {
+  this.timeout(240_000);
+  const suiteState = useLocalEngineAndRunsFolder('tinker-agent-runs-');
+  let api: TinkerStudioTestHandles;
+  let runsDir: string;
+
+  suiteSetup(() => {
+    api = suiteState.api();
+    runsDir = suiteState.runsDir();
+  });
+
+  test('the tools are registered', async () => {
+    const names = await waitFor('the Tinker tools in vscode.lm.tools', () => {
+      const found = vscode.lm.tools.map((t) => t.name).filter((n) => TOOL_NAMES.includes(n));
+      return found.length === TOOL_NAMES.length ? found : undefined;
+    });
+    assert.deepStrictEqual([...names].sort(), [...TOOL_NAMES].sort());
+    const train = vscode.lm.tools.find((t) => t.name === 'train_grpo_step')!;
+    assert.match(train.description, /ALL-0/);
+  });
+
+  test('init_grpo + train_grpo_step through vscode.lm.invokeTool train a run the Runs view shows', async () => {
+    const specFile = writeTinySpec({ name: 'agent-tiny', iterations: 3, holdout: false });
+    const token = new vscode.CancellationTokenSource().token;
+    const init = await vscode.lm.invokeTool('init_grpo', { input: { spec_file: specFile }, toolInvocationToken: undefined }, token);
+    assert.match(resultText(init), /^session ready: agent-tiny/);
+    const step = await vscode.lm.invokeTool('train_grpo_step', { input: { num_iterations: 1 }, toolInvocationToken: undefined }, token);
+    const text = resultText(step);
+    assert.match(text, /^iteration 0 done \(1\/3\)/, text);
+    const runDir = /run directory: (.+)$/m.exec(text)?.[1];
+    assert.ok(runDir && path.dirname(runDir) === runsDir, `the run is in the runs folder (${text})`);
+    // the view re-reads a run when its files change: wait for the row that has the step logged
+    const row = await waitFor('the agent run in the Runs view, at iteration 0', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === runDir && r.run.lastStep === 0));
+    assert.strictEqual(row.status, 'not finished', 'paused between steps: resumable, not finished');
+    const status = await vscode.lm.invokeTool('status', { input: {}, toolInvocationToken: undefined }, token);
+    assert.match(resultText(status), /agent-tiny \(tinker-studio\/arith-gpt\), iteration 1\/3: idle/);
+  });
+});
