@@ -5,8 +5,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { SPEC_KINDS, type SpecKind } from '../../src/core/spec/kinds';
-import { activateExtension, waitFor } from './helpers';
+import { SPEC_KINDS, type SpecKind } from '../../../src/core/spec/kinds';
+import { activateExtension, waitFor } from '../helpers';
 
 /** A spec of each kind that is valid but for what the test adds (the rules run once the fields are right). */
 const VALID: Record<SpecKind, Record<string, unknown>> = {
