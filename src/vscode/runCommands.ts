@@ -3,8 +3,7 @@
 // row, or tests and other extensions; unknown shapes fall back to asking.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../core/grpo/types';
-import type { SftRunResult } from '../core/sft/loop';
+import type { RunResult } from '../core/runs/runEvents';
 import { Handler, registerTable } from './commands';
 import { TinkerConnection } from './connection';
 import { GrpoRunner } from './grpoRunner';
@@ -17,7 +16,6 @@ import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from './commandIds';
 
-type RunResult = GrpoRunResult | SftRunResult;
 
 export interface RunCommandServices {
   log: Log;

@@ -1,12 +1,12 @@
 // How a run stands, as the Runs view and the metrics panel show it, and the progress text of a run
 // in flight. One definition, so that the tree, the status bar, the CodeLens and the panel agree.
-import type { GrpoPhase, GrpoRunStatus } from '../grpo/types';
+import type { RunPhase, RunEndStatus } from './runEvents';
 
 export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What this window knows of a run it started (its registry entry), when it started it. */
-export type ActiveRunStatus = 'starting' | 'running' | GrpoRunStatus;
+export type ActiveRunStatus = 'starting' | 'running' | RunEndStatus;
 
 /**
  * The status a run this window started reports once it has begun or ended. A paused run (an agent
@@ -40,7 +40,7 @@ export interface RunProgress {
   /** the iteration in progress (0-based) */
   step: number;
   endStep: number;
-  phase?: GrpoPhase | string;
+  phase?: RunPhase | string;
   phaseDone?: number;
   phaseTotal?: number;
 }
