@@ -147,7 +147,7 @@ async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknow
 }
 
 async function cancelRun(s: RunCommandServices, arg: unknown): Promise<boolean> {
-  const active = s.registry.active();
+  const active = s.registry.cancellable();
   let run: ActiveRun | undefined;
   const dir = await runDirOf(arg);
   if (typeof arg === 'number') run = active.find((r) => r.id === arg);

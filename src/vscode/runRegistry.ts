@@ -139,6 +139,11 @@ export class RunRegistry extends Disposable {
     return undefined;
   }
 
+  /** Runs Cancel Run can stop: starting, running, or a live agent session paused between calls. */
+  cancellable(): ActiveRun[] {
+    return this.runs.filter((r) => r.status === 'starting' || r.status === 'running' || r.status === 'paused');
+  }
+
   /** Runs still starting or running, oldest first. */
   active(): ActiveRun[] {
     return this.runs.filter((r) => r.status === 'starting' || r.status === 'running');

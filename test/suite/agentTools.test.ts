@@ -47,7 +47,7 @@ suite('agent tools (language-model tools)', function () {
     assert.ok(runDir && path.dirname(runDir) === runsDir, `the run is in the runs folder (${text})`);
     // the view re-reads a run when its files change: wait for the row that has the step logged
     const row = await waitFor('the agent run in the Runs view, at iteration 0', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === runDir && r.run.lastStep === 0));
-    assert.strictEqual(row.status, 'not finished', 'paused between steps: resumable, not finished');
+    assert.strictEqual(row.status, 'paused (agent)', 'a live agent session waiting between calls');
     const status = await vscode.lm.invokeTool('status', { input: {}, toolInvocationToken: undefined }, token);
     assert.match(resultText(status), /agent-tiny \(tinker-studio\/arith-gpt\), iteration 1\/3: idle/);
   });

@@ -2,19 +2,19 @@
 // in flight. One definition, so that the tree, the status bar, the CodeLens and the panel agree.
 import type { RunPhase, RunEndStatus } from './runEvents';
 
-export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished'] as const;
+export const RUN_STATUSES = ['running', 'paused (agent)', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What this window knows of a run it started (its registry entry), when it started it. */
 export type ActiveRunStatus = 'starting' | 'running' | RunEndStatus;
 
 /**
- * The status a run this window started reports once it has begun or ended. A paused run (an agent
- * trains it a few iterations at a time) is resumable, so it is left to its directory, like one
- * not finished.
+ * The status a run this window started reports once it has begun or ended. A paused run is a live
+ * agent session waiting between calls: "paused (agent)", which Cancel Run ends cleanly.
  */
 export function reportedRunStatus(active: { status: ActiveRunStatus } | undefined): RunStatus | undefined {
-  return active && active.status !== 'starting' && active.status !== 'paused' ? active.status : undefined;
+  if (!active || active.status === 'starting') return undefined;
+  return active.status === 'paused' ? 'paused (agent)' : active.status;
 }
 
 /** What a run directory says of its run (see runDirectory.ts's RunSummary). */

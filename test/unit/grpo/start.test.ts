@@ -71,7 +71,7 @@ describe('startGrpoRun', function () {
     assert.strictEqual(connects, 1);
 
     const again = await startGrpoRun({ resumeDir: r.runDir, runsDir, connect, cacheDir: path.join(dir, 'cache') });
-    assert.deepStrictEqual(again, { runDir: r.runDir, status: 'completed', iterationsRun: 0 });
+    assert.deepStrictEqual(again, { kind: 'grpo', runDir: r.runDir, status: 'completed', iterationsRun: 0 });
     assert.strictEqual(connects, 1, 'a complete run is not reopened');
     assert.strictEqual(readMetricsLines(r.runDir).length, 2);
   });

@@ -177,7 +177,7 @@ describe('SFT loop on the engine', function () {
     assert.strictEqual(cfg.renderer_name, 'chatml');
     assert.strictEqual(readMetricsLines(r.runDir).length, 2);
     const again = await startSftRun({ resumeDir: r.runDir, runsDir, connect: () => Promise.reject(new Error('must not connect')), cacheDir: path.join(dir, 'cache') });
-    assert.deepStrictEqual(again, { runDir: r.runDir, status: 'completed', iterationsRun: 0 });
+    assert.deepStrictEqual(again, { kind: 'sft', runDir: r.runDir, status: 'completed', iterationsRun: 0 });
 
     const bad = path.join(dir, 'bad.sft.json');
     fs.writeFileSync(bad, JSON.stringify({ model: RANDOM_MODEL, batch_sise: 4, dataset: { path: 'missing.jsonl' } }));
