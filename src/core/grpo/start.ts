@@ -28,7 +28,7 @@ import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
 import { ResolvedRunSpec, RunSpec, parseRunSpecFile } from '../runs/spec';
 import type { RunWriter } from '../runs/runWriter';
-import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
+import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { GrpoLoopConfig, GrpoRun } from './loop';
@@ -99,15 +99,7 @@ export function specFromConfig(config: unknown, file: string): ResolvedRunSpec {
 }
 
 export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
-  return withRunWriters(o.resumeDir, async (resume, writers) => {
-    const p = await prepareGrpoRun(o, resume, writers);
-    if (p.done) return p.done;
-    try {
-      return await p.run.advance(undefined, { signal: o.signal, onEvent: o.onEvent, toEnd: true });
-    } finally {
-      await p.close();
-    }
-  });
+  return runToEnd<GrpoRunResult>(o.resumeDir, (resume, writers) => prepareGrpoRun(o, resume, writers), o);
 }
 
 /** A GRPO run ready to advance (its service client connected, its reward workers started), or the answer for a finished one. */

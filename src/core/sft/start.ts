@@ -7,7 +7,7 @@ import type { RunEvent } from '../runs/runEvents';
 import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
 import type { BackendChoice } from '../runs/spec';
-import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
+import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { loadChats } from './data';
@@ -56,15 +56,7 @@ export function isSftConfig(config: unknown): boolean {
 }
 
 export function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {
-  return withRunWriters(o.resumeDir, async (resume, writers) => {
-    const p = await prepareSftRun(o, resume, writers);
-    if (p.done) return p.done;
-    try {
-      return await p.run.advance(undefined, { signal: o.signal, onEvent: o.onEvent, toEnd: true });
-    } finally {
-      await p.close();
-    }
-  });
+  return runToEnd<SftRunResult>(o.resumeDir, (resume, writers) => prepareSftRun(o, resume, writers), o);
 }
 
 /** An SFT run ready to advance (its service client connected), or the answer for a finished one. */
