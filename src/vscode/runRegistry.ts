@@ -88,7 +88,8 @@ export class RunRegistry extends Disposable {
         run.startStep = e.startStep;
         run.endStep = e.endStep;
         run.step = e.startStep;
-        if (run.status === 'starting') run.status = 'running';
+        // a live agent session starts a stretch per call: paused between calls, running in one
+        if (run.status === 'starting' || run.status === 'paused') run.status = 'running';
         break;
       case 'phase':
         run.step = e.step;

@@ -4,7 +4,8 @@
 // with seed and sampling_seed fixed, its metrics (time/ keys aside) and final weights equal those
 // of one CLI run of 13 iterations; an idle limit of a fraction of a second releases the clients and
 // the next call reconnects and trains on; killing the MCP server mid-session, then init_grpo with
-// resume, continues from the last checkpoint with one metrics row per step.
+// resume, continues from the last checkpoint with one metrics row per step; SIGTERM saves a resume
+// point before the server exits.
 import * as assert from 'assert';
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -309,6 +310,42 @@ describe('agent session: one live run between calls (embedded engine)', function
     assert.deepStrictEqual(merged.map((m) => m.step), [0, 1, 2, 3, 4, 5], 'one row per step');
     assert.deepStrictEqual(merged[3], lines[5], 'the re-run row replaces the lost one');
     assert.deepStrictEqual(merged[4], lines[6]);
+  });
+
+  it('SIGTERM ends the MCP server in an orderly way: a resume point at the step reached, then exit', async () => {
+    const runsDir = path.join(dir, 'runs-term');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--backend', 'custom', '--base-url', engine.server.url, '--workspace', dir, '--runs-dir', runsDir, '--cache-dir', path.join(dir, 'cache')],
+      env: { ...(process.env as Record<string, string>), TINKER_API_KEY: 'tml-test-key' },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const client = new Client({ name: 'tinker-studio-test', version: '0.0.0' });
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 240_000 })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+    const init = await call('init_grpo', { spec_file: 'live.grpo.json', overrides: { save_every: 0 } });
+    assert.ok(!init.isError, stderr);
+    const runDir = String(init.structuredContent?.run_dir);
+    assert.ok(!(await call('train_grpo_step', { num_iterations: 2 })).isError, stderr);
+    const pid = transport.pid!;
+    const exited = new Promise<void>((r) => {
+      const check = () => {
+        try {
+          process.kill(pid, 0);
+          setTimeout(check, 20);
+        } catch {
+          r();
+        }
+      };
+      check();
+    });
+    process.kill(pid, 'SIGTERM');
+    await exited;
+    await client.close().catch(() => undefined);
+    assert.deepStrictEqual(readCheckpointLines(runDir).map((c) => [c.name, c.batch]), [['000002', 2]], stderr);
+    assert.match(stderr, /SIGTERM: saving a resume point and closing the session/);
   });
 
   it('the shared reader keeps one row per step: rows re-run after a resume replace the lost ones', () => {
