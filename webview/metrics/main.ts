@@ -14,6 +14,7 @@ import { renderFindings } from '../shared/findings';
 import { diagnoseMetrics } from '../../src/protocol/doctor';
 import { progressText } from '../../src/protocol/runProgress';
 import { ChartView } from './chartView';
+import { addStepRow } from '../../src/protocol/stepRows';
 
 registerComponents();
 const client = new PanelClient(MetricsProtocol);
@@ -95,7 +96,7 @@ function render(): void {
 }
 
 function merge(incoming: MetricRow[]): void {
-  for (const r of incoming) rows.set(r.step, { ...(rows.get(r.step) ?? {}), ...r.values });
+  for (const r of incoming) addStepRow(rows, r.step, r.values);
 }
 
 function showRun(run: RunInfo): void {

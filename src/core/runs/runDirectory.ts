@@ -1,6 +1,7 @@
 // Run directories in the tinker-cookbook layout (config.json, metrics.jsonl, checkpoints.jsonl,
 // iteration_NNNNNN/…): discovering them under a runs folder and summarising each for the tree views.
 // Reads only; tolerant of runs still being written and of directories written by the Python cookbook.
+import { addStepRow } from '../../protocol/stepRows';
 import { Dirent, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -77,10 +78,10 @@ export function parseRecords<T>(text: string, file: string, schema: z.ZodType<T>
   return { records, problems };
 }
 
-/** Reads metrics.jsonl, merging lines per step (later values win), in step order. */
+/** Reads metrics.jsonl as one row per step, in step order (addStepRow: lines of a step merge, re-run steps replace). */
 export function mergeMetrics(records: MetricsRecord[]): MetricsRecord[] {
   const byStep = new Map<number, MetricsRecord>();
-  for (const r of records) byStep.set(r.step, { ...(byStep.get(r.step) ?? {}), ...r });
+  for (const r of records) addStepRow(byStep, r.step, r);
   return [...byStep.values()].sort((a, b) => a.step - b.step);
 }
 

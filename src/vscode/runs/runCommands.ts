@@ -3,8 +3,7 @@
 // row, or tests and other extensions; unknown shapes fall back to asking.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../core/grpo/types';
-import type { SftRunResult } from '../../core/sft/loop';
+import type { RunResult } from '../../core/runs/runEvents';
 import { Handler, registerTable } from '../common/commandTable';
 import { TinkerConnection } from '../connection/connection';
 import { RunRunner } from './runRunner';
@@ -16,7 +15,6 @@ import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from '../common/commandIds';
 
-type RunResult = GrpoRunResult | SftRunResult;
 
 export interface RunCommandServices {
   log: Log;
@@ -149,7 +147,7 @@ async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknow
 }
 
 async function cancelRun(s: RunCommandServices, arg: unknown): Promise<boolean> {
-  const active = s.registry.active();
+  const active = s.registry.cancellable();
   let run: ActiveRun | undefined;
   const dir = await runDirOf(arg);
   if (typeof arg === 'number') run = active.find((r) => r.id === arg);

@@ -144,6 +144,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
 
 const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
   running: new vscode.ThemeIcon('sync~spin'),
+  'paused (agent)': new vscode.ThemeIcon('debug-pause'),
   completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
   failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
   cancelled: new vscode.ThemeIcon('circle-slash'),
@@ -154,7 +155,7 @@ const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
 function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
   const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `run:${run.dir}`;
-  item.contextValue = status === 'running' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
+  item.contextValue = status === 'running' || status === 'paused (agent)' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
   item.resourceUri = vscode.Uri.file(run.dir);
   const parts: string[] = [];
   if (status === 'running' && active) parts.push(describeProgress(active));

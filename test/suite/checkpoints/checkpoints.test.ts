@@ -9,7 +9,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { DownloadResult } from '../../../src/core/checkpoints/download';
 import type { WeightsSummary } from '../../../src/core/checkpoints/manage';
-import type { SftRunResult } from '../../../src/core/sft/loop';
+import type { SftRunResult } from '../../../src/core/runs/runEvents';
 import type { TinkerStudioTestHandles } from '../../../src/extension';
 import type { ActionReport } from '../../../src/vscode/checkpoints/checkpointCommands';
 import type { CheckpointNode } from '../../../src/vscode/checkpoints/checkpointsTree';

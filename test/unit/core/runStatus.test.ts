@@ -5,12 +5,12 @@ import { deriveRunStatus, progressText } from '../../../src/core/runs/runStatus'
 import { formatLocalTime } from '../../../src/core/text/time';
 
 describe('run status and progress text', () => {
-  it('a run this window started reports its own status, except while starting or paused', () => {
+  it('a run this window started reports its own status, except while starting; a live agent session between calls reads "paused (agent)"', () => {
     assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'running' }), 'running');
     assert.strictEqual(deriveRunStatus({ finished: true }, { status: 'failed' }), 'failed');
     assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'cancelled' }), 'cancelled');
     assert.strictEqual(deriveRunStatus({ finished: true }, { status: 'starting' }), 'completed');
-    assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'paused' }), 'not finished');
+    assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'paused' }), 'paused (agent)');
   });
 
   it('any other run is completed with a final checkpoint, else interrupted when its writer died holding it, else not finished', () => {
