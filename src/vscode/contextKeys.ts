@@ -4,7 +4,7 @@
 //   tinker.rewardFileActive  the active editor shows a reward file (Dry Run, Show Reward Examples)
 // Each follows the state it describes through that state's own change event.
 import * as vscode from 'vscode';
-import type { RunSummary } from '../core/runs/runDirectory';
+import { isResumable } from '../core/runs/runStatus';
 import type { RewardFileIndex } from './rewardFiles';
 import type { RunRegistry } from './runRegistry';
 import type { RunsModel } from './runsModel';
@@ -15,11 +15,6 @@ export const CONTEXT_KEYS = {
   hasResumableRun: 'tinker.hasResumableRun',
   rewardFileActive: 'tinker.rewardFileActive',
 } as const;
-
-/** A run Resume Run offers (its picker lists the runs without a `final` checkpoint), not running here. */
-export function isResumable(run: RunSummary, running: ReadonlySet<string>): boolean {
-  return !run.finished && !running.has(run.dir);
-}
 
 export class ContextKeys extends Disposable {
   private readonly values = new Map<string, boolean>();
@@ -54,8 +49,7 @@ export class ContextKeys extends Disposable {
   private async updateRuns(): Promise<void> {
     const active = this.registry.active();
     this.set(CONTEXT_KEYS.runActive, active.length > 0);
-    const running = new Set(active.flatMap((r) => (r.runDir ? [r.runDir] : [])));
-    this.set(CONTEXT_KEYS.hasResumableRun, (await this.runs.list()).some((r) => isResumable(r, running)));
+    this.set(CONTEXT_KEYS.hasResumableRun, (await this.runs.list()).some((r) => isResumable(r, this.registry.byDir(r.dir))));
   }
 
   private updateEditor(): void {

@@ -8,7 +8,7 @@
 import { codeSpan, escapeMarkdown } from '../core/text/markdown';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runDirectory';
-import { RunStatus, deriveRunStatus } from '../core/runs/runStatus';
+import { RunStatus, deriveRunStatus, isResumable } from '../core/runs/runStatus';
 import type { TrainingRun } from '../core/tinker/wire';
 import { TinkerConnection } from './connection';
 import { ActiveRun, RunRegistry } from './runRegistry';
@@ -154,7 +154,7 @@ const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
 function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
   const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `run:${run.dir}`;
-  item.contextValue = status === 'running' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
+  item.contextValue = status === 'running' ? 'tinker.run:running' : isResumable(run, active) ? 'tinker.run:resumable' : 'tinker.run:done';
   item.resourceUri = vscode.Uri.file(run.dir);
   const parts: string[] = [];
   if (status === 'running' && active) parts.push(describeProgress(active));

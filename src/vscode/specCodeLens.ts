@@ -3,6 +3,7 @@
 // going, its progress and "Cancel run" instead.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { isResumable } from '../core/runs/runStatus';
 import { RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
@@ -16,9 +17,7 @@ export const SPEC_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.grpo.jso
 export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, specFile: string): Promise<string | undefined> {
   const want = path.resolve(specFile);
   for (const run of await runs.list()) {
-    if (run.finished) continue;
-    const active = registry.byDir(run.dir);
-    if (active && (active.status === 'running' || active.status === 'starting' || active.status === 'completed')) continue;
+    if (!isResumable(run, registry.byDir(run.dir))) continue;
     if ((await specFileOf(run.dir)) === want) return run.dir;
   }
   return undefined;
