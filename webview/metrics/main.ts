@@ -13,6 +13,7 @@ import { readTheme } from '../shared/browser/theme';
 import { renderFindings } from '../shared/browser/findings';
 import { diagnoseMetrics } from '../../src/core/runs/doctor';
 import { progressText } from '../../src/core/runs/runStatus';
+import { mergeStepRow } from '../../src/core/runs/metricsRows';
 import { ChartView } from './chartView';
 
 registerComponents();
@@ -95,7 +96,7 @@ function render(): void {
 }
 
 function merge(incoming: MetricRow[]): void {
-  for (const r of incoming) rows.set(r.step, { ...(rows.get(r.step) ?? {}), ...r.values });
+  for (const r of incoming) rows.set(r.step, mergeStepRow(rows.get(r.step), r.values));
 }
 
 function showRun(run: RunInfo): void {

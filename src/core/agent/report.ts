@@ -2,9 +2,8 @@
 // facts as structured content. Built from the run directory (metrics.jsonl, the iteration's samples),
 // so a report describes what was written, not what the loop meant to write.
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Finding, diagnoseMetrics } from '../runs/doctor';
-import { MetricsRecord, mergeMetrics, parseRecords } from '../runs/runDirectory';
+import { MetricsRecord, readMetricsRowsSync } from '../runs/runDirectory';
 import { SampleRecord, parseSamples, samplesFile } from '../runs/sampleRecord';
 import { METRIC } from '../runs/metricKeys';
 
@@ -30,12 +29,6 @@ export interface StepReport {
   samples: Array<{ which: 'best' | 'worst'; problem_id: string; reward: number; advantage: number; completion: string }>;
   /** the run doctor's findings on the whole run so far (none while the evidence is thin) */
   findings: Finding[];
-}
-
-function readMetrics(runDir: string): MetricsRecord[] {
-  const file = path.join(runDir, 'metrics.jsonl');
-  if (!fs.existsSync(file)) return [];
-  return mergeMetrics(parseRecords(fs.readFileSync(file, 'utf8'), file, MetricsRecord).records);
 }
 
 const num = (r: MetricsRecord | undefined, key: string): number | null => {
@@ -79,7 +72,7 @@ export function stepReport(o: {
   groupsPerBatch: number;
   rewardErrors: readonly string[];
 }): StepReport {
-  const all = readMetrics(o.runDir);
+  const all = readMetricsRowsSync(o.runDir);
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const last = ran[ran.length - 1];
   const rewards = all.map((r) => num(r, METRIC.reward)).filter((v): v is number => v !== null);
@@ -147,7 +140,7 @@ export interface SftStepReport {
 
 /** The report of SFT steps [firstStep, lastStep]. */
 export function sftStepReport(o: { runDir: string; firstStep: number; lastStep: number }): SftStepReport {
-  const all = readMetrics(o.runDir);
+  const all = readMetricsRowsSync(o.runDir);
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const nll = all.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null);
   const recent = nll.slice(-5);
