@@ -3,6 +3,7 @@
 // going, its progress and "Cancel run" instead.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ParsedFileCache } from '../core/fs/parsedFileCache';
 import { isResumable } from '../core/runs/runStatus';
 import { RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
@@ -13,10 +14,16 @@ import { COMMAND } from './commandIds';
 
 export const SPEC_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.grpo.json' }, { pattern: '**/*.sft.json' }];
 
+/** the spec file of each run's config.json, re-read only when the file changed (a refresh reads none) */
+let specFiles: ParsedFileCache<string | undefined> | undefined;
+
 /** The newest run directory in the runs folder started from `specFile` that has no final checkpoint. */
 export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, specFile: string): Promise<string | undefined> {
   const want = path.resolve(specFile);
-  for (const run of await runs.list()) {
+  const listed = await runs.list();
+  const dirs = new Set(listed.map((r) => r.dir));
+  specFiles?.prune((file) => dirs.has(path.dirname(file)));
+  for (const run of listed) {
     if (!isResumable(run, registry.byDir(run.dir))) continue;
     if ((await specFileOf(run.dir)) === want) return run.dir;
   }
@@ -24,14 +31,15 @@ export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, sp
 }
 
 async function specFileOf(runDir: string): Promise<string | undefined> {
-  try {
-    const { readRunConfig, specFileOfConfig } = await import('../core/runs/runConfig'); // zod: loaded on first use
-    const cfg = await readRunConfig(runDir);
-    return cfg && specFileOfConfig(cfg);
-  } catch {
-    // not one of ours, or still being written
-  }
-  return undefined;
+  const { parseRunConfig, runConfigFile, specFileOfConfig } = await import('../core/runs/runConfig'); // zod: loaded on first use
+  specFiles ??= new ParsedFileCache((text, file) => {
+    try {
+      return specFileOfConfig(parseRunConfig(text, file));
+    } catch {
+      return undefined; // not one of ours, or still being written (its next write changes the file)
+    }
+  });
+  return specFiles.get(runConfigFile(runDir));
 }
 
 export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensProvider {
