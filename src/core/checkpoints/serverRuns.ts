@@ -3,7 +3,6 @@
 // is first expanded, with "Load more", and the failure or the emptiness as a row of its own.
 import type { ServiceClient } from '../tinker/client';
 import type { TrainingRun } from '../tinker/wire';
-import { listServerRuns } from './manage';
 
 /** A row under a view's server node. */
 export type ServerRunRow =
@@ -73,6 +72,7 @@ export class ServerRunList {
 
   private async fetchPage(offset: number): Promise<void> {
     const generation = this.generation;
+    const { listServerRuns } = await import('./manage'); // the client and its schemas: loaded on first use
     try {
       const page = await listServerRuns(await this.client(), { offset, limit: this.pageSize }, AbortSignal.timeout(30_000));
       if (generation !== this.generation) return;
