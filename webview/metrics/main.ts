@@ -13,8 +13,8 @@ import { readTheme } from '../shared/theme';
 import { renderFindings } from '../shared/findings';
 import { diagnoseMetrics } from '../../src/protocol/doctor';
 import { progressText } from '../../src/protocol/runProgress';
+import { mergeStepRow } from '../../src/protocol/metricsRows';
 import { ChartView } from './chartView';
-import { addStepRow } from '../../src/protocol/stepRows';
 
 registerComponents();
 const client = new PanelClient(MetricsProtocol);
@@ -96,7 +96,7 @@ function render(): void {
 }
 
 function merge(incoming: MetricRow[]): void {
-  for (const r of incoming) addStepRow(rows, r.step, r.values);
+  for (const r of incoming) rows.set(r.step, mergeStepRow(rows.get(r.step), r.values));
 }
 
 function showRun(run: RunInfo): void {

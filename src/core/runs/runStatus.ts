@@ -32,6 +32,18 @@ export function directoryRunStatus(dir: DirectoryState): RunStatus {
   return dir.finished ? 'completed' : dir.interrupted ? 'interrupted' : 'not finished';
 }
 
+/**
+ * Whether Resume can continue a run: its directory has no final checkpoint, and this window is not
+ * starting or running it, holding it live between an agent's calls (paused), nor has it just
+ * completed it (the directory is re-read a moment later). A run this window cancelled or saw fail is resumable, and so is any other unfinished run
+ * (interrupted or not finished). The Runs view, the Resume Run command and its context key, and the
+ * spec's Resume CodeLens all ask this.
+ */
+export function isResumable(dir: DirectoryState, active: { status: ActiveRunStatus } | undefined): boolean {
+  if (dir.finished) return false;
+  return !active || (active.status !== 'starting' && active.status !== 'running' && active.status !== 'paused' && active.status !== 'completed');
+}
+
 export function deriveRunStatus(dir: DirectoryState, active: { status: ActiveRunStatus } | undefined): RunStatus {
   return reportedRunStatus(active) ?? directoryRunStatus(dir);
 }

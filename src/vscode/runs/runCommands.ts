@@ -4,6 +4,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunResult } from '../../core/runs/runEvents';
+import type { RunSummary } from '../../core/runs/runDirectory';
+import { isResumable } from '../../core/runs/runStatus';
 import { Handler, registerTable } from '../common/commandTable';
 import { TinkerConnection } from '../connection/connection';
 import { RunRunner } from './runRunner';
@@ -140,7 +142,7 @@ async function saved(file: string): Promise<string> {
 }
 
 async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknown): Promise<RunResult | undefined> {
-  const runDir = (await runDirOf(runArg)) ?? (await pickRunDir(s, 'Resume which run?', (r) => !r.finished));
+  const runDir = (await runDirOf(runArg)) ?? (await pickRunDir(s, 'Resume which run?', (r) => isResumable(r, s.registry.byDir(r.dir))));
   if (!runDir) return undefined;
   const specFile = specArg instanceof vscode.Uri ? specArg.fsPath : typeof specArg === 'string' ? specArg : undefined;
   return s.runner.run({ resumeDir: runDir, specFile: specFile ? await saved(specFile) : undefined });
@@ -187,7 +189,7 @@ async function runDirOf(arg: unknown): Promise<string | undefined> {
 async function pickRunDir(
   s: RunCommandServices,
   placeHolder: string,
-  filter: (r: { finished: boolean }) => boolean,
+  filter: (r: RunSummary) => boolean,
   allowBrowse = false,
 ): Promise<string | undefined> {
   const runs = (await s.runs.list()).filter(filter);
