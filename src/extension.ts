@@ -106,7 +106,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   ))
     own(d);
   const runsTree = own(new RunsTreeProvider(runs, registry, connection));
-  const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection));
+  // one listing of the server's runs for both views
+  const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection, { serverRuns: runsTree.serverRuns }));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);

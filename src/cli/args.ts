@@ -23,6 +23,8 @@ export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   /** relative spec/prompt paths resolve here (default: the current folder) */
   workspace?: string;
   busyWaitMs?: number;
+  /** a session idle this long saves a resume point and releases its clients (default 60; 0: never) */
+  idleMinutes?: number;
 }
 
 export type CliArgs = GrpoArgs | McpArgs | CheckpointsArgs | { command: 'help' };
@@ -33,12 +35,14 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 ]);
 
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
-       tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS]
+       tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
 Runs ${SPEC_KINDS.map((k) => k.label).join(' or ')} from a run spec and writes the run directory (cookbook layout).
 "mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, sample, save,
 load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
+A session idle for --idle-minutes (default 60; 0: never) saves a resume point and releases its clients;
+the next call reconnects.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 
@@ -56,7 +60,7 @@ The API key for cloud/custom comes from TINKER_API_KEY. Ctrl-C cancels cleanly (
 kept and a resume point is saved); a second Ctrl-C exits at once.`;
 
 const SHARED_OPTIONS = { ...BACKEND_OPTIONS, resume: { type: 'string' }, python: { type: 'string' } } as const;
-const MCP_OPTIONS = { ...SHARED_OPTIONS, workspace: { type: 'string' }, 'busy-wait-ms': { type: 'string' } } as const;
+const MCP_OPTIONS = { ...SHARED_OPTIONS, workspace: { type: 'string' }, 'busy-wait-ms': { type: 'string' }, 'idle-minutes': { type: 'string' } } as const;
 
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
@@ -72,7 +76,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     if (spec !== undefined || v.resume !== undefined) throw new UsageError('mcp takes no spec file: the agent names it in init_grpo');
     const wait = v['busy-wait-ms'];
     if (wait !== undefined && !/^\d+$/.test(wait)) throw new UsageError('--busy-wait-ms must be a whole number of milliseconds');
-    return { command: 'mcp', ...shared, ...(v.workspace !== undefined ? { workspace: v.workspace } : {}), ...(wait !== undefined ? { busyWaitMs: Number(wait) } : {}) };
+    const idle = v['idle-minutes'];
+    if (idle !== undefined && !/^\d+(\.\d+)?$/.test(idle)) throw new UsageError('--idle-minutes must be a number of minutes (0: never)');
+    return { command: 'mcp', ...shared, ...(v.workspace !== undefined ? { workspace: v.workspace } : {}), ...(wait !== undefined ? { busyWaitMs: Number(wait) } : {}), ...(idle !== undefined ? { idleMinutes: Number(idle) } : {}) };
   }
   if (spec === undefined && v.resume === undefined) throw new UsageError('give a spec file (or --resume <run dir>)');
   return { command, ...(spec !== undefined ? { spec } : {}), ...shared, ...(v.resume !== undefined ? { resume: v.resume } : {}) };

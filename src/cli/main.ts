@@ -173,12 +173,30 @@ async function mcp(args: McpArgs, cacheDir: string): Promise<number> {
     python: args.python,
     connect: connector(args, cacheDir, closers, log),
     ...(args.busyWaitMs !== undefined ? { busyWaitMs: args.busyWaitMs } : {}),
+    idleMs: (args.idleMinutes ?? 60) * 60_000,
     log,
   });
+  // asked to stop: a resume point (bounded by a few seconds, failures logged), then exit
+  let stopping = false;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    log(`${sig}: saving a resume point and closing the session`);
+    void session
+      .close(`stopped by ${sig}`)
+      .catch((err: unknown) => log(`closing the session: ${errorMessage(err)}`))
+      .then(async () => {
+        for (const c of closers) await c.close().catch(() => undefined);
+        process.exit(130);
+      });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     await serveMcp(session, { version: VERSION, redact: redactSecrets });
     return 0;
   } finally {
+    await session.close('the MCP server stopped');
     for (const c of closers) await c.close().catch(() => undefined);
   }
 }

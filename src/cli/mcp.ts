@@ -39,4 +39,6 @@ export async function serveMcp(session: TrainingSession, o: { version: string; r
   const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
   await server.connect(transport);
   await closed;
+  // the client went away: a resume point, then every client the session holds
+  await session.close('the MCP client disconnected');
 }

@@ -1,6 +1,6 @@
 // What the CLI prints while a run goes: on a terminal, one progress bar line redrawn in place (log
 // lines scroll above it); otherwise plain lines, one per step, for logs and CI.
-import type { GrpoEvent } from '../core/grpo/types';
+import type { RunEvent } from '../core/runs/runEvents';
 import { METRIC } from '../protocol/metricKeys';
 
 export interface ProgressOutput {
@@ -32,7 +32,7 @@ export class Progress {
     this.drawBar();
   }
 
-  onEvent(e: GrpoEvent): void {
+  onEvent(e: RunEvent): void {
     switch (e.type) {
       case 'started':
         this.start = e.startStep;

@@ -1,8 +1,6 @@
 // The table the CLI prints when a run ends: holdout metrics at the first and the last evaluation
 // (read back from metrics.jsonl, merged per step), and the training reward at the first and last step.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { MetricsRecord, mergeMetrics, parseRecords } from '../core/runs/runDirectory';
+import { readMetricsRowsSync } from '../core/runs/runDirectory';
 import { METRIC } from '../protocol/metricKeys';
 
 const ROWS: Array<[string, string]> = [
@@ -27,9 +25,7 @@ const mean = (xs: unknown[]) => {
 };
 
 export function summaryTable(runDir: string): string {
-  const file = path.join(runDir, 'metrics.jsonl');
-  if (!fs.existsSync(file)) return 'no metrics were written';
-  const lines = mergeMetrics(parseRecords(fs.readFileSync(file, 'utf8'), file, MetricsRecord).records);
+  const lines = readMetricsRowsSync(runDir);
   if (lines.length === 0) return 'no metrics were written';
   const evals = lines.filter((l) => typeof l[METRIC.testReward] === 'number');
   // one table, so the holdout and the training columns line up; the note goes under the holdout rows

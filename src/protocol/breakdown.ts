@@ -10,7 +10,10 @@ export type GroupKind = 'mixed' | 'all-good' | 'all-bad';
 export interface BreakdownGroup {
   groupIdx: number;
   problemId: string;
+  /** the rendered prompt (the sample's detail) */
   prompt: string;
+  /** what the group's rows show: the problem's question, else the rendered prompt */
+  question: string;
   groundTruth: string;
   samples: SampleSummary[];
   kind: GroupKind;
@@ -31,7 +34,7 @@ export function isTruncated(s: SampleSummary): boolean {
 }
 
 export function buildGroups(records: readonly SampleSummary[], prompts: readonly GroupPrompt[]): BreakdownGroup[] {
-  const promptOf = new Map(prompts.map((p) => [p.group_idx, p.prompt]));
+  const promptOf = new Map(prompts.map((p) => [p.group_idx, p]));
   const byIdx = new Map<number, SampleSummary[]>();
   for (const r of records) {
     const list = byIdx.get(r.group_idx);
@@ -55,7 +58,8 @@ export function buildGroups(records: readonly SampleSummary[], prompts: readonly
       return {
         groupIdx,
         problemId: first.problem_id,
-        prompt: promptOf.get(groupIdx) ?? '',
+        prompt: promptOf.get(groupIdx)?.prompt ?? '',
+        question: promptOf.get(groupIdx)?.question ?? promptOf.get(groupIdx)?.prompt ?? '',
         groundTruth: first.ground_truth,
         samples,
         kind: classify(rewards),

@@ -1,6 +1,7 @@
 // The schema of one per-sample record (src/core/runs/sampleRecord.ts reads and writes them). Only zod here: the webview panels
 // import it too.
 import { z } from 'zod';
+import { questionInPrompt } from './promptQuestion';
 
 export const RewardError = z.object({
   kind: z.string(),
@@ -22,6 +23,8 @@ export const SampleRecord = z.object({
   problem_id: z.string(),
   /** the rendered prompt, special tokens written out */
   prompt: z.string(),
+  /** the problem's question: its last user message, as the data gave it (absent in older runs) */
+  question: z.string().optional(),
   /** the sampled text, stop token included */
   completion: z.string(),
   /** the parsed message content the reward function saw */
@@ -54,7 +57,13 @@ export const SampleSummary = SampleRecord.omit({ completion_tokens: true, logpro
 });
 export type SampleSummary = z.infer<typeof SampleSummary>;
 
-export const GroupPrompt = z.object({ group_idx: z.number().int().min(0), prompt: z.string() });
+export const GroupPrompt = z.object({
+  group_idx: z.number().int().min(0),
+  /** the rendered prompt (the sample's detail shows it) */
+  prompt: z.string(),
+  /** the question the group's rows preview; absent when a record has none and the template is not recognised */
+  question: z.string().optional(),
+});
 export type GroupPrompt = z.infer<typeof GroupPrompt>;
 
 export function summarizeSample(r: SampleRecord): SampleSummary {
@@ -79,9 +88,13 @@ export function summarizeSample(r: SampleRecord): SampleSummary {
   return s;
 }
 
-/** An iteration's samples as the breakdown's snapshot carries them: summaries, and each group's prompt once. */
+/** An iteration's samples as the breakdown's snapshot carries them: summaries, and each group's prompt and question once. */
 export function summarizeIteration(records: readonly SampleRecord[]): { records: SampleSummary[]; prompts: GroupPrompt[] } {
-  const prompts = new Map<number, string>();
-  for (const r of records) if (!prompts.has(r.group_idx)) prompts.set(r.group_idx, r.prompt);
-  return { records: records.map(summarizeSample), prompts: [...prompts].map(([group_idx, prompt]) => ({ group_idx, prompt })) };
+  const prompts = new Map<number, GroupPrompt>();
+  for (const r of records) {
+    if (prompts.has(r.group_idx)) continue;
+    const question = r.question ?? questionInPrompt(r.prompt);
+    prompts.set(r.group_idx, { group_idx: r.group_idx, prompt: r.prompt, ...(question !== undefined ? { question } : {}) });
+  }
+  return { records: records.map(summarizeSample), prompts: [...prompts.values()] };
 }

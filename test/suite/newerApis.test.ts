@@ -8,7 +8,7 @@ import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { Redactor } from '../../src/core/config/redact';
-import type { GrpoRunResult } from '../../src/core/grpo/types';
+import type { GrpoRunResult } from '../../src/core/runs/runEvents';
 import { mcpApi, NEWER_API_SINCE } from '../../src/vscode/common/newerApis';
 import { Log } from '../../src/vscode/common/log';
 import { playgroundPanels } from '../../src/vscode/playground/playgroundPanels';

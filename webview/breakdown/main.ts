@@ -241,11 +241,12 @@ function renderRow(i: number): HTMLElement {
       el('span', 'num', `mean ${fmt(g.meanReward)}`),
       ...(g.rewardErrors ? [el('span', 'flag negative', `${g.rewardErrors} reward error${g.rewardErrors > 1 ? 's' : ''}`)] : []),
       ...(g.truncated ? [el('span', 'flag', `${g.truncated} truncated`)] : []),
-      el('span', 'text muted', `${g.problemId} · ${oneLine(g.prompt)}`),
+      el('span', 'text muted', `${g.problemId} · ${oneLine(g.question)}`),
     );
   } else if (row.kind === 'prompt') {
-    div.append(el('span', 'label muted', 'prompt'), el('span', 'text', oneLine(g.prompt)));
-    div.title = g.prompt;
+    // the question as the data gave it; the rendered template is in the sample's detail
+    div.append(el('span', 'label muted', 'question'), el('span', 'text', oneLine(g.question)));
+    div.title = g.question;
   } else {
     const s = g.samples[row.s]!;
     if (selected && selected.g === row.g && selected.s === row.s) div.classList.add('selected');

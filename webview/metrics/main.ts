@@ -14,6 +14,7 @@ import { renderFindings } from '../shared/findings';
 import { diagnoseMetrics } from '../../src/protocol/doctor';
 import { progressText } from '../../src/protocol/runProgress';
 import { errorText } from '../../src/protocol/panelProtocol';
+import { mergeStepRow } from '../../src/protocol/metricsRows';
 import { ChartView } from './chartView';
 
 registerComponents();
@@ -96,7 +97,7 @@ function render(): void {
 }
 
 function merge(incoming: MetricRow[]): void {
-  for (const r of incoming) rows.set(r.step, { ...(rows.get(r.step) ?? {}), ...r.values });
+  for (const r of incoming) rows.set(r.step, mergeStepRow(rows.get(r.step), r.values));
 }
 
 function showRun(run: RunInfo): void {

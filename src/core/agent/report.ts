@@ -2,13 +2,10 @@
 // facts as structured content. Built from the run directory (metrics.jsonl, the iteration's samples),
 // so a report describes what was written, not what the loop meant to write.
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { z } from 'zod';
 import { Finding, diagnoseMetrics } from '../../protocol/doctor';
-import { MetricsRecord, mergeMetrics, parseRecords } from '../runs/runDirectory';
-import { iterationDirName } from '../runs/runWriter';
+import { MetricsRecord, readMetricsRowsSync } from '../runs/runDirectory';
+import { SampleRecord, parseSamples, samplesFile } from '../runs/sampleRecord';
 import { METRIC } from '../../protocol/metricKeys';
-
 
 export interface StepReport {
   run_dir: string;
@@ -34,21 +31,6 @@ export interface StepReport {
   findings: Finding[];
 }
 
-const SampleLine = z.object({
-  group_idx: z.number(),
-  problem_id: z.string(),
-  content: z.string(),
-  reward: z.number(),
-  advantage: z.number(),
-});
-type SampleLine = z.infer<typeof SampleLine>;
-
-function readMetrics(runDir: string): MetricsRecord[] {
-  const file = path.join(runDir, 'metrics.jsonl');
-  if (!fs.existsSync(file)) return [];
-  return mergeMetrics(parseRecords(fs.readFileSync(file, 'utf8'), file, MetricsRecord).records);
-}
-
 const num = (r: MetricsRecord | undefined, key: string): number | null => {
   const v = r?.[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -58,17 +40,18 @@ const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null :
 
 /** Best and worst sample of the first mixed group of iteration `step` (none when it has no mixed group). */
 export function mixedGroupSnippets(runDir: string, step: number, maxChars = 240): StepReport['samples'] {
-  const file = path.join(runDir, iterationDirName(step), 'train_samples.jsonl');
+  const file = samplesFile(runDir, step, { kind: 'train' });
   if (!fs.existsSync(file)) return [];
-  const { records } = parseRecords(fs.readFileSync(file, 'utf8'), file, SampleLine);
-  const byGroup = new Map<number, SampleLine[]>();
+  // the run's own sample-record schema: a line it rejects is no sample to quote
+  const { records } = parseSamples(fs.readFileSync(file, 'utf8'), file);
+  const byGroup = new Map<number, SampleRecord[]>();
   for (const r of records) byGroup.set(r.group_idx, [...(byGroup.get(r.group_idx) ?? []), r]);
   for (const group of byGroup.values()) {
     const sorted = [...group].sort((a, b) => b.reward - a.reward);
     const best = sorted[0]!;
     const worst = sorted[sorted.length - 1]!;
     if (best.reward === worst.reward) continue;
-    const snip = (s: SampleLine, which: 'best' | 'worst') => ({
+    const snip = (s: SampleRecord, which: 'best' | 'worst') => ({
       which,
       problem_id: s.problem_id,
       reward: s.reward,
@@ -89,7 +72,7 @@ export function stepReport(o: {
   groupsPerBatch: number;
   rewardErrors: readonly string[];
 }): StepReport {
-  const all = readMetrics(o.runDir);
+  const all = readMetricsRowsSync(o.runDir);
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const last = ran[ran.length - 1];
   const rewards = all.map((r) => num(r, METRIC.reward)).filter((v): v is number => v !== null);
@@ -157,7 +140,7 @@ export interface SftStepReport {
 
 /** The report of SFT steps [firstStep, lastStep]. */
 export function sftStepReport(o: { runDir: string; firstStep: number; lastStep: number }): SftStepReport {
-  const all = readMetrics(o.runDir);
+  const all = readMetricsRowsSync(o.runDir);
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const nll = all.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null);
   const recent = nll.slice(-5);

@@ -1,31 +1,37 @@
-// One stateful training session for agents (an MCP client, VS Code's agent mode): a GRPO run trained
-// a few iterations per call, sampled, saved and finished between calls. Every call goes through the
-// ordinary machinery — startGrpoRun with `stopAfter`, the run directory, its checkpoints and resume —
-// so what an agent trains is a normal run the person can watch, resume or open in the editor.
+// One stateful training session for agents (an MCP client, VS Code's agent mode): a GRPO or SFT run
+// that lives between calls. init_grpo / init_sft connect once and create (or, resuming, load) the
+// training client once; each train call advances the same run object (src/core/runs/loopRuntime.ts:
+// step counter, data order, current sampler, reward runner, run writer) by N steps; sample uses the
+// current sampler through the same service client; save saves from the live training client; load
+// replaces it; finish saves `final` and closes everything. The run directory is an ordinary one the
+// editor watches, resumes and opens. Checkpoints are saved where asked (save_every, save, finish),
+// plus a best-effort resume point when the session ends in an orderly way (close()) or is released
+// after `idleMs` without a call — the next call then reconnects and says so.
 // One call at a time: a call that arrives while another runs waits up to `busyWaitMs`, then is
 // answered "busy" with the status instead of being queued silently.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Problem } from '../data/types';
-import { checkpointName, saveCheckpoint } from '../runs/loopRuntime';
+import { GrpoRun } from '../grpo/loop';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
-import { startGrpoRun } from '../grpo/start';
-import type { GrpoEvent, GrpoRunResult } from '../grpo/types';
-import { loadRenderer } from '../render';
-import type { Message } from '../render/types';
-import { createRewardRunner } from '../reward';
+import { prepareGrpoRun } from '../grpo/start';
+import type { RewardRunner } from '../reward/types';
+import type { Message, Renderer } from '../render/types';
+import type { RunEvent, RunResult } from '../runs/runEvents';
 import { parseGrpoSpecValue, type ResolvedGrpoSpec } from '../grpo/spec';
 import type { BackendChoice } from '../spec/fields';
 import { mergeSpec } from '../spec/overrides';
 import { parseJsonWithPosition } from '../spec/text';
+import { errorMessage } from '../errors';
 import { RunWriter } from '../runs/runWriter';
+import { SftRun } from '../sft/loop';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
-import { startSftRun } from '../sft/start';
-import type { ServiceClient, TrainingClient } from '../tinker/client';
+import { prepareSftRun } from '../sft/start';
+import { type SpecKind, specKindOfConfig } from '../spec/kinds';
+import type { SamplingClient, ServiceClient } from '../tinker/client';
 import { SftStepReport, StepReport, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
 import { METRIC } from '../../protocol/metricKeys';
-import { errorMessage } from '../errors';
 
 export interface TrainingSessionOptions {
   runsDir: string;
@@ -37,18 +43,23 @@ export interface TrainingSessionOptions {
   connect: (spec: BackendChoice) => Promise<ServiceClient>;
   /** how long a call waits for the call in progress before answering busy (default 10 s) */
   busyWaitMs?: number;
+  /** after this long without a call the session saves a resume point and releases its clients (default 60 min; 0: never) */
+  idleMs?: number;
+  /** how long close() waits for the resume point (default 5 s) */
+  closeTimeoutMs?: number;
   /**
-   * Called as each train step starts; what it returns follows that stretch of the run (an editor
-   * registers it so the person watches it live and can stop it through `signal`).
+   * Called when the session's run starts training; what it returns follows the run until the
+   * session ends (an editor registers it so the person watches it live and can stop it through
+   * `signal`: a stop during a call cancels the call, a stop between calls ends the session).
    */
-  watch?: (runName: string, specFile: string) => RunWatcher;
+  watch?: (runName: string, specFile: string, kind: SpecKind) => RunWatcher;
   log?: (line: string) => void;
 }
 
 export interface RunWatcher {
   signal?: AbortSignal;
-  onEvent(e: GrpoEvent): void;
-  onEnd(result: GrpoRunResult): void;
+  onEvent(e: RunEvent): void;
+  onEnd(result: RunResult): void;
 }
 
 export interface SessionStatus {
@@ -65,6 +76,12 @@ export interface SessionStatus {
   phase_total?: number;
   last_metrics?: Record<string, number>;
   elapsed_s?: number;
+  /** seconds since the last call ended */
+  idle_s?: number;
+  /** what the session holds now; all false once released after idling */
+  holds?: { tinker_session: boolean; training_client: boolean; sampler: boolean; reward_workers: boolean };
+  /** the clients were released after idling; the next call reconnects */
+  released?: boolean;
 }
 
 /** The answer to a call made while another one runs. */
@@ -83,20 +100,8 @@ export class SessionError extends Error {
   }
 }
 
-/** What every stretch of a session's run is started with (startGrpoRun and startSftRun both take it). */
-interface StretchOptions {
-  specFile: string;
-  runsDir: string;
-  cacheDir: string;
-  connect: (spec: BackendChoice) => Promise<ServiceClient>;
-  resumeDir?: string;
-  signal?: AbortSignal;
-  onEvent: (e: GrpoEvent) => void;
-  log?: (line: string) => void;
-}
-
-function cancelNote(result: GrpoRunResult, unit: 'iterations' | 'steps'): string {
-  return result.status === 'cancelled' ? `\n(cancelled: the ${unit} finished are kept and a resume point saved)` : '';
+function cancelNote(result: RunResult, unit: 'iterations' | 'steps'): string {
+  return result.status === 'cancelled' ? `\n(cancelled: the ${unit} finished are kept; the session goes on from the next step)` : '';
 }
 
 export interface ToolResult<T> {
@@ -104,7 +109,27 @@ export interface ToolResult<T> {
   value: T;
 }
 
-type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec }) & { specFile: string; runDir?: string };
+/** What a live session holds while connected. */
+interface Held {
+  run: GrpoRun | SftRun;
+  renderer: Renderer;
+  reward?: RewardRunner;
+  /** closes the reward workers and the service client */
+  close(): Promise<void>;
+}
+
+type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec }) & {
+  specFile: string;
+  runDir: string;
+  /** the run directory's writer (and its lock), held for the whole session */
+  writer: RunWriter;
+  /** undefined once released after idling */
+  held: Held | undefined;
+  watcher?: RunWatcher;
+  /** steps done by this session's run (the run object's counter survives a release through this) */
+  step: number;
+  endStep: number;
+};
 
 /** max_tokens when sampling an SFT session (its spec has none); the local engine's models see 64 tokens */
 const SFT_SAMPLE_MAX_TOKENS = 64;
@@ -122,16 +147,21 @@ export class TrainingSession {
   private current: Current | undefined;
   private busy: { tool: string; since: number; done: Promise<void> } | undefined;
   private progress: { step?: number; stepsTotal?: number; phase?: string; done?: number; total?: number; metrics?: Record<string, number> } = {};
+  private lastCallEnd = Date.now();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(private readonly o: TrainingSessionOptions) {}
 
   status(): SessionStatus {
     const c = this.current;
     const p = this.progress;
+    const h = c?.held;
     return {
       state: this.busy ? 'running' : 'idle',
-      ...(this.busy ? { tool: this.busy.tool, elapsed_s: Math.round((Date.now() - this.busy.since) / 100) / 10 } : {}),
-      ...(c ? { run_name: c.spec.name, model: c.spec.model, ...(c.runDir ? { run_dir: c.runDir } : {}) } : {}),
+      ...(this.busy ? { tool: this.busy.tool, elapsed_s: Math.round((Date.now() - this.busy.since) / 100) / 10 } : { idle_s: Math.round((Date.now() - this.lastCallEnd) / 100) / 10 }),
+      ...(c ? { run_name: c.spec.name, model: c.spec.model, run_dir: c.runDir } : {}),
+      ...(c ? { holds: { tinker_session: h !== undefined, training_client: h?.run.trainer !== undefined, sampler: h?.run.sampler !== undefined, reward_workers: h?.reward !== undefined }, released: h === undefined } : {}),
       ...(p.step !== undefined ? { step: p.step } : {}),
       ...(p.stepsTotal !== undefined ? { steps_total: p.stepsTotal } : {}),
       ...(this.busy && p.phase ? { phase: p.phase, ...(p.done !== undefined ? { phase_done: p.done } : {}), ...(p.total !== undefined ? { phase_total: p.total } : {}) } : {}),
@@ -143,7 +173,9 @@ export class TrainingSession {
     const s = this.status();
     if (!s.run_name) return s.state === 'running' ? `running ${s.tool}` : 'no session: call init_grpo or init_sft first';
     const where = s.step !== undefined ? `, iteration ${s.step}${s.steps_total !== undefined ? `/${s.steps_total}` : ''}` : '';
-    const doing = s.state === 'running' ? `running ${s.tool}${s.phase ? ` (${s.phase}${s.phase_total ? ` ${s.phase_done ?? 0}/${s.phase_total}` : ''})` : ''}, ${s.elapsed_s} s` : 'idle';
+    const holds = s.holds ? Object.entries(s.holds).filter(([, v]) => v).map(([k]) => k.replace('_', ' ')) : [];
+    const held = s.released ? 'released after idling (the next call reconnects)' : `holds ${holds.join(', ') || 'nothing'}`;
+    const doing = s.state === 'running' ? `running ${s.tool}${s.phase ? ` (${s.phase}${s.phase_total ? ` ${s.phase_done ?? 0}/${s.phase_total}` : ''})` : ''}, ${s.elapsed_s} s` : `idle for ${s.idle_s} s; ${held}`;
     const m = s.last_metrics ? `; last: ${Object.entries(s.last_metrics).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}` : '';
     return `${s.run_name} (${s.model})${where}: ${doing}${m}${s.run_dir ? `\nrun directory: ${s.run_dir}` : ''}`;
   }
@@ -159,13 +191,89 @@ export class TrainingSession {
       await Promise.race([this.busy.done, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
       clearTimeout(timer);
     }
+    if (this.closed) throw new SessionError('the session is closing');
     let release!: () => void;
     this.busy = { tool, since: Date.now(), done: new Promise<void>((r) => (release = r)) };
+    clearTimeout(this.idleTimer);
     try {
       return await fn();
     } finally {
       this.busy = undefined;
+      this.lastCallEnd = Date.now();
+      this.armIdle();
       release();
+    }
+  }
+
+  /** After `idleMs` without a call, a live session saves a resume point and releases its clients. */
+  private armIdle(): void {
+    const ms = this.o.idleMs ?? 60 * 60_000;
+    if (!(ms > 0) || !this.current?.held || this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      if (this.busy || !this.current?.held) return;
+      void this.exclusive('release', () => this.release(this.current!, `idle for ${Math.round(ms / 1000)} s`)).catch((err: unknown) => this.o.log?.(`releasing the idle session failed: ${errorMessage(err)}`));
+    }, ms);
+    this.idleTimer.unref();
+  }
+
+  /** Saves a resume point (bounded by closeTimeoutMs; a failure is logged) and closes the session's clients; the run directory stays locked. */
+  private async release(c: Current, why: string): Promise<void> {
+    const h = c.held;
+    if (!h) return;
+    c.held = undefined;
+    await this.resumePoint(h, why);
+    await h.close().catch(() => undefined);
+    this.o.log?.(`${why}: released the Tinker session, training client, sampler and reward workers (next step ${c.step})`);
+  }
+
+  private async resumePoint(h: Held, why: string): Promise<void> {
+    const limit = this.o.closeTimeoutMs ?? 5000;
+    const ac = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const rec = await Promise.race([
+        h.run.saveResumePoint(ac.signal),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not saved within ${limit} ms`)), limit))),
+      ]);
+      if (rec) this.o.log?.(`${why}: saved the resume point ${rec.name} (step ${rec.batch})`);
+    } catch (err) {
+      ac.abort();
+      this.o.log?.(`${why}: the resume point at step ${h.run.step} could not be saved (${errorMessage(err)}); a resume continues from the last checkpoint`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Ends the session in an orderly way (the MCP client went away, the process is asked to stop, the
+   * editor closes): a best-effort resume point, then every client and the run directory's lock.
+   */
+  async close(why = 'session closed'): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    const c = this.current;
+    this.current = undefined;
+    if (!c) return;
+    if (c.held) await this.release(c, why);
+    this.endWatch(c, 'paused');
+    c.writer.close();
+  }
+
+  private endWatch(c: Current, status: RunResult['status'], error?: string): void {
+    const w = c.watcher;
+    c.watcher = undefined;
+    w?.onEnd({ kind: c.kind, runDir: c.runDir, status, iterationsRun: 0, ...(error ? { error } : {}) } as RunResult);
+  }
+
+  /** Ends the current session (another init, finish, a cancel from the editor). */
+  private async end(c: Current, why: string, status: RunResult['status']): Promise<void> {
+    if (c.held) await this.release(c, why);
+    this.endWatch(c, status);
+    c.writer.close();
+    if (this.current === c) {
+      this.current = undefined;
+      this.progress = {};
     }
   }
 
@@ -174,109 +282,159 @@ export class TrainingSession {
     return this.current;
   }
 
-  /** Validates a spec (a *.grpo.json file, fields of `overrides` on top) and makes it the session's run. */
-  initGrpo(a: { spec_file: string; overrides?: Record<string, unknown> }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; train_problems: number; holdout_problems: number; iterations: number }>> {
+  /** The live run, reconnecting first when the session was released after idling; `note` says so. */
+  private async live(c: Current): Promise<{ h: Held; note: string }> {
+    if (c.held) return { h: c.held, note: '' };
+    const idle = Math.round((Date.now() - this.lastCallEnd) / 1000);
+    c.held = await this.connectRun(c.kind, c.spec, c.specFile, c.writer);
+    c.step = c.held.run.step;
+    return { h: c.held, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n` };
+  }
+
+  /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
+  private async connectRun(kind: SpecKind, spec: ResolvedGrpoSpec | ResolvedSftSpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
+    const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}) };
+    const p = kind === 'grpo' ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers) : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec }, writer, writers);
+    if (p.done) throw new SessionError(`${p.done.runDir} is complete (it has a final checkpoint): init without "resume" starts a new run`);
+    try {
+      await p.run.open();
+    } catch (err) {
+      await p.close();
+      throw err;
+    }
+    return { run: p.run, renderer: p.renderer, ...('reward' in p ? { reward: p.reward } : {}), close: p.close, writer: p.run.writer };
+  }
+
+  /** The run directory `resume` names: a path (relative to the workspace or the runs folder), or "latest" for the newest run of the spec's name. */
+  private resumeDir(resume: string, name: string, kind: SpecKind): string {
+    if (resume !== 'latest') {
+      const dir = [path.resolve(this.o.baseDir, resume), path.resolve(this.o.runsDir, resume)].find((d) => fs.existsSync(path.join(d, 'config.json')));
+      if (!dir) throw new SessionError(`resume: no run directory (with a config.json) at ${resume}`);
+      return dir;
+    }
+    const prefix = `${name}-`;
+    const dirs = fs.existsSync(this.o.runsDir) ? fs.readdirSync(this.o.runsDir).filter((d) => d.startsWith(prefix) && /^\d{8}-\d{6}/.test(d.slice(prefix.length))) : [];
+    const ofKind = dirs
+      .map((d) => path.join(this.o.runsDir, d))
+      .filter((d) => {
+        try {
+          return specKindOfConfig(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8'))) === kind;
+        } catch {
+          return false;
+        }
+      })
+      .sort();
+    const latest = ofKind[ofKind.length - 1];
+    if (!latest) throw new SessionError(`resume "latest": no run of "${name}" in ${this.o.runsDir}`);
+    return latest;
+  }
+
+  /** Starts the session's run: a new run directory, or `resume`'s; its training client created (or loaded) once. */
+  private async begin(kind: SpecKind, spec: ResolvedGrpoSpec | ResolvedSftSpec, specFile: string, resume: string | undefined): Promise<Current> {
+    const prior = this.current;
+    if (prior) await this.end(prior, 'replaced by a new init', 'paused');
+    this.closed = false;
+    let resumeWriter: RunWriter | undefined;
+    if (resume !== undefined) {
+      const dir = this.resumeDir(resume, spec.name, kind);
+      try {
+        resumeWriter = RunWriter.open(dir);
+      } catch (err) {
+        throw new SessionError(`resume: ${errorMessage(err)}`);
+      }
+    }
+    const writers: RunWriter[] = resumeWriter ? [resumeWriter] : [];
+    try {
+      const h = await this.connectRun(kind, spec, specFile, resumeWriter, writers);
+      const c = { kind, spec, specFile, runDir: h.writer.dir, writer: h.writer, held: h, step: h.run.step, endStep: h.run.endStep } as Current;
+      this.current = c;
+      this.progress = { stepsTotal: h.run.endStep, ...(h.run.step > 0 ? { step: h.run.step } : {}) };
+      return c;
+    } catch (err) {
+      for (const w of writers) w.close();
+      throw err;
+    }
+  }
+
+  /** Validates a spec (a *.grpo.json file, fields of `overrides` on top), connects and makes it the session's run (new, or `resume`d). */
+  initGrpo(a: { spec_file: string; overrides?: Record<string, unknown>; resume?: string }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; train_problems: number; holdout_problems: number; iterations: number; run_dir: string; step: number }>> {
     return this.exclusive('init_grpo', async () => {
       const specFile = path.resolve(this.o.baseDir, a.spec_file);
       const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
       const merged = mergeSpec(raw, a.overrides ?? {});
       const { spec } = await parseGrpoSpecValue(merged, specFile);
-      // load what a step will need now, so a bad dataset or reward file is reported here
-      const { loadPromptPool } = await import('../data/pool');
-      const pool = await loadPromptPool(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: this.o.cacheDir });
-      const reward = await createRewardRunner({ file: spec.reward.file, python: this.o.python, workers: 1, timeoutMs: spec.reward.timeout_ms });
-      await reward.close();
-      this.current = { kind: 'grpo', spec, specFile };
-      this.progress = { stepsTotal: spec.iterations };
-      const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_problems: pool.train.length, holdout_problems: pool.holdout.length, iterations: spec.iterations };
-      const text2 = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; reward ${spec.reward.file}. Nothing trained yet: call train_grpo_step.`;
-      return { text: text2, value };
+      const c = await this.begin('grpo', spec, specFile, a.resume);
+      const pool = (c.held!.run as GrpoRun).pool;
+      const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_problems: pool.train.length, holdout_problems: pool.holdout.length, iterations: spec.iterations, run_dir: c.runDir, step: c.step };
+      const where = c.step > 0 ? `Resumed ${c.runDir} at iteration ${c.step}: call train_grpo_step to continue.` : 'Nothing trained yet: call train_grpo_step.';
+      const text = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; reward ${spec.reward.file}. ${where}\nrun directory: ${c.runDir}`;
+      return { text, value };
     });
   }
 
-  /** Trains `num_iterations` GRPO iterations (default 1), continuing the session's run directory. */
+  /** Trains `num_iterations` GRPO iterations (default 1) on the live run. */
   trainGrpoStep(a: { num_iterations?: number }, signal?: AbortSignal): Promise<ToolResult<StepReport>> {
     return this.exclusive('train_grpo_step', async () => {
       const c = this.need();
       if (c.kind !== 'grpo') throw new SessionError('the session is an SFT run: call train_sft_step (or init_grpo for a GRPO run)');
       const n = a.num_iterations ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_iterations must be a whole number ≥ 1 (got ${n})`);
-      const done = c.runDir ? withRunWriter(c.runDir, (w) => w.lastStateCheckpoint()?.batch ?? 0) : 0;
-      if (done >= c.spec.iterations) throw new SessionError(`the run has done all ${c.spec.iterations} iterations of its spec; call finish, or init_grpo again with a larger "iterations" override`);
-      const { result, firstStep, lastStep, warnings } = await this.trainStretch(c, 'iterations', signal, (common) =>
-        startGrpoRun({ ...common, spec: c.spec, python: this.o.python, stopAfter: n }),
-      );
+      if (c.step >= c.endStep) throw new SessionError(`the run has done all ${c.spec.iterations} iterations of its spec; call finish, or init_grpo again with a larger "iterations" override`);
+      const { result, firstStep, lastStep, warnings, note } = await this.trainStretch(c, 'iterations', n, signal);
       const report = stepReport({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: warnings });
-      return { text: stepReportText(report) + cancelNote(result, 'iterations'), value: report };
+      return { text: note + stepReportText(report) + cancelNote(result, 'iterations'), value: report };
     });
   }
 
-  /** Validates an SFT spec (a *.sft.json file, `overrides` on top) and makes it the session's run. */
-  initSft(a: { spec_file: string; overrides?: Record<string, unknown> }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; train_chats: number; validation_chats: number }>> {
+  /** Validates an SFT spec (a *.sft.json file, `overrides` on top), connects and makes it the session's run (new, or `resume`d). */
+  initSft(a: { spec_file: string; overrides?: Record<string, unknown>; resume?: string }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; train_chats: number; validation_chats: number; run_dir: string; step: number }>> {
     return this.exclusive('init_sft', async () => {
       const specFile = path.resolve(this.o.baseDir, a.spec_file);
       const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
       const { spec } = await parseSftSpecValue(mergeSpec(raw, a.overrides ?? {}), specFile);
-      const { loadChats } = await import('../sft/data');
-      const chats = await loadChats(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: this.o.cacheDir });
-      this.current = { kind: 'sft', spec, specFile };
-      this.progress = {};
-      const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_chats: chats.train.length, validation_chats: chats.validation.length };
+      const c = await this.begin('sft', spec, specFile, a.resume);
+      const run = c.held!.run as SftRun;
+      const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_chats: run.trainCount, validation_chats: run.validationCount, run_dir: c.runDir, step: c.step };
+      const where = c.step > 0 ? `Resumed ${c.runDir} at step ${c.step}: call train_sft_step to continue.` : 'Nothing trained yet: call train_sft_step.';
       return {
-        text: `session ready: SFT ${spec.name} on ${spec.model}, batch ${spec.batch_size}, lr ${spec.learning_rate ?? 'default'}; ${chats.train.length} train / ${chats.validation.length} validation chats. Nothing trained yet: call train_sft_step.`,
+        text: `session ready: SFT ${spec.name} on ${spec.model}, batch ${spec.batch_size}, lr ${spec.learning_rate ?? 'default'}; ${value.train_chats} train / ${value.validation_chats} validation chats. ${where}\nrun directory: ${c.runDir}`,
         value,
       };
     });
   }
 
-  /** Trains `num_steps` SFT steps (default 1), continuing the session's run directory. */
+  /** Trains `num_steps` SFT steps (default 1) on the live run. */
   trainSftStep(a: { num_steps?: number }, signal?: AbortSignal): Promise<ToolResult<SftStepReport>> {
     return this.exclusive('train_sft_step', async () => {
       const c = this.need();
       if (c.kind !== 'sft') throw new SessionError('the session is a GRPO run: call train_grpo_step (or init_sft for an SFT run)');
       const n = a.num_steps ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
-      const { result, firstStep, lastStep } = await this.trainStretch(c, 'steps', signal, (common) =>
-        startSftRun({
-          ...common,
-          spec: c.spec,
-          stopAfter: n,
-          onEvent: (e) => {
-            if (e.type === 'started') this.progress.stepsTotal = e.endStep;
-            common.onEvent(e);
-          },
-        }),
-      );
+      const { result, firstStep, lastStep, note } = await this.trainStretch(c, 'steps', n, signal);
       const report = sftStepReport({ runDir: result.runDir, firstStep, lastStep });
-      return { text: sftStepReportText(report) + cancelNote(result, 'steps'), value: report };
+      return { text: note + sftStepReportText(report) + cancelNote(result, 'steps'), value: report };
     });
   }
 
   /**
-   * Runs one stretch of the session's run through `start` (startGrpoRun or startSftRun with the
-   * options every stretch shares): the editor's watcher follows it and can stop it, progress feeds
-   * status(), and a run that failed or ran nothing becomes a SessionError. Returns the steps it ran.
+   * Advances the live run `n` steps: the editor's watcher follows it and can stop it, progress feeds
+   * status(), and a stretch that failed or ran nothing becomes a SessionError. Returns the steps it ran.
    */
-  private async trainStretch(
-    c: Current,
-    unit: 'iterations' | 'steps',
-    signal: AbortSignal | undefined,
-    start: (common: StretchOptions) => Promise<GrpoRunResult>,
-  ): Promise<{ result: GrpoRunResult; firstStep: number; lastStep: number; warnings: string[] }> {
+  private async trainStretch(c: Current, unit: 'iterations' | 'steps', n: number, signal: AbortSignal | undefined): Promise<{ result: RunResult; firstStep: number; lastStep: number; warnings: string[]; note: string }> {
+    const { h, note } = await this.live(c);
     const warnings: string[] = [];
     let firstStep: number | undefined;
     let lastStep = -1;
-    const watcher = this.o.watch?.(c.spec.name, c.specFile);
+    if (!c.watcher && this.o.watch) {
+      c.watcher = this.o.watch(c.spec.name, c.specFile, c.kind);
+      c.watcher.signal?.addEventListener('abort', () => void this.cancelledFromEditor(c), { once: true });
+    }
+    const watcher = c.watcher;
     const signals = [signal, watcher?.signal].filter((x): x is AbortSignal => x !== undefined);
-    const result = await start({
-      specFile: c.specFile,
-      runsDir: this.o.runsDir,
-      cacheDir: this.o.cacheDir,
-      connect: this.o.connect,
-      ...(c.runDir ? { resumeDir: c.runDir } : {}),
+    const result = await h.run.advance(n, {
       ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
       onEvent: (e) => {
-        if (e.type === 'started') c.runDir = e.runDir;
+        if (e.type === 'started') this.progress.stepsTotal = e.endStep;
         if (e.type === 'phase') this.progress = { ...this.progress, step: e.step, phase: e.phase, done: e.done, total: e.total };
         if (e.type === 'metrics') {
           firstStep ??= e.step;
@@ -286,175 +444,140 @@ export class TrainingSession {
         if (e.type === 'warning') warnings.push(e.message);
         watcher?.onEvent(e);
       },
-      ...(this.o.log ? { log: this.o.log } : {}),
-    }).catch((err: unknown) => {
-      const error = errorMessage(err);
-      watcher?.onEnd({ runDir: c.runDir ?? '', status: 'failed', iterationsRun: 0, error });
-      throw new SessionError(error);
     });
-    watcher?.onEnd(result);
-    c.runDir = result.runDir;
-    if (firstStep !== undefined) this.progress.step = lastStep + 1;
-    if (result.status === 'failed') throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the ${unit} written are kept)`);
+    c.step = h.run.step;
+    this.progress.step = c.step;
+    if (result.status === 'failed') {
+      // the live clients may be unusable: the next call reconnects from the last checkpoint
+      await this.release(c, 'the step failed');
+      throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the ${unit} written are kept, the next call continues from the last checkpoint)`);
+    }
     if (firstStep === undefined) {
       const more = unit === 'steps' ? ': the run has done all its steps; call finish, or init_sft again with a larger "max_steps" or "num_epochs" override' : '';
       throw new SessionError(`no ${unit === 'steps' ? 'step' : 'iteration'} ran (${result.status})${more}; run directory ${result.runDir}`);
     }
-    return { result, firstStep, lastStep, warnings };
+    return { result, firstStep, lastStep, warnings, note };
   }
 
-  /** The tinker:// sampler path of the current weights (the run's last checkpoint), if any. */
-  private currentSamplerPath(c: Current): string | undefined {
-    if (!c.runDir) return undefined;
-    const recs = withRunWriter(c.runDir, (w) => w.readCheckpoints());
-    for (let i = recs.length - 1; i >= 0; i--) if (recs[i]!.sampler_path) return recs[i]!.sampler_path;
-    return undefined;
+  /** The editor's Cancel Run: a call in flight is cancelled by the signal; between calls the session ends cleanly. */
+  private async cancelledFromEditor(c: Current): Promise<void> {
+    try {
+      await this.exclusive('cancel', async () => {
+        if (this.current !== c) return;
+        await this.end(c, 'cancelled from the editor', 'cancelled');
+      });
+    } catch (err) {
+      this.o.log?.(`ending the cancelled session: ${errorMessage(err)}`);
+    }
   }
 
   /**
    * Samples `n` completions of each prompt from the current weights (or `checkpoint`, a tinker://
-   * sampler path, or the base model before any step); rewards them when a prompt has a ground truth.
+   * sampler path); rewards them when a prompt has a ground truth.
    */
   sample(a: { prompts?: SamplePrompt[]; prompts_file?: string; n?: number; temperature?: number; max_tokens?: number; checkpoint?: string }, signal?: AbortSignal) {
     return this.exclusive('sample', async () => {
       const c = this.need();
       const prompts = [...(a.prompts ?? []), ...(a.prompts_file ? readPromptsFile(path.resolve(this.o.baseDir, a.prompts_file)) : [])];
       if (prompts.length === 0) throw new SessionError('give prompts (a list) or prompts_file (JSONL with "prompt" or "messages", and optionally "ground_truth")');
+      if (a.checkpoint !== undefined && !a.checkpoint.startsWith('tinker://')) throw new SessionError(`checkpoint must be a tinker:// sampler path (got "${a.checkpoint}")`);
       const n = a.n ?? 4;
-      const { renderer } = await loadRenderer({ model: c.spec.model, renderer: c.spec.renderer, cacheDir: this.o.cacheDir });
-      const service = await this.o.connect(c.spec);
-      try {
-        const modelPath = a.checkpoint ?? this.currentSamplerPath(c);
-        if (a.checkpoint !== undefined && !a.checkpoint.startsWith('tinker://')) throw new SessionError(`checkpoint must be a tinker:// sampler path (got "${a.checkpoint}")`);
-        const sampler = await service.createSamplingClient(modelPath ? { modelPath } : { baseModel: c.spec.model }, signal);
-        const problems: Problem[] = prompts.map((p, i) => ({
-          id: `prompt:${i}`,
-          messages: p.messages ?? [{ role: 'user', content: p.prompt ?? '' }],
-          groundTruth: p.ground_truth ?? '',
-        }));
-        const grpo = c.kind === 'grpo' ? c.spec : undefined;
-        const params = {
-          max_tokens: a.max_tokens ?? grpo?.max_tokens ?? SFT_SAMPLE_MAX_TOKENS,
-          temperature: a.temperature ?? grpo?.temperature ?? 1,
-          stop: grpo?.stop?.length ? grpo.stop : stopParam(renderer.stopSequences()),
-        };
-        const groups = await Promise.all(problems.map((p) => sampleGroup(sampler, renderer, p, renderer.buildGenerationPrompt(p.messages), n, params, signal)));
-        // an SFT run has no reward function: its samples are shown unscored
-        const scorable = grpo !== undefined && prompts.some((p) => p.ground_truth !== undefined);
-        let rewards: (number | null)[][] = groups.map((g) => g.rollouts.map(() => null));
-        const errors: string[] = [];
-        if (scorable) {
-          const runner = await createRewardRunner({ file: grpo!.reward.file, python: this.o.python, workers: grpo!.reward.workers, timeoutMs: grpo!.reward.timeout_ms });
-          try {
-            const scored = await scoreGroups(groups, runner, signal);
-            rewards = scored.map((g, gi) => g.rollouts.map((r) => (prompts[gi]!.ground_truth === undefined ? null : r.reward)));
-            for (const g of scored) for (const r of g.rollouts) if (r.rewardError && errors.length < 3) errors.push(`${r.rewardError.kind}: ${r.rewardError.message}`);
-          } finally {
-            await runner.close().catch(() => undefined);
-          }
-        }
-        const value = {
-          source: modelPath ?? `base model ${c.spec.model}`,
-          results: groups.map((g, gi) => ({
-            prompt: prompts[gi]!.prompt ?? g.problem.messages[g.problem.messages.length - 1]?.content ?? '',
-            ground_truth: prompts[gi]!.ground_truth ?? null,
-            completions: g.rollouts.map((r, k) => ({ text: r.response.message.content, reward: rewards[gi]![k]!, stop_reason: r.stopReason, tokens: r.tokens.length })),
-          })),
-          reward_errors: errors,
-        };
-        const lines = [`${n} sample(s) of ${prompts.length} prompt(s) from ${value.source}`];
-        for (const r of value.results) {
-          const rs = r.completions.map((x) => x.reward).filter((v): v is number => v !== null);
-          lines.push(`- ${JSON.stringify(clip(r.prompt, 80))}${rs.length ? ` mean reward ${(rs.reduce((s, v) => s + v, 0) / rs.length).toFixed(3)}` : ''}: ${r.completions.slice(0, 3).map((x) => JSON.stringify(clip(x.text, 80))).join(', ')}${r.completions.length > 3 ? ', …' : ''}`);
-        }
-        if (errors.length) lines.push(`reward errors: ${errors.join(' | ')}`);
-        return { text: lines.join('\n'), value };
-      } finally {
-        service.close();
+      const { h, note } = await this.live(c);
+      const renderer = h.renderer;
+      const sampler: SamplingClient = a.checkpoint ? await h.run.service.createSamplingClient({ modelPath: a.checkpoint }, signal) : await h.run.currentSampler(signal);
+      const problems: Problem[] = prompts.map((p, i) => ({
+        id: `prompt:${i}`,
+        messages: p.messages ?? [{ role: 'user', content: p.prompt ?? '' }],
+        groundTruth: p.ground_truth ?? '',
+      }));
+      const grpo = c.kind === 'grpo' ? c.spec : undefined;
+      const params = {
+        max_tokens: a.max_tokens ?? grpo?.max_tokens ?? SFT_SAMPLE_MAX_TOKENS,
+        temperature: a.temperature ?? grpo?.temperature ?? 1,
+        stop: grpo?.stop?.length ? grpo.stop : stopParam(renderer.stopSequences()),
+      };
+      const groups = await Promise.all(problems.map((p) => sampleGroup(sampler, renderer, p, renderer.buildGenerationPrompt(p.messages), n, params, signal)));
+      // an SFT run has no reward function: its samples are shown unscored
+      const scorable = h.reward !== undefined && prompts.some((p) => p.ground_truth !== undefined);
+      let rewards: (number | null)[][] = groups.map((g) => g.rollouts.map(() => null));
+      const errors: string[] = [];
+      if (scorable) {
+        const scored = await scoreGroups(groups, h.reward!, signal);
+        rewards = scored.map((g, gi) => g.rollouts.map((r) => (prompts[gi]!.ground_truth === undefined ? null : r.reward)));
+        for (const g of scored) for (const r of g.rollouts) if (r.rewardError && errors.length < 3) errors.push(`${r.rewardError.kind}: ${r.rewardError.message}`);
       }
+      const unitName = c.kind === 'grpo' ? 'iterations' : 'steps';
+      const value = {
+        source: a.checkpoint ?? `current weights after ${c.step} ${unitName}`,
+        results: groups.map((g, gi) => ({
+          prompt: prompts[gi]!.prompt ?? g.problem.messages[g.problem.messages.length - 1]?.content ?? '',
+          ground_truth: prompts[gi]!.ground_truth ?? null,
+          completions: g.rollouts.map((r, k) => ({ text: r.response.message.content, reward: rewards[gi]![k]!, stop_reason: r.stopReason, tokens: r.tokens.length })),
+        })),
+        reward_errors: errors,
+      };
+      const lines = [`${note}${n} sample(s) of ${prompts.length} prompt(s) from ${value.source}`];
+      for (const r of value.results) {
+        const rs = r.completions.map((x) => x.reward).filter((v): v is number => v !== null);
+        lines.push(`- ${JSON.stringify(clip(r.prompt, 80))}${rs.length ? ` mean reward ${(rs.reduce((s, v) => s + v, 0) / rs.length).toFixed(3)}` : ''}: ${r.completions.slice(0, 3).map((x) => JSON.stringify(clip(x.text, 80))).join(', ')}${r.completions.length > 3 ? ', …' : ''}`);
+      }
+      if (errors.length) lines.push(`reward errors: ${errors.join(' | ')}`);
+      return { text: lines.join('\n'), value };
     });
   }
 
-  /** A training client on the run's last state (weights and optimizer). */
-  private async lastState(c: Current, service: ServiceClient): Promise<{ tc: TrainingClient; batch: number }> {
-    const last = c.runDir ? withRunWriter(c.runDir, (w) => w.lastStateCheckpoint()) : undefined;
-    if (!c.runDir || !last?.state_path) throw new SessionError('nothing trained yet: call train_grpo_step first');
-    const tc = await service.createTrainingClientFromState(last.state_path, { withOptimizer: true });
-    return { tc, batch: last.batch ?? 0 };
-  }
-
-  /** Saves the current weights (state and sampler) under `name` and records it in checkpoints.jsonl. */
+  /** Saves the live weights (state and sampler) under `name` and records it in checkpoints.jsonl. */
   save(a: { name: string }) {
     return this.exclusive('save', async () => {
       const c = this.need();
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(a.name)) throw new SessionError(`name: letters, digits, ".", "_" and "-" only, at most 64 (got "${a.name}")`);
-      const service = await this.o.connect(c.spec);
-      try {
-        const { tc, batch } = await this.lastState(c, service);
-        const record = await saveCheckpoint(tc, a.name, batch, 'both');
-        withRunWriter(c.runDir!, (w) => w.appendCheckpoint(record));
-        return { text: `saved "${a.name}" at step ${batch}\nstate: ${record.state_path}\nsampler: ${record.sampler_path}`, value: record };
-      } finally {
-        service.close();
-      }
+      const { h, note } = await this.live(c);
+      const record = await h.run.saveNamed(a.name, 'both', undefined, c.watcher ? { emit: (e) => c.watcher?.onEvent(e) } : undefined);
+      return { text: `${note}saved "${a.name}" at step ${record.batch}\nstate: ${record.state_path}\nsampler: ${record.sampler_path}`, value: record };
     });
   }
 
-  /** The next step continues from `path` (a tinker:// state path): weights and optimizer. */
+  /** The next step continues from `path` (a tinker:// state path): weights and optimizer, on a training client that replaces the live one. */
   load(a: { path: string }) {
     return this.exclusive('load', async () => {
       const c = this.need();
       if (!a.path.startsWith('tinker://')) throw new SessionError(`path must be a tinker:// state path (got "${a.path}")`);
-      const service = await this.o.connect(c.spec);
+      const { h, note } = await this.live(c);
       try {
-        try {
-          await service.weightsInfo(a.path);
-        } catch (err) {
-          throw new SessionError(`unknown checkpoint ${a.path}: ${errorMessage(err)}`);
-        }
-        if (!c.runDir) {
-          // before the first step: start the run from these weights with a fresh optimizer
-          c.spec = { ...c.spec, load_checkpoint_path: a.path };
-          return { text: `the first step will start from ${a.path} (weights only, fresh optimizer)`, value: { path: a.path, step: 0 } };
-        }
-        const step = withRunWriter(c.runDir, (w) => {
-          const at = w.lastStateCheckpoint()?.batch ?? 0;
-          w.appendCheckpoint({ name: `load-${checkpointName(at)}`, batch: at, state_path: a.path });
-          return at;
-        });
-        return { text: `the next step (${step}) continues from ${a.path} (weights and optimizer)`, value: { path: a.path, step } };
-      } finally {
-        service.close();
+        await h.run.service.weightsInfo(a.path);
+      } catch (err) {
+        throw new SessionError(`unknown checkpoint ${a.path}: ${errorMessage(err)}`);
       }
+      const fresh = c.step === 0 && h.run.step === 0;
+      await h.run.load(a.path);
+      const text = fresh ? `the first step will start from ${a.path} (weights only, fresh optimizer)` : `the next step (${c.step}) continues from ${a.path} (weights and optimizer)`;
+      return { text: note + text, value: { path: a.path, step: c.step } };
     });
   }
 
-  /** Saves the `final` checkpoint and ends the session; returns a summary of the run. */
+  /** Saves the `final` checkpoint from the live training client and ends the session; returns a summary of the run. */
   finish() {
     return this.exclusive('finish', async () => {
       const c = this.need();
-      if (!c.runDir) {
-        this.current = undefined;
-        return { text: 'session ended; nothing was trained', value: { run_dir: null, final: null, steps: 0 } };
+      const { h } = await this.live(c);
+      const batch = c.step;
+      const final = await h.run.saveNamed('final', 'both', undefined, c.watcher ? { emit: (e) => c.watcher?.onEvent(e) } : undefined);
+      const runDir = c.runDir;
+      await h.close().catch(() => undefined);
+      c.held = undefined;
+      this.endWatch(c, 'completed');
+      c.writer.close();
+      this.current = undefined;
+      this.progress = {};
+      if (batch === 0) return { text: `session ended; nothing was trained (final checkpoint of the initial weights: ${final.sampler_path})\nrun directory: ${runDir}`, value: { run_dir: runDir, final, steps: 0 } };
+      if (c.kind === 'sft') {
+        const r = sftStepReport({ runDir, firstStep: 0, lastStep: batch - 1 });
+        const value = { run_dir: runDir, final, steps: batch, train_mean_nll: r.train_mean_nll, test_nll: r.test_nll };
+        return { text: `finished ${path.basename(runDir)} after ${batch} steps; last validation NLL ${r.test_nll?.toFixed(3) ?? '–'}\nfinal sampler: ${final.sampler_path}\nrun directory: ${runDir}`, value };
       }
-      const service = await this.o.connect(c.spec);
-      try {
-        const { tc, batch } = await this.lastState(c, service);
-        const final = await saveCheckpoint(tc, 'final', batch, 'both');
-        withRunWriter(c.runDir, (w) => w.appendCheckpoint(final));
-        this.current = undefined;
-        this.progress = {};
-        if (c.kind === 'sft') {
-          const r = sftStepReport({ runDir: c.runDir, firstStep: 0, lastStep: batch - 1 });
-          const value = { run_dir: c.runDir, final, steps: batch, train_mean_nll: r.train_mean_nll, test_nll: r.test_nll };
-          return { text: `finished ${path.basename(c.runDir)} after ${batch} steps; last validation NLL ${r.test_nll?.toFixed(3) ?? '–'}\nfinal sampler: ${final.sampler_path}\nrun directory: ${c.runDir}`, value };
-        }
-        const report = stepReport({ runDir: c.runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: [] });
-        const value = { run_dir: c.runDir, final, steps: batch, reward_mean: report.reward_mean, test_reward: report.test_reward };
-        return { text: `finished ${path.basename(value.run_dir)} after ${batch} iterations; mean train reward ${report.reward_mean?.toFixed(3) ?? '–'}${report.test_reward !== null ? `, last holdout ${report.test_reward.toFixed(3)}` : ''}\nfinal sampler: ${final.sampler_path}\nrun directory: ${c.runDir}`, value };
-      } finally {
-        service.close();
-      }
+      const report = stepReport({ runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: [] });
+      const value = { run_dir: runDir, final, steps: batch, reward_mean: report.reward_mean, test_reward: report.test_reward };
+      return { text: `finished ${path.basename(value.run_dir)} after ${batch} iterations; mean train reward ${report.reward_mean?.toFixed(3) ?? '–'}${report.test_reward !== null ? `, last holdout ${report.test_reward.toFixed(3)}` : ''}\nfinal sampler: ${final.sampler_path}\nrun directory: ${runDir}`, value };
     });
   }
 }
@@ -464,16 +587,6 @@ function readSpecText(specFile: string): string {
     return fs.readFileSync(specFile, 'utf8');
   } catch (err) {
     throw new SessionError(`spec_file: cannot read ${specFile} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-}
-
-/** Opens (and so locks) a run directory for `fn` only: the next train step must be able to lock it. */
-function withRunWriter<T>(dir: string, fn: (w: RunWriter) => T): T {
-  const w = RunWriter.open(dir);
-  try {
-    return fn(w);
-  } finally {
-    w.close();
   }
 }
 

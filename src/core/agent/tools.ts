@@ -31,10 +31,11 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'init_grpo',
     title: 'Start a GRPO session',
     description:
-      `Validates a GRPO run spec (a ${specFileMatch('grpo')} file: model, dataset, reward file, hyperparameters) with optional field overrides, and makes it the session. Nothing is trained until train_grpo_step. Replaces an earlier session (whose run directory stays resumable).`,
+      `Validates a GRPO run spec (a ${specFileMatch('grpo')} file: model, dataset, reward file, hyperparameters) with optional field overrides, connects, creates the run directory and the training client once, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest" for the newest run of the spec) it continues that run from its last checkpoint. Nothing is trained until train_grpo_step. Replaces an earlier session (which saves a resume point first).`,
     input: z.object({
       spec_file: z.string().min(1).describe(`path of the ${specFileMatch('grpo')} spec, relative to the workspace`),
       overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 2e-3, "group_size": 8, "iterations": 20}'),
+      resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
     run: (s, a) => s.initGrpo(a),
@@ -52,10 +53,11 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'init_sft',
     title: 'Start an SFT session',
     description:
-      `Validates an SFT run spec (a ${specFileMatch('sft')} file: model, chats dataset, learning rate and schedule, batch size) with optional field overrides, and makes it the session. Nothing is trained until train_sft_step. Replaces an earlier session (whose run directory stays resumable).`,
+      `Validates an SFT run spec (a ${specFileMatch('sft')} file: model, chats dataset, learning rate and schedule, batch size) with optional field overrides, connects, creates the run directory and the training client once, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest") it continues that run from its last checkpoint. Nothing is trained until train_sft_step. Replaces an earlier session (which saves a resume point first).`,
     input: z.object({
       spec_file: z.string().min(1).describe(`path of the ${specFileMatch('sft')} spec, relative to the workspace`),
       overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-3, "batch_size": 16, "max_steps": 40}'),
+      resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
     run: (s, a) => s.initSft(a),
@@ -73,7 +75,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'sample',
     title: 'Sample completions',
     description:
-      'Samples n completions of each prompt from the current weights (or a given tinker:// sampler path, or the base model before any step). Prompts with a ground_truth are scored by the session reward function.',
+      'Samples n completions of each prompt from the current weights of the live run (or a given tinker:// sampler path). Prompts with a ground_truth are scored by the session reward function.',
     input: z.object({
       prompts: z.array(SamplePromptSchema).optional().describe('[{"prompt": "...", "ground_truth": "..."}] or [{"messages": [...]}]'),
       prompts_file: z.string().optional().describe('JSONL file of the same objects, relative to the workspace'),
@@ -88,7 +90,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   tool({
     name: 'save',
     title: 'Save a named checkpoint',
-    description: 'Saves the current weights and optimizer state under a name; returns its tinker:// state and sampler paths.',
+    description: 'Saves the current weights and optimizer state of the live training client under a name; returns its tinker:// state and sampler paths.',
     input: z.object({ name: z.string().min(1).describe('letters, digits, ".", "_" and "-"') }),
     confirm: true,
     run: (s, a) => s.save(a),
@@ -96,7 +98,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   tool({
     name: 'load',
     title: 'Continue from a checkpoint',
-    description: 'Makes the next train step continue from a tinker:// state path (weights and optimizer; before the first step: weights only).',
+    description: 'Replaces the live training client by one loaded from a tinker:// state path: the next train step continues from it (weights and optimizer; before the first step: weights only).',
     input: z.object({ path: z.string().min(1).describe('tinker://… state path') }),
     confirm: true,
     run: (s, a) => s.load(a),
@@ -104,7 +106,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   tool({
     name: 'status',
     title: 'Session status',
-    description: 'What the session is doing: run, iteration, phase and progress of the call in flight, last metrics, elapsed time. Cheap; use it as a heartbeat while a long step runs.',
+    description: 'What the session is doing: run, iteration, phase and progress of the call in flight, last metrics, elapsed time; between calls how long it has been idle and what it holds (Tinker session, training client, sampler, reward workers). Cheap; use it as a heartbeat while a long step runs.',
     input: z.object({}),
     confirm: false,
     run: async (s) => ({ text: s.statusText(), value: s.status() }),
@@ -112,7 +114,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   tool({
     name: 'finish',
     title: 'Finish the session',
-    description: 'Saves the final checkpoint of the session run and ends the session; returns a summary and the final sampler path.',
+    description: 'Saves the final checkpoint from the live training client, closes the session and its clients; returns a summary and the final sampler path.',
     input: z.object({}),
     confirm: true,
     run: (s) => s.finish(),

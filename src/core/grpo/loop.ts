@@ -13,20 +13,22 @@
 // A `final` checkpoint follows the last iteration. Cancelling (the signal) stops between phases: a
 // step whose update was not submitted is dropped whole; a step whose update was submitted is finished
 // and written. Then a state checkpoint at the current step is saved so a resume repeats nothing.
+// The loop is a run object (GrpoRun): it holds its training client, current sampler, step counter and
+// auto-checkpoint state, and is advanced N iterations at a time — by runGrpo to the end in one go (the
+// CLI, the editor's command), or a few per call by an agent session that keeps it between calls.
 import type { PromptPool, Problem } from '../data/types';
 import type { Renderer } from '../render/types';
 import type { RewardRunner } from '../reward/types';
 import type { CheckpointRecord } from '../runs/runDirectory';
-import type { RunWriter } from '../runs/runWriter';
-import { checkpointName, endAfterThrow, endStretch, loopIo, openTrainingClient, recordStep, saveCheckpoint, serverGoneSignal, withInnerSignal } from '../runs/loopRuntime';
-import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
+import { checkpointName, LoopIo, recordStep, RunCore, RunCoreParts, saveCheckpoint, serverGoneSignal } from '../runs/loopRuntime';
+import type { SamplingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
 import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
 import { rolloutSummaries, sampleRecords } from './records';
 import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam } from './rollout';
 import { SpanTimer } from './spanTimer';
 import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep';
-import type { GrpoEvent, GrpoRunResult, GrpoRunStatus } from './types';
+import type { GrpoRunResult } from '../runs/runEvents';
 import { computeAdvantages } from './advantages';
 import { requestSeed, SeedPurpose } from './samplingSeed';
 import { METRIC } from '../../protocol/metricKeys';
@@ -64,24 +66,11 @@ export interface GrpoLoopConfig {
   autoCheckpoint?: AutoCheckpointConfig;
 }
 
-export interface RunGrpoOptions {
-  service: ServiceClient;
+export interface RunGrpoOptions extends RunCoreParts {
   config: GrpoLoopConfig;
   renderer: Renderer;
   pool: PromptPool;
   reward: RewardRunner;
-  writer: RunWriter;
-  /** the checkpoint to resume from (the last record with a state_path) */
-  resumeFrom?: CheckpointRecord;
-  /**
-   * Run at most this many iterations in this call, then pause: a state + sampler checkpoint at the
-   * step reached (no `final`), status 'paused', so a later call resumes exactly there. Agents train
-   * a few iterations at a time this way.
-   */
-  stopAfter?: number;
-  signal?: AbortSignal;
-  onEvent?: (e: GrpoEvent) => void;
-  log?: (line: string) => void;
 }
 
 /** Problems of batch i: the train pool read cyclically, P at a time (deterministic, so resume reuses it). */
@@ -90,177 +79,181 @@ export function batchProblems(train: readonly Problem[], i: number, groupsPerBat
   return Array.from({ length: groupsPerBatch }, (_, k) => train[(i * groupsPerBatch + k) % train.length]!);
 }
 
+/** A whole run in one call: create → advance to the end → `final` (or a resume point on cancel). */
 export function runGrpo(o: RunGrpoOptions): Promise<GrpoRunResult> {
-  return withInnerSignal(o.signal, (signal) => runLoop({ ...o, signal }));
+  return new GrpoRun(o).advance(undefined, { signal: o.signal, onEvent: o.onEvent, toEnd: true });
 }
 
-async function runLoop(o: RunGrpoOptions): Promise<GrpoRunResult> {
-  const c = o.config;
-  const io = loopIo(o);
-  const { log, emit, checkCancel } = io;
-  const signal = o.signal;
-  const gone = serverGoneSignal(signal);
-  const startStep = o.resumeFrom?.batch ?? 0;
-  const endStep = c.iterations;
-  const stopStep = o.stopAfter !== undefined ? Math.min(endStep, startStep + Math.max(1, o.stopAfter)) : endStep;
-  const promptCache = new Map<string, number[]>();
-  const promptOf = (p: Problem) => {
-    let t = promptCache.get(p.id);
-    if (!t) promptCache.set(p.id, (t = o.renderer.buildGenerationPrompt(p.messages)));
+/** A GRPO run that lives between calls: advanced N iterations at a time on one training client. */
+export class GrpoRun extends RunCore<GrpoRunResult> {
+  readonly kind = 'grpo';
+  readonly unit = 'iterations';
+  private readonly promptCache = new Map<string, number[]>();
+  private auto: AutoCheckpointTracker | undefined;
+  private tally: { firstTestReward?: number; lastTestReward?: number } = {};
+
+  constructor(private readonly o: RunGrpoOptions) {
+    super(o, { ...o.config, rendererName: o.renderer.name }, o.config.iterations);
+  }
+
+  get pool(): PromptPool {
+    return this.o.pool;
+  }
+
+  protected override async opened(signal?: AbortSignal): Promise<void> {
+    this.sampler = await this.trainer!.saveWeightsAndGetSamplingClient(signal);
+    this.auto = this.o.config.autoCheckpoint ? new AutoCheckpointTracker(this.o.config.autoCheckpoint, this.o.writer.readCheckpoints()) : undefined;
+  }
+
+  protected override startLine(): string {
+    const c = this.o.config;
+    return `${c.model}, ${c.groupsPerBatch} groups × ${c.groupSize}, lr ${c.learningRate}`;
+  }
+
+  protected override beginStretch(): void {
+    this.tally = {};
+  }
+
+  protected override result(base: Omit<GrpoRunResult, 'kind' | 'firstTestReward' | 'lastTestReward'>): GrpoRunResult {
+    return { kind: 'grpo', ...base, ...(this.tally.firstTestReward !== undefined ? this.tally : {}) };
+  }
+
+  private promptOf(p: Problem): number[] {
+    let t = this.promptCache.get(p.id);
+    if (!t) this.promptCache.set(p.id, (t = this.o.renderer.buildGenerationPrompt(p.messages)));
     return t;
-  };
-  const stop = c.stop?.length ? c.stop : stopParam(o.renderer.stopSequences());
-  const trainParams: SamplingParams = { max_tokens: c.maxTokens, temperature: c.temperature, stop };
-  const evalParams: SamplingParams = { max_tokens: c.maxTokens, temperature: 1, stop };
-  const seeded = (params: SamplingParams, i: number, purpose: SeedPurpose, index: number): SamplingParams =>
-    c.samplingSeed === undefined ? params : { ...params, seed: requestSeed(c.samplingSeed, i, purpose, index) };
+  }
 
-  let status: GrpoRunStatus = 'completed';
-  let error: string | undefined;
-  let iterationsRun = 0;
-  let lastStep = startStep - 1;
-  let firstTestReward: number | undefined;
-  let lastTestReward: number | undefined;
-  let lastSavedBatch = startStep;
-  let tc: TrainingClient | undefined;
+  private params(): { train: SamplingParams; eval: SamplingParams } {
+    const c = this.o.config;
+    const stop = c.stop?.length ? c.stop : stopParam(this.o.renderer.stopSequences());
+    return { train: { max_tokens: c.maxTokens, temperature: c.temperature, stop }, eval: { max_tokens: c.maxTokens, temperature: 1, stop } };
+  }
 
-  emit({ type: 'started', runDir: o.writer.dir, runName: o.writer.name, model: c.model, startStep, endStep, resumed: o.resumeFrom !== undefined });
-  log(`${o.resumeFrom ? `resuming at step ${startStep} from ${o.resumeFrom.state_path}` : 'starting'}: ${c.model}, ${c.groupsPerBatch} groups × ${c.groupSize}, lr ${c.learningRate}, steps ${startStep}..${endStep - 1}`);
+  private seeded(params: SamplingParams, i: number, purpose: SeedPurpose, index: number): SamplingParams {
+    const seed = this.o.config.samplingSeed;
+    return seed === undefined ? params : { ...params, seed: requestSeed(seed, i, purpose, index) };
+  }
 
   /** Samples the holdout (one sample per problem) and returns its test/ metrics. */
-  const evaluate = async (i: number, sampler: SamplingClient): Promise<Record<string, number>> => {
-    const problems = o.pool.holdout;
+  private async evaluate(i: number, sampler: SamplingClient, io: LoopIo, signal: AbortSignal): Promise<Record<string, number>> {
+    const problems = this.o.pool.holdout;
     let done = 0;
-    emit({ type: 'phase', step: i, phase: 'eval', done, total: problems.length });
+    io.emit({ type: 'phase', step: i, phase: 'eval', done, total: problems.length });
     const groups = await Promise.all(
       problems.map(async (p, j) => {
-        const g = await sampleGroup(sampler, o.renderer, p, promptOf(p), 1, seeded(evalParams, i, 'eval', j), signal);
-        emit({ type: 'phase', step: i, phase: 'eval', done: ++done, total: problems.length });
+        const g = await sampleGroup(sampler, this.o.renderer, p, this.promptOf(p), 1, this.seeded(this.params().eval, i, 'eval', j), signal);
+        io.emit({ type: 'phase', step: i, phase: 'eval', done: ++done, total: problems.length });
         return g;
       }),
     );
-    const scored = await scoreGroups(groups, o.reward, signal);
-    reportRewardErrors(i, scored, 'eval');
-    await writeRecords(i, 'eval/test', scored, computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward))));
+    const scored = await scoreGroups(groups, this.o.reward, signal);
+    this.reportRewardErrors(i, scored, 'eval', io);
+    await this.writeRecords(i, 'eval/test', scored, computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward))));
     return prefixKeys(trajectoryMetrics(trajectoryStats(scored)), 'test');
-  };
+  }
 
   /** Rollout summaries and every sample of a split, a few groups at a time so the event loop stays free. */
-  const writeRecords = async (i: number, split: 'train' | 'eval/test', groups: readonly RolloutGroup<ScoredRollout>[], advantages: readonly (readonly number[])[]) => {
+  private async writeRecords(i: number, split: 'train' | 'eval/test', groups: readonly RolloutGroup<ScoredRollout>[], advantages: readonly (readonly number[])[]): Promise<void> {
     const prefix = split === 'train' ? 'train' : 'eval_test';
     const perSlice = Math.max(1, Math.floor(RECORDS_PER_SLICE / Math.max(1, groups[0]?.rollouts.length ?? 1)));
-    await o.writer.writeIterationFileInSlices(i, `${prefix}_rollout_summaries.jsonl`, groups.length, (a, b) => rolloutSummaries(split, i, groups.slice(a, b), a), perSlice);
-    await o.writer.writeIterationFileInSlices(i, `${prefix}_samples.jsonl`, groups.length, (a, b) => sampleRecords(o.renderer, groups.slice(a, b), advantages.slice(a, b), a), perSlice);
-  };
+    const w = this.o.writer;
+    await w.writeIterationFileInSlices(i, `${prefix}_rollout_summaries.jsonl`, groups.length, (a, b) => rolloutSummaries(split, i, groups.slice(a, b), a), perSlice);
+    await w.writeIterationFileInSlices(i, `${prefix}_samples.jsonl`, groups.length, (a, b) => sampleRecords(this.o.renderer, groups.slice(a, b), advantages.slice(a, b), a), perSlice);
+  }
 
-  const reportRewardErrors = (i: number, groups: readonly RolloutGroup<ScoredRollout>[], what: string) => {
+  private reportRewardErrors(i: number, groups: readonly RolloutGroup<ScoredRollout>[], what: string, io: LoopIo): void {
     const failed = groups.flatMap((g) => g.rollouts.filter((r) => r.rewardError).map((r) => ({ g, e: r.rewardError! })));
     if (failed.length === 0) return;
     const first = failed[0]!;
     const where = first.e.line ? ` (line ${first.e.line})` : '';
     const message = `${failed.length} of ${groups.reduce((n, g) => n + g.rollouts.length, 0)} ${what} rewards failed and scored 0; first (${first.g.problem.id}): ${first.e.kind}${where}: ${first.e.message}`;
-    emit({ type: 'warning', step: i, message });
-    log(`${message}${first.e.traceback ? `\n${first.e.traceback}` : ''}`);
-  };
-
-  try {
-    if (startStep >= endStep) {
-      log(`nothing to run: the run is at step ${startStep} of ${endStep}`);
-      emit({ type: 'finished', runDir: o.writer.dir, status, lastStep });
-      return { runDir: o.writer.dir, status, iterationsRun };
-    }
-    const userMetadata = { renderer_name: o.renderer.name };
-    tc = await openTrainingClient(o.service, c, o.resumeFrom, userMetadata, signal);
-    const trainer = tc;
-    let sampler = await trainer.saveWeightsAndGetSamplingClient(signal);
-    const auto = c.autoCheckpoint ? new AutoCheckpointTracker(c.autoCheckpoint, o.writer.readCheckpoints()) : undefined;
-
-    for (let i = startStep; i < stopStep; i++) {
-      checkCancel();
-      const timer = new SpanTimer();
-      const t0 = performance.now();
-      const metrics: Record<string, number> = { 'progress/batch': i, [METRIC.lr]: c.learningRate, 'progress/done_frac': (i + 1) / endStep };
-
-      if (c.evalEvery > 0 && i % c.evalEvery === 0 && o.pool.holdout.length > 0) {
-        const test = await timer.time('run_evaluations_parallel', () => evaluate(i, sampler));
-        Object.assign(metrics, test);
-        const r = test[METRIC.testReward];
-        if (r !== undefined) {
-          firstTestReward ??= r;
-          lastTestReward = r;
-        }
-        checkCancel();
-      }
-
-      const problems = batchProblems(o.pool.train, i, c.groupsPerBatch);
-      const total = problems.length * c.groupSize;
-      let sampled = 0;
-      emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
-      const current = sampler;
-      const groups = await timer.time('sampling', () =>
-        Promise.all(
-          problems.map(async (p, k) => {
-            const g = await sampleGroup(current, o.renderer, p, promptOf(p), c.groupSize, seeded(trainParams, i, 'train', k), signal);
-            sampled += g.rollouts.length;
-            emit({ type: 'phase', step: i, phase: 'sampling', done: sampled, total });
-            return g;
-          }),
-        ),
-      );
-      checkCancel();
-      emit({ type: 'phase', step: i, phase: 'rewards', done: 0, total });
-      const scored = await timer.time('rewards', () => scoreGroups(groups, o.reward, signal));
-      emit({ type: 'phase', step: i, phase: 'rewards', done: total, total });
-      reportRewardErrors(i, scored, 'train');
-      checkCancel();
-
-      // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
-      const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
-      await timer.time('records', () => writeRecords(i, 'train', scored, allAdvantages));
-
-      const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
-      if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
-      Object.assign(metrics, trajectoryMetrics(trajectoryStats(kept)));
-      const { datums } = buildDatums(kept);
-
-      // The rewards of step i were earned by the weights after i updates: a new best is saved now,
-      // before this step's update changes them.
-      let autoRecord: CheckpointRecord | undefined;
-      const best = auto?.observe(i, { train: metrics[METRIC.reward], holdout: metrics[METRIC.testReward] });
-      if (best) {
-        emit({ type: 'phase', step: i, phase: 'checkpoint' });
-        autoRecord = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, best.name, i, 'both', { extra: best.extra }));
-        log(`step ${i}: new best ${c.autoCheckpoint!.metric} reward ${fmt(best.value)}: saved checkpoint ${best.name}`);
-      }
-
-      // From here the update is submitted: the step is finished and written even if cancelled.
-      emit({ type: 'phase', step: i, phase: 'training' });
-      Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate, signal: gone }, timer)));
-
-      const s = i + 1;
-      let record: CheckpointRecord | undefined;
-      emit({ type: 'phase', step: i, phase: 'checkpoint' });
-      sampler = await timer.time('save_checkpoint_and_get_sampling_client', async () => {
-        if (c.saveEvery > 0 && s % c.saveEvery === 0) {
-          record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(s), s, 'both', { ttlSeconds: c.ttlSeconds, signal: gone }));
-          return o.service.createSamplingClient({ modelPath: record.sampler_path! });
-        }
-        return trainer.saveWeightsAndGetSamplingClient(gone);
-      });
-
-      recordStep(o.writer, io, i, metrics, { timer, t0 }, [autoRecord, record]);
-      if (record) lastSavedBatch = s;
-      iterationsRun++;
-      lastStep = i;
-      log(`step ${i}/${endStep}: reward ${fmt(metrics[METRIC.reward])}, frac_mixed ${fmt(metrics[METRIC.fracMixed])}, truncated ${fmt(metrics[METRIC.fracTruncated])}, kl_v1 ${exp(metrics[METRIC.klV1])}, entropy ${fmt(metrics[METRIC.entropy])}${metrics[METRIC.testReward] !== undefined ? `, test reward ${fmt(metrics[METRIC.testReward])}` : ''}, ${fmt(metrics[METRIC.timeTotal])} s`);
-    }
-
-    status = await endStretch({ trainer, writer: o.writer, io, stopStep, endStep, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun });
-  } catch (err) {
-    ({ status, error } = await endAfterThrow(err, signal, { trainer: tc, writer: o.writer, io, batch: lastStep + 1, lastSavedBatch, ttlSeconds: c.ttlSeconds, unit: 'iterations', done: iterationsRun }));
+    io.emit({ type: 'warning', step: i, message });
+    io.log(`${message}${first.e.traceback ? `\n${first.e.traceback}` : ''}`);
   }
-  emit({ type: 'finished', runDir: o.writer.dir, status, lastStep });
-  return { runDir: o.writer.dir, status, iterationsRun, ...(error ? { error } : {}), ...(firstTestReward !== undefined ? { firstTestReward, lastTestReward } : {}) };
+
+  /** One iteration i (the phases listed at the top of this file); returns once its metrics are written. */
+  protected override async step_(i: number, io: LoopIo, signal: AbortSignal): Promise<void> {
+    const c = this.o.config;
+    const trainer = this.trainer!;
+    const gone = serverGoneSignal(signal);
+    const { checkCancel, emit, log } = io;
+    const timer = new SpanTimer();
+    const t0 = performance.now();
+    const metrics: Record<string, number> = { 'progress/batch': i, [METRIC.lr]: c.learningRate, 'progress/done_frac': (i + 1) / this.endStep };
+
+    if (c.evalEvery > 0 && i % c.evalEvery === 0 && this.o.pool.holdout.length > 0) {
+      const sampler = this.sampler!;
+      const test = await timer.time('run_evaluations_parallel', () => this.evaluate(i, sampler, io, signal));
+      Object.assign(metrics, test);
+      const r = test[METRIC.testReward];
+      if (r !== undefined) {
+        this.tally.firstTestReward ??= r;
+        this.tally.lastTestReward = r;
+      }
+      checkCancel();
+    }
+
+    const problems = batchProblems(this.o.pool.train, i, c.groupsPerBatch);
+    const total = problems.length * c.groupSize;
+    let sampled = 0;
+    emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
+    const current = this.sampler!;
+    const groups = await timer.time('sampling', () =>
+      Promise.all(
+        problems.map(async (p, k) => {
+          const g = await sampleGroup(current, this.o.renderer, p, this.promptOf(p), c.groupSize, this.seeded(this.params().train, i, 'train', k), signal);
+          sampled += g.rollouts.length;
+          emit({ type: 'phase', step: i, phase: 'sampling', done: sampled, total });
+          return g;
+        }),
+      ),
+    );
+    checkCancel();
+    emit({ type: 'phase', step: i, phase: 'rewards', done: 0, total });
+    const scored = await timer.time('rewards', () => scoreGroups(groups, this.o.reward, signal));
+    emit({ type: 'phase', step: i, phase: 'rewards', done: total, total });
+    this.reportRewardErrors(i, scored, 'train', io);
+    checkCancel();
+
+    // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
+    const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
+    await timer.time('records', () => this.writeRecords(i, 'train', scored, allAdvantages));
+
+    const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
+    if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
+    Object.assign(metrics, trajectoryMetrics(trajectoryStats(kept)));
+    const { datums } = buildDatums(kept);
+
+    // The rewards of step i were earned by the weights after i updates: a new best is saved now,
+    // before this step's update changes them.
+    let autoRecord: CheckpointRecord | undefined;
+    const best = this.auto?.observe(i, { train: metrics[METRIC.reward], holdout: metrics[METRIC.testReward] });
+    if (best) {
+      emit({ type: 'phase', step: i, phase: 'checkpoint' });
+      autoRecord = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, best.name, i, 'both', { extra: best.extra }));
+      log(`step ${i}: new best ${c.autoCheckpoint!.metric} reward ${fmt(best.value)}: saved checkpoint ${best.name}`);
+    }
+
+    // From here the update is submitted: the step is finished and written even if cancelled.
+    emit({ type: 'phase', step: i, phase: 'training' });
+    Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate, signal: gone }, timer)));
+
+    const s = i + 1;
+    let record: CheckpointRecord | undefined;
+    emit({ type: 'phase', step: i, phase: 'checkpoint' });
+    this.sampler = await timer.time('save_checkpoint_and_get_sampling_client', async () => {
+      if (c.saveEvery > 0 && s % c.saveEvery === 0) {
+        record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(s), s, 'both', { ttlSeconds: c.ttlSeconds, signal: gone }));
+        return this.o.service.createSamplingClient({ modelPath: record.sampler_path! });
+      }
+      return trainer.saveWeightsAndGetSamplingClient(gone);
+    });
+
+    recordStep(this.o.writer, io, i, metrics, { timer, t0 }, [autoRecord, record]);
+    this.stepDone(i, record);
+    log(`step ${i}/${this.endStep}: reward ${fmt(metrics[METRIC.reward])}, frac_mixed ${fmt(metrics[METRIC.fracMixed])}, truncated ${fmt(metrics[METRIC.fracTruncated])}, kl_v1 ${exp(metrics[METRIC.klV1])}, entropy ${fmt(metrics[METRIC.entropy])}${metrics[METRIC.testReward] !== undefined ? `, test reward ${fmt(metrics[METRIC.testReward])}` : ''}, ${fmt(metrics[METRIC.timeTotal])} s`);
+  }
 }
 
 function exp(v: number | undefined): string {

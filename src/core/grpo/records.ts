@@ -1,6 +1,7 @@
 // What one iteration leaves on disk besides metrics: the cookbook's rollout summaries
 // (grpo-reference §4.4, no text or token ids) and Tinker Studio's samples file with every sample of
 // every group (text, tokens, reward, advantage, stop reason, log-probs) for the group and diff panels.
+import { questionOf } from '../../protocol/promptQuestion';
 import type { Renderer } from '../render/types';
 import type { SampleRecord } from '../runs/sampleRecord';
 import { recordedRewardError } from '../../protocol/sampleSchema';
@@ -50,12 +51,14 @@ export function rolloutSummaries(split: string, iteration: number, groups: reado
 export function sampleRecords(renderer: Renderer, groups: readonly RolloutGroup<ScoredRollout>[], advantages_P_G: readonly (readonly number[])[], firstGroup = 0): SampleRecord[] {
   return groups.flatMap((g, p) => {
     const prompt = renderer.tokenizer.decode(g.promptTokens);
+    const question = questionOf(g.problem.messages);
     return g.rollouts.map((r, t) => {
       const rec: SampleRecord = {
         group_idx: firstGroup + p,
         traj_idx: t,
         problem_id: g.problem.id,
         prompt,
+        ...(question !== undefined ? { question } : {}),
         completion: renderer.tokenizer.decode(r.tokens),
         content: r.response.message.content,
         ground_truth: g.problem.groundTruth,

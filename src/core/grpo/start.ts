@@ -13,7 +13,7 @@
 //     resumeDir?: string,             // an existing run directory to resume (spec from its config.json
 //                                     //   unless specFile/spec is given)
 //     signal?: AbortSignal,           // cancel: the run stops cleanly, status 'cancelled'
-//     onEvent?: (e: GrpoEvent) => void,
+//     onEvent?: (e: RunEvent) => void,
 //     log?: (line: string) => void,   // human-readable progress lines (no secrets)
 //   }): Promise<GrpoRunResult>
 //
@@ -28,11 +28,12 @@ import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
 import { GRPO_SPEC, parseGrpoSpecFile, type ResolvedGrpoSpec } from './spec';
 import type { RunWriter } from '../runs/runWriter';
-import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
+import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
-import { GrpoLoopConfig, runGrpo } from './loop';
-import type { GrpoEvent, GrpoRunResult } from './types';
+import { GrpoLoopConfig, GrpoRun } from './loop';
+import type { Renderer } from '../render/types';
+import type { RunEvent, GrpoRunResult } from '../runs/runEvents';
 
 export interface StartGrpoRunOptions {
   specFile?: string;
@@ -46,10 +47,8 @@ export interface StartGrpoRunOptions {
   /** environment variables passed to reward workers besides the built-in allowlist */
   rewardEnvironment?: readonly string[];
   resumeDir?: string;
-  /** run at most this many iterations, then pause (see RunGrpoOptions.stopAfter) */
-  stopAfter?: number;
   signal?: AbortSignal;
-  onEvent?: (e: GrpoEvent) => void;
+  onEvent?: (e: RunEvent) => void;
   log?: (line: string) => void;
 }
 
@@ -92,10 +91,18 @@ export function loopConfig(spec: ResolvedGrpoSpec, learningRate: number): GrpoLo
 export const specFromConfig = GRPO_SPEC.fromConfig;
 
 export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
-  return withRunWriters(o.resumeDir, (resume, writers) => startWith(o, resume, writers));
+  return runToEnd<GrpoRunResult>(o.resumeDir, (resume, writers) => prepareGrpoRun(o, resume, writers), o);
 }
 
-async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<GrpoRunResult> {
+/** A GRPO run ready to advance (its service client connected, its reward workers started), or the answer for a finished one. */
+export type PreparedGrpoRun = { done: GrpoRunResult; run?: undefined } | { done?: undefined; run: GrpoRun; spec: ResolvedGrpoSpec; renderer: Renderer; reward: RewardRunner; close(): Promise<void> };
+
+/**
+ * Everything startGrpoRun does before the loop: the spec, renderer, prompt pool, reward runner, the
+ * connection and the run directory (new, or `resume`). An agent session keeps what it returns for its
+ * whole life and advances the run a few iterations per call.
+ */
+export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedGrpoRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
   let spec: ResolvedGrpoSpec;
@@ -108,7 +115,7 @@ async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, 
   if (resume && resumeFrom?.name === 'final') {
     log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
     o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? spec.iterations) - 1 });
-    return { runDir: resume.dir, status: 'completed', iterationsRun: 0 };
+    return { done: { kind: 'grpo', runDir: resume.dir, status: 'completed', iterationsRun: 0 } };
   }
 
   const learningRate = resolveLearningRate(spec);
@@ -121,25 +128,18 @@ async function startWith(o: StartGrpoRunOptions, resume: RunWriter | undefined, 
 
   let reward: RewardRunner | undefined;
   let service: ServiceClient | undefined;
+  const close = async () => {
+    await reward?.close().catch(() => undefined);
+    service?.close();
+  };
   try {
     reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
     service = await o.connect(spec);
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate });
-    return await runGrpo({
-      service,
-      config: loopConfig(spec, learningRate),
-      renderer,
-      pool,
-      reward,
-      writer,
-      resumeFrom,
-      stopAfter: o.stopAfter,
-      signal: o.signal,
-      onEvent: o.onEvent,
-      log,
-    });
-  } finally {
-    await reward?.close().catch(() => undefined);
-    service?.close();
+    const run = new GrpoRun({ service, config: loopConfig(spec, learningRate), renderer, pool, reward, writer, resumeFrom, log });
+    return { run, spec, renderer, reward, close };
+  } catch (err) {
+    await close();
+    throw err;
   }
 }

@@ -1,12 +1,14 @@
-// What the GRPO and SFT loops share around their steps: one internal abort signal, the log and event
-// plumbing, the training client a run starts from, checkpoint saving, and how a stretch of training
-// ends — the final checkpoint, a pause (`stopAfter`) with a resume checkpoint, or a cancel that saves
-// one so a resume repeats nothing. The loops keep only what a step does.
+// What the GRPO and SFT loops share around their steps: the run object (RunCore) that holds a run's
+// training client, current sampler and step counter between calls and is advanced N steps at a time;
+// one internal abort signal per stretch, the log and event plumbing, the training client a run starts
+// from, checkpoint saving, and how a stretch ends — the final checkpoint, a pause (the steps asked
+// for are done), or a cancel that saves a resume point so a resume repeats nothing. The loops keep
+// only what a step does.
 import { setMaxListeners } from 'node:events';
 import type { SpanTimer } from '../grpo/spanTimer';
-import type { GrpoEvent } from '../grpo/types';
+import type { RunEndStatus, RunEvent, RunResult } from './runEvents';
 import { METRIC } from '../../protocol/metricKeys';
-import type { ServiceClient, TrainingClient } from '../tinker/client';
+import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
 import type { CheckpointRecord } from './runDirectory';
 import type { RunWriter } from './runWriter';
 import { errorMessage } from '../errors';
@@ -70,12 +72,12 @@ export interface LoopIo {
   /** a line for the caller and for the run's logs.log */
   log(line: string): void;
   /** an event for the caller; a failing listener (a view, a progress bar) never stops training */
-  emit(e: GrpoEvent): void;
+  emit(e: RunEvent): void;
   /** throws Cancelled once the signal is aborted */
   checkCancel(): void;
 }
 
-export function loopIo(o: { writer: RunWriter; signal?: AbortSignal; log?: (line: string) => void; onEvent?: (e: GrpoEvent) => void }): LoopIo {
+export function loopIo(o: { writer: RunWriter; signal?: AbortSignal; log?: (line: string) => void; onEvent?: (e: RunEvent) => void }): LoopIo {
   const log = (line: string) => {
     o.log?.(line);
     o.writer.appendLog(`${new Date().toISOString()} ${line}`);
@@ -127,9 +129,6 @@ export interface StretchEnd {
   trainer: TrainingClient;
   writer: RunWriter;
   io: LoopIo;
-  /** the step this call stopped before, and the run's last step + 1 */
-  stopStep: number;
-  endStep: number;
   /** the batch of the last checkpoint this call recorded */
   lastSavedBatch: number;
   ttlSeconds?: number;
@@ -139,29 +138,8 @@ export interface StretchEnd {
   extra?: (batch: number) => Record<string, unknown>;
 }
 
-/**
- * Ends a stretch that ran to `stopStep`: before the run's end it pauses, with a state + sampler
- * checkpoint at `stopStep` (unless one was just saved there); at the end it saves `final`.
- */
-export async function endStretch(o: StretchEnd): Promise<'paused' | 'completed'> {
-  const record = async (name: string, batch: number, ttlSeconds?: number) => {
-    const rec = await saveCheckpoint(o.trainer, name, batch, 'both', { ttlSeconds, extra: o.extra?.(batch) });
-    o.writer.appendCheckpoint(rec);
-    o.io.emit({ type: 'checkpoint', record: rec });
-    return rec;
-  };
-  if (o.stopStep < o.endStep) {
-    if (o.lastSavedBatch < o.stopStep) await record(checkpointName(o.stopStep), o.stopStep, o.ttlSeconds);
-    o.io.log(`paused after ${o.done} ${o.unit} (next step ${o.stopStep} of ${o.endStep})`);
-    return 'paused';
-  }
-  const final = await record('final', o.endStep);
-  o.io.log(`finished: ${o.done} ${o.unit}, final checkpoint ${final.state_path}`);
-  return 'completed';
-}
-
 /** After a cancel: a state checkpoint at exactly the steps written, so resuming repeats and loses nothing. */
-export async function saveResumePoint(o: Omit<StretchEnd, 'trainer' | 'stopStep' | 'endStep'> & { trainer: TrainingClient | undefined; batch: number }): Promise<void> {
+export async function saveResumePoint(o: Omit<StretchEnd, 'trainer'> & { trainer: TrainingClient | undefined; batch: number }): Promise<void> {
   if (o.trainer && o.batch > o.lastSavedBatch) {
     try {
       const rec = await saveCheckpoint(o.trainer, checkpointName(o.batch), o.batch, 'state', { ttlSeconds: o.ttlSeconds, extra: o.extra?.(o.batch) });
@@ -215,4 +193,178 @@ export async function endAfterThrow(
   }
   resume.io.log(`failed at step ${resume.batch}: ${outcome.error}`);
   return outcome;
+}
+
+/** What every run object is made of besides its loop's settings. */
+export interface RunCoreParts {
+  service: ServiceClient;
+  writer: RunWriter;
+  /** the checkpoint to resume from (the last record with a state_path) */
+  resumeFrom?: CheckpointRecord;
+  /** for the one-call wrappers (runGrpo, runSft): the whole run's signal and listener */
+  signal?: AbortSignal;
+  onEvent?: (e: RunEvent) => void;
+  log?: (line: string) => void;
+}
+
+export interface AdvanceOptions {
+  signal?: AbortSignal | undefined;
+  onEvent?: ((e: RunEvent) => void) | undefined;
+  /**
+   * The one-call run: at the end save `final`, and on a cancel save a resume point. Without it (an
+   * agent session between calls) a stretch ends 'paused' and saves nothing it was not asked to.
+   */
+  toEnd?: boolean;
+}
+
+/**
+ * A run that lives between calls: its training client, current sampler and step counter stay in
+ * memory, and `advance(n)` trains the next n steps with them. The loops (GrpoRun, SftRun) add what
+ * a step does; opening, stretches, saves, loads and the final checkpoint are here.
+ */
+export abstract class RunCore<R extends RunResult> {
+  abstract readonly kind: R['kind'];
+  abstract readonly unit: 'iterations' | 'steps';
+  trainer: TrainingClient | undefined;
+  /** the sampler of the current weights (GRPO keeps one from open on; SFT makes one when asked) */
+  sampler: SamplingClient | undefined;
+  /** the next step to run */
+  step: number;
+  /** the batch of the last state checkpoint recorded */
+  lastSavedBatch: number;
+  private stretches = 0;
+
+  constructor(
+    protected readonly parts: RunCoreParts,
+    private readonly start: { model: string; loraRank: number; seed?: number; loadCheckpointPath?: string; ttlSeconds?: number; rendererName: string },
+    readonly endStep: number,
+  ) {
+    this.step = parts.resumeFrom?.batch ?? 0;
+    this.lastSavedBatch = this.step;
+  }
+
+  get writer(): RunWriter {
+    return this.parts.writer;
+  }
+
+  get service(): ServiceClient {
+    return this.parts.service;
+  }
+
+  /** Creates (or, resuming, loads) the training client, once. */
+  async open(signal?: AbortSignal): Promise<void> {
+    if (this.trainer) return;
+    this.trainer = await openTrainingClient(this.parts.service, this.start, this.parts.resumeFrom, { renderer_name: this.start.rendererName }, signal);
+    await this.opened(signal);
+  }
+
+  /** A sampler of the current weights (an ephemeral snapshot when the loop keeps none). */
+  async currentSampler(signal?: AbortSignal): Promise<SamplingClient> {
+    await this.open(signal);
+    this.sampler ??= await this.trainer!.saveWeightsAndGetSamplingClient(signal);
+    return this.sampler;
+  }
+
+  protected async opened(_signal?: AbortSignal): Promise<void> {}
+  protected beginStretch(): void {}
+  protected endOfStretch(_io: LoopIo): void {}
+  /** fields every checkpoint record of this run carries (SFT: the epoch) */
+  protected extra(_batch: number): Record<string, unknown> | undefined {
+    return undefined;
+  }
+  protected abstract startLine(): string;
+  protected abstract step_(i: number, io: LoopIo, signal: AbortSignal): Promise<void>;
+  protected abstract result(base: Omit<R, 'kind' | 'firstTestReward' | 'lastTestReward' | 'firstTestNll' | 'lastTestNll' | 'firstTrainNll' | 'lastTrainNll'>): R;
+
+  /** Called by a step once its metrics (and checkpoint, if any) are written. */
+  protected stepDone(i: number, record: CheckpointRecord | undefined): void {
+    this.step = i + 1;
+    if (record?.state_path) this.lastSavedBatch = i + 1;
+  }
+
+  /** Trains the next `n` steps (all that remain when undefined) and reports how the stretch ended. */
+  advance(n: number | undefined, o: AdvanceOptions = {}): Promise<R> {
+    return withInnerSignal(o.signal, (signal) => this.stretch(n, o, signal));
+  }
+
+  private async stretch(n: number | undefined, o: AdvanceOptions, signal: AbortSignal): Promise<R> {
+    const w = this.parts.writer;
+    const io = loopIo({ writer: w, signal, log: this.parts.log, onEvent: o.onEvent });
+    const startStep = this.step;
+    const endStep = this.endStep;
+    const stopStep = n === undefined ? endStep : Math.min(endStep, startStep + Math.max(1, n));
+    const resumed = this.parts.resumeFrom !== undefined || startStep > 0;
+    const first = this.stretches++ === 0;
+    this.beginStretch();
+    let status: RunEndStatus = o.toEnd ? 'completed' : 'paused';
+    let error: string | undefined;
+    let done = 0;
+    io.emit({ type: 'started', runDir: w.dir, runName: w.name, model: this.start.model, startStep, endStep, resumed });
+    io.log(`${first ? (this.parts.resumeFrom ? `resuming at step ${startStep} from ${this.parts.resumeFrom.state_path}` : 'starting') : `continuing at step ${startStep}`}: ${this.startLine()}, steps ${startStep}..${endStep - 1}`);
+    try {
+      if (startStep >= endStep) {
+        io.log(`nothing to run: the run is at step ${startStep} of ${endStep}`);
+        io.emit({ type: 'finished', runDir: w.dir, status: 'completed', lastStep: startStep - 1 });
+        return this.result({ runDir: w.dir, status: 'completed', iterationsRun: 0 } as never);
+      }
+      await this.open(signal);
+      for (let i = startStep; i < stopStep; i++) {
+        io.checkCancel();
+        await this.step_(i, io, signal);
+        done++;
+      }
+      this.endOfStretch(io);
+      if (o.toEnd) {
+        const final = await this.saveNamed('final', 'both', undefined, io);
+        io.log(`finished: ${done} ${this.unit}, final checkpoint ${final.state_path}`);
+      } else io.log(`paused after ${done} ${this.unit} (next step ${this.step} of ${endStep})`);
+    } catch (err) {
+      const resume = { trainer: this.trainer, writer: w, io, batch: this.step, lastSavedBatch: this.lastSavedBatch, ttlSeconds: this.start.ttlSeconds, unit: this.unit, done, extra: (b: number) => this.extra(b) ?? {} };
+      if (o.toEnd) ({ status, error } = await endAfterThrow(err, signal, resume));
+      else {
+        const outcome = stopOutcome(err, signal);
+        status = outcome.status;
+        if (outcome.status === 'failed') {
+          error = outcome.error;
+          io.log(`failed at step ${this.step}: ${outcome.error}`);
+        } else io.log(`cancelled after ${done} ${this.unit} (next step ${this.step})`);
+      }
+    }
+    io.emit({ type: 'finished', runDir: w.dir, status, lastStep: this.step - 1 });
+    return this.result({ runDir: w.dir, status, iterationsRun: done, ...(error ? { error } : {}) } as never);
+  }
+
+  /** Saves the current weights (state, or state and sampler) under `name` at the current step, and records it. */
+  async saveNamed(name: string, kind: 'state' | 'both', ttlSeconds: number | undefined, io?: Pick<LoopIo, 'emit'>, signal?: AbortSignal): Promise<CheckpointRecord> {
+    await this.open(signal);
+    const extra = this.extra(this.step);
+    const rec = await saveCheckpoint(this.trainer!, name, this.step, kind, { ttlSeconds, ...(extra ? { extra } : {}), signal });
+    this.parts.writer.appendCheckpoint(rec);
+    this.lastSavedBatch = this.step;
+    io?.emit({ type: 'checkpoint', record: rec });
+    return rec;
+  }
+
+  /** A state checkpoint at the current step when the last one is older: what a resume continues from. */
+  async saveResumePoint(signal?: AbortSignal): Promise<CheckpointRecord | undefined> {
+    if (!this.trainer || this.step <= this.lastSavedBatch) return undefined;
+    return this.saveNamed(checkpointName(this.step), 'state', this.start.ttlSeconds, undefined, signal);
+  }
+
+  /** The next step continues from `path` (a tinker:// state path): weights and optimizer on the live training client. */
+  async load(path: string, signal?: AbortSignal): Promise<void> {
+    // a training client loads weights only as its first request: the loaded one replaces the live one
+    // before the first step: weights only, a fresh optimizer (as the spec's load_checkpoint_path)
+    const withOptimizer = this.step > 0 || this.parts.resumeFrom !== undefined;
+    const next = await this.parts.service.createTrainingClientFromState(path, { withOptimizer, userMetadata: { renderer_name: this.start.rendererName } }, signal);
+    const old = this.trainer;
+    const hadSampler = this.sampler !== undefined;
+    this.trainer = next;
+    this.sampler = undefined;
+    if (!old) await this.opened(signal);
+    else if (hadSampler) this.sampler = await next.saveWeightsAndGetSamplingClient(signal);
+    this.parts.writer.appendCheckpoint({ name: `load-${checkpointName(this.step)}`, batch: this.step, state_path: path });
+    this.lastSavedBatch = this.step;
+    await old?.unload(signal).catch(() => undefined);
+  }
 }

@@ -1,13 +1,14 @@
 // Run directories in the tinker-cookbook layout (config.json, metrics.jsonl, checkpoints.jsonl,
 // iteration_NNNNNN/…): discovering them under a runs folder and summarising each for the tree views.
 // Reads only; tolerant of runs still being written and of directories written by the Python cookbook.
-import { Dirent, promises as fs } from 'node:fs';
+import { Dirent, existsSync, promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readIfExists } from '../fs/read';
 import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';
 import { METRIC } from '../../protocol/metricKeys';
+import { mergeMetrics } from '../../protocol/metricsRows';
 import { runLockState } from './runLock';
 import { errorMessage } from '../errors';
 
@@ -78,11 +79,29 @@ export function parseRecords<T>(text: string, file: string, schema: z.ZodType<T>
   return { records, problems };
 }
 
-/** Reads metrics.jsonl, merging lines per step (later values win), in step order. */
-export function mergeMetrics(records: MetricsRecord[]): MetricsRecord[] {
-  const byStep = new Map<number, MetricsRecord>();
-  for (const r of records) byStep.set(r.step, { ...(byStep.get(r.step) ?? {}), ...r });
-  return [...byStep.values()].sort((a, b) => a.step - b.step);
+export { mergeMetrics };
+
+export function metricsFile(runDir: string): string {
+  return path.join(runDir, 'metrics.jsonl');
+}
+
+/** metrics.jsonl text → one row per step (mergeMetrics), in step order, and the lines that are no row. */
+export function parseMetricsRows(text: string, file: string): { rows: MetricsRecord[]; problems: JsonlProblem[] } {
+  const r = parseRecords(text, file, MetricsRecord);
+  return { rows: mergeMetrics(r.records), problems: r.problems };
+}
+
+/** A run's metrics, one row per step in step order; [] when it has no metrics.jsonl. */
+export async function readMetricsRows(runDir: string): Promise<MetricsRecord[]> {
+  const file = metricsFile(runDir);
+  const text = await readIfExists(file);
+  return text === undefined ? [] : parseMetricsRows(text, file).rows;
+}
+
+/** readMetricsRows for the synchronous callers (the CLI's end-of-run table, the agent's step report). */
+export function readMetricsRowsSync(runDir: string): MetricsRecord[] {
+  const file = metricsFile(runDir);
+  return existsSync(file) ? parseMetricsRows(readFileSync(file, 'utf8'), file).rows : [];
 }
 
 export async function summarizeRun(dir: string): Promise<RunSummary> {
@@ -101,12 +120,12 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   }
 
   let metrics: MetricsRecord[] = [];
-  const metricsFile = path.join(dir, 'metrics.jsonl');
-  const metricsText = await readIfExists(metricsFile);
+  const mFile = metricsFile(dir);
+  const metricsText = await readIfExists(mFile);
   if (metricsText !== undefined) {
-    modifiedMs = Math.max(modifiedMs, (await fs.stat(metricsFile)).mtimeMs);
-    const r = parseRecords(metricsText, metricsFile, MetricsRecord);
-    metrics = mergeMetrics(r.records);
+    modifiedMs = Math.max(modifiedMs, (await fs.stat(mFile)).mtimeMs);
+    const r = parseMetricsRows(metricsText, mFile);
+    metrics = r.rows;
     problems.push(...r.problems);
   }
 

@@ -6,7 +6,8 @@
 //
 // Resume semantics (documented for readers): a resumed run appends further metrics lines; a step can
 // then appear twice (it ran after the last state checkpoint, then the process died). Readers merge
-// lines per step, later values win (`mergeMetrics`), so each step appears once in the merged record.
+// lines per step (metricsRows.ts: the re-run's line replaces the earlier one), so each step appears
+// once in the merged record.
 import { Redactor } from '../config/redact';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

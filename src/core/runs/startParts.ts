@@ -3,6 +3,8 @@
 // skipped-lines summary and the config.json written for a new run.
 import { getLr } from '../render/modelInfo';
 import { RunWriter } from './runWriter';
+import type { RunCore } from './loopRuntime';
+import type { RunEvent, RunResult } from './runEvents';
 import { errorMessage } from '../errors';
 
 /** Runs `body` with the resume directory (if any) locked; every writer `body` adds is closed after. */
@@ -15,6 +17,26 @@ export async function withRunWriters<T>(resumeDir: string | undefined, body: (re
   } finally {
     for (const w of writers) w.close();
   }
+}
+
+/**
+ * The one-call run both start functions are: with the resume directory locked, `prepare` the run
+ * (or learn it is finished), advance it to the end (`final`, or a resume point on cancel), close it.
+ */
+export function runToEnd<R extends RunResult>(
+  resumeDir: string | undefined,
+  prepare: (resume: RunWriter | undefined, writers: RunWriter[]) => Promise<{ done: R; run?: undefined } | { done?: undefined; run: RunCore<R>; close(): Promise<void> }>,
+  o: { signal?: AbortSignal | undefined; onEvent?: ((e: RunEvent) => void) | undefined },
+): Promise<R> {
+  return withRunWriters(resumeDir, async (resume, writers) => {
+    const p = await prepare(resume, writers);
+    if (p.run === undefined) return p.done;
+    try {
+      return await p.run.advance(undefined, { signal: o.signal, onEvent: o.onEvent, toEnd: true });
+    } finally {
+      await p.close();
+    }
+  });
 }
 
 /** The spec's learning rate, or the model's recommended one (getLr); throws naming the setting. */

@@ -3,15 +3,17 @@
 // It rejects only for problems found before the run directory exists; after that it resolves with
 // status 'completed' | 'cancelled' | 'failed'.
 import * as path from 'node:path';
-import type { GrpoEvent } from '../grpo/types';
+import type { RunEvent } from '../runs/runEvents';
 import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
 import type { BackendChoice } from '../spec/fields';
-import { logSkipped, resolveLearningRate, runWriterFor, withRunWriters } from '../runs/startParts';
+import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { loadChats } from './data';
-import { runSft, SftLoopConfig, SftRunResult } from './loop';
+import { SftLoopConfig, SftRun } from './loop';
+import type { SftRunResult } from '../runs/runEvents';
+import type { Renderer } from '../render/types';
 import { parseSftSpecFile, ResolvedSftSpec, sftSpecFromConfig } from './spec';
 
 export interface StartSftRunOptions {
@@ -23,10 +25,8 @@ export interface StartSftRunOptions {
   /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
   network?: NetworkOptions;
   resumeDir?: string;
-  /** run at most this many steps, then pause (see RunSftOptions.stopAfter) */
-  stopAfter?: number;
   signal?: AbortSignal;
-  onEvent?: (e: GrpoEvent) => void;
+  onEvent?: (e: RunEvent) => void;
   log?: (line: string) => void;
 }
 
@@ -51,10 +51,14 @@ export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftL
 }
 
 export function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {
-  return withRunWriters(o.resumeDir, (resume, writers) => startSftWith(o, resume, writers));
+  return runToEnd<SftRunResult>(o.resumeDir, (resume, writers) => prepareSftRun(o, resume, writers), o);
 }
 
-async function startSftWith(o: StartSftRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<SftRunResult> {
+/** An SFT run ready to advance (its service client connected), or the answer for a finished one. */
+export type PreparedSftRun = { done: SftRunResult; run?: undefined } | { done?: undefined; run: SftRun; spec: ResolvedSftSpec; renderer: Renderer; close(): Promise<void> };
+
+/** Everything startSftRun does before the loop (see prepareGrpoRun). */
+export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedSftRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
   let spec: ResolvedSftSpec;
@@ -67,7 +71,7 @@ async function startSftWith(o: StartSftRunOptions, resume: RunWriter | undefined
   if (resume && resumeFrom?.name === 'final') {
     log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
     o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? 0) - 1 });
-    return { runDir: resume.dir, status: 'completed', iterationsRun: 0 };
+    return { done: { kind: 'sft', runDir: resume.dir, status: 'completed', iterationsRun: 0 } };
   }
 
   const learningRate = resolveLearningRate(spec);
@@ -79,22 +83,13 @@ async function startSftWith(o: StartSftRunOptions, resume: RunWriter | undefined
   log(`${chats.train.length} train chats, ${chats.validation.length} validation chats; renderer ${renderer.name}; lr ${learningRate}`);
 
   const service = await o.connect(spec);
+  const close = async () => service.close();
   try {
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate, run_kind: 'sft' });
-    return await runSft({
-      service,
-      config: sftLoopConfig(spec, learningRate),
-      renderer,
-      train: chats.train,
-      validation: chats.validation,
-      writer,
-      resumeFrom,
-      ...(o.stopAfter !== undefined ? { stopAfter: o.stopAfter } : {}),
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.onEvent ? { onEvent: o.onEvent } : {}),
-      log,
-    });
-  } finally {
-    service.close();
+    const run = new SftRun({ service, config: sftLoopConfig(spec, learningRate), renderer, train: chats.train, validation: chats.validation, writer, resumeFrom, log });
+    return { run, spec, renderer, close };
+  } catch (err) {
+    await close();
+    throw err;
   }
 }

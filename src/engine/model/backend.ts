@@ -18,7 +18,7 @@ import type {
 import { AdamState, adamStep, newAdamState } from './adam';
 import { Gpt, GptConfig, LoraSpec, Params, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
 import { checkLossConfig, computeLoss } from './losses';
-import { DecodedSequence, DecodeParams, Sampler } from './sampler';
+import { DecodeParams, Generation, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';
 import { ARITH_MODEL, BYTE_TOKENIZER, RANDOM_MODEL, SMALL_GPT, WEIGHTS_FILE, findWeightsFile } from './models';
 
@@ -454,24 +454,30 @@ interface QueuedSample {
 }
 
 function serveBatch(sampler: Sampler, batch: readonly QueuedSample[]): void {
-  let out: Array<DecodedSequence[] | Error>;
+  let out: Array<Generation | Error>;
   try {
-    out = sampler.generateMany(batch.map((q) => ({ prompt: q.req.prompt, numSamples: q.req.numSamples, params: q.params })));
+    out = sampler.serve(
+      batch.map((q) => ({
+        prompt: q.req.prompt,
+        numSamples: q.req.numSamples,
+        params: q.params,
+        ...(q.req.promptLogprobs || q.req.topkPromptLogprobs > 0 ? { promptLogprobs: { topk: q.req.topkPromptLogprobs } } : {}),
+      })),
+    );
   } catch (err) {
     for (const q of batch) q.reject(err instanceof Error ? err : new Error(String(err)));
     return;
   }
   batch.forEach((q, i) => {
-    const seqs = out[i]!;
-    if (seqs instanceof Error) return q.reject(seqs);
+    const gen = out[i]!;
+    if (gen instanceof Error) return q.reject(gen);
     try {
       const result: SampleResult = {
-        sequences: seqs.map((x) => ({ tokens: Int32Array.from(x.tokens), logprobs: Float32Array.from(x.logprobs), stopReason: x.stopReason })),
+        sequences: gen.sequences.map((x) => ({ tokens: Int32Array.from(x.tokens), logprobs: Float32Array.from(x.logprobs), stopReason: x.stopReason })),
       };
-      if (q.req.promptLogprobs || q.req.topkPromptLogprobs > 0) {
-        const p = sampler.promptLogprobs(q.req.prompt, q.req.topkPromptLogprobs);
-        result.promptLogprobs = p.logprobs;
-        if (p.topk) result.topkPromptLogprobs = p.topk;
+      if (gen.prompt) {
+        result.promptLogprobs = gen.prompt.logprobs;
+        if (gen.prompt.topk) result.topkPromptLogprobs = gen.prompt.topk;
       }
       q.resolve(result);
     } catch (err) {

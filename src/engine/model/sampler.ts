@@ -30,7 +30,7 @@ interface StreamCache {
 }
 
 /** Runs the model over new tokens of many streams, each at its own position, with KV caches. */
-class KvModel {
+export class KvModel {
   /** the unembedding as d×V, so logits go through the GEMM path whose rows do not depend on each other */
   private readonly unembedT: Float32Array;
 
@@ -219,6 +219,38 @@ export interface GenerationRequest {
   prompt: Int32Array;
   numSamples: number;
   params: DecodeParams;
+  /** also the log-prob of every prompt token given its prefix, and the top `topk` per position when topk > 0 */
+  promptLogprobs?: { topk: number };
+}
+
+export interface PromptLogprobs {
+  /** one per prompt token, NaN for the first (it has no prefix) */
+  logprobs: Float32Array;
+  /** null for the first token */
+  topk?: Array<Array<[number, number]> | null>;
+}
+
+/** What one request gets: its samples, and the prompt's log-probs when it asked for them. */
+export interface Generation {
+  sequences: DecodedSequence[];
+  prompt?: PromptLogprobs;
+}
+
+/** A distinct prompt of a batch, prefilled once for every request that has it. */
+interface Prefill {
+  prompt: Int32Array;
+  /** the requests with this prompt */
+  reqs: number[];
+  /** the stream whose cache the prefill fills (the others copy it); undefined when no request samples */
+  stream: number | undefined;
+  /** that stream's cache, or one of the prompt's length */
+  cache?: StreamCache;
+  /** the log-prob rows of every prompt position are kept (some request asked for prompt log-probs) */
+  all: boolean;
+  /** the next-token row after the prompt */
+  last?: Float32Array;
+  /** rows of every position, kept until the requests' top-k are read */
+  rows?: Float32Array;
 }
 
 /** prompt tokens prefilled per model call, to bound the activations' memory */
@@ -248,29 +280,16 @@ export class Sampler {
     return { k: Array.from({ length: this.c.nLayer }, () => new Float32Array(n)), v: Array.from({ length: this.c.nLayer }, () => new Float32Array(n)) };
   }
 
-  /** Log-probs of every prompt token given its prefix (NaN first), and optionally the top k per position. */
-  promptLogprobs(prompt: Int32Array, topk: number): { logprobs: Float32Array; topk?: Array<Array<[number, number]> | null> } {
-    const V = this.c.vocabSize;
-    const L = prompt.length;
-    const lp = this.model.step(prompt, [L], [0], [this.newCache(L)], 'all');
-    const out = new Float32Array(L).fill(NaN);
-    for (let i = 1; i < L; i++) out[i] = lp[(i - 1) * V + prompt[i]!]!;
-    let top: Array<Array<[number, number]> | null> | undefined;
-    if (topk > 0) {
-      top = [null];
-      for (let i = 1; i < L; i++) {
-        const row = Array.from({ length: V }, (_, j) => [j, lp[(i - 1) * V + j]!] as [number, number]).sort((a, b) => b[1] - a[1]);
-        top.push(row.slice(0, topk));
-      }
-    }
-    return { logprobs: out, topk: top };
-  }
-
   /** Generates `numSamples` continuations of `prompt`. */
   generate(prompt: Int32Array, numSamples: number, p: DecodeParams): DecodedSequence[] {
     const [r] = this.generateMany([{ prompt, numSamples, params: p }]);
     if (r instanceof Error) throw r;
     return r!;
+  }
+
+  /** serve() without the prompt log-probs: each request's sequences, or its Error. */
+  generateMany(reqs: readonly GenerationRequest[]): Array<DecodedSequence[] | Error> {
+    return this.serve(reqs).map((r) => (r instanceof Error ? r : r.sequences));
   }
 
   /** Why a request cannot be served, or undefined. */
@@ -285,77 +304,95 @@ export class Sampler {
 
   /**
    * Serves many requests as one batch: prompts prefilled together, then every sample of every
-   * request decoded in lockstep. Each result is the request's sequences, or the Error that request
-   * alone failed with. Sample `s` of a request draws from its own generator seeded by
-   * (seed, s), so a request's result is the same whatever else shares the batch.
+   * request decoded in lockstep. Each result is the request's sequences (and its prompt's log-probs
+   * when asked for), or the Error that request alone failed with. Sample `s` of a request draws from
+   * its own generator seeded by (seed, s), so a request's result is the same whatever else shares
+   * the batch. A prompt is run through the model once, whether its log-probs are asked for or not.
    */
-  generateMany(reqs: readonly GenerationRequest[]): Array<DecodedSequence[] | Error> {
+  serve(reqs: readonly GenerationRequest[]): Array<Generation | Error> {
     const { vocabSize: V, ctx } = this.c;
-    const results: Array<DecodedSequence[] | Error> = reqs.map((r) => this.check(r.prompt) ?? []);
+    const results: Array<Generation | Error> = reqs.map((r) => this.check(r.prompt) ?? { sequences: [] });
     const streams: Stream[] = [];
     const firsts: number[] = [];
     reqs.forEach((r, i) => {
-      if (results[i] instanceof Error) return;
+      const out = results[i]!;
+      if (out instanceof Error) return;
       const L = r.prompt.length;
       const maxNew = Math.max(0, Math.min(r.params.maxTokens, ctx - L));
       firsts[i] = streams.length;
       for (let s = 0; s < r.numSamples; s++) {
         const seq: DecodedSequence = { tokens: [], logprobs: [], stopReason: 'length' };
-        (results[i] as DecodedSequence[]).push(seq);
+        out.sequences.push(seq);
         streams.push({ req: i, cache: this.newCache(L + maxNew), rng: new Rng((r.params.seed + Math.imul(s, 0x9e3779b1)) >>> 0), seq, bytes: [], maxNew });
       }
     });
-    // prefill each distinct prompt once (into its first stream's cache), in chunks of whole prompts;
-    // every other stream of that prompt copies the cache and the next-token row
-    const owner = new Map<string, number>();
-    const sameAs: number[] = [];
+    // each distinct prompt is prefilled once: into the cache of its first request's first stream
+    // (every other stream of that prompt copies the cache and the next-token row), or into a cache
+    // of its own when only its log-probs are wanted
+    const byPrompt = new Map<string, Prefill>();
     reqs.forEach((r, i) => {
-      if (results[i] instanceof Error || r.numSamples === 0) return;
+      if (results[i] instanceof Error || (r.numSamples === 0 && !r.promptLogprobs)) return;
       const key = r.prompt.join(',');
-      const o = owner.get(key);
-      if (o === undefined) owner.set(key, i);
-      sameAs[i] = o ?? i;
+      let p = byPrompt.get(key);
+      if (!p) byPrompt.set(key, (p = { prompt: r.prompt, reqs: [], stream: undefined, all: false }));
+      p.reqs.push(i);
+      if (p.stream === undefined && r.numSamples > 0) p.stream = firsts[i];
+      if (r.promptLogprobs) p.all = true;
     });
-    // the requests whose prompt is prefilled, in request order
-    const served = [...owner.values()];
-    const lps = new Float32Array(streams.length * V);
-    for (let a = 0; a < served.length; ) {
-      let b = a;
-      let n = 0;
-      while (b < served.length && (b === a || n + reqs[served[b]!]!.prompt.length <= PREFILL_TOKENS)) n += reqs[served[b++]!]!.prompt.length;
-      const chunk = served.slice(a, b);
-      const tokens = new Int32Array(n);
-      let at = 0;
-      for (const i of chunk) {
-        tokens.set(reqs[i]!.prompt, at);
-        at += reqs[i]!.prompt.length;
-      }
-      const last = this.model.step(
-        tokens,
-        chunk.map((i) => reqs[i]!.prompt.length),
-        chunk.map(() => 0),
-        chunk.map((i) => streams[firsts[i]!]!.cache),
-        'last',
-      );
-      chunk.forEach((i, c) => lps.set(last.subarray(c * V, (c + 1) * V), firsts[i]! * V));
-      a = b;
-    }
-    reqs.forEach((r, i) => {
-      if (sameAs[i] === undefined) return;
-      const L = r.prompt.length;
-      const from = firsts[sameAs[i]!]!;
-      const src = streams[from]!.cache;
-      for (let s = 0; s < r.numSamples; s++) {
-        const to = firsts[i]! + s;
-        if (to === from) continue;
-        const st = streams[to]!;
-        for (let l = 0; l < this.c.nLayer; l++) {
-          st.cache.k[l]!.set(src.k[l]!.subarray(0, L * this.c.d));
-          st.cache.v[l]!.set(src.v[l]!.subarray(0, L * this.c.d));
+    const prefills = [...byPrompt.values()];
+    for (const p of prefills) p.cache = p.stream === undefined ? this.newCache(p.prompt.length) : streams[p.stream]!.cache;
+    // in chunks of whole prompts, the ones whose every row is kept apart from the others
+    for (const group of [prefills.filter((p) => !p.all), prefills.filter((p) => p.all)]) {
+      for (let a = 0; a < group.length; ) {
+        let b = a;
+        let n = 0;
+        while (b < group.length && (b === a || n + group[b]!.prompt.length <= PREFILL_TOKENS)) n += group[b++]!.prompt.length;
+        const chunk = group.slice(a, b);
+        const tokens = new Int32Array(n);
+        let at = 0;
+        for (const p of chunk) {
+          tokens.set(p.prompt, at);
+          at += p.prompt.length;
         }
-        lps.copyWithin(to * V, from * V, (from + 1) * V);
+        const all = chunk[0]!.all;
+        const out = this.model.step(
+          tokens,
+          chunk.map((p) => p.prompt.length),
+          chunk.map(() => 0),
+          chunk.map((p) => p.cache!),
+          all ? 'all' : 'last',
+        );
+        at = 0;
+        chunk.forEach((p, c) => {
+          const L = p.prompt.length;
+          if (all) {
+            p.rows = out.subarray(at * V, (at + L) * V);
+            p.last = p.rows.subarray((L - 1) * V, L * V);
+          } else p.last = out.subarray(c * V, (c + 1) * V);
+          at += L;
+        });
+        a = b;
       }
-    });
+    }
+    const lps = new Float32Array(streams.length * V);
+    for (const p of prefills) {
+      const L = p.prompt.length;
+      for (const i of p.reqs) {
+        const r = reqs[i]!;
+        for (let s = 0; s < r.numSamples; s++) {
+          const to = firsts[i]! + s;
+          lps.set(p.last!, to * V);
+          if (to === p.stream) continue;
+          const st = streams[to]!;
+          for (let l = 0; l < this.c.nLayer; l++) {
+            st.cache.k[l]!.set(p.cache!.k[l]!.subarray(0, L * this.c.d));
+            st.cache.v[l]!.set(p.cache!.v[l]!.subarray(0, L * this.c.d));
+          }
+        }
+        if (r.promptLogprobs) (results[i] as Generation).prompt = promptLogprobsOf(p, r.promptLogprobs.topk, V);
+      }
+      p.rows = undefined;
+    }
     let active = streams.map((_, i) => i).filter((i) => streams[i]!.maxNew > 0);
     let rows: Float32Array = lps;
     let rowOf = new Map(active.map((i) => [i, i]));
@@ -385,4 +422,19 @@ export class Sampler {
     }
     return results;
   }
+}
+
+/** A prefilled prompt's log-probs (NaN first) from its rows, with the top k per position when k > 0. */
+function promptLogprobsOf(p: Prefill, topk: number, V: number): PromptLogprobs {
+  const { prompt, rows } = p;
+  const L = prompt.length;
+  const logprobs = new Float32Array(L).fill(NaN);
+  for (let i = 1; i < L; i++) logprobs[i] = rows![(i - 1) * V + prompt[i]!]!;
+  if (topk <= 0) return { logprobs };
+  const top: Array<Array<[number, number]> | null> = [null];
+  for (let i = 1; i < L; i++) {
+    const row = Array.from({ length: V }, (_, j) => [j, rows![(i - 1) * V + j]!] as [number, number]).sort((a, b) => b[1] - a[1]);
+    top.push(row.slice(0, topk));
+  }
+  return { logprobs, topk: top };
 }

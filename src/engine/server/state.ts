@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import type { ComputeBackend } from '../contract';
 import { FutureError, FutureResult, FutureStore } from './futures';
 import { HttpError, Reply } from './http';
-import { EngineStore, RunRecord, parseTinkerPath } from './store';
+import { parseTinkerPath } from '../../core/tinker/tinkerPath';
+import { EngineStore, RunRecord } from './store';
 import { errorMessage } from '../../core/errors';
 
 /** How the engine's server is started (startEngineServer): the state its routes share keeps them. */

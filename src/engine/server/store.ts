@@ -237,14 +237,3 @@ export class EngineStore {
     return steps;
   }
 }
-
-/** Parses tinker://<run>/<weights|sampler_weights>/<name> (and the short form tinker://<run>/<name>). */
-export function parseTinkerPath(p: string): { runId: string; kind: 'weights' | 'sampler_weights' | undefined; name: string } {
-  if (!p.startsWith('tinker://')) throw new Error(`"${p}" is not a tinker:// path`);
-  const parts = p.slice('tinker://'.length).split('/');
-  if (parts.length === 3 && (parts[1] === 'weights' || parts[1] === 'sampler_weights') && parts[0] && parts[2]) {
-    return { runId: parts[0], kind: parts[1], name: parts[2] };
-  }
-  if (parts.length === 2 && parts[0] && parts[1]) return { runId: parts[0], kind: undefined, name: parts[1] };
-  throw new Error(`"${p}" is not of the form tinker://<run>/weights/<name> or tinker://<run>/sampler_weights/<name>`);
-}

@@ -59,8 +59,9 @@ export function registerAgentTools(s: AgentToolServices): vscode.Disposable[] {
           if (backend.kind === 'cloud' && !(await s.apiKeys.get())) throw new Error('the Tinker cloud needs an API key: run "Tinker: Set API Key" first');
           return s.connection.open(backend);
         },
-        watch: (runName, specFile) => {
-          const run = s.registry.begin(specFile, runName);
+        idleMs: Math.max(0, vscode.workspace.getConfiguration('tinker').get<number>('agent.idleMinutes', 60)) * 60_000,
+        watch: (runName, specFile, kind) => {
+          const run = s.registry.begin(specFile, runName, kind);
           return {
             signal: run.abort.signal,
             onEvent: (e) => {
@@ -84,7 +85,8 @@ export function registerAgentTools(s: AgentToolServices): vscode.Disposable[] {
     if (!t) throw new Error(`package.json contributes a tool "${name}" that src/core/agent/tools.ts does not define`);
     return t;
   };
-  const disposables: vscode.Disposable[] = contributedToolNames(s.packageJSON).map((name) => vscode.lm.registerTool(name, languageModelTool(() => toolNamed(name), sessionFor, s.log)));
+  const disposables: vscode.Disposable[] = [{ dispose: () => void session?.then((x) => x.close('the window closed')) }];
+  disposables.push(...contributedToolNames(s.packageJSON).map((name) => vscode.lm.registerTool(name, languageModelTool(() => toolNamed(name), sessionFor, s.log))));
   const mcp = mcpApi();
   if (!mcp) {
     // VS Code before 1.101 has no MCP server definitions: the contribution stays inert, and agents reach

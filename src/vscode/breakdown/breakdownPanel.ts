@@ -3,13 +3,12 @@
 // src/core/runs/sampleRecord.ts), the step's KL and entropy from metrics.jsonl, and says what is
 // missing when there are no samples (Python tinker-cookbook runs). Stepping to another iteration
 // is a `show` message; the webview keeps its filters.
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { METRIC } from '../../protocol/metricKeys';
 import { COMMAND } from '../common/commandIds';
 import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebview } from '../../protocol/breakdownProtocol';
-import { parseRecords, MetricsRecord, mergeMetrics } from '../../core/runs/runDirectory';
+import { MetricsRecord, readMetricsRows } from '../../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../../core/runs/runConfig';
 import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit, SamplesRead } from '../../core/runs/sampleRecord';
 import type { JsonlProblem } from '../../core/runs/jsonl';
@@ -172,9 +171,8 @@ function stepMetrics(rows: readonly MetricsRecord[], step: number): { kl: number
 }
 
 async function metricRows(runDir: string): Promise<MetricsRecord[]> {
-  const file = path.join(runDir, 'metrics.jsonl');
   try {
-    return mergeMetrics(parseRecords(await fs.readFile(file, 'utf8'), file, MetricsRecord).records);
+    return await readMetricsRows(runDir);
   } catch {
     return [];
   }

@@ -10,16 +10,15 @@ import * as vscode from 'vscode';
 import { expiryText, sizeText } from '../../core/checkpoints/format';
 import { recordPaths, recordTime } from '../../core/checkpoints/local';
 import type { ServerCheckpoint } from '../../core/checkpoints/manage';
+import { ServerRunList } from '../../core/checkpoints/serverRuns';
 import type { CheckpointRecord, RunSummary } from '../../core/runs/runDirectory';
 import type { TrainingRun } from '../../core/tinker/wire';
 import { codeSpan, escapeMarkdown } from '../../core/text/markdown';
 import { formatLocalTime } from '../../core/text/time';
-import { COMMAND } from '../common/commandIds';
 import type { TinkerConnection } from '../connection/connection';
 import { Disposable } from '../common/lifecycle';
 import { RunsModel } from '../runs/runsModel';
-import { serverRunItem } from '../runs/serverRunItem';
-import { errorMessage } from '../../core/errors';
+import { loadMoreItem, serverRunItem } from '../runs/serverRunItem';
 
 /** What the server says about a local path: its facts, 'missing' (the run's list lacks it), or unknown. */
 export type ServerFacts = ServerCheckpoint | 'missing' | undefined;
@@ -77,44 +76,44 @@ function checkpointContextValue(t: CheckpointTarget, facts: ServerFacts | Server
   return words.join(' ');
 }
 
-const PAGE = 20;
-
 export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDataProvider<CheckpointNode> {
   private readonly changed = this._register(new vscode.EventEmitter<CheckpointNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
   /** a server run's checkpoints by run id, fetched once per refresh for its server row and its local paths alike */
   private runCkpts = new Map<string, Promise<ServerCheckpoint[] | Error>>();
-  private serverPages: { runs: TrainingRun[]; nextOffset?: number; error?: string } | undefined;
-  private serverLoad: Promise<void> | undefined;
-  /** server runs fetched per page */
-  pageSize: number;
+  /** the server's runs, the same listing as the Runs view's */
+  readonly serverRuns: ServerRunList;
 
   constructor(
     private readonly model: RunsModel,
     private readonly connection?: Pick<TinkerConnection, 'get'>,
-    o: { pageSize?: number } = {},
+    o: { pageSize?: number; serverRuns?: ServerRunList } = {},
   ) {
     super();
-    this.pageSize = o.pageSize ?? PAGE;
-    this._register(model.onDidChange(() => this.changed.fire(undefined)));
+    this.serverRuns = o.serverRuns ?? new ServerRunList(() => this.client(), o);
+    const listening = this.serverRuns.onDidChange(() => this.changed.fire(undefined));
+    this._registerAll(model.onDidChange(() => this.changed.fire(undefined)), listening);
+  }
+
+  /** server runs fetched per page */
+  get pageSize(): number {
+    return this.serverRuns.pageSize;
+  }
+
+  set pageSize(n: number) {
+    this.serverRuns.pageSize = n;
   }
 
   /** Forgets everything fetched from the server; the next expansion fetches again. */
   refresh(): void {
     this.runCkpts.clear();
-    this.serverPages = undefined;
-    this.serverLoad = undefined;
+    this.serverRuns.reset();
     this.changed.fire(undefined);
   }
 
   /** Fetches the next page of server runs (the "Load more" row). */
-  async loadMore(): Promise<number> {
-    await this.ensureServerRuns();
-    const pages = this.serverPages;
-    if (!pages || pages.nextOffset === undefined) return pages?.runs.length ?? 0;
-    await this.fetchServerPage(pages.nextOffset);
-    this.changed.fire(undefined);
-    return this.serverPages?.runs.length ?? 0;
+  loadMore(): Promise<number> {
+    return this.serverRuns.loadMore();
   }
 
   async getChildren(element?: CheckpointNode): Promise<CheckpointNode[]> {
@@ -147,15 +146,8 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
         for (const p of recordPaths(c)) out.push({ kind: 'path', run: element.run, checkpoint: c, which: p.kind, tinkerPath: p.tinkerPath, server: await this.factsFor(p.tinkerPath) });
         return out;
       }
-      case 'serverRoot': {
-        await this.ensureServerRuns();
-        const pages = this.serverPages!;
-        if (pages.error) return [{ kind: 'message', text: 'Could not list the server’s training runs', detail: pages.error, error: true }];
-        if (pages.runs.length === 0) return [{ kind: 'message', text: 'No training runs on this server yet', error: false }];
-        const rows: CheckpointNode[] = pages.runs.map((run) => ({ kind: 'serverRun', run }));
-        if (pages.nextOffset !== undefined) rows.push({ kind: 'loadMore', offset: pages.nextOffset });
-        return rows;
-      }
+      case 'serverRoot':
+        return this.serverRuns.rows();
       case 'serverRun': {
         const id = element.run.training_run_id;
         const list = await this.runCheckpoints(id);
@@ -175,24 +167,6 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
   private async client() {
     if (!this.connection) throw new Error('no connection to a Tinker server');
     return this.connection.get();
-  }
-
-  private ensureServerRuns(): Promise<void> {
-    if (this.serverPages) return Promise.resolve();
-    this.serverLoad ??= this.fetchServerPage(0);
-    return this.serverLoad;
-  }
-
-  private async fetchServerPage(offset: number): Promise<void> {
-    const { listServerRuns } = await import('../../core/checkpoints/manage');
-    try {
-      const page = await listServerRuns(await this.client(), { offset, limit: this.pageSize }, AbortSignal.timeout(30_000));
-      const before = offset === 0 ? [] : (this.serverPages?.runs ?? []);
-      this.serverPages = { runs: [...before, ...page.runs], nextOffset: page.nextOffset };
-    } catch (err) {
-      if (offset === 0) this.serverPages = { runs: [], error: errorMessage(err) };
-      else throw err;
-    }
   }
 
   private runCheckpoints(runId: string): Promise<ServerCheckpoint[] | Error> {
@@ -262,14 +236,8 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
       }
       case 'serverRun':
         return serverRunItem(node.run, { id: `ckpt-server-run:${node.run.training_run_id}`, collapsible: vscode.TreeItemCollapsibleState.Collapsed, contextValue: 'tinker.checkpointServerRun' });
-      case 'loadMore': {
-        const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
-        item.id = `ckpt-load-more:${node.offset}`;
-        item.iconPath = new vscode.ThemeIcon('ellipsis');
-        item.command = { command: COMMAND.checkpointsLoadMore, title: 'Load more' };
-        item.contextValue = 'tinker.checkpointLoadMore';
-        return item;
-      }
+      case 'loadMore':
+        return loadMoreItem({ id: `ckpt-load-more:${node.offset}`, contextValue: 'tinker.checkpointLoadMore' });
       case 'message': {
         const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');

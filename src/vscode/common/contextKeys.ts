@@ -5,12 +5,13 @@
 // Each follows the state it describes through that state's own change event.
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../core/runs/runDirectory';
+import { ActiveRunStatus, isResumable } from '../../core/runs/runStatus';
 import { Disposable } from './lifecycle';
 
 /** What the keys follow, as the features provide it (the run registry, the runs model, the reward file index). */
 export interface ContextKeySources {
   /** the runs this window started */
-  registry: { readonly onDidChange: vscode.Event<unknown>; active(): ReadonlyArray<{ runDir: string | undefined }> };
+  registry: { readonly onDidChange: vscode.Event<unknown>; active(): ReadonlyArray<{ runDir: string | undefined }>; byDir(runDir: string): { status: ActiveRunStatus } | undefined };
   /** the run directories of the runs folder */
   runs: { readonly onDidChange: vscode.Event<unknown>; list(): Promise<RunSummary[]> };
   rewardFiles: { readonly onDidChange: vscode.Event<unknown>; isRewardFile(uri: vscode.Uri): boolean };
@@ -21,11 +22,6 @@ export const CONTEXT_KEYS = {
   hasResumableRun: 'tinker.hasResumableRun',
   rewardFileActive: 'tinker.rewardFileActive',
 } as const;
-
-/** A run Resume Run offers (its picker lists the runs without a `final` checkpoint), not running here. */
-export function isResumable(run: RunSummary, running: ReadonlySet<string>): boolean {
-  return !run.finished && !running.has(run.dir);
-}
 
 export class ContextKeys extends Disposable {
   private readonly values = new Map<string, boolean>();
@@ -60,8 +56,7 @@ export class ContextKeys extends Disposable {
   private async updateRuns(): Promise<void> {
     const active = this.registry.active();
     this.set(CONTEXT_KEYS.runActive, active.length > 0);
-    const running = new Set(active.flatMap((r) => (r.runDir ? [r.runDir] : [])));
-    this.set(CONTEXT_KEYS.hasResumableRun, (await this.runs.list()).some((r) => isResumable(r, running)));
+    this.set(CONTEXT_KEYS.hasResumableRun, (await this.runs.list()).some((r) => isResumable(r, this.registry.byDir(r.dir))));
   }
 
   private updateEditor(): void {

@@ -3,8 +3,9 @@
 // row, or tests and other extensions; unknown shapes fall back to asking.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../core/grpo/types';
-import type { SftRunResult } from '../../core/sft/loop';
+import type { RunResult } from '../../core/runs/runEvents';
+import type { RunSummary } from '../../core/runs/runDirectory';
+import { isResumable } from '../../core/runs/runStatus';
 import { Handler, registerTable } from '../common/commandTable';
 import { TinkerConnection } from '../connection/connection';
 import { RunRunner } from './runRunner';
@@ -17,7 +18,6 @@ import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from '../common/commandIds';
 import { isSpecFileOf, type SpecKind, specGlob, specKind } from '../../core/spec/kinds';
 
-type RunResult = GrpoRunResult | SftRunResult;
 
 export interface RunCommandServices {
   log: Log;
@@ -145,14 +145,14 @@ async function saved(file: string): Promise<string> {
 }
 
 async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknown): Promise<RunResult | undefined> {
-  const runDir = (await runDirOf(runArg)) ?? (await pickRunDir(s, 'Resume which run?', (r) => !r.finished));
+  const runDir = (await runDirOf(runArg)) ?? (await pickRunDir(s, 'Resume which run?', (r) => isResumable(r, s.registry.byDir(r.dir))));
   if (!runDir) return undefined;
   const specFile = specArg instanceof vscode.Uri ? specArg.fsPath : typeof specArg === 'string' ? specArg : undefined;
   return s.runner.run({ resumeDir: runDir, specFile: specFile ? await saved(specFile) : undefined });
 }
 
 async function cancelRun(s: RunCommandServices, arg: unknown): Promise<boolean> {
-  const active = s.registry.active();
+  const active = s.registry.cancellable();
   let run: ActiveRun | undefined;
   const dir = await runDirOf(arg);
   if (typeof arg === 'number') run = active.find((r) => r.id === arg);
@@ -192,7 +192,7 @@ async function runDirOf(arg: unknown): Promise<string | undefined> {
 async function pickRunDir(
   s: RunCommandServices,
   placeHolder: string,
-  filter: (r: { finished: boolean }) => boolean,
+  filter: (r: RunSummary) => boolean,
   allowBrowse = false,
 ): Promise<string | undefined> {
   const runs = (await s.runs.list()).filter(filter);

@@ -3,7 +3,7 @@
 // and the metrics panels read it; a run directory not in here is judged from its files alone.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GrpoEvent, GrpoPhase, GrpoRunResult } from '../../core/grpo/types';
+import type { RunEvent, RunPhase, RunResult } from '../../core/runs/runEvents';
 import type { ActiveRunStatus } from '../../core/runs/runStatus';
 import { METRIC } from '../../protocol/metricKeys';
 import { Disposable, toDisposable } from '../common/lifecycle';
@@ -26,7 +26,7 @@ export interface ActiveRun {
   endStep: number | undefined;
   /** the iteration in progress (or the last one finished) */
   step: number | undefined;
-  phase: GrpoPhase | undefined;
+  phase: RunPhase | undefined;
   phaseDone: number | undefined;
   phaseTotal: number | undefined;
   lastReward: number | undefined;
@@ -34,7 +34,7 @@ export interface ActiveRun {
   warnings: number;
   error: string | undefined;
   readonly abort: AbortController;
-  result: GrpoRunResult | undefined;
+  result: RunResult | undefined;
 }
 
 export class RunRegistry extends Disposable {
@@ -43,7 +43,7 @@ export class RunRegistry extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<ActiveRun>());
   /** a run's state changed (any event, start, end) */
   readonly onDidChange = this.changed.event;
-  private readonly events = this._register(new vscode.EventEmitter<{ run: ActiveRun; event: GrpoEvent }>());
+  private readonly events = this._register(new vscode.EventEmitter<{ run: ActiveRun; event: RunEvent }>());
   /** every event a run reported, as it arrived */
   readonly onDidReceiveEvent = this.events.event;
 
@@ -81,7 +81,7 @@ export class RunRegistry extends Disposable {
   }
 
   /** Applies one event of the run to its state. */
-  apply(run: ActiveRun, e: GrpoEvent): void {
+  apply(run: ActiveRun, e: RunEvent): void {
     switch (e.type) {
       case 'started':
         run.runDir = e.runDir;
@@ -89,7 +89,8 @@ export class RunRegistry extends Disposable {
         run.startStep = e.startStep;
         run.endStep = e.endStep;
         run.step = e.startStep;
-        if (run.status === 'starting') run.status = 'running';
+        // a live agent session starts a stretch per call: paused between calls, running in one
+        if (run.status === 'starting' || run.status === 'paused') run.status = 'running';
         break;
       case 'phase':
         run.step = e.step;
@@ -121,7 +122,7 @@ export class RunRegistry extends Disposable {
   }
 
   /** Records how the run ended (also when it failed before reporting any event). */
-  finish(run: ActiveRun, result: GrpoRunResult): void {
+  finish(run: ActiveRun, result: RunResult): void {
     run.result = result;
     run.status = result.status;
     run.runDir ??= result.runDir || undefined;
@@ -138,6 +139,11 @@ export class RunRegistry extends Disposable {
       if (r.runDir && path.resolve(r.runDir) === want) return r;
     }
     return undefined;
+  }
+
+  /** Runs Cancel Run can stop: starting, running, or a live agent session paused between calls. */
+  cancellable(): ActiveRun[] {
+    return this.runs.filter((r) => r.status === 'starting' || r.status === 'running' || r.status === 'paused');
   }
 
   /** Runs still starting or running, oldest first. */

@@ -6,9 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../core/grpo/types';
+import type { RunResult } from '../../core/runs/runEvents';
 import type { BackendChoice } from '../../core/spec/fields';
-import type { SftRunResult } from '../../core/sft/loop';
 import type { ResolvedSftSpec } from '../../core/sft/spec';
 import { readIfExists } from '../../core/fs/read';
 import { TinkerConnection } from '../connection/connection';
@@ -49,7 +48,7 @@ export class RunRunner {
    * Runs a spec (or resumes a run directory) to its end and returns the result; undefined when
    * the user declined a prompt (e.g. the API key). Problems found before the run starts reject.
    */
-  async run(req: StartRequest): Promise<GrpoRunResult | SftRunResult | undefined> {
+  async run(req: StartRequest): Promise<RunResult | undefined> {
     const stored = !req.specFile && req.resumeDir ? await storedRun(req.resumeDir) : undefined;
     const kind: SpecKind = req.specFile ? (specKindOfFile(req.specFile) ?? DEFAULT_SPEC_KIND) : (stored?.kind ?? DEFAULT_SPEC_KIND);
     const { label } = specKind(kind);
@@ -124,7 +123,7 @@ export class RunRunner {
       },
       log: (line: string) => this.s.log.info(`[${run.runName}] ${line}`),
     };
-    let result: GrpoRunResult | SftRunResult;
+    let result: RunResult;
     // the engine dying under a local run stops it at once, as a failure it can be resumed from
     const engineWatch =
       backend.kind === 'local'
@@ -146,7 +145,7 @@ export class RunRunner {
       const message = errorMessage(err);
       const { ServerGone } = await import('../../core/runs/loopRuntime');
       const gone = run.abort.signal.reason instanceof ServerGone;
-      result = { runDir: run.runDir ?? '', status: run.abort.signal.aborted && !gone ? 'cancelled' : 'failed', iterationsRun: 0, error: message };
+      result = { kind: run.kind, runDir: run.runDir ?? '', status: run.abort.signal.aborted && !gone ? 'cancelled' : 'failed', iterationsRun: 0, error: message };
     } finally {
       engineWatch?.dispose();
     }
@@ -162,16 +161,16 @@ export class RunRunner {
     run.abort.abort();
   }
 
-  private notify(run: ActiveRun, r: GrpoRunResult | SftRunResult, label: string): void {
+  private notify(run: ActiveRun, r: RunResult, label: string): void {
     const unit = label === 'SFT' ? 'step' : 'iteration';
     const iters = `${r.iterationsRun} ${unit}${r.iterationsRun === 1 ? '' : 's'}`;
-    const sft = 'firstTrainNll' in r ? r : undefined;
+    const sft = r.kind === 'sft' ? r : undefined;
     const nll =
       sft?.firstTrainNll !== undefined && sft.lastTrainNll !== undefined
         ? `; train NLL ${sft.firstTrainNll.toFixed(3)} → ${sft.lastTrainNll.toFixed(3)}${sft.firstTestNll !== undefined && sft.lastTestNll !== undefined ? `, validation NLL ${sft.firstTestNll.toFixed(3)} → ${sft.lastTestNll.toFixed(3)}` : ''}`
         : '';
     const test =
-      r.firstTestReward !== undefined && r.lastTestReward !== undefined
+      r.kind === 'grpo' && r.firstTestReward !== undefined && r.lastTestReward !== undefined
         ? `; holdout reward ${r.firstTestReward.toFixed(3)} → ${r.lastTestReward.toFixed(3)}`
         : nll;
     const actions = r.runDir ? ['Open Metrics'] : [];

@@ -1,15 +1,15 @@
 // The Runs view: one row per local run directory (status, iteration, last reward) that expands to
 // its sampled iterations (training and holdout evaluation; a click opens that iteration's group
-// breakdown), then a "Server" node listing the backend's training runs (fetched when expanded; a
-// failure shows as a row).
+// breakdown), then a "Server" node listing the backend's training runs (the Checkpoints view's
+// listing: fetched a page at a time when expanded, "Load more"; a failure shows as a row).
 // Status: "running" and how a run ended in this window come from the run registry; any other run
 // counts as completed when it has a final checkpoint, as interrupted when its writer died holding the
 // run directory (a window reloaded or closed mid-run), else as not finished (either can be resumed).
 import { codeSpan, escapeMarkdown } from '../../core/text/markdown';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../core/runs/runDirectory';
-import { RunStatus, deriveRunStatus } from '../../core/runs/runStatus';
-import type { TrainingRun } from '../../core/tinker/wire';
+import { RunStatus, deriveRunStatus, isResumable } from '../../core/runs/runStatus';
+import { ServerRunList, ServerRunRow } from '../../core/checkpoints/serverRuns';
 import { TinkerConnection } from '../connection/connection';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
@@ -18,38 +18,44 @@ import { readBackend } from '../common/settings';
 import { throttle } from '../common/throttle';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
-import { serverRunItem } from './serverRunItem';
-import { errorMessage } from '../../core/errors';
+import { loadMoreItem, serverRunItem } from './serverRunItem';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
   | { kind: 'iteration'; run: RunSummary; iteration: number; split: 'train' | 'eval' }
   | { kind: 'server' }
-  | { kind: 'serverRun'; run: TrainingRun }
-  | { kind: 'message'; text: string; detail?: string; error: boolean };
+  | ServerRunRow;
 
 const SERVER_NODE: RunsNode = { kind: 'server' };
 
 export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvider<RunsNode> {
   private readonly changed = this._register(new vscode.EventEmitter<RunsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private server: Promise<RunsNode[]> | undefined;
   private serverLabel = 'Server';
+  /** the server's runs, the same listing as the Checkpoints view's */
+  readonly serverRuns: ServerRunList;
 
   constructor(
     private readonly model: RunsModel,
     private readonly registry: RunRegistry,
-    private readonly connection: TinkerConnection,
+    connection: Pick<TinkerConnection, 'get'>,
+    serverRuns?: ServerRunList,
   ) {
     super();
+    this.serverRuns = serverRuns ?? new ServerRunList(() => connection.get());
     // A run reports progress many times a second; the view follows it at most twice a second.
     const fromRegistry = throttle(() => this.changed.fire(undefined), 500);
-    this._registerAll(model.onDidChange(() => this.changed.fire(undefined)), registry.onDidChange(fromRegistry), fromRegistry);
+    this._registerAll(
+      model.onDidChange(() => this.changed.fire(undefined)),
+      registry.onDidChange(fromRegistry),
+      fromRegistry,
+      this.serverRuns.onDidChange(() => this.changed.fire(undefined)),
+    );
   }
 
   /** Re-reads the server's training runs the next time the Server node is shown. */
   refreshServer(): void {
-    this.server = undefined;
+    this.serverRuns.reset();
     this.changed.fire(undefined);
   }
 
@@ -69,10 +75,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       // With no local run the view stays empty, so its welcome content (what to do first) shows.
       return local.length ? [...local, SERVER_NODE] : [];
     }
-    if (element.kind === 'server') {
-      this.server ??= this.loadServerRuns();
-      return this.server;
-    }
+    if (element.kind === 'server') return this.serverRuns.rows();
     if (element.kind === 'run') return this.iterationsOf(element.run);
     return [];
   }
@@ -92,18 +95,6 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   /** The local run rows only (what tests and commands look for). */
   async localRuns(): Promise<Array<Extract<RunsNode, { kind: 'run' }>>> {
     return (await this.getChildren()).filter((n): n is Extract<RunsNode, { kind: 'run' }> => n.kind === 'run');
-  }
-
-  private async loadServerRuns(): Promise<RunsNode[]> {
-    try {
-      const client = await this.connection.get();
-      const runs = await client.allTrainingRuns(AbortSignal.timeout(30_000));
-      if (runs.length === 0) return [{ kind: 'message', text: 'No training runs on this server yet', error: false }];
-      return runs.map((run) => ({ kind: 'serverRun', run }));
-    } catch (err) {
-      const text = errorMessage(err);
-      return [{ kind: 'message', text: 'Could not list the server’s training runs', detail: text, error: true }];
-    }
   }
 
   getTreeItem(node: RunsNode): vscode.TreeItem {
@@ -131,6 +122,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       }
       case 'serverRun':
         return serverRunItem(node.run, { id: `server-run:${node.run.training_run_id}`, collapsible: vscode.TreeItemCollapsibleState.None, contextValue: 'tinker.serverRun' });
+      case 'loadMore':
+        return loadMoreItem({ id: `server-load-more:${node.offset}`, contextValue: 'tinker.serverLoadMore' });
       case 'message': {
         const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
@@ -145,6 +138,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
 
 const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
   running: new vscode.ThemeIcon('sync~spin'),
+  'paused (agent)': new vscode.ThemeIcon('debug-pause'),
   completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
   failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
   cancelled: new vscode.ThemeIcon('circle-slash'),
@@ -155,7 +149,7 @@ const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
 function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
   const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `run:${run.dir}`;
-  item.contextValue = status === 'running' ? 'tinker.run:running' : status === 'completed' ? 'tinker.run:done' : 'tinker.run:resumable';
+  item.contextValue = status === 'running' || status === 'paused (agent)' ? 'tinker.run:running' : isResumable(run, active) ? 'tinker.run:resumable' : 'tinker.run:done';
   item.resourceUri = vscode.Uri.file(run.dir);
   const parts: string[] = [];
   if (status === 'running' && active) parts.push(describeProgress(active));

@@ -3,6 +3,8 @@
 // going, its progress and "Cancel run" instead.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ParsedFileCache } from '../../core/fs/parsedFileCache';
+import { isResumable } from '../../core/runs/runStatus';
 import { RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
@@ -13,27 +15,32 @@ import { DEFAULT_SPEC_KIND, SPEC_KIND_IDS, specGlob, specKind, specKindOfFile } 
 
 export const SPEC_SELECTOR: vscode.DocumentSelector = SPEC_KIND_IDS.map((kind) => ({ pattern: specGlob(kind) }));
 
+/** the spec file of each run's config.json, re-read only when the file changed (a refresh reads none) */
+let specFiles: ParsedFileCache<string | undefined> | undefined;
+
 /** The newest run directory in the runs folder started from `specFile` that has no final checkpoint. */
 export async function resumableRunFor(runs: RunsModel, registry: RunRegistry, specFile: string): Promise<string | undefined> {
   const want = path.resolve(specFile);
-  for (const run of await runs.list()) {
-    if (run.finished) continue;
-    const active = registry.byDir(run.dir);
-    if (active && (active.status === 'running' || active.status === 'starting' || active.status === 'completed')) continue;
+  const listed = await runs.list();
+  const dirs = new Set(listed.map((r) => r.dir));
+  specFiles?.prune((file) => dirs.has(path.dirname(file)));
+  for (const run of listed) {
+    if (!isResumable(run, registry.byDir(run.dir))) continue;
     if ((await specFileOf(run.dir)) === want) return run.dir;
   }
   return undefined;
 }
 
 async function specFileOf(runDir: string): Promise<string | undefined> {
-  try {
-    const { readRunConfig, specFileOfConfig } = await import('../../core/runs/runConfig'); // zod: loaded on first use
-    const cfg = await readRunConfig(runDir);
-    return cfg && specFileOfConfig(cfg);
-  } catch {
-    // not one of ours, or still being written
-  }
-  return undefined;
+  const { parseRunConfig, runConfigFile, specFileOfConfig } = await import('../../core/runs/runConfig'); // zod: loaded on first use
+  specFiles ??= new ParsedFileCache((text, file) => {
+    try {
+      return specFileOfConfig(parseRunConfig(text, file));
+    } catch {
+      return undefined; // not one of ours, or still being written (its next write changes the file)
+    }
+  });
+  return specFiles.get(runConfigFile(runDir));
 }
 
 export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensProvider {

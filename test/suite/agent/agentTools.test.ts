@@ -1,6 +1,6 @@
 // The agent tools in VS Code's language-model tool registry: listed in vscode.lm.tools, and
 // vscode.lm.invokeTool runs init_grpo and one train_grpo_step in the extension host, whose run then
-// appears in the Runs view like any other.
+// appears in the Runs view like any other, as "paused (agent)" between calls; Cancel Run ends it.
 import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -47,8 +47,16 @@ suite('agent tools (language-model tools)', function () {
     assert.ok(runDir && path.dirname(runDir) === runsDir, `the run is in the runs folder (${text})`);
     // the view re-reads a run when its files change: wait for the row that has the step logged
     const row = await waitFor('the agent run in the Runs view, at iteration 0', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === runDir && r.run.lastStep === 0));
-    assert.strictEqual(row.status, 'not finished', 'paused between steps: resumable, not finished');
+    assert.strictEqual(row.status, 'paused (agent)', 'a live agent session waiting between calls');
     const status = await vscode.lm.invokeTool('status', { input: {}, toolInvocationToken: undefined }, token);
     assert.match(resultText(status), /agent-tiny \(tinker-studio\/arith-gpt\), iteration 1\/3: idle/);
+    assert.match(resultText(status), /holds tinker session, training client, sampler, reward workers/);
+
+    // Cancel Run ends the session waiting between calls cleanly: the run is no longer paused, the session is gone
+    assert.ok(await vscode.commands.executeCommand<boolean>('tinker.cancelRun', runDir), 'the command found the paused agent run');
+    const ended = await waitFor('the agent run to end', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === runDir && r.status !== 'paused (agent)'));
+    assert.strictEqual(ended.status, 'cancelled');
+    const gone = await vscode.lm.invokeTool('status', { input: {}, toolInvocationToken: undefined }, token);
+    assert.match(resultText(gone), /^no session: call init_grpo or init_sft first/);
   });
 });

@@ -9,10 +9,11 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { DownloadResult } from '../../../src/core/checkpoints/download';
 import type { WeightsSummary } from '../../../src/core/checkpoints/manage';
-import type { SftRunResult } from '../../../src/core/sft/loop';
+import type { SftRunResult } from '../../../src/core/runs/runEvents';
 import type { TinkerStudioTestHandles } from '../../../src/extension';
 import type { ActionReport } from '../../../src/vscode/checkpoints/checkpointCommands';
 import type { CheckpointNode } from '../../../src/vscode/checkpoints/checkpointsTree';
+import type { RunsNode } from '../../../src/vscode/runs/runsTree';
 import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
 type PathNode = Extract<CheckpointNode, { kind: 'path' }>;
@@ -130,6 +131,30 @@ suite('Checkpoint management in the Checkpoints view', function () {
       const serverRun = second[0]!;
       const ckpts = await tree.getChildren(serverRun);
       assert.ok(ckpts.length > 0 && ckpts.every((c) => c.kind === 'serverCheckpoint' || c.kind === 'message'));
+    } finally {
+      tree.pageSize = size;
+      tree.refresh();
+    }
+  });
+
+  test('the Runs view lists the server runs from the Checkpoints view’s listing: the same pages, the same Load more', async () => {
+    const tree = api.checkpointsTree;
+    const runsTree = api.runsTree;
+    assert.strictEqual(runsTree.serverRuns, tree.serverRuns, 'one listing for both views');
+    const size = tree.pageSize;
+    const ids = (nodes: ReadonlyArray<RunsNode | CheckpointNode>) => nodes.map((n) => (n.kind === 'serverRun' ? n.run.training_run_id : n.kind));
+    try {
+      tree.pageSize = 1;
+      runsTree.refreshServer();
+      const server = await waitFor('the Server node of the Runs view', async () => (await runsTree.getChildren()).find((n) => n.kind === 'server'));
+      const first = await runsTree.getChildren(server);
+      assert.deepStrictEqual(first.map((n) => n.kind), ['serverRun', 'loadMore']);
+      assert.strictEqual(runsTree.getTreeItem(first[1]!).command?.command, 'tinker.checkpoints.loadMore');
+      await vscode.commands.executeCommand('tinker.checkpoints.loadMore');
+      const root = (await tree.getChildren()).find((n) => n.kind === 'serverRoot')!;
+      const inRuns = ids(await runsTree.getChildren(server));
+      assert.strictEqual(inRuns.filter((k) => k !== 'loadMore').length, 2, 'the next page shows in the Runs view too');
+      assert.deepStrictEqual(inRuns, ids(await tree.getChildren(root)));
     } finally {
       tree.pageSize = size;
       tree.refresh();

@@ -7,7 +7,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../../src/core/grpo/types';
+import type { GrpoRunResult } from '../../../src/core/runs/runEvents';
 import { writeTinySpec } from './grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 

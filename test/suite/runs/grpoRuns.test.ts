@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { GrpoRunResult } from '../../../src/core/grpo/types';
+import type { GrpoRunResult } from '../../../src/core/runs/runEvents';
 import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { checkpointNames, loggedSteps, writeTinySpec } from './grpoFixtures';
 import { Redactor } from '../../../src/core/config/redact';

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { SftRunResult } from '../../../src/core/sft/loop';
+import type { SftRunResult } from '../../../src/core/runs/runEvents';
 import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { checkpointNames, loggedSteps } from './grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';

@@ -6,6 +6,26 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { stepReport, stepReportText } from '../../../src/core/agent/report';
+import type { SampleRecord } from '../../../src/core/runs/sampleRecord';
+
+/** A whole sample record, as a run writes it (src/core/runs/sampleSchema.ts). */
+function sampleRecord(group_idx: number, reward: number, content: string): SampleRecord {
+  return {
+    group_idx,
+    traj_idx: 0,
+    problem_id: `p${group_idx}`,
+    prompt: `<|im_start|>user\nproblem ${group_idx}<|im_end|>\n<|im_start|>assistant\n`,
+    completion: `${content}<|im_end|>`,
+    content,
+    ground_truth: '8',
+    completion_tokens: [1, 2],
+    logprobs: [-0.5, -0.25],
+    reward,
+    advantage: reward - 0.5,
+    stop_reason: 'stop',
+    termination: 'stop_sequence',
+  };
+}
 
 function runDir(rewards: number[], allBad = 0.25, allGood = 0.25): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-report-'));
@@ -16,7 +36,7 @@ function runDir(rewards: number[], allBad = 0.25, allGood = 0.25): string {
   const last = rewards.length - 1;
   const it = path.join(dir, `iteration_${String(last).padStart(6, '0')}`);
   fs.mkdirSync(it);
-  const sample = (group_idx: number, reward: number, content: string) => JSON.stringify({ group_idx, traj_idx: 0, problem_id: `p${group_idx}`, content, reward, advantage: reward - 0.5 });
+  const sample = (group_idx: number, reward: number, content: string) => JSON.stringify(sampleRecord(group_idx, reward, content));
   fs.writeFileSync(path.join(it, 'train_samples.jsonl'), [sample(0, 1, 'same'), sample(0, 1, 'same'), sample(1, 0, 'wrong 7'), sample(1, 1, 'right 8')].join('\n') + '\n');
   return dir;
 }
@@ -45,6 +65,26 @@ describe('agent step report', () => {
       assert.match(text, /4 mixed, 2 all-good \(ALL-1\), 2 all-bad \(ALL-0\) of 8; truncated 0\.125/);
       assert.ok(text.endsWith(`run directory: ${dir}`));
       assert.deepStrictEqual(r.findings, [], 'no doctor finding on a healthy run');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the samples with the run\'s sample-record schema: a line that is no sample record is not quoted', () => {
+    const dir = runDir([0.1, 0.3]);
+    try {
+      const file = path.join(dir, 'iteration_000001', 'train_samples.jsonl');
+      // group 2 is mixed but its lines lack the record's tokens, log-probs, prompt and stop reason
+      const partial = (reward: number, content: string) => JSON.stringify({ group_idx: 2, traj_idx: 0, problem_id: 'p2', content, reward, advantage: reward - 0.5 });
+      fs.writeFileSync(file, [partial(0, 'partial wrong'), partial(1, 'partial right'), JSON.stringify(sampleRecord(3, 0, 'wrong 5')), JSON.stringify(sampleRecord(3, 1, 'right 6'))].join('\n') + '\n');
+      const r = stepReport({ runDir: dir, firstStep: 1, lastStep: 1, stepsTotal: 2, groupsPerBatch: 4, rewardErrors: [] });
+      assert.deepStrictEqual(
+        r.samples.map((s) => [s.which, s.problem_id, s.completion]),
+        [
+          ['best', 'p3', 'right 6'],
+          ['worst', 'p3', 'wrong 5'],
+        ],
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -1,16 +1,16 @@
 // One status for a run wherever it shows (Runs view, status bar, metrics panel): what this window
 // saw of the run decides while it has begun or ended; otherwise the run directory does.
 import * as assert from 'assert';
-import { deriveRunStatus, progressText } from '../../../src/core/runs/runStatus';
+import { deriveRunStatus, isResumable, progressText } from '../../../src/core/runs/runStatus';
 import { formatLocalTime } from '../../../src/core/text/time';
 
 describe('run status and progress text', () => {
-  it('a run this window started reports its own status, except while starting or paused', () => {
+  it('a run this window started reports its own status, except while starting; a live agent session between calls reads "paused (agent)"', () => {
     assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'running' }), 'running');
     assert.strictEqual(deriveRunStatus({ finished: true }, { status: 'failed' }), 'failed');
     assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'cancelled' }), 'cancelled');
     assert.strictEqual(deriveRunStatus({ finished: true }, { status: 'starting' }), 'completed');
-    assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'paused' }), 'not finished');
+    assert.strictEqual(deriveRunStatus({ finished: false }, { status: 'paused' }), 'paused (agent)');
   });
 
   it('any other run is completed with a final checkpoint, else interrupted when its writer died holding it, else not finished', () => {
@@ -18,6 +18,15 @@ describe('run status and progress text', () => {
     assert.strictEqual(deriveRunStatus({ finished: true, interrupted: true }, undefined), 'completed');
     assert.strictEqual(deriveRunStatus({ finished: false, interrupted: true }, undefined), 'interrupted');
     assert.strictEqual(deriveRunStatus({ finished: false }, undefined), 'not finished');
+  });
+
+  it('a run is resumable without a final checkpoint unless this window is starting, running, holding it live for an agent (paused) or has just completed it', () => {
+    assert.strictEqual(isResumable({ finished: true }, undefined), false, 'a completed run');
+    assert.strictEqual(isResumable({ finished: true }, { status: 'failed' }), false, 'a run that failed after its final checkpoint');
+    assert.strictEqual(isResumable({ finished: false }, undefined), true, 'not finished');
+    assert.strictEqual(isResumable({ finished: false, interrupted: true }, undefined), true, 'interrupted');
+    for (const status of ['starting', 'running', 'paused', 'completed'] as const) assert.strictEqual(isResumable({ finished: false }, { status }), false, status);
+    for (const status of ['cancelled', 'failed'] as const) assert.strictEqual(isResumable({ finished: false }, { status }), true, status);
   });
 
   it('progress counts from 1, caps at the last iteration and names the phase with its count', () => {

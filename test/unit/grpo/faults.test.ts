@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { GrpoLoopConfig, runGrpo } from '../../../src/core/grpo/loop';
-import type { GrpoEvent } from '../../../src/core/grpo/types';
+import type { RunEvent } from '../../../src/core/runs/runEvents';
 import { loadRenderer } from '../../../src/core/render';
 import type { Renderer } from '../../../src/core/render/types';
 import { createRewardRunner } from '../../../src/core/reward';
@@ -72,7 +72,7 @@ describe('GRPO run under faults (disk full, reward worker killed)', function () 
         if (step >= 1) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${path.join(writer.dir, 'metrics.jsonl')}'`), { code: 'ENOSPC' });
         append(step, metrics);
       };
-      const events: GrpoEvent[] = [];
+      const events: RunEvent[] = [];
       const first = await runGrpo({ service, config: config(), renderer, pool: POOL, reward, writer, onEvent: (e) => events.push(e) });
       assert.strictEqual(first.status, 'failed');
       assert.match(first.error ?? '', /ENOSPC: no space left on device/);
@@ -111,7 +111,7 @@ describe('GRPO run under faults (disk full, reward worker killed)', function () 
     try {
       const writer = RunWriter.create(path.join(dir, 'runs'), 'killed-worker');
       writer.writeConfig({ model_name: RANDOM_MODEL });
-      const events: GrpoEvent[] = [];
+      const events: RunEvent[] = [];
       const result = await runGrpo({ service, config: config({ iterations: 2, saveEvery: 0 }), renderer, pool: POOL, reward, writer, onEvent: (e) => events.push(e) });
       writer.close();
       assert.strictEqual(result.status, 'completed', result.error);

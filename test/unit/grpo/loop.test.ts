@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { GrpoLoopConfig, runGrpo } from '../../../src/core/grpo/loop';
-import type { GrpoEvent } from '../../../src/core/grpo/types';
+import type { RunEvent } from '../../../src/core/runs/runEvents';
 import { loadRenderer } from '../../../src/core/render';
 import type { Renderer } from '../../../src/core/render/types';
 import { createRewardRunner } from '../../../src/core/reward';
@@ -79,7 +79,7 @@ describe('GRPO loop on the embedded engine', function () {
 
   describe('a complete run (3 steps, save_every 2, eval_every 2)', () => {
     let runDir: string;
-    const events: GrpoEvent[] = [];
+    const events: RunEvent[] = [];
     let result: Awaited<ReturnType<typeof runGrpo>>;
 
     before(async () => {
@@ -269,7 +269,7 @@ describe('GRPO loop on the embedded engine', function () {
       writer.close();
       const again = RunWriter.open(writer.dir);
       const resumeFrom = again.lastStateCheckpoint();
-      const events: GrpoEvent[] = [];
+      const events: RunEvent[] = [];
       const second = await runGrpo({ service, config: cfg, renderer, pool: POOL, reward, writer: again, resumeFrom, onEvent: (e) => events.push(e) });
       assert.strictEqual(second.status, 'completed', second.error);
       assert.strictEqual(second.iterationsRun, 3);

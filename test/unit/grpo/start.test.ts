@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startGrpoRun } from '../../../src/core/grpo/start';
-import type { GrpoEvent } from '../../../src/core/grpo/types';
+import type { RunEvent } from '../../../src/core/runs/runEvents';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { TestEngine, readCheckpointLines, readMetricsLines, startTestEngine, writeReward } from './engineFixture';
 
@@ -52,7 +52,7 @@ describe('startGrpoRun', function () {
       return ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
     };
     const runsDir = path.join(dir, 'runs');
-    const events: GrpoEvent[] = [];
+    const events: RunEvent[] = [];
     const r = await startGrpoRun({ specFile, runsDir, connect, cacheDir: path.join(dir, 'cache'), onEvent: (e) => events.push(e) });
     assert.strictEqual(r.status, 'completed', r.error);
     assert.strictEqual(r.iterationsRun, 2);
@@ -71,7 +71,7 @@ describe('startGrpoRun', function () {
     assert.strictEqual(connects, 1);
 
     const again = await startGrpoRun({ resumeDir: r.runDir, runsDir, connect, cacheDir: path.join(dir, 'cache') });
-    assert.deepStrictEqual(again, { runDir: r.runDir, status: 'completed', iterationsRun: 0 });
+    assert.deepStrictEqual(again, { kind: 'grpo', runDir: r.runDir, status: 'completed', iterationsRun: 0 });
     assert.strictEqual(connects, 1, 'a complete run is not reopened');
     assert.strictEqual(readMetricsLines(r.runDir).length, 2);
   });

@@ -12,7 +12,7 @@ import { RunWriter } from '../../../src/core/runs/runWriter';
 import type { Chat } from '../../../src/core/sft/data';
 import { runSft, SftLoopConfig } from '../../../src/core/sft/loop';
 import { startSftRun } from '../../../src/core/sft/start';
-import type { GrpoEvent } from '../../../src/core/grpo/types';
+import type { RunEvent } from '../../../src/core/runs/runEvents';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
 import { startGrpoRun } from '../../../src/core/grpo/start';
@@ -60,7 +60,7 @@ describe('SFT loop on the engine', function () {
   it('20 steps lower train_mean_nll and test/nll; metrics, checkpoints and the final record in the cookbook layout', async () => {
     const writer = RunWriter.create(path.join(dir, 'runs'), 'lower');
     writer.writeConfig({ run_kind: 'sft' });
-    const events: GrpoEvent[] = [];
+    const events: RunEvent[] = [];
     const r = await runSft({ service, config: config(), renderer, train: TRAIN, validation: VALIDATION, writer, onEvent: (e) => events.push(e) });
     assert.strictEqual(r.status, 'completed', r.error);
     assert.strictEqual(r.iterationsRun, 20);
@@ -177,7 +177,7 @@ describe('SFT loop on the engine', function () {
     assert.strictEqual(cfg.renderer_name, 'chatml');
     assert.strictEqual(readMetricsLines(r.runDir).length, 2);
     const again = await startSftRun({ resumeDir: r.runDir, runsDir, connect: () => Promise.reject(new Error('must not connect')), cacheDir: path.join(dir, 'cache') });
-    assert.deepStrictEqual(again, { runDir: r.runDir, status: 'completed', iterationsRun: 0 });
+    assert.deepStrictEqual(again, { kind: 'sft', runDir: r.runDir, status: 'completed', iterationsRun: 0 });
 
     const bad = path.join(dir, 'bad.sft.json');
     fs.writeFileSync(bad, JSON.stringify({ model: RANDOM_MODEL, batch_sise: 4, dataset: { path: 'missing.jsonl' } }));

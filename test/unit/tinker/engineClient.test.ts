@@ -2,37 +2,23 @@
 // makes, driven only through the client. The engine runs in this process with the real compute
 // backend and the randomly initialised model (small and fast).
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { ServiceClient, TrainingClient, splitTinkerPath } from '../../../src/core/tinker/client';
 import { ConflictError, NotFoundError, RequestFailedError } from '../../../src/core/tinker/errors';
 import { Datum, textInput } from '../../../src/core/tinker/types';
-import type { ComputeBackend } from '../../../src/engine/contract';
 import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
-import type { EngineServer } from '../../../src/engine/server';
-import { sftDatum, startEngine } from './engineFixtures';
+import { sftDatum, useEngineClient } from './engineFixtures';
 
 const IM_END = 258;
 
 describe('Tinker client ⇄ embedded engine over HTTP', function () {
   this.timeout(120_000);
-  let dir: string;
-  let engine: { server: EngineServer; backend: ComputeBackend };
+  const engine = useEngineClient('tinker-engine-client-');
   let client: ServiceClient;
   let tc: TrainingClient;
   const datum = sftDatum('<|im_start|>user\nWhat is 2 + 3?<|im_end|>\n<|im_start|>assistant\n5<|im_end|>');
 
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-engine-client-'));
-    engine = await startEngine(dir);
-    client = await ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test', heartbeatIntervalMs: 200 });
-  });
-  after(async () => {
-    client?.close();
-    await engine?.server.close();
-    await engine?.backend.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+  before(() => {
+    client = engine.client;
   });
 
   it('handshakes, opens a session and lists the server models', async () => {
@@ -107,7 +93,7 @@ describe('Tinker client ⇄ embedded engine over HTTP', function () {
   });
 
   it('JSON forward_backward bodies give the same result as protobuf', async () => {
-    const jsonClient = await ServiceClient.connect({ baseUrl: engine.server.url, forwardBackwardFormat: 'json' });
+    const jsonClient = await ServiceClient.connect({ baseUrl: engine.url, forwardBackwardFormat: 'json' });
     try {
       const state = await (await tc.saveState('for-json')).result();
       const tj = await jsonClient.createTrainingClientFromState(state.path);
@@ -228,7 +214,7 @@ describe('Tinker client ⇄ embedded engine over HTTP', function () {
   });
 
   it('never puts the API key in an error message', async () => {
-    const keyed = await ServiceClient.connect({ baseUrl: engine.server.url, apiKey: 'tml-secret-key-0123456789' });
+    const keyed = await ServiceClient.connect({ baseUrl: engine.url, apiKey: 'tml-secret-key-0123456789' });
     try {
       await assert.rejects(keyed.createLoraTrainingClient('no/such-model'), (e: unknown) => {
         const msg = String((e as Error).message);

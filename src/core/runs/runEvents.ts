@@ -1,0 +1,51 @@
+// The contract between a run (GRPO in src/core/grpo, SFT in src/core/sft, driven by the extension
+// host, the CLI or an agent session) and whoever shows it: events while it runs, and the result of
+// each stretch it ran.
+
+/** 'rewards' is GRPO's; SFT steps report 'eval', 'training' and 'checkpoint'. */
+export type RunPhase = 'eval' | 'sampling' | 'rewards' | 'training' | 'checkpoint';
+
+export type RunEvent =
+  /** the run directory is ready; steps [startStep, endStep) will run (startStep > 0 on resume) */
+  | { type: 'started'; runDir: string; runName: string; model: string; startStep: number; endStep: number; resumed: boolean }
+  /** progress inside a step; `done`/`total` count samples, rewards or eval problems */
+  | { type: 'phase'; step: number; phase: RunPhase; done?: number; total?: number }
+  /** the metrics line just appended to metrics.jsonl for `step` */
+  | { type: 'metrics'; step: number; metrics: Record<string, number> }
+  /** the record just appended to checkpoints.jsonl */
+  | { type: 'checkpoint'; record: { name: string; batch?: number; state_path?: string; sampler_path?: string } & Record<string, unknown> }
+  /** something the user should know that does not stop the run (e.g. a reward function raised) */
+  | { type: 'warning'; step: number; message: string }
+  | { type: 'finished'; runDir: string; status: RunEndStatus; lastStep: number };
+
+/** 'paused': stopped after the steps asked for (an agent session between calls), resumable like 'cancelled'. */
+export type RunEndStatus = 'completed' | 'paused' | 'cancelled' | 'failed';
+
+interface RunResultBase {
+  runDir: string;
+  status: RunEndStatus;
+  /** iterations (GRPO) or steps (SFT) run in this invocation */
+  iterationsRun: number;
+  /** the error that failed the run, in words a person can act on */
+  error?: string;
+}
+
+export interface GrpoRunResult extends RunResultBase {
+  kind: 'grpo';
+  /** first and last test/env/all/reward/total seen in this invocation, when evaluations ran */
+  firstTestReward?: number;
+  lastTestReward?: number;
+}
+
+export interface SftRunResult extends RunResultBase {
+  kind: 'sft';
+  /** first and last validation NLL seen in this invocation */
+  firstTestNll?: number;
+  lastTestNll?: number;
+  /** first and last train_mean_nll of this invocation */
+  firstTrainNll?: number;
+  lastTrainNll?: number;
+}
+
+/** How a run (or one stretch of it) ended; `kind` tells GRPO's fields from SFT's. */
+export type RunResult = GrpoRunResult | SftRunResult;
