@@ -57,7 +57,7 @@ if (wanted.has('host')) {
   rows.push(['extension-host (floor)', await run('layer 2: extension-host tests on the floor host', process.execPath, ['scripts/run-web-tests.mjs', '--host', 'floor'], floorEnv)]);
 }
 if (wanted.has('ui')) {
-  const pack = await run('package the VSIX', process.execPath, [bin('@vscode/vsce/vsce'), 'package', '--no-dependencies']);
+  const pack = await run('package the VSIX', process.execPath, [path.join(root, 'scripts/package.mjs')]);
   for (const host of ['floor', 'newest']) {
     rows.push([`ui (${host})`, pack.code === 0 ? await run(`layer 3: UI tests on the ${host} host`, process.execPath, ['scripts/run-ui-tests.mjs'], { UI_HOSTS: host }) : pack]);
   }
