@@ -161,7 +161,7 @@ export class WandbTracker implements Tracker {
     clearTimeout(this.answerTimer);
     if (!this.answered) {
       this.answerTimer = setTimeout(() => {
-        if (!this.answered) this.warn(`W&B has not answered for ${Math.round((this.o.answerTimeoutMs ?? 60_000) / 1000)} s (${this.o.baseUrl ?? 'https://api.wandb.ai'})`);
+        if (!this.answered) this.warn(`W&B has not answered for ${(this.o.answerTimeoutMs ?? 60_000) / 1000} s (${this.o.baseUrl ?? 'https://api.wandb.ai'})`);
       }, this.o.answerTimeoutMs ?? 60_000);
       this.answerTimer.unref();
     }
