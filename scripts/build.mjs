@@ -20,6 +20,9 @@ const nodeEntries = [
   ['src/engine/main.ts', 'engine'],
   ['src/engine/model/engineWorker.ts', 'engineWorker'],
   ['src/cli/main.ts', 'cli'], // the headless CLI (package.json "bin"), run as `node dist/cli.js`
+  // the W&B logger child process (src/core/tracking/wandbTracker.ts forks it); @wandb/sdk's
+  // require.resolve of its worker file runs only with WANDB_WORKER=true, which the tracker never passes
+  ['src/core/tracking/wandbLogger.ts', 'wandbLogger'],
 ];
 
 /** Webview entry points (browser): one per panel folder of webview/, found (scripts/lib/panels.mjs). */
@@ -54,6 +57,7 @@ for (const [src, name] of nodeEntries) {
       platform: 'node',
       target: 'node20',
       external: ['vscode'],
+      logOverride: name === 'wandbLogger' ? { 'require-resolve-not-external': 'silent' } : undefined,
       // lets activate() report how long evaluating the bundle took, next to its own time
       banner: name === 'extension' ? { js: 'var __tinkerLoadStart = performance.now(), __tinkerLoadEnd;' } : name === 'cli' ? { js: '#!/usr/bin/env node' } : undefined,
       footer: name === 'extension' ? { js: '__tinkerLoadEnd = performance.now();' } : undefined,

@@ -31,7 +31,7 @@ import { RunStatusItem } from './vscode/runs/runStatusBar';
 import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/runs/specCodeLens';
 import { RunsModel } from './vscode/runs/runsModel';
 import { RunsTreeProvider } from './vscode/runs/runsTree';
-import { ApiKeyStore } from './vscode/connection/secrets';
+import { ApiKeyStore, WandbKeyStore } from './vscode/connection/secrets';
 import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/common/settings';
 import { BackendStatusItem } from './vscode/connection/backendStatusBar';
 import { TrustedServers } from './vscode/connection/trustedServers';
@@ -87,6 +87,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const redactor = new Redactor();
   const log = own(new Log(redactor));
   const apiKeys = own(new ApiKeyStore(context.secrets, redactor));
+  const wandbKeys = new WandbKeyStore(context.secrets, redactor);
   const runs = own(new RunsModel(runsDirectory(context.globalStorageUri), log));
   const registry = own(new RunRegistry());
   const engine = own(new LocalEngine(context.extensionPath, context.globalStorageUri, log));
@@ -127,8 +128,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerSampleDiffs({ log, runs })) own(d);
   // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
   const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
-  const runner = new RunRunner({ log, apiKeys, runs, connection, registry, cacheDir });
-  for (const d of registerConnectionCommands({ log, apiKeys, connection })) own(d);
+  const runner = new RunRunner({ log, apiKeys, wandbKeys, runs, connection, registry, cacheDir });
+  for (const d of registerConnectionCommands({ log, apiKeys, wandbKeys, connection })) own(d);
   for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
   const runStatus = own(new RunStatusItem(registry));

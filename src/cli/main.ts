@@ -9,6 +9,7 @@ import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
 import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
 import { startSftRun } from '../core/sft/start';
+import { wandbTrackerFactory } from '../core/tracking/wandbSetup';
 import { specKind } from '../core/spec/kinds';
 import { ServiceClient } from '../core/tinker/client';
 import { describeRoute } from '../core/tinker/proxy';
@@ -135,6 +136,8 @@ async function main(argv: string[]): Promise<number> {
       signal: ac.signal,
       onEvent: (e: Parameters<Progress['onEvent']>[0]) => progress.onEvent(e),
       log,
+      // W&B: the spec's wandb_* fields, else WANDB_PROJECT / WANDB_ENTITY; the key from WANDB_API_KEY
+      tracking: { tracker: wandbTrackerFactory({ env: process.env }) },
     };
     let result;
     if (args.command === 'sft') {
@@ -171,6 +174,7 @@ async function mcp(args: McpArgs, cacheDir: string): Promise<number> {
     cacheDir,
     baseDir: workspace,
     python: args.python,
+    tracking: { tracker: wandbTrackerFactory({ env: process.env }) },
     connect: connector(args, cacheDir, closers, log),
     ...(args.busyWaitMs !== undefined ? { busyWaitMs: args.busyWaitMs } : {}),
     idleMs: (args.idleMinutes ?? 60) * 60_000,

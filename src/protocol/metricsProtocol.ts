@@ -22,6 +22,8 @@ export const RunInfo = z.object({
   name: z.string(),
   dir: z.string(),
   model: z.string().optional(),
+  /** the W&B run's URL (config.json's wandb.url) when the run logs to W&B */
+  wandbUrl: z.string().regex(/^https?:\/\//).optional(),
   status: RunStatus,
   /** the iteration the run is in and how many it will run, while it runs */
   progress: z.object({ step: z.number().int(), endStep: z.number().int(), phase: z.string().optional() }).optional(),
@@ -41,6 +43,7 @@ export type ToWebview = z.infer<typeof ToWebview>;
 
 export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('revealRunDir') }),
+  z.object({ type: z.literal('openWandb') }),
   z.object({ type: z.literal('showLog') }),
   /** something failed inside the webview (logged by the host) */
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),

@@ -40,6 +40,7 @@ app.innerHTML = `
     <output id="smoothing-value" for="smoothing"></output>
     <vscode-checkbox id="show-raw" checked>Show raw values</vscode-checkbox>
     <vscode-button id="reveal" appearance="secondary">Open Run Folder</vscode-button>
+    <vscode-button id="wandb" appearance="secondary" hidden>Open in W&amp;B</vscode-button>
   </div>
   <vscode-divider role="separator"></vscode-divider>
   <div class="message-row"><p id="message" role="status"></p><vscode-button id="show-log" appearance="secondary" hidden>Show Log</vscode-button></div>
@@ -49,6 +50,7 @@ const nameEl = byId('run-name');
 const statusEl = byId('run-status');
 const runningEl = byId('running');
 const metaEl = byId('run-meta');
+const wandbEl = byId('wandb');
 const messageEl = byId('message');
 const showLogEl = byId('show-log');
 const chartsEl = byId('charts');
@@ -113,7 +115,10 @@ function showRun(run: RunInfo): void {
     parts.push(progressText({ unit: 'iteration', ...run.progress }));
   }
   parts.push(run.dir);
+  if (run.wandbUrl) parts.push(`W&B: ${run.wandbUrl}`);
   metaEl.textContent = parts.join(' · ');
+  wandbEl.hidden = !run.wandbUrl;
+  wandbEl.title = run.wandbUrl ?? '';
 }
 
 function onMessage(msg: ToWebview): void {
@@ -159,6 +164,7 @@ showRawEl.addEventListener('change', () => {
   scheduleRender();
 });
 byId('reveal').addEventListener('click', () => client.post({ type: 'revealRunDir' }));
+wandbEl.addEventListener('click', () => client.post({ type: 'openWandb' }));
 showLogEl.addEventListener('click', () => client.post({ type: 'showLog' }));
 
 // Canvases must be redrawn with the new theme's colours.

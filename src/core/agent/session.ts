@@ -16,6 +16,7 @@ import type { Problem } from '../data/types';
 import { GrpoRun } from '../grpo/loop';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
 import { prepareGrpoRun } from '../grpo/start';
+import type { RunTrackingOptions } from '../runs/runTracking';
 import type { RewardRunner } from '../reward/types';
 import type { Message, Renderer } from '../render/types';
 import type { RunEvent, RunResult } from '../runs/runEvents';
@@ -35,6 +36,8 @@ import { METRIC } from '../../protocol/metricKeys';
 
 export interface TrainingSessionOptions {
   runsDir: string;
+  /** experiment tracking (W&B) for the session's runs */
+  tracking?: RunTrackingOptions;
   cacheDir: string;
   /** relative spec and prompt files resolve against this folder (the workspace) */
   baseDir: string;
@@ -293,7 +296,7 @@ export class TrainingSession {
 
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
   private async connectRun(kind: SpecKind, spec: ResolvedGrpoSpec | ResolvedSftSpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
-    const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}) };
+    const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}), ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
     const p = kind === 'grpo' ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers) : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec }, writer, writers);
     if (p.done) throw new SessionError(`${p.done.runDir} is complete (it has a final checkpoint): init without "resume" starts a new run`);
     try {

@@ -28,6 +28,7 @@ import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
 import { GRPO_SPEC, parseGrpoSpecFile, type ResolvedGrpoSpec } from './spec';
 import type { RunWriter } from '../runs/runWriter';
+import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
 import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
@@ -50,6 +51,8 @@ export interface StartGrpoRunOptions {
   signal?: AbortSignal;
   onEvent?: (e: RunEvent) => void;
   log?: (line: string) => void;
+  /** experiment tracking (W&B): the host's tracker factory and warning */
+  tracking?: RunTrackingOptions;
 }
 
 /** The loop's settings from a spec and the resolved learning rate. */
@@ -128,14 +131,17 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
 
   let reward: RewardRunner | undefined;
   let service: ServiceClient | undefined;
+  let tracked: { finish(): Promise<void> } | undefined;
   const close = async () => {
     await reward?.close().catch(() => undefined);
     service?.close();
+    await tracked?.finish();
   };
   try {
     reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
     service = await o.connect(spec);
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate });
+    tracked = trackRun(o.tracking, writer, spec, { kind: 'grpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     const run = new GrpoRun({ service, config: loopConfig(spec, learningRate), renderer, pool, reward, writer, resumeFrom, log });
     return { run, spec, renderer, reward, close };
   } catch (err) {

@@ -15,6 +15,8 @@ export const RunConfig = z
     reward: z.object({ file: z.string() }).passthrough().optional(),
     backend: z.enum(['local', 'cloud', 'custom']).optional(),
     base_url: z.string().optional(),
+    /** W&B: the run id chosen at start, and its URL once W&B answered (runTracking.ts) */
+    wandb: z.object({ id: z.string().optional(), url: z.string().regex(/^https?:\/\//).optional() }).passthrough().optional(),
   })
   .passthrough();
 export type RunConfig = z.infer<typeof RunConfig>;

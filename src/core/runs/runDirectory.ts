@@ -36,6 +36,8 @@ export interface RunSummary {
   name: string;
   /** model_name from config.json when present */
   model?: string;
+  /** the W&B run's URL (config.json's wandb.url) when the run is logged to W&B */
+  wandbUrl?: string;
   /** number of distinct steps logged */
   steps: number;
   lastStep?: number;
@@ -110,10 +112,13 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   let modifiedMs = stat.mtimeMs;
 
   let model: string | undefined;
+  let wandbUrl: string | undefined;
   const configText = await readIfExists(path.join(dir, 'config.json'));
   if (configText !== undefined) {
     try {
-      model = parseRunConfig(configText, path.join(dir, 'config.json')).model_name;
+      const cfg = parseRunConfig(configText, path.join(dir, 'config.json'));
+      model = cfg.model_name;
+      wandbUrl = cfg.wandb?.url;
     } catch (err) {
       problems.push({ file: path.join(dir, 'config.json'), line: 0, message: errorMessage(err) });
     }
@@ -146,6 +151,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     dir,
     name: path.basename(dir),
     model,
+    ...(wandbUrl ? { wandbUrl } : {}),
     steps: metrics.length,
     lastStep: last?.step,
     lastReward: withReward ? (withReward[METRIC.reward] as number) : undefined,

@@ -9,6 +9,7 @@
 // lines per step (metricsRows.ts: the re-run's line replaces the earlier one), so each step appears
 // once in the merged record.
 import { Redactor } from '../config/redact';
+import type { Tracker } from '../tracking/tracker';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringifyJsonLine } from './jsonl';
@@ -138,9 +139,17 @@ export class RunWriter {
     return parseRunConfig(text, file);
   }
 
-  /** One metrics.jsonl line `{"step": i, ...metrics}`. */
+  /** One metrics.jsonl line `{"step": i, ...metrics}`, then handed to the run's tracker (which only queues it). */
   appendMetrics(step: number, metrics: Record<string, number>): void {
     appendLine(path.join(this.dir, 'metrics.jsonl'), stringifyJsonLine({ step, ...metrics }));
+    this.tracker?.log(step, metrics);
+  }
+
+  private tracker: Pick<Tracker, 'log'> | undefined;
+
+  /** The tracker (W&B) each metrics row is also given to; runTracking.ts attaches it. */
+  attachTracker(tracker: Pick<Tracker, 'log'> | undefined): void {
+    this.tracker = tracker;
   }
 
   /** One timing_spans.jsonl line `{"step": i, "spans": [...]}`. */

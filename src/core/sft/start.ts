@@ -7,6 +7,7 @@ import type { RunEvent } from '../runs/runEvents';
 import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
 import type { BackendChoice } from '../spec/fields';
+import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
 import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
@@ -28,6 +29,8 @@ export interface StartSftRunOptions {
   signal?: AbortSignal;
   onEvent?: (e: RunEvent) => void;
   log?: (line: string) => void;
+  /** experiment tracking (W&B): the host's tracker factory and warning */
+  tracking?: RunTrackingOptions;
 }
 
 export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftLoopConfig {
@@ -83,9 +86,14 @@ export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | u
   log(`${chats.train.length} train chats, ${chats.validation.length} validation chats; renderer ${renderer.name}; lr ${learningRate}`);
 
   const service = await o.connect(spec);
-  const close = async () => service.close();
+  let tracked: { finish(): Promise<void> } | undefined;
+  const close = async () => {
+    service.close();
+    await tracked?.finish();
+  };
   try {
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate, run_kind: 'sft' });
+    tracked = trackRun(o.tracking, writer, spec, { kind: 'sft', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     const run = new SftRun({ service, config: sftLoopConfig(spec, learningRate), renderer, train: chats.train, validation: chats.validation, writer, resumeFrom, log });
     return { run, spec, renderer, close };
   } catch (err) {

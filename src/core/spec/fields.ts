@@ -75,6 +75,20 @@ export function runFields(kind: SpecKind, words: RunFieldWords) {
     save_every: z.number().int().min(0).default(20).describe(`Save a checkpoint every this many ${unit.many} (0: only the final one).`),
     seed: seedRange().default(0).describe(words.seed),
     ttl_seconds: positiveInt().optional().describe('Checkpoints other than the final one expire after this many seconds.'),
+    ...wandbFields(),
+  };
+}
+
+/** Weights & Biases logging, with tinker-cookbook's field names; `wandb_project` turns it on. */
+export function wandbFields() {
+  const text = (d: string) => z.string().min(1).optional().describe(d);
+  return {
+    wandb_project: text('Log this run to this Weights & Biases project (turns W&B logging on). Default: the tinker.wandb.project setting, or WANDB_PROJECT.'),
+    wandb_name: text('W&B run name. Default: the run directory name.'),
+    wandb_entity: text('W&B entity (user or team). Default: WANDB_ENTITY, or your default entity.'),
+    wandb_group: text('W&B group (a sweep sets it to the sweep name).'),
+    wandb_tags: z.array(z.string().min(1)).optional().describe('W&B tags.'),
+    wandb_notes: z.string().optional().describe('W&B notes.'),
   };
 }
 

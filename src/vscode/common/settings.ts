@@ -82,6 +82,16 @@ export function runsDirectory(globalStorage: vscode.Uri): string {
   return folder ? path.join(folder.uri.fsPath, 'runs') : path.join(globalStorage.fsPath, 'runs');
 }
 
+/** The W&B project runs log to when their spec names none (empty: only specs with wandb_project). */
+export function wandbProjectSetting(): string | undefined {
+  return config().get<string>('wandb.project', '').trim() || undefined;
+}
+
+/** A self-hosted W&B server (application scope, restricted): empty means WANDB_BASE_URL or W&B's cloud. */
+export function wandbBaseUrlSetting(): string | undefined {
+  return config().get<string>('wandb.baseUrl', '').trim() || undefined;
+}
+
 /** The custom server's URL as set (empty: not set). */
 export function customBaseUrlSetting(): string {
   return config().get<string>('customBaseUrl', '').trim();

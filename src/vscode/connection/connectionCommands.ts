@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../../core/config/backendKinds';
 import { TinkerConnection } from './connection';
 import { Log } from '../common/log';
-import { ApiKeyStore, validateApiKey } from './secrets';
+import { ApiKeyStore, validateApiKey, type WandbKeyStore } from './secrets';
 import { customBaseUrlSetting, readBackend, writeBackend } from '../common/settings';
 import { COMMAND } from '../common/commandIds';
 import { Handler, registerTable } from '../common/commandTable';
@@ -15,6 +15,7 @@ import { commandArg } from '../common/commandArgs';
 export interface ConnectionCommandServices {
   log: Log;
   apiKeys: ApiKeyStore;
+  wandbKeys: WandbKeyStore;
   connection: TinkerConnection;
 }
 
@@ -27,6 +28,26 @@ export function registerConnectionCommands(s: ConnectionCommandServices): vscode
       void vscode.window.showInformationMessage('Tinker API key removed from VS Code secret storage.');
     },
     [COMMAND.showModels]: (opts?: unknown) => showModels(s, opts),
+    [COMMAND.setWandbApiKey]: async (key?: unknown) => {
+      const value =
+        typeof key === 'string'
+          ? key
+          : await vscode.window.showInputBox({
+              title: 'Tinker: Set W&B API Key',
+              prompt: 'Your Weights & Biases API key (wandb.ai/authorize). Kept in VS Code secret storage; sent only to the W&B host.',
+              password: true,
+              ignoreFocusOut: true,
+              validateInput: (v) => (!v.trim() || /\s/.test(v.trim()) ? 'A W&B API key is one word with no spaces.' : undefined),
+            });
+      if (value === undefined) return false;
+      await s.wandbKeys.set(value);
+      void vscode.window.showInformationMessage('W&B API key saved in VS Code secret storage.');
+      return true;
+    },
+    [COMMAND.clearWandbApiKey]: async () => {
+      await s.wandbKeys.clear();
+      void vscode.window.showInformationMessage('W&B API key removed from VS Code secret storage.');
+    },
   };
   return registerTable(table, s.log);
 }

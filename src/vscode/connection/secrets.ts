@@ -17,6 +17,39 @@ export function validateApiKey(value: string): string | undefined {
   return undefined;
 }
 
+/** The W&B API key: SecretStorage, else WANDB_API_KEY; never in settings, logs or run directories. */
+export class WandbKeyStore {
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly redactor: Redactor,
+    private readonly env: Record<string, string | undefined> = process.env,
+  ) {
+    this.redactor.add(env.WANDB_API_KEY);
+  }
+
+  async get(): Promise<string | undefined> {
+    const stored = await this.secrets.get(WANDB_SECRET_KEY);
+    if (stored) {
+      this.redactor.add(stored);
+      return stored;
+    }
+    return this.env.WANDB_API_KEY?.trim() || undefined;
+  }
+
+  async set(key: string): Promise<void> {
+    const v = key.trim();
+    if (!v || /\s/.test(v)) throw new Error('A W&B API key is one word with no spaces.');
+    this.redactor.add(v);
+    await this.secrets.store(WANDB_SECRET_KEY, v);
+  }
+
+  async clear(): Promise<void> {
+    await this.secrets.delete(WANDB_SECRET_KEY);
+  }
+}
+
+const WANDB_SECRET_KEY = 'tinker.wandbApiKey';
+
 export class ApiKeyStore extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;

@@ -76,6 +76,11 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
           vscode.Uri.file(this.runDir),
         );
         break;
+      case 'openWandb': {
+        const url = (await readSummary(this.runDir))?.wandbUrl;
+        if (url) await vscode.env.openExternal(vscode.Uri.parse(url));
+        break;
+      }
       case 'showLog':
         this.log.show();
         break;
@@ -139,7 +144,8 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
     const status = reportedRunStatus(active) ?? directoryRunStatus((await summarize()) ?? { finished: false });
     const progress =
       status === 'running' && active?.step !== undefined && active.endStep !== undefined ? { step: active.step, endStep: active.endStep, phase: active.phase } : undefined;
-    return { ...base, status, progress };
+    const wandbUrl = (await summarize())?.wandbUrl;
+    return { ...base, ...(wandbUrl ? { wandbUrl } : {}), status, progress };
   }
 
   private updatePolling(): void {

@@ -78,6 +78,7 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
     [COMMAND.resumeRun]: (runDir?: unknown, spec?: unknown) => resumeRun(s, runDir, spec),
     [COMMAND.cancelRun]: (arg?: unknown) => cancelRun(s, arg),
     [COMMAND.openMetrics]: (arg?: unknown) => openMetrics(s, arg),
+    [COMMAND.openInWandb]: (arg?: unknown) => openInWandb(s, arg),
   };
   return registerTable(table, s.log);
 }
@@ -180,6 +181,19 @@ async function openMetrics(s: RunCommandServices, arg: unknown): Promise<string 
   if (!runDir) return undefined;
   await s.metrics.open(runDir);
   return path.resolve(runDir);
+}
+
+/** Opens the run's W&B page (config.json's wandb.url); returns the URL. */
+async function openInWandb(s: RunCommandServices, arg: unknown): Promise<string | undefined> {
+  const runDir = (await runDirOf(arg)) ?? (await pickRunDir(s, 'Open which run in W&B?', (r) => r.wandbUrl !== undefined));
+  if (!runDir) return undefined;
+  const run = (await s.runs.list()).find((r) => path.resolve(r.dir) === path.resolve(runDir));
+  if (!run?.wandbUrl) {
+    void vscode.window.showInformationMessage(`${path.basename(runDir)} is not logged to W&B (its config.json has no W&B URL). Add "wandb_project" to the spec, or set tinker.wandb.project.`);
+    return undefined;
+  }
+  await vscode.env.openExternal(vscode.Uri.parse(run.wandbUrl));
+  return run.wandbUrl;
 }
 
 async function runDirOf(arg: unknown): Promise<string | undefined> {

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { RunTrackingOptions } from '../../core/runs/runTracking';
 import type { RunResult } from '../../core/runs/runEvents';
 import type { BackendChoice } from '../../core/spec/fields';
 import type { ResolvedSftSpec } from '../../core/sft/spec';
@@ -20,13 +21,15 @@ import { errorMessage } from '../../core/errors';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore } from '../connection/secrets';
-import { readBackendFor, rewardEnvironmentSetting } from '../common/settings';
+import { readBackendFor, rewardEnvironmentSetting, wandbBaseUrlSetting, wandbProjectSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
 
 export interface RunRunnerServices {
   log: Log;
   apiKeys: ApiKeyStore;
+  /** the W&B key (SecretStorage, else WANDB_API_KEY) */
+  wandbKeys?: { get(): Promise<string | undefined> };
   runs: RunsModel;
   connection: TinkerConnection;
   registry: RunRegistry;
@@ -109,6 +112,7 @@ export class RunRunner {
       connect: async (sp: BackendChoice) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
       cacheDir: this.s.cacheDir,
       network: readNetworkSettings(),
+      tracking: await this.tracking(name),
     };
     // GRPO rewards run in Python: the interpreter is settled before the run is shown as starting
     const python = kind === 'grpo' ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;
@@ -154,6 +158,23 @@ export class RunRunner {
     this.notify(run, result, label);
     return result;
   }
+  /** W&B for a run: the spec's wandb_* fields, else the tinker.wandb.project setting; the key from secret storage or WANDB_API_KEY. */
+  private async tracking(runName: string): Promise<RunTrackingOptions> {
+    const { wandbTrackerFactory } = await import('../../core/tracking/wandbSetup');
+    let warned = false;
+    return {
+      tracker: wandbTrackerFactory({ project: wandbProjectSetting(), apiKey: await this.s.wandbKeys?.get(), baseUrl: wandbBaseUrlSetting(), env: process.env }),
+      onWarning: (message) => {
+        this.s.log.warn(`[${runName}] ${message}`);
+        if (warned) return;
+        warned = true;
+        void vscode.window.showWarningMessage(`${runName}: ${message}`, 'Set W&B API Key').then((a) => {
+          if (a) void vscode.commands.executeCommand(COMMAND.setWandbApiKey);
+        });
+      },
+    };
+  }
+
 
   /** Cancels a running run (it stops cleanly; its directory keeps every finished iteration). */
   cancel(run: ActiveRun): void {

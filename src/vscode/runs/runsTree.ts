@@ -163,6 +163,7 @@ function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefin
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`**${escapeMarkdown(run.name)}** — ${status}\n\n`);
   if (run.model) tip.appendMarkdown(`Model: ${codeSpan(run.model)}\n\n`);
+  if (run.wandbUrl) tip.appendMarkdown(`W&B: [${escapeMarkdown(run.wandbUrl)}](${run.wandbUrl})\n\n`);
   tip.appendMarkdown(`Steps logged: ${run.steps}\n\nCheckpoints: ${run.checkpoints.length}\n\n`);
   if (active?.error) tip.appendMarkdown(`Error: ${escapeMarkdown(active.error)}\n\n`);
   if (status === 'interrupted') tip.appendMarkdown('It stopped without ending: the window was reloaded or closed, or its process was killed, in the middle of the run. Resume continues from the last checkpoint.\n\n');

@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { mergeMetrics } from '../../../src/core/runs/runDirectory';
+import { WandbStandIn } from '../tracking/wandbStandIn';
 import { TestEngine, appliedSteps, assertNoPartialLines, readCheckpointLines, readMetricsLines, startTestEngine, writeReward } from './engineFixture';
 
 const CLI = path.join(__dirname, '../../../src/cli/main.js');
@@ -20,8 +21,8 @@ interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }>;
 }
 
-function runCli(args: string[], cwd: string): Child {
-  const proc = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, TINKER_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Child {
+  const proc = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, TINKER_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: Array<{ re: RegExp; resolve: (l: string) => void }> = [];
   let buf = '';
@@ -156,6 +157,35 @@ describe('tinker-studio grpo (CLI child process)', function () {
     assert.strictEqual(last.batch, steps.length, 'the resume point is the first step not written');
     assert.ok(last.state_path);
     assertNoPartialLines(runDir);
+  });
+
+  it('with W&B on (a stand-in W&B server), the first Ctrl-C still cancels cleanly and saves the resume point; the rows reach W&B', async () => {
+    const standIn = new WandbStandIn();
+    const baseUrl = await standIn.listen();
+    try {
+      const work = fs.mkdtempSync(path.join(dir, 'sigint-wandb-'));
+      const spec = writeSpec(work, 20);
+      const runsDir = path.join(work, 'runs');
+      const child = runCli(['grpo', spec, '--runs-dir', runsDir, ...backendArgs()], work, { WANDB_PROJECT: 'cli-test', WANDB_API_KEY: 'standinkey_' + 'c'.repeat(29), WANDB_BASE_URL: baseUrl, TINKER_API_KEY: 'tml-never-sent' });
+      await child.line(/^step 1\/20:/);
+      child.proc.kill('SIGINT');
+      const done = await child.exited;
+      assert.strictEqual(done.code, 130, done.out);
+      assert.match(done.out, /run cancelled/);
+      const runDir = onlyRunDir(runsDir);
+      const steps = readMetricsLines(runDir).map((l) => l.step);
+      assert.deepStrictEqual(steps, steps.map((_, k) => k), 'steps 0..k, each once');
+      assert.strictEqual(readCheckpointLines(runDir).at(-1)!.batch, steps.length, 'the resume point is the first step not written');
+      assertNoPartialLines(runDir);
+      assert.match(done.out, new RegExp(`W&B: ${steps.length} of ${steps.length} rows sent`));
+      assert.match(done.out, /W&B run: http:\/\/127\.0\.0\.1:\d+\/stand-in-user\/cli-test\/runs\/[0-9a-f]{12}/);
+      const id = (JSON.parse(fs.readFileSync(path.join(runDir, 'config.json'), 'utf8')) as { wandb: { id: string } }).wandb.id;
+      assert.deepStrictEqual(standIn.history(id).filter((h) => h['env/all/reward/total'] !== undefined).map((h) => h._step), steps);
+      assert.ok(standIn.completed(id));
+      for (const r of standIn.requests) assert.ok(!JSON.stringify(r).includes('tml-never-sent'));
+    } finally {
+      await standIn.close();
+    }
   });
 
   it('fails with a clear message for a bad spec, and with usage for bad arguments', async () => {
