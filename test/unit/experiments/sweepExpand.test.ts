@@ -103,3 +103,13 @@ describe('sweeps: file validation', () => {
     assert.strictEqual((ok.points[1].spec as { dataset: { holdout_max: number } }).dataset.holdout_max, 5, 'a dot path sets a nested field');
   });
 });
+
+describe('sweeps: the JSON schema contributed for *.sweep.json', () => {
+  it('is built with the kinds\' schemas and describes the sweep fields', async () => {
+    const { specJsonSchemas } = await import('../../../src/core/spec/registry');
+    const built = (await specJsonSchemas()).find((b) => b.file === 'sweep.schema.json');
+    assert.ok(built, 'sweep.schema.json is built');
+    const props = (built.schema as { properties: Record<string, unknown> }).properties;
+    for (const k of ['base', 'method', 'parameters', 'metric', 'run_cap', 'seed', 'seeds', 'max_concurrent', 'early_terminate']) assert.ok(props[k], `schema has ${k}`);
+  });
+});
