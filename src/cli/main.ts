@@ -88,6 +88,21 @@ const redactor = new Redactor();
 redactor.add(process.env.TINKER_API_KEY?.trim());
 const redactSecrets = (text: string) => redactor.redact(text);
 
+/** The first Ctrl-C (or SIGTERM) aborts `ac` after `say()`; a second exits at once. Remove `onSigint` from both signals when done. */
+function cancelOnInterrupt(say: () => void): { ac: AbortController; onSigint: () => void } {
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts === 1) {
+      say();
+      ac.abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  return { ac, onSigint };
+}
+
 async function main(argv: string[]): Promise<number> {
   let args;
   try {
@@ -112,17 +127,7 @@ async function main(argv: string[]): Promise<number> {
   const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
   const log = (line: string) => progress.log(redactSecrets(line));
 
-  const ac = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      log('cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)');
-      ac.abort();
-    } else process.exit(130);
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  const { ac, onSigint } = cancelOnInterrupt(() => log('cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)'));
 
   const closers: Closer[] = [];
   try {
@@ -166,16 +171,7 @@ async function main(argv: string[]): Promise<number> {
 async function sweep(args: SweepArgs, cacheDir: string): Promise<number> {
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
-  const ac = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    if (++interrupts === 1) {
-      log('cancelling the sweep: each run saves a resume point (Ctrl-C again to quit at once); run the same command to resume');
-      ac.abort();
-    } else process.exit(130);
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  const { ac, onSigint } = cancelOnInterrupt(() => log('cancelling the sweep: each run saves a resume point (Ctrl-C again to quit at once); run the same command to resume'));
   const closers: Closer[] = [];
   try {
     const r = await runSweep({
