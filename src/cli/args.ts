@@ -27,7 +27,14 @@ export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   idleMinutes?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | CheckpointsArgs | { command: 'help' };
+/** `tinker-studio sweep <file.sweep.json>`: runs (or resumes) a sweep; the shared flags as for grpo. */
+export interface SweepArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
+  command: 'sweep';
+  file: string;
+  maxConcurrent?: number;
+}
+
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | { command: 'help' };
 
 const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
   `tinker-studio ${k.id} <spec${k.extension}> [options]`,
@@ -35,10 +42,14 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 ]);
 
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
+       tinker-studio sweep <file.sweep.json> [--max-concurrent N] [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
 Runs ${SPEC_KINDS.map((k) => k.label).join(' or ')} from a run spec and writes the run directory (cookbook layout).
+"sweep" runs every point of a sweep file as a run under <runs dir>/<sweep name>/<point name>/ and prints
+the ranking; run it again to resume (finished runs are skipped). --max-concurrent N: runs at once
+(default: the file's max_concurrent, else 1 on the embedded engine, 4 on cloud/custom).
 "mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, sample, save,
 load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 A session idle for --idle-minutes (default 60; 0: never) saves a resume point and releases its clients;
@@ -60,14 +71,16 @@ The API key for cloud/custom comes from TINKER_API_KEY. Ctrl-C cancels cleanly (
 kept and a resume point is saved); a second Ctrl-C exits at once.`;
 
 const SHARED_OPTIONS = { ...BACKEND_OPTIONS, resume: { type: 'string' }, python: { type: 'string' } } as const;
+const SWEEP_OPTIONS = { ...BACKEND_OPTIONS, python: { type: 'string' }, 'max-concurrent': { type: 'string' } } as const;
 const MCP_OPTIONS = { ...SHARED_OPTIONS, workspace: { type: 'string' }, 'busy-wait-ms': { type: 'string' }, 'idle-minutes': { type: 'string' } } as const;
 
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
+  if (command === 'sweep') return parseSweepArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
@@ -82,4 +95,12 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   if (spec === undefined && v.resume === undefined) throw new UsageError('give a spec file (or --resume <run dir>)');
   return { command, ...(spec !== undefined ? { spec } : {}), ...shared, ...(v.resume !== undefined ? { resume: v.resume } : {}) };
+}
+
+function parseSweepArgs(rest: readonly string[]): SweepArgs {
+  const { values: v, positionals }: ReadOptions<keyof typeof SWEEP_OPTIONS> = readOptions(SWEEP_OPTIONS, rest);
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one sweep file only (got "${positionals[0]}" and "${positionals[1]}")` : 'give a sweep file (*.sweep.json)');
+  const mc = v['max-concurrent'];
+  if (mc !== undefined && !/^[1-9]\d*$/.test(mc)) throw new UsageError('--max-concurrent must be a whole number ≥ 1');
+  return { command: 'sweep', file: positionals[0], ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}), ...(mc !== undefined ? { maxConcurrent: Number(mc) } : {}) };
 }

@@ -16,7 +16,8 @@ import { describeRoute } from '../core/tinker/proxy';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
 import { TrainingSession } from '../core/agent/session';
-import { GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
+import { GrpoArgs, McpArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
+import { rankingTable, runSweep } from '../core/experiments/runSweep';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
 import { serveMcp } from './mcp';
@@ -88,6 +89,21 @@ const redactor = new Redactor();
 redactor.add(process.env.TINKER_API_KEY?.trim());
 const redactSecrets = (text: string) => redactor.redact(text);
 
+/** The first Ctrl-C (or SIGTERM) aborts `ac` after `say()`; a second exits at once. Remove `onSigint` from both signals when done. */
+function cancelOnInterrupt(say: () => void): { ac: AbortController; onSigint: () => void } {
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts === 1) {
+      say();
+      ac.abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  return { ac, onSigint };
+}
+
 async function main(argv: string[]): Promise<number> {
   let args;
   try {
@@ -106,22 +122,13 @@ async function main(argv: string[]): Promise<number> {
   const cacheDir = path.resolve(args.cacheDir ?? process.env.TINKER_STUDIO_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'tinker-studio'));
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
+  if (args.command === 'sweep') return sweep(args, cacheDir);
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const tty = Boolean(process.stderr.isTTY);
   const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
   const log = (line: string) => progress.log(redactSecrets(line));
 
-  const ac = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      log('cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)');
-      ac.abort();
-    } else process.exit(130);
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  const { ac, onSigint } = cancelOnInterrupt(() => log('cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)'));
 
   const closers: Closer[] = [];
   try {
@@ -153,6 +160,44 @@ async function main(argv: string[]): Promise<number> {
     if (result.error) process.stderr.write(`error: ${redactSecrets(result.error)}\n`);
     if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
     return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
+  } catch (err) {
+    process.stderr.write(`tinker-studio: ${redactSecrets(errorMessage(err))}\n`);
+    return 1;
+  } finally {
+    for (const c of closers) await c.close().catch(() => undefined);
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+/** `tinker-studio sweep`: runs (or resumes) a sweep and prints the ranking. */
+async function sweep(args: SweepArgs, cacheDir: string): Promise<number> {
+  const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  const { ac, onSigint } = cancelOnInterrupt(() => log('cancelling the sweep: each run saves a resume point (Ctrl-C again to quit at once); run the same command to resume'));
+  const closers: Closer[] = [];
+  try {
+    const r = await runSweep({
+      sweepFile: args.file,
+      runsDir,
+      ...(args.maxConcurrent !== undefined ? { maxConcurrent: args.maxConcurrent } : {}),
+      ...(args.backend ? { backend: args.backend } : {}),
+      connect: connector(args, cacheDir, closers, log),
+      cacheDir,
+      network: { env: process.env },
+      ...(args.python ? { python: args.python } : {}),
+      tracking: { tracker: wandbTrackerFactory({ env: process.env }) },
+      signal: ac.signal,
+      log,
+      onProgress: (p) => log(`sweep: ${p.done}/${p.total} done${p.running.length ? `, running ${p.running.join(', ')}` : ''}`),
+    });
+    process.stdout.write(`\n${rankingTable(r)}\n\n`);
+    const stopped = r.outcomes.filter((x) => x.status === 'stopped early').length;
+    process.stdout.write(`early stopping: ${stopped} run${stopped === 1 ? '' : 's'} stopped, ${r.stepsSaved} steps saved (about ${(r.msSaved / 1000).toFixed(1)} s at this sweep's time per step)\n`);
+    process.stdout.write(`sweep ${r.cancelled ? 'cancelled' : 'done'}: ${r.dir}${r.cancelled ? ' (run the same command to resume)' : ''}\n`);
+    const failed = r.outcomes.filter((x) => x.status === 'failed');
+    for (const f of failed) process.stderr.write(`error: ${f.name}: ${redactSecrets(f.error ?? 'failed')}\n`);
+    return r.cancelled ? 130 : failed.length ? 1 : 0;
   } catch (err) {
     process.stderr.write(`tinker-studio: ${redactSecrets(errorMessage(err))}\n`);
     return 1;

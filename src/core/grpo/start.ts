@@ -40,6 +40,10 @@ export interface StartGrpoRunOptions {
   specFile?: string;
   spec?: ResolvedGrpoSpec;
   runsDir: string;
+  /** create the run directory at exactly this path (a sweep's point) instead of `<runsDir>/<name>-<time>` */
+  runDir?: string;
+  /** more fields for config.json (a sweep's point: `sweep`) */
+  configExtra?: Record<string, unknown>;
   connect: (spec: ResolvedGrpoSpec) => Promise<ServiceClient>;
   cacheDir: string;
   /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
@@ -140,7 +144,7 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
   try {
     reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
     service = await o.connect(spec);
-    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate });
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'grpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     const run = new GrpoRun({ service, config: loopConfig(spec, learningRate), renderer, pool, reward, writer, resumeFrom, log });
     return { run, spec, renderer, reward, close };

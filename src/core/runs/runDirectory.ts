@@ -164,7 +164,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   };
 }
 
-/** Run directories directly under `runsDir` (and `runsDir` itself if it is one), newest first. */
+/** Run directories directly under `runsDir`, in its sweep folders (`<sweep>/<point>/`, marked by sweep.json), and `runsDir` itself if it is one; newest first. */
 export async function listRuns(runsDir: string): Promise<RunSummary[]> {
   let entries: Dirent[];
   try {
@@ -180,7 +180,12 @@ export async function listRuns(runsDir: string): Promise<RunSummary[]> {
       .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
       .map(async (e) => {
         const d = path.join(runsDir, e.name);
-        return (await isRunDir(d)) ? [d] : [];
+        if (await isRunDir(d)) return [d];
+        // a sweep folder (sweep.json): its runs are one level down
+        if (!(await exists(path.join(d, 'sweep.json')))) return [];
+        const inner = await fs.readdir(d, { withFileTypes: true }).catch(() => [] as Dirent[]);
+        const runs = await Promise.all(inner.filter((i) => i.isDirectory() && !i.name.startsWith('.')).map(async (i) => ((await isRunDir(path.join(d, i.name))) ? [path.join(d, i.name)] : [])));
+        return runs.flat();
       }),
   );
   const runs = await Promise.all([...self, ...children.flat()].map(summarizeRun));

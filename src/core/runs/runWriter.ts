@@ -98,6 +98,13 @@ export class RunWriter {
     }
   }
 
+  /** A new run directory at exactly `dir` (a sweep's point: `<runs>/<sweep>/<point>`); refused if it exists. */
+  static createAt(dir: string): RunWriter {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    fs.mkdirSync(dir);
+    return new RunWriter(path.resolve(dir), lockRunDirectory(dir));
+  }
+
   /**
    * An existing run directory, to resume. A partial last line left by a crash mid-write is cut off
    * first, so the next append starts a line of its own instead of gluing onto the fragment. The

@@ -57,12 +57,12 @@ export function logSkipped(skipped: ReadonlyArray<{ where: string; reason: strin
 
 /** The writer of a new run (its config.json written) or the resumed one. */
 export function runWriterFor(
-  o: { resume: RunWriter | undefined; writers: RunWriter[]; runsDir: string; specFile: string | undefined },
+  o: { resume: RunWriter | undefined; writers: RunWriter[]; runsDir: string; specFile: string | undefined; runDir?: string | undefined; configExtra?: Record<string, unknown> | undefined },
   spec: { name: string; model: string },
   extra: { rendererName: string; learningRate: number; [key: string]: unknown },
 ): RunWriter {
   if (o.resume) return o.resume;
-  const writer = RunWriter.create(o.runsDir, spec.name);
+  const writer = o.runDir ? RunWriter.createAt(o.runDir) : RunWriter.create(o.runsDir, spec.name);
   o.writers.push(writer);
   const { rendererName, learningRate, ...rest } = extra;
   writer.writeConfig({
@@ -75,6 +75,7 @@ export function runWriterFor(
     log_path: writer.dir,
     ...(o.specFile ? { spec_file: o.specFile } : {}),
     created_at: new Date().toISOString(),
+    ...o.configExtra,
   });
   return writer;
 }

@@ -21,6 +21,10 @@ export interface StartSftRunOptions {
   specFile?: string;
   spec?: ResolvedSftSpec;
   runsDir: string;
+  /** create the run directory at exactly this path (a sweep's point) instead of `<runsDir>/<name>-<time>` */
+  runDir?: string;
+  /** more fields for config.json (a sweep's point: `sweep`) */
+  configExtra?: Record<string, unknown>;
   connect: (spec: BackendChoice) => Promise<ServiceClient>;
   cacheDir: string;
   /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
@@ -92,7 +96,7 @@ export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | u
     await tracked?.finish();
   };
   try {
-    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile }, spec, { rendererName: renderer.name, learningRate, run_kind: 'sft' });
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, run_kind: 'sft' });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'sft', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     const run = new SftRun({ service, config: sftLoopConfig(spec, learningRate), renderer, train: chats.train, validation: chats.validation, writer, resumeFrom, log });
     return { run, spec, renderer, close };

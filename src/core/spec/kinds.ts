@@ -49,6 +49,12 @@ export const SPEC_KINDS = [
   },
 ] as const satisfies readonly SpecKindInfo[];
 
+/**
+ * Spec files that describe many runs rather than one (a sweep over a base run spec). Their JSON
+ * schema is built and contributed like the kinds' (package.json jsonValidation, after the kinds).
+ */
+export const MULTI_RUN_FILES = [{ id: 'sweep', label: 'sweep', extension: '.sweep.json', schemaFile: 'sweep.schema.json' }] as const;
+
 /** A kind of run spec (and of run): 'grpo', 'sft', … */
 export type SpecKind = (typeof SPEC_KINDS)[number]['id'];
 

@@ -2,7 +2,7 @@
 // the schemas stay out of the extension's activation. What works on any spec file — the CLI, the
 // runner, the agent tools, the JSON schemas the build writes — goes through here.
 import type { z } from 'zod';
-import { type SpecKind, SPEC_KINDS, specKind } from './kinds';
+import { type SpecKind, MULTI_RUN_FILES, SPEC_KINDS, specKind } from './kinds';
 import type { SpecDefinition } from './define';
 
 type AnySpecDefinition = SpecDefinition<z.ZodObject>;
@@ -19,5 +19,7 @@ export function specDefinition(kind: SpecKind): Promise<AnySpecDefinition> {
 
 /** Every kind's JSON schema under the file name the manifest contributes it by (the build writes these). */
 export async function specJsonSchemas(): Promise<Array<{ file: string; schema: Record<string, unknown> }>> {
-  return Promise.all(SPEC_KINDS.map(async (k) => ({ file: specKind(k.id).schemaFile, schema: (await specDefinition(k.id)).jsonSchema() })));
+  const kinds = await Promise.all(SPEC_KINDS.map(async (k) => ({ file: specKind(k.id).schemaFile, schema: (await specDefinition(k.id)).jsonSchema() })));
+  const { sweepJsonSchema } = await import('../experiments/sweepFile');
+  return [...kinds, ...MULTI_RUN_FILES.map((f) => ({ file: f.schemaFile, schema: sweepJsonSchema() }))];
 }

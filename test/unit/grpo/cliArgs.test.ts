@@ -8,6 +8,13 @@ import { summaryTable } from '../../../src/cli/summary';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 
 describe('tinker-studio CLI arguments', () => {
+  it('sweep: one sweep file, --runs-dir, --max-concurrent (a whole number ≥ 1), --backend', () => {
+    assert.deepStrictEqual(parseArgs(['sweep', 'a.sweep.json', '--runs-dir', 'r', '--max-concurrent', '3', '--backend', 'local']), { command: 'sweep', file: 'a.sweep.json', runsDir: 'r', backend: 'local', maxConcurrent: 3 });
+    assert.throws(() => parseArgs(['sweep']), (e: Error) => e instanceof UsageError && /sweep file/.test(e.message));
+    assert.throws(() => parseArgs(['sweep', 'a.sweep.json', '--max-concurrent', '0']), (e: Error) => e instanceof UsageError && /--max-concurrent/.test(e.message));
+    assert.throws(() => parseArgs(['sweep', 'a.sweep.json', 'b.sweep.json']), UsageError);
+  });
+
   it('parses a spec with options, and --resume without a spec', () => {
     assert.deepStrictEqual(parseArgs(['grpo', 'a.grpo.json', '--runs-dir', 'r', '--backend', 'custom', '--base-url', 'http://127.0.0.1:9']), {
       command: 'grpo',

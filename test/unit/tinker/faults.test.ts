@@ -24,6 +24,7 @@ import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
 import { CloudAuthStandIn, Fault, FaultProxy, ProxiedRequest, SeenRequest } from './faultProxy';
 import { AppliedStep, RestartableEngine } from './restartableEngine';
 import { sftDatum } from './engineFixtures';
+import { seededRandom } from '../../../src/core/experiments/expand';
 
 const IM_END = 258;
 const ADAM = { learning_rate: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
@@ -239,17 +240,8 @@ describe('Tinker client under faults (fault-injecting proxy in front of the embe
 
 // ---------- a whole run with random faults and an engine restart ----------
 
-/** mulberry32: a small seeded generator, so the fault schedule is the same on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+/** mulberry32 (the sweeps' seeded generator): the fault schedule is the same on every run. */
+const seeded = seededRandom;
 
 function randomFaults(rnd: () => number): (r: ProxiedRequest) => Fault | undefined {
   const common: Fault[] = [

@@ -1,0 +1,241 @@
+// Runs a sweep: every expanded point an ordinary run directory `<runs>/<sweep name>/<point name>/`,
+// at most `max_concurrent` at once, the median stopping rule checked after every step. Re-running the
+// same sweep resumes it: finished and stopped-early runs are skipped, interrupted or cancelled ones
+// resumed, the rest started. Every point's spec is validated before any run starts (expandSweep).
+import * as fs from 'fs';
+import * as path from 'path';
+import { startGrpoRun } from '../grpo/start';
+import type { RunTrackingOptions } from '../runs/runTracking';
+import { startSftRun } from '../sft/start';
+import type { ResolvedGrpoSpec } from '../grpo/spec';
+import type { RunEvent, RunResult } from '../runs/runEvents';
+import { readMetricsRowsSync } from '../runs/runDirectory';
+import { writeFileAtomic } from '../runs/runWriter';
+import type { ServiceClient } from '../tinker/client';
+import type { NetworkOptions } from '../tinker/proxy';
+import { errorMessage } from '../errors';
+import { expandSweep, sweptPaths, type PreparedPoint } from './expand';
+import { medianStops, type CurveRun } from './medianRule';
+import { rankRuns, type RankedRun } from './ranking';
+import { readSweepFile, sweepName } from './sweepFile';
+import { writeSweepManifest, type SweepManifest } from './sweepManifest';
+
+/** The marker a run stopped by the median rule gets (its status 'stopped early'; checkpoints kept). */
+export const STOPPED_EARLY_FILE = 'stopped_early.json';
+
+export function isStoppedEarly(runDir: string): boolean {
+  return fs.existsSync(path.join(runDir, STOPPED_EARLY_FILE));
+}
+
+export type SweepRunStatus = 'completed' | 'stopped early' | 'cancelled' | 'failed' | 'skipped' | 'queued';
+
+export interface SweepRunOutcome {
+  name: string;
+  dir: string;
+  status: SweepRunStatus;
+  /** steps this invocation ran */
+  stepsRun: number;
+  /** steps the median rule saved (the run's end step minus the step it stopped at) */
+  stepsSaved: number;
+  /** wall time this invocation spent in the run, ms */
+  ms: number;
+  error?: string;
+}
+
+export interface SweepProgress {
+  total: number;
+  done: number;
+  running: string[];
+  /** the last event of a run */
+  point?: string;
+}
+
+export interface RunSweepOptions {
+  sweepFile: string;
+  runsDir: string;
+  /** overrides the file's max_concurrent */
+  maxConcurrent?: number;
+  /** the backend every run uses (default: the base spec's); the default concurrency follows it: 1 local, 4 cloud/custom */
+  backend?: 'local' | 'cloud' | 'custom';
+  connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => Promise<ServiceClient>;
+  cacheDir: string;
+  network?: NetworkOptions;
+  python?: string;
+  /** experiment tracking (W&B) for every run of the sweep: one group per sweep, each run named by its point */
+  tracking?: RunTrackingOptions;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  onEvent?: (point: string, e: RunEvent) => void;
+  onProgress?: (p: SweepProgress) => void;
+}
+
+export interface SweepResult {
+  name: string;
+  dir: string;
+  manifest: SweepManifest;
+  outcomes: SweepRunOutcome[];
+  ranking: Array<RankedRun & { status: SweepRunStatus | 'completed' }>;
+  stepsSaved: number;
+  /** steps saved × the mean wall time per step of this invocation, ms (0 when nothing ran) */
+  msSaved: number;
+  cancelled: boolean;
+}
+
+/** Reads, expands and validates the sweep, writes sweep.json, and runs (or resumes) its points. */
+export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
+  const file = path.resolve(o.sweepFile);
+  const s = readSweepFile(file);
+  const expanded = await expandSweep(file, s); // throws naming file, point, field, value: nothing started
+  const name = sweepName(file, s);
+  const dir = path.join(path.resolve(o.runsDir), name);
+  const manifest: SweepManifest = {
+    kind: 'sweep',
+    name,
+    file,
+    metric: s.metric,
+    swept: sweptPaths(s),
+    runs: expanded.points.map((p) => ({ name: p.name, point: p.point, ...(p.seed !== undefined ? { seed: p.seed } : {}) })),
+  };
+  fs.mkdirSync(dir, { recursive: true });
+  writeSweepManifest(dir, manifest);
+  const log = o.log ?? (() => undefined);
+  const backend = o.backend ?? (expanded.points[0]?.spec as { backend?: string } | undefined)?.backend ?? 'local';
+  const limit = Math.max(1, o.maxConcurrent ?? s.max_concurrent ?? (backend === 'local' ? 1 : 4));
+  const rule = s.early_terminate;
+
+  // each run's rows so far (the median rule's input), and which have ended
+  const curves = new Map<string, CurveRun>();
+  const outcomes = new Map<string, SweepRunOutcome>();
+  const queue: PreparedPoint[] = [];
+  for (const p of expanded.points) {
+    const runDir = path.join(dir, p.name);
+    const has = fs.existsSync(path.join(runDir, 'config.json'));
+    const rows = has ? readMetricsRowsSync(runDir) : [];
+    const finished = has && (isStoppedEarly(runDir) || hasFinal(runDir));
+    curves.set(p.name, { id: p.name, rows: [...rows], finished });
+    if (finished) outcomes.set(p.name, { name: p.name, dir: runDir, status: 'skipped', stepsRun: 0, stepsSaved: 0, ms: 0 });
+    else queue.push(p);
+  }
+  const total = expanded.points.length;
+  const running = new Set<string>();
+  const progress = (point?: string) => o.onProgress?.({ total, done: [...outcomes.values()].filter((x) => x.status !== 'cancelled' && x.status !== 'queued').length, running: [...running], ...(point ? { point } : {}) });
+  log(`sweep ${name}: ${total} runs (${total - queue.length} already done), at most ${limit} at once, in ${dir}`);
+  progress();
+
+  const runOne = async (p: PreparedPoint): Promise<void> => {
+    const runDir = path.join(dir, p.name);
+    const ac = new AbortController();
+    const onOuter = () => ac.abort();
+    o.signal?.addEventListener('abort', onOuter);
+    let stoppedAt: number | undefined;
+    let endStep = 0;
+    const started = Date.now();
+    let stepsRun = 0;
+    const curve = curves.get(p.name)!;
+    const rows = curve.rows as Array<{ step: number; [k: string]: unknown }>;
+    const onEvent = (e: RunEvent) => {
+      o.onEvent?.(p.name, e);
+      if (e.type === 'started') endStep = e.endStep;
+      if (e.type !== 'metrics') return;
+      stepsRun++;
+      const i = rows.findIndex((r) => r.step === e.step);
+      const row = { step: e.step, ...e.metrics };
+      if (i >= 0) rows[i] = { ...rows[i], ...row };
+      else rows.push(row);
+      if (!rule || stoppedAt !== undefined) return;
+      const others = [...curves.values()].filter((c) => c.id !== p.name);
+      if (medianStops(curve, others, e.step, s.metric, rule)) {
+        stoppedAt = e.step;
+        log(`${p.name}: stopped early at step ${e.step} (its best ${s.metric.name} is worse than the median of the other runs at that step)`);
+        ac.abort();
+      }
+    };
+    running.add(p.name);
+    progress(p.name);
+    const resume = fs.existsSync(path.join(runDir, 'config.json'));
+    let result: RunResult | undefined;
+    let error: string | undefined;
+    try {
+      const common = {
+        runsDir: dir,
+        cacheDir: o.cacheDir,
+        ...(o.network ? { network: o.network } : {}),
+        connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => o.connect(spec),
+        signal: ac.signal,
+        onEvent,
+        log: (line: string) => log(`${p.name}: ${line}`),
+        ...(o.tracking ? { tracking: o.tracking } : {}),
+        ...(resume ? { resumeDir: runDir } : { runDir, specFile: expanded.baseFile, configExtra: { sweep: { name, point: p.point, ...(p.seed !== undefined ? { seed: p.seed } : {}) } } }),
+      };
+      if (expanded.kind === 'sft') result = await startSftRun({ ...common, ...(resume ? {} : { spec: p.spec as never }) });
+      else result = await startGrpoRun({ ...common, python: o.python, ...(resume ? {} : { spec: p.spec as ResolvedGrpoSpec }) });
+    } catch (err) {
+      error = errorMessage(err);
+    } finally {
+      o.signal?.removeEventListener('abort', onOuter);
+      running.delete(p.name);
+    }
+    let status: SweepRunStatus = result?.status === 'completed' ? 'completed' : result?.status === 'cancelled' ? 'cancelled' : 'failed';
+    let stepsSaved = 0;
+    if (stoppedAt !== undefined && status !== 'failed' && !o.signal?.aborted) {
+      status = 'stopped early';
+      stepsSaved = Math.max(0, endStep - (stoppedAt + 1));
+      writeFileAtomic(path.join(runDir, STOPPED_EARLY_FILE), `${JSON.stringify({ step: stoppedAt, metric: s.metric, steps_saved: stepsSaved, at: new Date().toISOString() }, null, 2)}\n`);
+    }
+    if (status === 'completed' || status === 'stopped early') curve.finished = true;
+    error ??= result?.error;
+    if (error) log(`${p.name}: failed: ${error}`);
+    outcomes.set(p.name, { name: p.name, dir: runDir, status, stepsRun, stepsSaved, ms: Date.now() - started, ...(error ? { error } : {}) });
+    progress(p.name);
+  };
+
+  // a pool of `limit` workers taking points in order
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length && !o.signal?.aborted) await runOne(queue[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
+  for (const p of queue) if (!outcomes.has(p.name)) outcomes.set(p.name, { name: p.name, dir: path.join(dir, p.name), status: 'queued', stepsRun: 0, stepsSaved: 0, ms: 0 });
+
+  const list = expanded.points.map((p) => outcomes.get(p.name)!);
+  const ranked = rankRuns(
+    expanded.points.map((p) => ({ id: p.name, rows: readMetricsRowsSync(path.join(dir, p.name)) })),
+    s.metric,
+  );
+  const statusOf = (n: string): SweepRunStatus => {
+    const x = outcomes.get(n)!;
+    if (x.status !== 'skipped') return x.status;
+    return isStoppedEarly(x.dir) ? 'stopped early' : 'completed';
+  };
+  const stepsSaved = list.reduce((a, x) => a + x.stepsSaved, 0);
+  const ran = list.filter((x) => x.stepsRun > 0);
+  const msPerStep = ran.length ? ran.reduce((a, x) => a + x.ms, 0) / ran.reduce((a, x) => a + x.stepsRun, 0) : 0;
+  return {
+    name,
+    dir,
+    manifest,
+    outcomes: list,
+    ranking: ranked.map((r) => ({ ...r, status: statusOf(r.id) })),
+    stepsSaved,
+    msSaved: stepsSaved * msPerStep,
+    cancelled: Boolean(o.signal?.aborted),
+  };
+}
+
+function hasFinal(runDir: string): boolean {
+  try {
+    return fs.readFileSync(path.join(runDir, 'checkpoints.jsonl'), 'utf8').split('\n').some((l) => /"name"\s*:\s*"final"/.test(l));
+  } catch {
+    return false;
+  }
+}
+
+/** The ranking as a text table (the CLI's output). */
+export function rankingTable(r: SweepResult): string {
+  const head = ['rank', 'run', 'status', `best ${r.manifest.metric.name}`, 'at step', 'last'];
+  const fmt = (v: number | undefined) => (v === undefined ? '—' : Number(v.toPrecision(4)).toString());
+  const rows = r.ranking.map((x) => [x.rank === undefined ? '—' : String(x.rank), x.id, x.status, fmt(x.best), x.bestStep === undefined ? '—' : String(x.bestStep), fmt(x.last)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
