@@ -4,6 +4,7 @@
 // graded. Re-running reads what is there and samples only what is missing; with `seed`, each sample's
 // seed is derived from (seed, target, problem, sample index), so a resumed eval equals an
 // uninterrupted one. All targets' requests interleave under one bounded concurrency.
+import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadPromptPool } from '../data/pool';
@@ -212,6 +213,8 @@ const key = (problemId: string, traj: number) => `${problemId}\u0000${traj}`;
 export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   const log = o.log ?? (() => undefined);
   const started = Date.now();
+  // every request in flight listens to the signal
+  if (o.signal) setMaxListeners(0, o.signal);
   const loaded = await parseEvalSpecFile(o.specFile);
   const spec: EvalSpec = { ...loaded.spec, ...(o.backend ? { backend: o.backend } : {}) };
   const where = path.basename(loaded.file);
