@@ -8,7 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { runEval } from '../../../src/core/evals/runEval';
 import { readEvalResults, readTargetSamples } from '../../../src/core/evals/results';
-import { parseEvalSpecFile } from '../../../src/core/evals/spec';
+import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
@@ -142,6 +142,12 @@ describe('eval runner on the engine', function () {
     assert.deepStrictEqual([c.wins, c.losses, c.ties, c.diff.value, c.p_value], [0, 0, 8, 0, 1]);
     assert.strictEqual(c.mcnemar_p, 1);
     for (const row of s.problems) assert.deepStrictEqual(Object.keys(row.targets).sort(), s.targets.map((t) => t.id).sort());
+  });
+
+  it('the JSON schema contributed for *.eval.json requires what the spec requires', () => {
+    const schema = evalSpecJsonSchema();
+    assert.strictEqual(schema.type, 'object');
+    assert.deepStrictEqual(schema.required, ['dataset', 'grader', 'max_tokens', 'targets']);
   });
 
   it('spec errors name the file and the field', async () => {
