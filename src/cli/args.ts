@@ -28,10 +28,12 @@ export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
 }
 
 /** `tinker-studio eval <spec.eval.json> [--out DIR]`: runs (or resumes) an evaluation and prints its table. */
-export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume' | 'runsDir'> {
+export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   command: 'eval';
   spec: string;
   out?: string;
+  /** also write the results as Inspect AI eval logs (one per target) under <results>/inspect/ */
+  inspect?: boolean;
 }
 
 export type CliArgs = GrpoArgs | McpArgs | CheckpointsArgs | EvalArgs | { command: 'help' };
@@ -42,7 +44,7 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 ]);
 
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
-       tinker-studio eval <spec.eval.json> [--out DIR] [options]
+       tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
@@ -53,7 +55,8 @@ A session idle for --idle-minutes (default 60; 0: never) saves a resume point an
 the next call reconnects.
 "eval" scores base models and checkpoints on a dataset (an eval spec) and prints the table with 95 %
 intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
-spec (or --out DIR), and re-running resumes, sampling only what is missing.
+spec (or --out DIR), and re-running resumes, sampling only what is missing; --inspect also writes
+them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 
@@ -96,10 +99,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   return { command, ...(spec !== undefined ? { spec } : {}), ...shared, ...(v.resume !== undefined ? { resume: v.resume } : {}) };
 }
 
-const EVAL_OPTIONS = { backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' } } as const;
+const EVAL_OPTIONS = { 'runs-dir': BACKEND_OPTIONS['runs-dir'], backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' }, inspect: { type: 'boolean' } } as const;
 
 function parseEvalArgs(rest: readonly string[]): EvalArgs {
-  const { values: v, positionals } = readOptions(EVAL_OPTIONS, rest);
+  const { values: v, positionals, flags } = readOptions(EVAL_OPTIONS, rest);
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give an eval spec file (*.eval.json)' : `one eval spec only (got "${positionals[0]}" and "${positionals[1]}")`);
   return {
     command: 'eval',
@@ -107,5 +110,6 @@ function parseEvalArgs(rest: readonly string[]): EvalArgs {
     ...backendArgs(v),
     ...(v.python !== undefined ? { python: v.python } : {}),
     ...(v.out !== undefined ? { out: v.out } : {}),
+    ...(flags.has('inspect') ? { inspect: true } : {}),
   };
 }

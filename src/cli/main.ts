@@ -18,6 +18,7 @@ import { TrainingSession } from '../core/agent/session';
 import { EvalArgs, GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
 import { runEval } from '../core/evals/runEval';
 import { formatEvalTable } from '../core/evals/table';
+import { exportInspectLogs } from '../core/evals/inspectLog';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
 import { serveMcp } from './mcp';
@@ -225,6 +226,7 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
       ...(args.out !== undefined ? { out: path.resolve(args.out) } : {}),
       ...(args.backend ? { backend: args.backend } : {}),
       cacheDir,
+      runsDirs: [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')],
       ...(args.python ? { python: args.python } : {}),
       connect: connector(args, cacheDir, closers, log),
       signal: ac.signal,
@@ -240,6 +242,7 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
     process.stdout.write(`\n${formatEvalTable(summary)}\n`);
     const out = args.out !== undefined ? path.resolve(args.out) : path.join(path.dirname(path.resolve(args.spec)), 'evals', summary.name);
     process.stdout.write(`results: ${out}${summary.elapsed_s !== undefined ? ` (${summary.elapsed_s.toFixed(1)} s)` : ''}\n`);
+    if (args.inspect) for (const f of exportInspectLogs(out)) process.stdout.write(`Inspect log: ${f}\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`\ntinker-studio: ${redactSecrets(ac.signal.aborted ? 'cancelled; the graded samples are kept, re-run to resume' : errorMessage(err))}\n`);

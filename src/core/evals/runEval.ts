@@ -56,6 +56,8 @@ export interface RunEvalOptions {
   signal?: AbortSignal;
   onProgress?: (p: EvalProgress) => void;
   log?: (line: string) => void;
+  /** where else `{"run": "latest"}` looks for runs (the CLI's --runs-dir, the extension's runs folder) */
+  runsDirs?: readonly string[];
   /** bootstrap resamples (default 2,000) */
   resamples?: number;
 }
@@ -100,14 +102,14 @@ export function sampleSeed(seed: number, targetId: string, problemId: string, sa
   return fmix32((h ^ Math.imul(sampleIndex + 1, 0x68e31da4)) >>> 0);
 }
 
-/** The newest run (by its files' time) in `<specDir>/runs` or `specDir` itself. */
-async function latestRun(specDir: string): Promise<string> {
+/** The newest run (by its files' time) with sampler checkpoints in `<specDir>/runs`, `specDir` or the runs folders given. */
+async function latestRun(specDir: string, runsDirs: readonly string[]): Promise<string> {
   const candidates = [];
-  for (const d of [path.join(specDir, 'runs'), specDir]) {
+  for (const d of [...new Set([path.join(specDir, 'runs'), specDir, ...runsDirs])]) {
     if (!fs.existsSync(d)) continue;
     candidates.push(...(await listRuns(d)).filter((r) => r.checkpoints.some((c) => c.sampler_path)));
   }
-  if (candidates.length === 0) throw new EvalError(`targets: "latest": no run with sampler checkpoints in ${path.join(specDir, 'runs')} or ${specDir}`);
+  if (candidates.length === 0) throw new EvalError(`targets: "latest": no run with sampler checkpoints in ${[path.join(specDir, 'runs'), specDir, ...runsDirs].join(', ')}`);
   candidates.sort((a, b) => b.modifiedMs - a.modifiedMs);
   return candidates[0]!.dir;
 }
@@ -118,7 +120,7 @@ function stepOf(c: CheckpointRecord): number | undefined {
 }
 
 /** Resolves the spec's targets (and the baseline) to samplers, in the spec's order. */
-export async function resolveTargets(spec: EvalSpec, specDir: string, where: string): Promise<{ targets: ResolvedTarget[]; baseline: string }> {
+export async function resolveTargets(spec: EvalSpec, specDir: string, where: string, runsDirs: readonly string[] = []): Promise<{ targets: ResolvedTarget[]; baseline: string }> {
   const out: ResolvedTarget[] = [];
   const defaultModel = spec.targets.find((t): t is string => typeof t === 'string' && !t.startsWith('tinker://'));
   const one = async (t: EvalTarget, field: string): Promise<ResolvedTarget[]> => {
@@ -130,7 +132,7 @@ export async function resolveTargets(spec: EvalSpec, specDir: string, where: str
       }
       return [{ id: targetIdOf(t), label: t, source: { kind: 'base', model: t }, model: t }];
     }
-    const runDir = t.run === 'latest' ? await latestRun(specDir) : path.resolve(specDir, t.run);
+    const runDir = t.run === 'latest' ? await latestRun(specDir, runsDirs) : path.resolve(specDir, t.run);
     const runs = await listRuns(path.dirname(runDir)).catch(() => []);
     const run = runs.find((r) => r.dir === runDir);
     if (!run) throw new EvalError(`${where}: ${field}.run: ${runDir} is not a run directory`);
@@ -219,7 +221,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   const spec: EvalSpec = { ...loaded.spec, ...(o.backend ? { backend: o.backend } : {}) };
   const where = path.basename(loaded.file);
   const outDir = path.resolve(o.out ?? path.join(loaded.dir, 'evals', spec.name));
-  const { targets, baseline } = await resolveTargets(spec, loaded.dir, where);
+  const { targets, baseline } = await resolveTargets(spec, loaded.dir, where, o.runsDirs ?? []);
   const problems = await loadProblems(spec, loaded.dir, o.cacheDir, o.signal);
   if (problems.length === 0) throw new EvalError(`${where}: dataset: no problems`);
   log(`${problems.length} problems × ${targets.length} target(s) × n=${spec.n} → ${outDir}`);

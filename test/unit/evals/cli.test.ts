@@ -17,6 +17,7 @@ describe('tinker-studio eval', function () {
 
   it('parses the spec, --out, --backend and rejects a missing spec', () => {
     assert.deepStrictEqual(parseArgs(['eval', 'a.eval.json', '--out', 'o', '--backend', 'local']), { command: 'eval', spec: 'a.eval.json', out: 'o', backend: 'local' });
+    assert.deepStrictEqual(parseArgs(['eval', 'a.eval.json', '--inspect', '--runs-dir', 'r']), { command: 'eval', spec: 'a.eval.json', inspect: true, runsDir: 'r' });
     assert.throws(() => parseArgs(['eval']), /give an eval spec file/);
     assert.throws(() => parseArgs(['eval', 'a', '--resume', 'x']), /unknown option --resume/);
   });
@@ -35,7 +36,8 @@ describe('tinker-studio eval', function () {
       const res = readEvalResults(path.join(dir, 'res'));
       assert.ok(r.stdout.includes(formatEvalTable(res.summary).split('\n')[0]!), r.stdout);
       assert.match(r.stdout, /tinker-studio\/arith-gpt \(baseline\)\s+6\s+\d\.\d{3} \[/);
-      const again = spawnSync(process.execPath, [CLI, 'eval', 'small.eval.json', '--out', 'res'], { cwd: dir, env, encoding: 'utf8' });
+      const again = spawnSync(process.execPath, [CLI, 'eval', 'small.eval.json', '--out', 'res', '--inspect'], { cwd: dir, env, encoding: 'utf8' });
+      assert.match(again.stdout, /Inspect log: .*res\/inspect\/.*_small_tinker-studio_arith-gpt\.json/);
       assert.strictEqual(again.status, 0, again.stderr);
       assert.match(again.stderr, /resuming: 12 of 12 samples already/);
       assert.doesNotMatch(again.stderr, /embedded engine on/, 'nothing to sample: no engine started');

@@ -9,6 +9,7 @@ import * as path from 'path';
 import { runEval } from '../../../src/core/evals/runEval';
 import { readEvalResults, readTargetSamples } from '../../../src/core/evals/results';
 import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
+import { exportInspectLogs } from '../../../src/core/evals/inspectLog';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
@@ -142,12 +143,33 @@ describe('eval runner on the engine', function () {
     assert.deepStrictEqual([c.wins, c.losses, c.ties, c.diff.value, c.p_value], [0, 0, 8, 0, 1]);
     assert.strictEqual(c.mcnemar_p, 1);
     for (const row of s.problems) assert.deepStrictEqual(Object.keys(row.targets).sort(), s.targets.map((t) => t.id).sort());
+
+    // Export as Inspect log: one log per target, each sample an epoch, scores and stop reasons carried over
+    const files = exportInspectLogs(path.join(path.dirname(file), 'evals', 'holdout'));
+    assert.strictEqual(files.length, 2);
+    const log = JSON.parse(fs.readFileSync(files[1]!, 'utf8'));
+    assert.strictEqual(log.version, 2);
+    assert.strictEqual(log.status, 'success');
+    assert.strictEqual(log.eval.dataset.samples, 8);
+    assert.strictEqual(log.samples.length, 8);
+    const recs = readTargetSamples(path.join(path.dirname(file), 'evals', 'holdout'), s.targets[1]!.id);
+    const first = recs.find((r) => r.problem_id === log.samples[0].id)!;
+    assert.strictEqual(log.samples[0].scores.reward.value, first.reward);
+    assert.strictEqual(log.samples[0].output.choices[0].message.content, first.content);
+    assert.strictEqual(log.results.scores[0].metrics.mean.value, s.targets[1]!.metrics.reward.value);
   });
 
   it('the JSON schema contributed for *.eval.json requires what the spec requires', () => {
     const schema = evalSpecJsonSchema();
     assert.strictEqual(schema.type, 'object');
     assert.deepStrictEqual(schema.required, ['dataset', 'grader', 'max_tokens', 'targets']);
+  });
+
+  it('the example examples/arithmetic/holdout.eval.json is valid: base model vs the latest run\'s checkpoints, n = 4, all 1,029 problems', async () => {
+    const { spec } = await parseEvalSpecFile(path.join(EXAMPLE, 'holdout.eval.json'));
+    assert.strictEqual(spec.n, 4);
+    assert.strictEqual(spec.dataset.max_problems, undefined);
+    assert.deepStrictEqual(spec.targets, ['tinker-studio/arith-gpt', { run: 'latest', checkpoints: 'all' }]);
   });
 
   it('spec errors name the file and the field', async () => {
