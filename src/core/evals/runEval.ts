@@ -11,6 +11,7 @@ import { loadPromptPool } from '../data/pool';
 import type { Problem } from '../data/types';
 import type { DatasetSpec } from '../grpo/spec';
 import { stopParam } from '../grpo/rollout';
+import { fmix32 } from '../grpo/samplingSeed';
 import { writeFileAtomicSync } from '../fs/atomic';
 import { loadRenderer } from '../render';
 import type { Renderer } from '../render/types';
@@ -77,15 +78,6 @@ export class EvalError extends Error {}
 /** A folder-safe id: letters, digits, '.', '_' and '-'. */
 export function targetIdOf(label: string): string {
   return label.replace(/^tinker:\/\//, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '') || 'target';
-}
-
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 function hashString(s: string): number {
