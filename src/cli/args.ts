@@ -34,7 +34,17 @@ export interface SweepArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'>
   maxConcurrent?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | { command: 'help' };
+
+/** `tinker-studio eval <spec.eval.json> [--out DIR]`: runs (or resumes) an evaluation and prints its table. */
+export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
+  command: 'eval';
+  spec: string;
+  out?: string;
+  /** also write the results as Inspect AI eval logs (one per target) under <results>/inspect/ */
+  inspect?: boolean;
+}
+
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | { command: 'help' };
 
 const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
   `tinker-studio ${k.id} <spec${k.extension}> [options]`,
@@ -43,6 +53,7 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio sweep <file.sweep.json> [--max-concurrent N] [options]
+       tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
@@ -54,6 +65,10 @@ the ranking; run it again to resume (finished runs are skipped). --max-concurren
 load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 A session idle for --idle-minutes (default 60; 0: never) saves a resume point and releases its clients;
 the next call reconnects.
+"eval" scores base models and checkpoints on a dataset (an eval spec) and prints the table with 95 %
+intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
+spec (or --out DIR), and re-running resumes, sampling only what is missing; --inspect also writes
+them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 
@@ -79,8 +94,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
   if (command === 'sweep') return parseSweepArgs(rest);
+  if (command === 'eval') return parseEvalArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
@@ -103,4 +119,19 @@ function parseSweepArgs(rest: readonly string[]): SweepArgs {
   const mc = v['max-concurrent'];
   if (mc !== undefined && !/^[1-9]\d*$/.test(mc)) throw new UsageError('--max-concurrent must be a whole number ≥ 1');
   return { command: 'sweep', file: positionals[0], ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}), ...(mc !== undefined ? { maxConcurrent: Number(mc) } : {}) };
+}
+
+const EVAL_OPTIONS = { 'runs-dir': BACKEND_OPTIONS['runs-dir'], backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' }, inspect: { type: 'boolean' } } as const;
+
+function parseEvalArgs(rest: readonly string[]): EvalArgs {
+  const { values: v, positionals, flags } = readOptions(EVAL_OPTIONS, rest);
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give an eval spec file (*.eval.json)' : `one eval spec only (got "${positionals[0]}" and "${positionals[1]}")`);
+  return {
+    command: 'eval',
+    spec: positionals[0]!,
+    ...backendArgs(v),
+    ...(v.python !== undefined ? { python: v.python } : {}),
+    ...(v.out !== undefined ? { out: v.out } : {}),
+    ...(flags.has('inspect') ? { inspect: true } : {}),
+  };
 }

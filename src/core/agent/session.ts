@@ -156,6 +156,11 @@ export class TrainingSession {
 
   constructor(private readonly o: TrainingSessionOptions) {}
 
+  /** What an evaluation needs from the session (the eval tools run beside it, never behind its call in progress). */
+  evalContext(): { baseDir: string; cacheDir: string; python?: string; connect: TrainingSessionOptions['connect']; log: (line: string) => void } {
+    return { baseDir: this.o.baseDir, cacheDir: this.o.cacheDir, ...(this.o.python ? { python: this.o.python } : {}), connect: this.o.connect, log: this.o.log ?? (() => undefined) };
+  }
+
   status(): SessionStatus {
     const c = this.current;
     const p = this.progress;

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { specFileMatch } from '../spec/kinds';
 import { SamplePromptSchema, TrainingSession } from './session';
+import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
 
 export interface AgentTool {
   name: string;
@@ -110,6 +111,23 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: z.object({}),
     confirm: false,
     run: async (s) => ({ text: s.statusText(), value: s.status() }),
+  }),
+  tool({
+    name: 'evaluate',
+    title: 'Evaluate models and checkpoints',
+    description:
+      'Scores base models and tinker:// sampler checkpoints on a dataset with the reward file as grader: a spec_file (*.eval.json), or targets + dataset + grader inline. Returns the table (mean reward, pass@1, pass@n, stop rate, tokens, each with a 95 % interval) and the paired comparison with the baseline (the first target): difference, permutation p-value, wins/losses/ties. A large eval answers at once with its results folder and goes on in the background (eval_status follows it). Runs beside a training call, never waiting for it; re-running resumes.',
+    input: EvaluateInput,
+    confirm: true,
+    run: (s, a, signal) => evaluate(s, a, signal),
+  }),
+  tool({
+    name: 'eval_status',
+    title: 'Evaluation status',
+    description: "An eval's progress while it runs, then its table and, per target, the problems it got worse on than the baseline (worst first).",
+    input: EvalStatusInput,
+    confirm: false,
+    run: (s, a) => evalStatus(s, a),
   }),
   tool({
     name: 'finish',

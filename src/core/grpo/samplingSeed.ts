@@ -6,7 +6,7 @@
 export type SeedPurpose = 'train' | 'eval';
 
 /** murmur3's 32-bit finaliser: every input bit moves every output bit */
-function fmix32(h: number): number {
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -50,10 +50,24 @@ export const SPEC_KINDS = [
 ] as const satisfies readonly SpecKindInfo[];
 
 /**
- * Spec files that describe many runs rather than one (a sweep over a base run spec). Their JSON
- * schema is built and contributed like the kinds' (package.json jsonValidation, after the kinds).
+ * Spec files the layer reads and contributes a JSON schema for that are not a kind of run: a sweep
+ * (many runs over a base run spec, src/core/experiments/sweepFile.ts) and an evaluation
+ * (`*.eval.json`, src/core/evals/spec.ts: no model to train, no run directory; its results go to an
+ * eval folder). Their schemas are contributed after the kinds' (package.json jsonValidation).
  */
-export const MULTI_RUN_FILES = [{ id: 'sweep', label: 'sweep', extension: '.sweep.json', schemaFile: 'sweep.schema.json' }] as const;
+export const OTHER_SPEC_FILES = [
+  { id: 'sweep', label: 'sweep', extension: '.sweep.json', schemaFile: 'sweep.schema.json', runsWorkspaceCode: true },
+  { id: 'eval', label: 'evaluation', extension: '.eval.json', schemaFile: 'eval-spec.schema.json', runsWorkspaceCode: true },
+] as const;
+export type OtherSpecFileId = (typeof OTHER_SPEC_FILES)[number]['id'];
+
+/** The evaluation spec's row of OTHER_SPEC_FILES. */
+export const EVAL_SPEC_FILE = OTHER_SPEC_FILES[1];
+
+/** Whether `file` is named as an eval spec (`*.eval.json`). */
+export function isEvalSpecFile(file: string): boolean {
+  return file.toLowerCase().endsWith(EVAL_SPEC_FILE.extension);
+}
 
 /** A kind of run spec (and of run): 'grpo', 'sft', … */
 export type SpecKind = (typeof SPEC_KINDS)[number]['id'];

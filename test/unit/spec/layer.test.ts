@@ -10,7 +10,7 @@ import {
   defaultRunName,
   isSpecKind,
   SPEC_KIND_IDS,
-  MULTI_RUN_FILES,
+  OTHER_SPEC_FILES,
   SPEC_KINDS,
   type SpecKind,
   specFileMatch,
@@ -76,7 +76,7 @@ describe('spec layer', () => {
       const validation = pkg.contributes.jsonValidation as Array<{ fileMatch: string; url: string }>;
       assert.deepStrictEqual(
         validation.map((v) => [v.fileMatch, v.url]),
-        [...SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]), ...MULTI_RUN_FILES.map((f) => [`*${f.extension}`, `./dist/${f.schemaFile}`])],
+        [...SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]), ...OTHER_SPEC_FILES.map((f) => [`*${f.extension}`, `./dist/${f.schemaFile}`])],
       );
       const specActivations = (pkg.activationEvents as string[]).filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json'));
       assert.deepStrictEqual(
@@ -111,7 +111,7 @@ describe('spec layer', () => {
       const built = await specJsonSchemas();
       assert.deepStrictEqual(
         built.map((b) => b.file),
-        [...SPEC_KINDS.map((k) => k.schemaFile), ...MULTI_RUN_FILES.map((f) => f.schemaFile)],
+        [...SPEC_KINDS.map((k) => k.schemaFile), ...OTHER_SPEC_FILES.map((f) => f.schemaFile)],
       );
       for (const b of built) assert.strictEqual(b.schema.type, 'object');
     });

@@ -1,0 +1,114 @@
+// The agent's eval tools (`evaluate`, `eval_status`) on the eval runner. They run beside the training
+// session, never behind its call in progress: an eval opens its own connection. A large eval runs in
+// the background and `evaluate` answers at once with its results folder; `eval_status` reports its
+// progress, then the table and the regressed problems.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { errorMessage } from '../errors';
+import { isEvalResultsDir, readEvalResults } from '../evals/results';
+import { runEval, type EvalProgress } from '../evals/runEval';
+import { evalNameOf, parseEvalSpecFile } from '../evals/spec';
+import { formatEvalStatus, formatEvalTable } from '../evals/table';
+import type { TrainingSession } from './session';
+
+/** Above this many samples, evaluate answers at once and the eval goes on in the background. */
+export const EVAL_WAIT_SAMPLES = 256;
+
+export const EvaluateInput = z.object({
+  spec_file: z.string().min(1).optional().describe('an *.eval.json spec, relative to the workspace'),
+  targets: z.array(z.string().min(1)).min(1).optional().describe('inline: base model names or tinker:// sampler paths (the first is the baseline)'),
+  dataset: z.string().min(1).optional().describe('inline: a JSONL file of problems (fields question/answer), relative to the workspace'),
+  grader: z.string().min(1).optional().describe('inline: the reward file, relative to the workspace'),
+  n: z.number().int().min(1).max(64).optional().describe('inline: samples per problem (default 1)'),
+  max_problems: z.number().int().min(1).optional().describe('inline: at most this many problems'),
+  max_tokens: z.number().int().min(1).max(8192).optional().describe('inline: most tokens per completion (default 256)'),
+  temperature: z.number().min(0).max(2).optional().describe('inline: sampling temperature (default 1)'),
+  backend: z.enum(['local', 'cloud', 'custom']).optional(),
+});
+export type EvaluateInput = z.output<typeof EvaluateInput>;
+
+export const EvalStatusInput = z.object({
+  results: z.string().min(1).describe('the results folder evaluate returned (or an *.eval.json spec: its default folder)'),
+});
+
+interface Job {
+  progress: EvalProgress;
+  done: Promise<void>;
+  error?: string;
+  finished: boolean;
+}
+
+const jobs = new Map<string, Job>();
+
+function specFor(s: TrainingSession, a: EvaluateInput): string {
+  const { baseDir } = s.evalContext();
+  if (a.spec_file) return path.resolve(baseDir, a.spec_file);
+  if (!a.targets || !a.dataset || !a.grader) throw new Error('evaluate: give spec_file, or targets + dataset + grader');
+  const name = `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const dir = path.join(baseDir, 'evals');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.eval.json`);
+  const spec = {
+    dataset: { path: path.resolve(baseDir, a.dataset), ...(a.max_problems ? { max_problems: a.max_problems } : {}) },
+    grader: { file: path.resolve(baseDir, a.grader) },
+    n: a.n ?? 1,
+    temperature: a.temperature ?? 1,
+    max_tokens: a.max_tokens ?? 256,
+    seed: 0,
+    ...(a.backend ? { backend: a.backend } : {}),
+    targets: a.targets,
+  };
+  fs.writeFileSync(file, JSON.stringify(spec, null, 2) + '\n');
+  return file;
+}
+
+function resultsDirOf(specFile: string): string {
+  return path.join(path.dirname(specFile), 'evals', evalNameOf(specFile));
+}
+
+export async function evaluate(s: TrainingSession, a: EvaluateInput, signal?: AbortSignal): Promise<{ text: string; value: unknown }> {
+  const ctx = s.evalContext();
+  const specFile = specFor(s, a);
+  const out = resultsDirOf(specFile);
+  const running = jobs.get(out);
+  if (running && !running.finished) return { text: `already running: ${out} (${running.progress.done}/${running.progress.total} samples); call eval_status`, value: { results: out, running: true } };
+  const loaded = await parseEvalSpecFile(specFile);
+  const job: Job = { progress: { done: 0, total: 0 }, finished: false, done: Promise.resolve() };
+  jobs.set(out, job);
+  const run = runEval({
+    specFile,
+    out,
+    cacheDir: ctx.cacheDir,
+    ...(ctx.python ? { python: ctx.python } : {}),
+    ...(a.backend ? { backend: a.backend } : {}),
+    connect: ctx.connect,
+    log: ctx.log,
+    onProgress: (p) => (job.progress = p),
+  });
+  job.done = run.then(
+    () => undefined,
+    (e: unknown) => void (job.error = errorMessage(e)),
+  ).finally(() => (job.finished = true));
+  // an estimate of the size before the targets are resolved: problems are capped by max_problems
+  const perTarget = (loaded.spec.dataset.max_problems ?? Infinity) * loaded.spec.n;
+  const small = perTarget * loaded.spec.targets.length <= EVAL_WAIT_SAMPLES;
+  if (!small) {
+    return { text: `evaluating in the background: ${out}\ncall eval_status with {"results": ${JSON.stringify(out)}} to follow it`, value: { results: out, running: true } };
+  }
+  const abort = new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('cancelled (the eval goes on; call eval_status)')), { once: true }));
+  await Promise.race([job.done, abort]);
+  if (job.error) throw new Error(job.error);
+  const summary = readEvalResults(out).summary;
+  return { text: `${formatEvalTable(summary)}\nresults: ${out}`, value: { results: out, summary } };
+}
+
+export async function evalStatus(s: TrainingSession, a: z.output<typeof EvalStatusInput>): Promise<{ text: string; value: unknown }> {
+  const p = path.resolve(s.evalContext().baseDir, a.results);
+  const dir = p.toLowerCase().endsWith('.eval.json') ? resultsDirOf(p) : p;
+  const job = jobs.get(dir);
+  const head = job && !job.finished ? `running: ${job.progress.done}/${job.progress.total} samples\n` : job?.error ? `the last run stopped: ${job.error}\n` : '';
+  if (!isEvalResultsDir(dir)) return { text: `${head}${head ? '' : `no eval results in ${dir}`}`.trim(), value: { results: dir, running: Boolean(job && !job.finished) } };
+  const summary = readEvalResults(dir).summary;
+  return { text: `${head}${formatEvalStatus(summary)}\nresults: ${dir}`, value: { results: dir, running: Boolean(job && !job.finished), summary } };
+}

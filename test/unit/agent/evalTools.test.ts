@@ -1,0 +1,72 @@
+// The agent's evaluate / eval_status tools on the embedded engine: inline targets + dataset + grader
+// give the table at once; a spec of many samples answers at once with its folder and eval_status
+// follows it to the table and the regressed problems. Neither goes through the session's one-call lock.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { AGENT_TOOLS } from '../../../src/core/agent/tools';
+import { TrainingSession } from '../../../src/core/agent/session';
+import { ServiceClient } from '../../../src/core/tinker/client';
+import type { ComputeBackend } from '../../../src/engine/contract';
+import { createComputeBackend } from '../../../src/engine/model';
+import { startEngineServer, type EngineServer } from '../../../src/engine/server';
+
+const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic');
+const tool = (name: string) => AGENT_TOOLS.find((t) => t.name === name)!;
+
+describe('agent eval tools', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let backend: ComputeBackend;
+  let server: EngineServer;
+  let session: TrainingSession;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-evaltools-'));
+    for (const f of ['holdout.jsonl', 'reward.py']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(dir, f));
+    backend = await createComputeBackend({});
+    server = await startEngineServer({ dataDir: path.join(dir, 'engine-data'), backend, longPollMs: 2000 });
+    session = new TrainingSession({
+      runsDir: path.join(dir, 'runs'),
+      cacheDir: path.join(dir, 'cache'),
+      baseDir: dir,
+      connect: () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' }),
+      idleMs: 0,
+    });
+  });
+  after(async () => {
+    await session?.close('test over');
+    await server?.close();
+    await backend?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('evaluate inline returns the table; eval_status gives it again with the regressed problems', async () => {
+    const r = await tool('evaluate').run(session, { targets: ['tinker-studio/arith-gpt'], dataset: 'holdout.jsonl', grader: 'reward.py', n: 2, max_problems: 5, max_tokens: 6 });
+    assert.match(r.text, /tinker-studio\/arith-gpt \(baseline\)\s+5 /);
+    const results = (r.value as { results: string }).results;
+    assert.ok(fs.existsSync(path.join(results, 'summary.json')));
+    const st = await tool('eval_status').run(session, { results });
+    assert.match(st.text, /pass@2/);
+    assert.match(st.text, new RegExp(`results: ${results.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('a large eval answers at once with its folder; eval_status follows it to the end', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'big.eval.json'),
+      JSON.stringify({ dataset: { path: 'holdout.jsonl', max_problems: 150 }, grader: { file: 'reward.py' }, n: 2, max_tokens: 6, seed: 2, targets: ['tinker-studio/arith-gpt'] }),
+    );
+    const r = await tool('evaluate').run(session, { spec_file: 'big.eval.json' });
+    assert.match(r.text, /evaluating in the background/);
+    const results = (r.value as { results: string }).results;
+    let st = await tool('eval_status').run(session, { results: 'big.eval.json' });
+    // follow it as an agent would, until the table says it is complete
+    while ((st.value as { running: boolean }).running) {
+      await new Promise((res) => setImmediate(res));
+      st = await tool('eval_status').run(session, { results });
+    }
+    assert.match(st.text, /arith-gpt \(baseline\)\s+150 /);
+    assert.doesNotMatch(st.text, /INCOMPLETE/);
+  });
+});
