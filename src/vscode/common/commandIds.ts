@@ -21,6 +21,7 @@ export const COMMAND = {
   compareEvaluations: 'tinker.compareEvaluations',
   compareRuns: 'tinker.compareRuns',
   whatChanged: 'tinker.whatChanged',
+  openEvalResults: 'tinker.openEvalResults',
   openPlayground: 'tinker.openPlayground',
   openInPlayground: 'tinker.openInPlayground',
   newRewardFunction: 'tinker.newRewardFunction',
