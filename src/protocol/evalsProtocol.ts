@@ -7,8 +7,8 @@
 import { z } from 'zod';
 import type { PanelProtocol } from './panelProtocol';
 
-/** A value with its 95 % interval (bootstrap over problems). */
-export const Estimate = z.object({ mean: z.number(), lo: z.number(), hi: z.number() });
+/** A value with its 95 % interval (bootstrap over problems; none with fewer than 2 problems). */
+export const Estimate = z.object({ mean: z.number(), lo: z.number().optional(), hi: z.number().optional() });
 export type Estimate = z.infer<typeof Estimate>;
 
 export const EvalTargetView = z.object({
@@ -36,6 +36,21 @@ export const EvalMetricView = z.object({
 });
 export type EvalMetricView = z.infer<typeof EvalMetricView>;
 
+/** A target against the baseline on the problems both have (the paired statistics of summary.json). */
+export const ComparisonView = z.object({
+  problems: z.number().int().nonnegative(),
+  /** mean per-problem reward difference (target − baseline) with its paired bootstrap interval */
+  diff: Estimate,
+  /** paired permutation test */
+  p: z.number().min(0).max(1),
+  /** exact McNemar, with n = 1 */
+  mcnemar: z.number().min(0).max(1).optional(),
+  wins: z.number().int().nonnegative(),
+  losses: z.number().int().nonnegative(),
+  ties: z.number().int().nonnegative(),
+});
+export type ComparisonView = z.infer<typeof ComparisonView>;
+
 export const EvalSnapshot = z.object({
   type: z.literal('snapshot'),
   name: z.string(),
@@ -44,6 +59,10 @@ export const EvalSnapshot = z.object({
   baseline: z.number().int().nonnegative(),
   targets: z.array(EvalTargetView),
   metrics: z.array(EvalMetricView),
+  /** per target, against the baseline (null for the baseline and where not computed) */
+  comparisons: z.array(ComparisonView.nullable()),
+  /** all requested samples are present (false while an eval runs or after it was cancelled) */
+  complete: z.boolean(),
   /** the problems in the results' order */
   problems: z.array(z.string()),
   /** rewards[t][p]: target t's mean reward on problem p; null when not sampled (yet) */

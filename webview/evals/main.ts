@@ -70,6 +70,14 @@ function fmt(v: number, percent: boolean): string {
   return percent ? `${(100 * v).toFixed(1)}` : Math.abs(v) >= 100 ? v.toFixed(0) : Number(v.toPrecision(3)).toString();
 }
 
+function interval(v: { lo?: number; hi?: number }, percent: boolean): string {
+  return v.lo === undefined || v.hi === undefined ? '[no interval]' : `[${fmt(v.lo, percent)}, ${fmt(v.hi, percent)}]`;
+}
+
+function pValue(p: number): string {
+  return p < 0.001 ? '< 0.001' : p.toFixed(3);
+}
+
 function rewardColour(v: number | null): string {
   if (v === null) return 'var(--vscode-editorWidget-background)';
   const x = Math.max(0, Math.min(1, v));
@@ -84,7 +92,7 @@ function show(s: EvalSnapshot): void {
   byId('title').textContent = `Evaluation: ${s.name}`;
   document.title = byId('title').textContent ?? 'Evaluation';
   byId('meta').textContent = `${s.dir} · ${T} targets · ${s.problems.length} problems`;
-  byId('message').textContent = s.notes.length ? `Left out: ${s.notes.slice(0, 3).join('; ')}` : T === 0 ? 'No target has results yet.' : '';
+  byId('message').textContent = [s.complete ? '' : 'Incomplete: some requested samples are missing (an eval in progress or cancelled; running the spec again resumes it).', ...s.notes.slice(0, 3), T === 0 ? 'No target has results yet.' : ''].filter(Boolean).join(' ');
   renderTable(s);
   for (const sel of [beforeEl, afterEl]) sel.replaceChildren(...s.targets.map((t, i) => new Option(t.label, String(i))));
   beforeEl.value = String(pair[0]);
@@ -115,13 +123,29 @@ function renderTable(s: EvalSnapshot): void {
       const td = el('td', `num${best[mi] === ti ? ' best' : ''}`);
       if (!v) td.textContent = '–';
       else {
-        td.append(el('span', 'value', fmt(v.mean, m.percent)), el('span', 'interval muted', ` [${fmt(v.lo, m.percent)}, ${fmt(v.hi, m.percent)}]`));
-        td.title = `${t.label} · ${m.label}: ${fmt(v.mean, m.percent)} (95 % interval ${fmt(v.lo, m.percent)} to ${fmt(v.hi, m.percent)})${best[mi] === ti ? ' · best' : ''}`;
+        td.append(el('span', 'value', fmt(v.mean, m.percent)), el('span', 'interval muted', ` ${interval(v, m.percent)}`));
+        td.title = `${t.label} · ${m.label}: ${fmt(v.mean, m.percent)} (95 % interval ${interval(v, m.percent)})${best[mi] === ti ? ' · best' : ''}`;
       }
       return td;
     }));
+    const c = s.comparisons[ti];
+    const vs = el('td', 'num vs');
+    if (ti === s.baseline) vs.textContent = '—';
+    else if (!c) vs.textContent = '–';
+    else {
+      const sign = c.diff.mean > 0 ? '+' : '';
+      vs.append(
+        el('span', `value ${c.diff.lo !== undefined && c.diff.lo > 0 ? 'positive' : c.diff.hi !== undefined && c.diff.hi < 0 ? 'negative' : ''}`, `${sign}${fmt(c.diff.mean, false)}`),
+        el('span', 'interval muted', ` ${interval(c.diff, false)} · p ${pValue(c.p)}${c.mcnemar !== undefined ? ` · McNemar ${pValue(c.mcnemar)}` : ''} · ${c.wins}/${c.losses}/${c.ties}`),
+      );
+      vs.title = `${t.label} − baseline, mean per-problem reward difference on ${c.problems} problems: ${sign}${fmt(c.diff.mean, false)} (paired 95 % interval ${interval(c.diff, false)}); permutation test p = ${c.p}${c.mcnemar !== undefined ? `; exact McNemar p = ${c.mcnemar}` : ''}; wins ${c.wins}, losses ${c.losses}, ties ${c.ties}`;
+    }
+    tr.append(vs);
     return tr;
   });
+  const vsHead = el('th', 'num', 'vs baseline (W/L/T)');
+  vsHead.title = 'Mean per-problem reward difference against the baseline with its paired 95 % interval, the paired permutation test p-value, and problems won/lost/tied';
+  head.append(vsHead);
   const thead = el('thead');
   thead.append(head);
   const tbody = el('tbody');
@@ -148,7 +172,7 @@ function renderCharts(): void {
   const H = snap.targets.length * (barH + 6) + 10;
   bars.setAttribute('viewBox', `0 0 ${W} ${H}`);
   bars.setAttribute('height', String(H));
-  const hi = Math.max(1e-9, ...m.values.map((v) => (v ? v.hi : 0)));
+  const hi = Math.max(1e-9, ...m.values.map((v) => (v ? v.hi ?? v.mean : 0)));
   const left = 150;
   const x = (v: number) => left + ((W - left - 50) * Math.max(0, v)) / hi;
   const desc: string[] = [];
@@ -159,10 +183,12 @@ function renderCharts(): void {
     if (!v) return;
     bars.append(svgEl('rect', { x: left, y, width: Math.max(1, x(v.mean) - left), height: barH, class: i === snap!.baseline ? 'bar baseline' : 'bar' }));
     const cy = y + barH / 2;
-    bars.append(svgEl('line', { x1: x(v.lo), x2: x(v.hi), y1: cy, y2: cy, class: 'whisker' }));
-    for (const e of [v.lo, v.hi]) bars.append(svgEl('line', { x1: x(e), x2: x(e), y1: cy - 5, y2: cy + 5, class: 'whisker' }));
-    bars.append(svgEl('text', { x: x(v.hi) + 4, y: cy + 4, class: 'value' }, fmt(v.mean, m.percent)));
-    desc.push(`${t.label} ${fmt(v.mean, m.percent)} (${fmt(v.lo, m.percent)} to ${fmt(v.hi, m.percent)})`);
+    if (v.lo !== undefined && v.hi !== undefined) {
+      bars.append(svgEl('line', { x1: x(v.lo), x2: x(v.hi), y1: cy, y2: cy, class: 'whisker' }));
+      for (const e of [v.lo, v.hi]) bars.append(svgEl('line', { x1: x(e), x2: x(e), y1: cy - 5, y2: cy + 5, class: 'whisker' }));
+    }
+    bars.append(svgEl('text', { x: x(v.hi ?? v.mean) + 4, y: cy + 4, class: 'value' }, fmt(v.mean, m.percent)));
+    desc.push(`${t.label} ${fmt(v.mean, m.percent)} ${interval(v, m.percent)}`);
   });
   bars.setAttribute('aria-label', `${m.label}: ${desc.join('; ')}`);
   renderCurve();
@@ -184,17 +210,17 @@ function renderCurve(): void {
   curve.setAttribute('height', String(H));
   const s0 = pts[0]!.step;
   const s1 = Math.max(pts.at(-1)!.step, s0 + 1);
-  const lo = Math.min(...pts.map((p) => p.v.lo));
-  const hi = Math.max(...pts.map((p) => p.v.hi), lo + 1e-9);
+  const lo = Math.min(...pts.map((p) => p.v.lo ?? p.v.mean));
+  const hi = Math.max(...pts.map((p) => p.v.hi ?? p.v.mean), lo + 1e-9);
   const x = (s: number) => pad.l + ((W - pad.l - pad.r) * (s - s0)) / (s1 - s0);
   const y = (v: number) => H - pad.b - ((H - pad.t - pad.b) * (v - lo)) / (hi - lo);
-  const band = pts.map((p) => `${x(p.step)},${y(p.v.hi)}`).concat([...pts].reverse().map((p) => `${x(p.step)},${y(p.v.lo)}`));
+  const band = pts.map((p) => `${x(p.step)},${y(p.v.hi ?? p.v.mean)}`).concat([...pts].reverse().map((p) => `${x(p.step)},${y(p.v.lo ?? p.v.mean)}`));
   curve.append(svgEl('polygon', { points: band.join(' '), class: 'band' }));
   curve.append(svgEl('polyline', { points: pts.map((p) => `${x(p.step)},${y(p.v.mean)}`).join(' '), class: 'line' }));
   const best = pts.reduce((b, p) => ((m.goal === 'maximize' ? p.v.mean > b.v.mean : p.v.mean < b.v.mean) ? p : b));
   for (const p of pts) {
     const c = svgEl('circle', { cx: x(p.step), cy: y(p.v.mean), r: p === best ? 5 : 3, class: p === best ? 'point peak' : 'point' });
-    c.append(svgEl('title', {}, `step ${p.step} · ${fmt(p.v.mean, m.percent)} [${fmt(p.v.lo, m.percent)}, ${fmt(p.v.hi, m.percent)}]`));
+    c.append(svgEl('title', {}, `step ${p.step} · ${fmt(p.v.mean, m.percent)} ${interval(p.v, m.percent)}`));
     curve.append(c);
   }
   curve.append(svgEl('text', { x: pad.l, y: H - 6, class: 'label' }, `step ${s0}`), svgEl('text', { x: W - pad.r, y: H - 6, 'text-anchor': 'end', class: 'label' }, `step ${s1}`));

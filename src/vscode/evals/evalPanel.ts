@@ -12,7 +12,7 @@ import { showPanelPage } from '../common/webview/html';
 import { PanelHost, RequestHandlers } from '../common/webview/panelHost';
 import type { WebviewTransport } from '../common/webview/transport';
 import { errorMessage } from '../../core/errors';
-import { readEvalSnapshot, TargetSamples } from '../../core/evals/resultsView';
+import { readAllTargetSamples, readEvalSnapshot, TargetSamples } from '../../core/evals/resultsView';
 import { evalSampleUri, forgetResults, problemSamples, rememberResults } from './evalSampleDocuments';
 import { toDisposable } from '../common/lifecycle';
 
@@ -30,7 +30,9 @@ export interface OpenedEvalDiff {
 
 export class EvalPanel extends PanelHost<ToWebview, FromWebview, typeof EvalRequests> {
   protected readonly requestHandlers: RequestHandlers<typeof EvalRequests> = {};
-  private current: { snapshot: EvalSnapshot; targets: TargetSamples[] } | undefined;
+  private current: EvalSnapshot | undefined;
+  /** the targets' samples of the current snapshot, read after it painted */
+  private samples: Promise<TargetSamples[]> | undefined;
   private generation = 0;
   private readonly refreshSoon: () => void;
   /** the last diff or What changed opened (the host tests read it) */
@@ -60,7 +62,7 @@ export class EvalPanel extends PanelHost<ToWebview, FromWebview, typeof EvalRequ
 
   /** The snapshot last prepared (the host tests read it). */
   get snapshot(): EvalSnapshot | undefined {
-    return this.current?.snapshot;
+    return this.current;
   }
 
   /** Reads the folder again and repaints. */
@@ -71,12 +73,12 @@ export class EvalPanel extends PanelHost<ToWebview, FromWebview, typeof EvalRequ
   protected override async sendSnapshot(): Promise<void> {
     const generation = ++this.generation;
     try {
-      const read = await readEvalSnapshot(this.dir);
+      const snapshot = await readEvalSnapshot(this.dir);
       if (generation !== this.generation || this.isDisposed) return;
-      this.current = read;
-      rememberResults(this.dir, read.targets);
-      this.panel.title = `Eval: ${read.snapshot.name}`;
-      this.post(read.snapshot);
+      this.current = snapshot;
+      this.samples = undefined;
+      this.panel.title = `Eval: ${snapshot.name}`;
+      this.post(snapshot);
     } catch (err) {
       this.log.error(`eval results: could not read ${this.dir}`, err);
       this.post({ type: 'error', message: `Could not read the evaluation results in ${this.dir}: ${errorMessage(err)}` });
@@ -103,16 +105,24 @@ export class EvalPanel extends PanelHost<ToWebview, FromWebview, typeof EvalRequ
     }
   }
 
-  private target(i: number): TargetSamples {
-    const t = this.current?.targets[i];
+  /** Target i's samples (the folder's samples are read once per snapshot, when first needed). */
+  private async target(i: number): Promise<TargetSamples> {
+    const snap = this.current;
+    if (!snap) throw new Error(`the evaluation in ${this.dir} is not read yet`);
+    this.samples ??= Promise.resolve().then(() => {
+      const all = readAllTargetSamples(this.dir, snap.targets.map((t) => t.id));
+      rememberResults(this.dir, all);
+      return all;
+    });
+    const t = (await this.samples)[i];
     if (!t) throw new Error(`the evaluation in ${this.dir} has no target ${i}`);
     return t;
   }
 
   /** A problem's samples of two targets, side by side in the diff editor. */
   async openDiff(problemId: string, leftIdx: number, rightIdx: number): Promise<OpenedEvalDiff> {
-    const l = this.target(leftIdx);
-    const r = this.target(rightIdx);
+    const l = await this.target(leftIdx);
+    const r = await this.target(rightIdx);
     const mean = (t: TargetSamples) => {
       const s = problemSamples(t.records, problemId);
       return s.length ? String(Number((s.reduce((a, x) => a + x.reward, 0) / s.length).toPrecision(3))) : '–';
@@ -126,8 +136,8 @@ export class EvalPanel extends PanelHost<ToWebview, FromWebview, typeof EvalRequ
 
   /** Every sample whose reward changed from `before` to `after`, improved first, in one multi-diff. */
   async whatChanged(beforeIdx: number, afterIdx: number): Promise<{ title: string; entries: OpenedEvalDiff[] }> {
-    const b = this.target(beforeIdx);
-    const a = this.target(afterIdx);
+    const b = await this.target(beforeIdx);
+    const a = await this.target(afterIdx);
     const { pairSamples, rewardChanges, describeChanges, changeTitle } = await import('../../core/runs/sampleChanges');
     const pairing = pairSamples(b.records, a.records, 'problem');
     const changes = rewardChanges(pairing.pairs);
@@ -145,11 +155,11 @@ export class EvalPanel extends PanelHost<ToWebview, FromWebview, typeof EvalRequ
   }
 
   private async openInPlayground(problemId: string, targetIdx: number): Promise<void> {
-    const t = this.target(targetIdx);
+    const t = await this.target(targetIdx);
     const s = problemSamples(t.records, problemId)[0];
     if (!s) throw new Error(`${t.id} has no sample of ${problemId}`);
     const question = s.question ?? s.prompt;
-    const view = this.current?.snapshot.targets[targetIdx];
+    const view = this.current?.targets[targetIdx];
     const A = view?.source ? (view.source.kind === 'base' ? { kind: 'base' as const, model: view.source.value } : { kind: 'checkpoint' as const, path: view.source.value }) : undefined;
     await vscode.commands.executeCommand(COMMAND.openInPlayground, { ...(A ? { A } : {}), messages: [{ role: 'user', content: question }], groundTruth: s.ground_truth });
   }
