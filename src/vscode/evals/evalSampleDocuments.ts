@@ -1,10 +1,12 @@
 // The documents of an evaluation's samples under the tinker-sample: scheme (authority `eval`), for the
 // diff editor: one problem's samples of one target (all of them, or the k-th). The records come
-// from the results folders the panels have read; a closed panel's folder is read again on demand.
+// from the results folders the panels have read, else from the folder on disk (a closed panel, a
+// reload).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SampleRecord } from '../../protocol/sampleSchema';
 import { registerSampleSource, SAMPLE_SCHEME } from '../samples/sampleDocuments';
+import { readTargetSamples } from '../../core/evals/results';
 
 export const EVAL_AUTHORITY = 'eval';
 
@@ -51,8 +53,14 @@ function read(uri: vscode.Uri): string | undefined {
   const target = q.get('t');
   const problem = q.get('p');
   if (!dir || !target || !problem) return undefined;
-  const records = loaded.get(path.resolve(dir))?.get(target);
-  if (!records) return `# ${target}: the results of ${dir} are not loaded; open them in the evaluation panel (Tinker: Open Eval Results…)\n`;
+  let records = loaded.get(path.resolve(dir))?.get(target);
+  if (!records) {
+    try {
+      records = readTargetSamples(dir, target);
+    } catch (err) {
+      return `# ${target}: ${err instanceof Error ? err.message : String(err)}\n`;
+    }
+  }
   const samples = problemSamples(records, problem);
   const k = q.get('k');
   if (k !== null) {
