@@ -27,7 +27,14 @@ export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   idleMinutes?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | CheckpointsArgs | { command: 'help' };
+/** `tinker-studio eval <spec.eval.json> [--out DIR]`: runs (or resumes) an evaluation and prints its table. */
+export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume' | 'runsDir'> {
+  command: 'eval';
+  spec: string;
+  out?: string;
+}
+
+export type CliArgs = GrpoArgs | McpArgs | CheckpointsArgs | EvalArgs | { command: 'help' };
 
 const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
   `tinker-studio ${k.id} <spec${k.extension}> [options]`,
@@ -35,6 +42,7 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 ]);
 
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
+       tinker-studio eval <spec.eval.json> [--out DIR] [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
@@ -43,6 +51,9 @@ Runs ${SPEC_KINDS.map((k) => k.label).join(' or ')} from a run spec and writes t
 load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 A session idle for --idle-minutes (default 60; 0: never) saves a resume point and releases its clients;
 the next call reconnects.
+"eval" scores base models and checkpoints on a dataset (an eval spec) and prints the table with 95 %
+intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
+spec (or --out DIR), and re-running resumes, sampling only what is missing.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 
@@ -66,8 +77,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
+  if (command === 'eval') return parseEvalArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'eval', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
@@ -82,4 +94,18 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   if (spec === undefined && v.resume === undefined) throw new UsageError('give a spec file (or --resume <run dir>)');
   return { command, ...(spec !== undefined ? { spec } : {}), ...shared, ...(v.resume !== undefined ? { resume: v.resume } : {}) };
+}
+
+const EVAL_OPTIONS = { backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' } } as const;
+
+function parseEvalArgs(rest: readonly string[]): EvalArgs {
+  const { values: v, positionals } = readOptions(EVAL_OPTIONS, rest);
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give an eval spec file (*.eval.json)' : `one eval spec only (got "${positionals[0]}" and "${positionals[1]}")`);
+  return {
+    command: 'eval',
+    spec: positionals[0]!,
+    ...backendArgs(v),
+    ...(v.python !== undefined ? { python: v.python } : {}),
+    ...(v.out !== undefined ? { out: v.out } : {}),
+  };
 }

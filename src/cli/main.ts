@@ -15,7 +15,9 @@ import { describeRoute } from '../core/tinker/proxy';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
 import { TrainingSession } from '../core/agent/session';
-import { GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
+import { EvalArgs, GrpoArgs, McpArgs, USAGE, UsageError, parseArgs } from './args';
+import { runEval } from '../core/evals/runEval';
+import { formatEvalTable } from '../core/evals/table';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
 import { serveMcp } from './mcp';
@@ -105,6 +107,7 @@ async function main(argv: string[]): Promise<number> {
   const cacheDir = path.resolve(args.cacheDir ?? process.env.TINKER_STUDIO_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'tinker-studio'));
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
+  if (args.command === 'eval') return evaluate(args, cacheDir);
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const tty = Boolean(process.stderr.isTTY);
   const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
@@ -197,6 +200,53 @@ async function mcp(args: McpArgs, cacheDir: string): Promise<number> {
     return 0;
   } finally {
     await session.close('the MCP server stopped');
+    for (const c of closers) await c.close().catch(() => undefined);
+  }
+}
+
+/** `tinker-studio eval <spec>`: runs or resumes the eval with progress on stderr; the table on stdout. */
+async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
+  const tty = Boolean(process.stderr.isTTY);
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  const closers: Closer[] = [];
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts > 1) process.exit(130);
+    log('cancelling: the samples graded so far are kept; re-run to resume');
+    ac.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  let lastShown = 0;
+  try {
+    const summary = await runEval({
+      specFile: path.resolve(args.spec),
+      ...(args.out !== undefined ? { out: path.resolve(args.out) } : {}),
+      ...(args.backend ? { backend: args.backend } : {}),
+      cacheDir,
+      ...(args.python ? { python: args.python } : {}),
+      connect: connector(args, cacheDir, closers, log),
+      signal: ac.signal,
+      log,
+      onProgress: (p) => {
+        const now = Date.now();
+        if (p.done < p.total && now - lastShown < (tty ? 200 : 5000)) return;
+        lastShown = now;
+        const line = `sampled ${p.done}/${p.total}${p.target ? ` (${p.target})` : ''}`;
+        process.stderr.write(tty ? `\r${line}\x1b[K${p.done === p.total ? '\n' : ''}` : `${line}\n`);
+      },
+    });
+    process.stdout.write(`\n${formatEvalTable(summary)}\n`);
+    const out = args.out !== undefined ? path.resolve(args.out) : path.join(path.dirname(path.resolve(args.spec)), 'evals', summary.name);
+    process.stdout.write(`results: ${out}${summary.elapsed_s !== undefined ? ` (${summary.elapsed_s.toFixed(1)} s)` : ''}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`\ntinker-studio: ${redactSecrets(ac.signal.aborted ? 'cancelled; the graded samples are kept, re-run to resume' : errorMessage(err))}\n`);
+    return ac.signal.aborted ? 130 : 1;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
     for (const c of closers) await c.close().catch(() => undefined);
   }
 }

@@ -49,6 +49,24 @@ export const SPEC_KINDS = [
   },
 ] as const satisfies readonly SpecKindInfo[];
 
+/**
+ * The evaluation spec (`*.eval.json`, src/core/evals/spec.ts): a spec file the layer reads and
+ * contributes a JSON schema for, but not a kind of run (no model to train, no run directory); its
+ * results go to an eval folder. The CLI's `eval` command and the eval entry points start it.
+ */
+export const EVAL_SPEC_FILE = {
+  id: 'eval',
+  label: 'evaluation',
+  extension: '.eval.json',
+  schemaFile: 'eval-spec.schema.json',
+  runsWorkspaceCode: true,
+} as const;
+
+/** Whether `file` is named as an eval spec (`*.eval.json`). */
+export function isEvalSpecFile(file: string): boolean {
+  return file.toLowerCase().endsWith(EVAL_SPEC_FILE.extension);
+}
+
 /** A kind of run spec (and of run): 'grpo', 'sft', … */
 export type SpecKind = (typeof SPEC_KINDS)[number]['id'];
 

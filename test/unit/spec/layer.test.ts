@@ -8,6 +8,7 @@ import { specDiagnostics } from '../../../src/core/spec/diagnostics';
 import { jsonPlaces } from '../../../src/core/spec/jsonSyntax';
 import {
   defaultRunName,
+  EVAL_SPEC_FILE,
   isSpecKind,
   SPEC_KIND_IDS,
   SPEC_KINDS,
@@ -75,7 +76,7 @@ describe('spec layer', () => {
       const validation = pkg.contributes.jsonValidation as Array<{ fileMatch: string; url: string }>;
       assert.deepStrictEqual(
         validation.map((v) => [v.fileMatch, v.url]),
-        SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]),
+        [...SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]), [`*${EVAL_SPEC_FILE.extension}`, `./dist/${EVAL_SPEC_FILE.schemaFile}`]],
       );
       const specActivations = (pkg.activationEvents as string[]).filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json'));
       assert.deepStrictEqual(
@@ -110,7 +111,7 @@ describe('spec layer', () => {
       const built = await specJsonSchemas();
       assert.deepStrictEqual(
         built.map((b) => b.file),
-        SPEC_KINDS.map((k) => k.schemaFile),
+        [...SPEC_KINDS.map((k) => k.schemaFile), EVAL_SPEC_FILE.schemaFile],
       );
       for (const b of built) assert.strictEqual(b.schema.type, 'object');
     });

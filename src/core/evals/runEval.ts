@@ -1,0 +1,467 @@
+// Runs an evaluation spec: every target (base model, tinker:// sampler path, a run's checkpoints) is
+// sampled `n` times on each problem, graded by the SAME reward runner and limits as training, and the
+// samples are appended to `targets/<id>/samples.jsonl` in the runs' sample-record schema as they are
+// graded. Re-running reads what is there and samples only what is missing; with `seed`, each sample's
+// seed is derived from (seed, target, problem, sample index), so a resumed eval equals an
+// uninterrupted one. All targets' requests interleave under one bounded concurrency.
+import { setMaxListeners } from 'node:events';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadPromptPool } from '../data/pool';
+import type { Problem } from '../data/types';
+import type { DatasetSpec } from '../grpo/spec';
+import { stopParam } from '../grpo/rollout';
+import { writeFileAtomicSync } from '../fs/atomic';
+import { loadRenderer } from '../render';
+import type { Renderer } from '../render/types';
+import { createRewardRunner } from '../reward';
+import type { RewardRunner } from '../reward/types';
+import { listRuns, readMetricsRowsSync, type CheckpointRecord } from '../runs/runDirectory';
+import { parseRunConfig } from '../runs/runConfig';
+import { questionOf } from '../../protocol/promptQuestion';
+import { recordedRewardError, type SampleRecord } from '../../protocol/sampleSchema';
+import type { ServiceClient, SamplingClient } from '../tinker/client';
+import { textInput, type SamplingParams } from '../tinker/types';
+import {
+  EvalManifest,
+  MANIFEST_FILE,
+  readTargetSamples,
+  SUMMARY_FILE,
+  targetSamplesFile,
+  type EvalSummary,
+  type PairedComparison,
+  type ProblemRow,
+  type TargetSource,
+  type TargetSummary,
+} from './results';
+import { parseEvalSpecFile, type EvalSpec, type EvalTarget } from './spec';
+import { bootstrapMean, DEFAULT_BOOTSTRAP, mean, pairedComparison, passAtK } from './stats';
+
+export interface EvalProgress {
+  done: number;
+  total: number;
+  target?: string;
+}
+
+export interface RunEvalOptions {
+  specFile: string;
+  /** results folder; default `evals/<spec name>/` next to the spec */
+  out?: string;
+  backend?: 'local' | 'cloud' | 'custom';
+  /** opens the backend (the CLI's connector, the extension's connection) */
+  connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => Promise<ServiceClient>;
+  /** tokenizer and Hugging Face cache */
+  cacheDir: string;
+  python?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: EvalProgress) => void;
+  log?: (line: string) => void;
+  /** bootstrap resamples (default 2,000) */
+  resamples?: number;
+}
+
+/** A target as resolved: where its sampler is, what it is, its base model. */
+export interface ResolvedTarget {
+  id: string;
+  label: string;
+  source: TargetSource;
+  model: string;
+  /** a tinker:// sampler path; absent for a base model */
+  samplerPath?: string;
+}
+
+export class EvalError extends Error {}
+
+/** A folder-safe id: letters, digits, '.', '_' and '-'. */
+export function targetIdOf(label: string): string {
+  return label.replace(/^tinker:\/\//, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '') || 'target';
+}
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return fmix32(h);
+}
+
+/** The seed of one sample: a hash of (eval seed, target id, problem id, sample index). */
+export function sampleSeed(seed: number, targetId: string, problemId: string, sampleIndex: number): number {
+  let h = fmix32(seed >>> 0);
+  h = fmix32((h ^ hashString(targetId)) >>> 0);
+  h = fmix32((h ^ hashString(problemId)) >>> 0);
+  return fmix32((h ^ Math.imul(sampleIndex + 1, 0x68e31da4)) >>> 0);
+}
+
+/** The newest run (by its files' time) in `<specDir>/runs` or `specDir` itself. */
+async function latestRun(specDir: string): Promise<string> {
+  const candidates = [];
+  for (const d of [path.join(specDir, 'runs'), specDir]) {
+    if (!fs.existsSync(d)) continue;
+    candidates.push(...(await listRuns(d)).filter((r) => r.checkpoints.some((c) => c.sampler_path)));
+  }
+  if (candidates.length === 0) throw new EvalError(`targets: "latest": no run with sampler checkpoints in ${path.join(specDir, 'runs')} or ${specDir}`);
+  candidates.sort((a, b) => b.modifiedMs - a.modifiedMs);
+  return candidates[0]!.dir;
+}
+
+/** The step of a checkpoint record (its `batch`), for the metric-over-step curve. */
+function stepOf(c: CheckpointRecord): number | undefined {
+  return typeof c.batch === 'number' ? c.batch : undefined;
+}
+
+/** Resolves the spec's targets (and the baseline) to samplers, in the spec's order. */
+export async function resolveTargets(spec: EvalSpec, specDir: string, where: string): Promise<{ targets: ResolvedTarget[]; baseline: string }> {
+  const out: ResolvedTarget[] = [];
+  const defaultModel = spec.targets.find((t): t is string => typeof t === 'string' && !t.startsWith('tinker://'));
+  const one = async (t: EvalTarget, field: string): Promise<ResolvedTarget[]> => {
+    if (typeof t === 'string') {
+      if (t.startsWith('tinker://')) {
+        const model = spec.model ?? defaultModel;
+        if (!model) throw new EvalError(`${where}: ${field}: the base model of ${t} is unknown: add "model" to the spec`);
+        return [{ id: targetIdOf(t), label: t, source: { kind: 'path', path: t }, model, samplerPath: t }];
+      }
+      return [{ id: targetIdOf(t), label: t, source: { kind: 'base', model: t }, model: t }];
+    }
+    const runDir = t.run === 'latest' ? await latestRun(specDir) : path.resolve(specDir, t.run);
+    const runs = await listRuns(path.dirname(runDir)).catch(() => []);
+    const run = runs.find((r) => r.dir === runDir);
+    if (!run) throw new EvalError(`${where}: ${field}.run: ${runDir} is not a run directory`);
+    const configFile = path.join(runDir, 'config.json');
+    const model = run.model ?? (fs.existsSync(configFile) ? parseRunConfig(fs.readFileSync(configFile, 'utf8'), configFile).model_name : undefined);
+    if (!model) throw new EvalError(`${where}: ${field}.run: ${runDir} names no model in config.json`);
+    let cks = run.checkpoints.filter((c) => c.sampler_path);
+    if (t.checkpoints === 'best') {
+      const rows = readMetricsRowsSync(runDir);
+      const at = (c: CheckpointRecord) => {
+        const step = stepOf(c);
+        const before = rows.filter((r) => step === undefined || r.step <= step);
+        const withTest = [...before].reverse().find((r) => typeof r['test/env/all/reward/total'] === 'number');
+        const withTrain = [...before].reverse().find((r) => typeof r['env/all/reward/total'] === 'number');
+        return (withTest?.['test/env/all/reward/total'] as number | undefined) ?? (withTrain?.['env/all/reward/total'] as number | undefined) ?? -Infinity;
+      };
+      const best = cks.reduce<CheckpointRecord | undefined>((b, c) => (b === undefined || at(c) > at(b) ? c : b), undefined);
+      cks = best ? [best] : [];
+    } else if (Array.isArray(t.checkpoints)) {
+      const names = t.checkpoints;
+      const unknown = names.filter((n) => !cks.some((c) => c.name === n));
+      if (unknown.length) throw new EvalError(`${where}: ${field}.checkpoints: ${unknown.join(', ')} not among ${runDir}'s sampler checkpoints (${cks.map((c) => c.name).join(', ') || 'none'})`);
+      cks = names.map((n) => cks.find((c) => c.name === n)!);
+    }
+    if (cks.length === 0) throw new EvalError(`${where}: ${field}: ${runDir} has no sampler checkpoint`);
+    const runName = path.basename(runDir);
+    return cks.map((c) => {
+      const step = stepOf(c);
+      return {
+        id: targetIdOf(`${runName}-${c.name}`),
+        label: `${runName}/${c.name}`,
+        source: { kind: 'checkpoint', path: c.sampler_path!, run_dir: runDir, checkpoint: c.name, ...(step !== undefined ? { step } : {}) },
+        model,
+        samplerPath: c.sampler_path!,
+      };
+    });
+  };
+  for (const [i, t] of spec.targets.entries()) {
+    for (const r of await one(t, `targets.${i}`)) if (!out.some((o) => o.id === r.id)) out.push(r);
+  }
+  let baseline = out[0]!.id;
+  if (spec.baseline !== undefined) {
+    const b = await one(spec.baseline, 'baseline');
+    if (b.length !== 1) throw new EvalError(`${where}: baseline: must be one target (it names ${b.length})`);
+    if (!out.some((o) => o.id === b[0]!.id)) out.unshift(b[0]!);
+    baseline = b[0]!.id;
+  }
+  return { targets: out, baseline };
+}
+
+/** Loads the eval's problems: the dataset in a seeded order (seed 0), capped at max_problems. */
+async function loadProblems(spec: EvalSpec, specDir: string, cacheDir: string, signal?: AbortSignal): Promise<Problem[]> {
+  const { max_problems, ...dataset } = spec.dataset;
+  const pool = await loadPromptPool({ ...dataset } as DatasetSpec, { specDir, seed: 0, cacheDir, ...(signal ? { signal } : {}) });
+  return max_problems !== undefined ? pool.train.slice(0, max_problems) : pool.train;
+}
+
+/** Runs `tasks` with at most `limit` in flight; the first failure stops handing out new ones and is thrown. */
+async function runPool(tasks: Array<() => Promise<void>>, limit: number, signal?: AbortSignal): Promise<void> {
+  let next = 0;
+  let failed: unknown;
+  const worker = async () => {
+    while (failed === undefined && next < tasks.length) {
+      if (signal?.aborted) return;
+      const t = tasks[next++]!;
+      try {
+        await t();
+      } catch (e) {
+        failed ??= e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  if (failed !== undefined) throw failed;
+}
+
+const key = (problemId: string, traj: number) => `${problemId}\u0000${traj}`;
+
+/** Runs the eval (or resumes it) and writes summary.json; returns the summary. */
+export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
+  const log = o.log ?? (() => undefined);
+  const started = Date.now();
+  // every request in flight listens to the signal
+  if (o.signal) setMaxListeners(0, o.signal);
+  const loaded = await parseEvalSpecFile(o.specFile);
+  const spec: EvalSpec = { ...loaded.spec, ...(o.backend ? { backend: o.backend } : {}) };
+  const where = path.basename(loaded.file);
+  const outDir = path.resolve(o.out ?? path.join(loaded.dir, 'evals', spec.name));
+  const { targets, baseline } = await resolveTargets(spec, loaded.dir, where);
+  const problems = await loadProblems(spec, loaded.dir, o.cacheDir, o.signal);
+  if (problems.length === 0) throw new EvalError(`${where}: dataset: no problems`);
+  log(`${problems.length} problems × ${targets.length} target(s) × n=${spec.n} → ${outDir}`);
+
+  fs.mkdirSync(outDir, { recursive: true });
+  const manifest: EvalManifest = {
+    kind: 'eval',
+    name: spec.name,
+    spec_file: loaded.file,
+    spec: spec as unknown as Record<string, unknown>,
+    targets: targets.map(({ id, label, source, model }) => ({ id, label, source, model })),
+    baseline,
+  };
+  writeFileAtomicSync(path.join(outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
+
+  // what is there already
+  const have = new Map<string, Map<string, SampleRecord>>();
+  for (const t of targets) {
+    fs.mkdirSync(path.dirname(targetSamplesFile(outDir, t.id)), { recursive: true });
+    const m = new Map<string, SampleRecord>();
+    for (const r of readTargetSamples(outDir, t.id)) m.set(key(r.problem_id, r.traj_idx), r);
+    have.set(t.id, m);
+    // a torn tail (crash mid-line) is dropped from the file before appending
+    const file = targetSamplesFile(outDir, t.id);
+    if (fs.existsSync(file)) {
+      const text = fs.readFileSync(file, 'utf8');
+      if (text.length && !text.endsWith('\n')) fs.writeFileSync(file, text.slice(0, text.lastIndexOf('\n') + 1));
+    }
+  }
+
+  // the missing samples, interleaved: problem by problem, sample by sample, target by target
+  type Task = { target: ResolvedTarget; p: number; i: number };
+  const missing: Task[] = [];
+  for (let p = 0; p < problems.length; p++)
+    for (let i = 0; i < spec.n; i++) for (const t of targets) if (!have.get(t.id)!.has(key(problems[p]!.id, i))) missing.push({ target: t, p, i });
+  const total = problems.length * spec.n * targets.length;
+  let done = total - missing.length;
+  if (done > 0) log(`resuming: ${done} of ${total} samples already in ${outDir}`);
+  o.onProgress?.({ done, total });
+
+  if (missing.length > 0) {
+    let reward: RewardRunner | undefined;
+    let service: ServiceClient | undefined;
+    try {
+      reward = await createRewardRunner({ file: spec.grader.file, python: o.python, workers: spec.grader.workers, timeoutMs: spec.grader.timeout_ms, ...(o.signal ? { signal: o.signal } : {}) });
+      service = await o.connect({ backend: spec.backend, ...(spec.base_url ? { base_url: spec.base_url } : {}) });
+      const renderers = new Map<string, Promise<Renderer>>();
+      const rendererFor = (model: string) => {
+        let r = renderers.get(model);
+        if (!r) {
+          r = loadRenderer({ model, ...(spec.renderer ? { renderer: spec.renderer } : {}), cacheDir: o.cacheDir }).then((l) => {
+            for (const w of l.warnings) log(`warning: ${w}`);
+            return l.renderer;
+          });
+          renderers.set(model, r);
+        }
+        return r;
+      };
+      const samplers = new Map<string, Promise<SamplingClient>>();
+      const samplerFor = (t: ResolvedTarget) => {
+        let s = samplers.get(t.id);
+        if (!s) {
+          s = service!.createSamplingClient(t.samplerPath ? { modelPath: t.samplerPath } : { baseModel: t.model }, o.signal);
+          samplers.set(t.id, s);
+        }
+        return s;
+      };
+      const prompts = new Map<string, number[]>();
+      const grader = reward;
+      const tasks = missing.map(({ target, p, i }) => async () => {
+        const problem = problems[p]!;
+        const renderer = await rendererFor(target.model);
+        const pk = `${target.model}\u0000${problem.id}`;
+        let promptTokens = prompts.get(pk);
+        if (!promptTokens) prompts.set(pk, (promptTokens = renderer.buildGenerationPrompt(problem.messages)));
+        const params: SamplingParams = {
+          max_tokens: spec.max_tokens,
+          temperature: spec.temperature,
+          stop: spec.stop ?? stopParam(renderer.stopSequences()),
+          ...(spec.top_p !== undefined ? { top_p: spec.top_p } : {}),
+          ...(spec.top_k !== undefined ? { top_k: spec.top_k } : {}),
+          ...(spec.seed !== undefined ? { seed: sampleSeed(spec.seed, target.id, problem.id, i) } : {}),
+        };
+        const sampler = await samplerFor(target);
+        const res = await sampler.sample(textInput(promptTokens), params, { numSamples: 1, ...(o.signal ? { signal: o.signal } : {}) });
+        const seq = res.sequences[0];
+        if (!seq) throw new EvalError(`the server returned no sample for ${problem.id} (${target.label})`);
+        const response = renderer.parseResponse(seq.tokens);
+        const [outcome] = await grader.score([{ completion: response.message.content, groundTruth: problem.groundTruth }], o.signal);
+        const question = questionOf(problem.messages);
+        const rec: SampleRecord = {
+          group_idx: p,
+          traj_idx: i,
+          problem_id: problem.id,
+          prompt: renderer.tokenizer.decode(promptTokens),
+          ...(question !== undefined ? { question } : {}),
+          completion: renderer.tokenizer.decode(seq.tokens),
+          content: response.message.content,
+          ground_truth: problem.groundTruth,
+          completion_tokens: seq.tokens,
+          logprobs: seq.logprobs ?? [],
+          reward: outcome!.reward,
+          advantage: 0,
+          stop_reason: seq.stop_reason,
+          termination: response.termination,
+        };
+        if (!outcome!.ok) rec.reward_error = recordedRewardError(outcome!.error);
+        fs.appendFileSync(targetSamplesFile(outDir, target.id), JSON.stringify(rec) + '\n');
+        have.get(target.id)!.set(key(problem.id, i), rec);
+        done++;
+        o.onProgress?.({ done, total, target: target.label });
+      });
+      await runPool(tasks, spec.concurrency, o.signal);
+    } finally {
+      await reward?.close().catch(() => undefined);
+      service?.close();
+    }
+  }
+
+  const summary = summarize({
+    spec,
+    specFile: loaded.file,
+    targets,
+    baseline,
+    problems,
+    have,
+    resamples: o.resamples ?? DEFAULT_BOOTSTRAP,
+    createdAt: readCreatedAt(outDir),
+    elapsedS: (Date.now() - started) / 1000,
+  });
+  writeFileAtomicSync(path.join(outDir, SUMMARY_FILE), JSON.stringify(summary, null, 2) + '\n');
+  if (o.signal?.aborted) throw o.signal.reason ?? new Error('cancelled');
+  return summary;
+}
+
+function readCreatedAt(outDir: string): string | undefined {
+  try {
+    const raw = JSON.parse(fs.readFileSync(path.join(outDir, SUMMARY_FILE), 'utf8')) as { created_at?: unknown };
+    return typeof raw.created_at === 'string' ? raw.created_at : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The summary of what the results folder holds for these problems and targets (complete problems only). */
+export function summarize(a: {
+  spec: EvalSpec;
+  specFile: string;
+  targets: readonly ResolvedTarget[];
+  baseline: string;
+  problems: readonly Problem[];
+  have: ReadonlyMap<string, ReadonlyMap<string, SampleRecord>>;
+  resamples: number;
+  createdAt?: string;
+  elapsedS?: number;
+}): EvalSummary {
+  const { spec, problems } = a;
+  const n = spec.n;
+  const thr = spec.grader.correct_threshold;
+  const boot = (xs: number[], salt: number) => bootstrapMean(xs, { resamples: a.resamples, seed: salt });
+  /** per target: problem index → its n samples (only complete problems) */
+  const perTarget = new Map<string, Map<number, SampleRecord[]>>();
+  for (const t of a.targets) {
+    const m = new Map<number, SampleRecord[]>();
+    const got = a.have.get(t.id)!;
+    problems.forEach((p, pi) => {
+      const recs: SampleRecord[] = [];
+      for (let i = 0; i < n; i++) {
+        const r = got.get(key(p.id, i));
+        if (r) recs.push(r);
+      }
+      if (recs.length === n) m.set(pi, recs);
+    });
+    perTarget.set(t.id, m);
+  }
+  let complete = true;
+  const targets: TargetSummary[] = a.targets.map((t, ti) => {
+    const m = perTarget.get(t.id)!;
+    if (m.size < problems.length) complete = false;
+    const rows = [...m.values()];
+    const per = (f: (recs: SampleRecord[]) => number) => rows.map(f);
+    const pass_at: Record<string, { value: number; lo?: number; hi?: number }> = {};
+    for (let k = 1; k <= n; k++) pass_at[`pass@${k}`] = boot(per((recs) => passAtK(n, recs.filter((r) => r.reward >= thr).length, k)), 100 + ti * 31 + k);
+    return {
+      id: t.id,
+      label: t.label,
+      source: t.source,
+      model: t.model,
+      problems: m.size,
+      samples: m.size * n,
+      n,
+      metrics: {
+        reward: boot(per((recs) => mean(recs.map((r) => r.reward))), 1 + ti),
+        pass_at,
+        stop_rate: boot(per((recs) => mean(recs.map((r) => (r.termination === 'stop_sequence' ? 1 : 0)))), 200 + ti),
+        completion_tokens: boot(per((recs) => mean(recs.map((r) => r.completion_tokens.length))), 300 + ti),
+      },
+      reward_errors: rows.reduce((s, recs) => s + recs.filter((r) => r.reward_error).length, 0),
+    };
+  });
+  const base = perTarget.get(a.baseline)!;
+  const comparisons: PairedComparison[] = [];
+  for (const t of a.targets) {
+    if (t.id === a.baseline) continue;
+    const m = perTarget.get(t.id)!;
+    const common = [...m.keys()].filter((pi) => base.has(pi)).sort((x, y) => x - y);
+    const meanOf = (recs: SampleRecord[]) => mean(recs.map((r) => r.reward));
+    const r = pairedComparison(
+      common.map((pi) => meanOf(m.get(pi)!)),
+      common.map((pi) => meanOf(base.get(pi)!)),
+      {
+        resamples: a.resamples,
+        seed: 7,
+        ...(n === 1 ? { correct: { a: common.map((pi) => m.get(pi)![0]!.reward >= thr), b: common.map((pi) => base.get(pi)![0]!.reward >= thr) } } : {}),
+      },
+    );
+    comparisons.push({ target: t.id, baseline: a.baseline, ...r });
+  }
+  const problemRows: ProblemRow[] = problems.map((p, pi) => {
+    const row: ProblemRow = { problem_id: p.id, question: questionOf(p.messages) ?? '', ground_truth: p.groundTruth, targets: {} };
+    for (const t of a.targets) {
+      const recs = perTarget.get(t.id)!.get(pi);
+      if (recs) row.targets[t.id] = { reward: mean(recs.map((r) => r.reward)), correct: recs.filter((r) => r.reward >= thr).length, samples: recs.length };
+    }
+    return row;
+  });
+  const now = new Date().toISOString();
+  return {
+    kind: 'eval',
+    version: 1,
+    name: spec.name,
+    spec_file: a.specFile,
+    created_at: a.createdAt ?? now,
+    updated_at: now,
+    complete,
+    n,
+    correct_threshold: thr,
+    bootstrap: { resamples: a.resamples, seed: 1 },
+    baseline: a.baseline,
+    targets,
+    comparisons,
+    problems: problemRows,
+    ...(a.elapsedS !== undefined ? { elapsed_s: a.elapsedS } : {}),
+  };
+}

@@ -1,0 +1,133 @@
+// Evaluation specs (`*.eval.json`): a dataset, a grader (a reward file run by the SAME runner and
+// limits as training), sampling fields at the top level as in GRPO specs, and the targets to score.
+// Read with the spec layer's text helpers: JSON errors at line and column, problems worded
+// `<file>: <field>: <what is wrong>`, relative paths resolved against the spec's folder.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { datasetSource, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
+import { specJsonSchema } from '../spec/define';
+import { formatIssue } from '../spec/issues';
+import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';
+import { REWARD_EXTENSIONS } from '../grpo/spec';
+
+export const EVAL_EXTENSION = '.eval.json';
+
+const seed = () => z.number().int().min(0).max(0xffffffff);
+
+export const EvalDatasetSpec = oneSource(
+  z.strictObject({
+    ...datasetSource('problems'),
+    prompt_field: z.string().min(1).default('question').describe('Field holding the question (a string) or a chat list [{role, content}, …]; a line without it may give `messages`.'),
+    ground_truth_field: z.string().min(1).default('answer').describe('Field holding the ground truth passed to the grader.'),
+    system_prompt: z.string().optional().describe('System message put before every question.'),
+    max_problems: positiveInt().optional().describe('Evaluate at most this many problems (the first ones of the file).'),
+    on_invalid_line: onInvalidLine('problem'),
+  }),
+).describe('The problems: `path` (JSONL) or `hf` (a Hugging Face dataset), with the same fields as a GRPO dataset.');
+export type EvalDatasetSpec = z.output<typeof EvalDatasetSpec>;
+
+export const GraderSpec = z
+  .strictObject({
+    file: z
+      .string()
+      .min(1)
+      .refine((f) => (REWARD_EXTENSIONS as readonly string[]).includes(path.extname(f).toLowerCase()), { message: `must be a ${REWARD_EXTENSIONS.join(', ')} file` })
+      .describe('Reward file, relative to the spec file (the same runner and limits as training).'),
+    correct_threshold: z.number().default(0.5).describe('A sample is correct when its reward is at least this (pass@k).'),
+    timeout_ms: positiveInt().default(10_000).describe('Per-call time limit; a call over it scores 0.'),
+    workers: positiveInt().optional().describe('Parallel grader workers (default: 2).'),
+  })
+  .describe('The grader.');
+
+const RunTarget = z.strictObject({
+  run: z.string().min(1).describe('A run directory (relative to the spec file) or "latest": the newest run next to the spec.'),
+  checkpoints: z
+    .union([z.literal('all'), z.literal('best'), z.array(z.string().min(1)).min(1)])
+    .default('all')
+    .describe('"all" sampler checkpoints, "best" (the one at the best holdout reward), or a list of checkpoint names.'),
+});
+export const EvalTarget = z.union([
+  z.string().min(1).describe('A base model name or a tinker:// sampler path.'),
+  RunTarget,
+]);
+export type EvalTarget = z.output<typeof EvalTarget>;
+
+export const EvalSpecSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('JSON schema of this file.'),
+    name: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }).optional().describe('Eval name; default: the file name without .eval.json.'),
+    dataset: EvalDatasetSpec,
+    grader: GraderSpec,
+    n: positiveInt().default(1).describe('Samples per problem.'),
+    temperature: z.number().min(0).default(1).describe('Sampling temperature (0 = greedy).'),
+    top_p: z.number().gt(0).max(1).optional().describe('Nucleus sampling.'),
+    top_k: z.number().int().optional().describe('Top-k sampling (-1: off).'),
+    max_tokens: positiveInt().describe('Most tokens sampled per completion.'),
+    stop: z.array(z.string().min(1)).optional().describe("Stop strings (default: the renderer's)."),
+    seed: seed().optional().describe('Each sample is seeded from this, the target, the problem and the sample index: a resumed eval equals an uninterrupted one.'),
+    renderer: z.string().min(1).optional().describe('Chat renderer; default: from the model.'),
+    backend: z.enum(['local', 'cloud', 'custom']).default('local').describe('Where sampling runs.'),
+    base_url: z.string().regex(/^https?:\/\/\S+$/, { message: 'must be an http:// or https:// URL' }).optional().describe('Server URL for backend "custom".'),
+    model: z.string().min(1).optional().describe('Base model of tinker:// targets (default: the first base-model target).'),
+    targets: z.array(EvalTarget).min(1).describe('What to evaluate: base model names, tinker:// sampler paths, or {"run", "checkpoints"}.'),
+    baseline: EvalTarget.optional().describe('The target the others are compared with (default: the first).'),
+    concurrency: positiveInt().default(16).describe('Sampling requests in flight, all targets together.'),
+  })
+  .superRefine((s, ctx) => {
+    if (s.base_url !== undefined && s.backend !== 'custom') ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'only used with backend "custom"' });
+  })
+  .describe('An evaluation on Tinker Studio: score models and checkpoints on a dataset.');
+export type EvalSpec = z.output<typeof EvalSpecSchema> & { name: string };
+
+export interface LoadedEvalSpec {
+  file: string;
+  dir: string;
+  spec: EvalSpec;
+}
+
+/** The eval's name from its file: `holdout.eval.json` → `holdout`. */
+export function evalNameOf(file: string): string {
+  const base = path.basename(file);
+  const stem = base.toLowerCase().endsWith(EVAL_EXTENSION) ? base.slice(0, -EVAL_EXTENSION.length) : base.replace(/\.json$/i, '');
+  return stem || 'eval';
+}
+
+export function parseEvalSpecValue(value: unknown, file: string): LoadedEvalSpec {
+  const abs = path.resolve(file);
+  const label = path.basename(abs);
+  const r = EvalSpecSchema.safeParse(value, { reportInput: true });
+  if (!r.success) throw new RunSpecError(r.error.issues.map((i) => `${label}: ${formatIssue(i, EvalSpecSchema)}`));
+  const dir = path.dirname(abs);
+  const s = r.data;
+  const spec: EvalSpec = {
+    ...s,
+    name: s.name ?? evalNameOf(abs),
+    dataset: { ...s.dataset, ...(s.dataset.path ? { path: path.resolve(dir, s.dataset.path) } : {}) },
+    grader: { ...s.grader, file: path.resolve(dir, s.grader.file) },
+  };
+  return { file: abs, dir, spec };
+}
+
+/** Reads and validates an eval spec file; checks the dataset and grader files exist. */
+export async function parseEvalSpecFile(file: string): Promise<LoadedEvalSpec> {
+  const abs = path.resolve(file);
+  const text = await readSpecText(abs);
+  const loaded = parseEvalSpecValue(parseJsonWithPosition(text, path.basename(abs)), abs);
+  const missing: string[] = [];
+  for (const [field, p] of [['dataset.path', loaded.spec.dataset.path], ['grader.file', loaded.spec.grader.file]] as const) {
+    if (p === undefined) continue;
+    try {
+      await fs.access(p);
+    } catch {
+      missing.push(`${path.basename(abs)}: ${field}: ${p} does not exist`);
+    }
+  }
+  if (missing.length) throw new RunSpecError(missing);
+  return loaded;
+}
+
+/** The JSON schema contributed for `*.eval.json`. */
+export function evalSpecJsonSchema(): Record<string, unknown> {
+  return specJsonSchema(EvalSpecSchema);
+}

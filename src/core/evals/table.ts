@@ -1,0 +1,82 @@
+// An eval's summary as compact text: the targets × metrics table with 95 % intervals, the paired
+// comparisons with the baseline, and the problems a target regressed on. The CLI prints it and the
+// agent tools (evaluate, eval_status) return it.
+import type { Estimate, EvalSummary, ProblemRow } from './results';
+
+function fmt(x: number, digits: number): string {
+  return Number.isFinite(x) ? x.toFixed(digits) : '—';
+}
+
+/** "0.512 [0.480, 0.545]" */
+export function formatEstimate(e: Estimate | undefined, digits = 3): string {
+  if (!e) return '—';
+  return e.lo !== undefined && e.hi !== undefined ? `${fmt(e.value, digits)} [${fmt(e.lo, digits)}, ${fmt(e.hi, digits)}]` : fmt(e.value, digits);
+}
+
+function pad(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd()).join('\n');
+}
+
+function fmtP(p: number): string {
+  return p < 0.001 ? '<0.001' : p.toFixed(3);
+}
+
+/** The summary table (targets × metrics, intervals in brackets) and one line per comparison with the baseline. */
+export function formatEvalTable(s: EvalSummary): string {
+  const n = s.n;
+  const head = ['target', 'problems', 'reward', 'pass@1', ...(n > 1 ? [`pass@${n}`] : []), 'stop rate', 'tokens'];
+  const rows = s.targets.map((t) => [
+    `${t.label}${t.id === s.baseline ? ' (baseline)' : ''}`,
+    String(t.problems),
+    formatEstimate(t.metrics.reward),
+    formatEstimate(t.metrics.pass_at['pass@1']),
+    ...(n > 1 ? [formatEstimate(t.metrics.pass_at[`pass@${n}`])] : []),
+    formatEstimate(t.metrics.stop_rate, 2),
+    formatEstimate(t.metrics.completion_tokens, 1),
+  ]);
+  const lines = [pad([head, ...rows])];
+  const label = (id: string) => s.targets.find((t) => t.id === id)?.label ?? id;
+  for (const c of s.comparisons) {
+    const sign = c.diff.value >= 0 ? '+' : '';
+    lines.push(
+      `${label(c.target)} vs ${label(c.baseline)}: reward ${sign}${formatEstimate(c.diff)} on ${c.problems} problems; ` +
+        `permutation p = ${fmtP(c.p_value)} (${c.exact ? 'exact' : `${c.permutations} draws`}); ` +
+        `wins/losses/ties ${c.wins}/${c.losses}/${c.ties}${c.mcnemar_p !== undefined ? `; McNemar p = ${fmtP(c.mcnemar_p)}` : ''}`,
+    );
+  }
+  lines.push(`${s.complete ? '' : 'INCOMPLETE (re-run to resume); '}95 % intervals: bootstrap over problems, B = ${s.bootstrap.resamples}; n = ${n}, correct = reward ≥ ${s.correct_threshold}`);
+  return lines.join('\n');
+}
+
+/** Problems where `target`'s mean reward is below the baseline's, worst first. */
+export function regressedProblems(s: EvalSummary, target: string): Array<{ row: ProblemRow; diff: number }> {
+  const out: Array<{ row: ProblemRow; diff: number }> = [];
+  for (const row of s.problems) {
+    const a = row.targets[target];
+    const b = row.targets[s.baseline];
+    if (a && b && a.reward < b.reward) out.push({ row, diff: a.reward - b.reward });
+  }
+  return out.sort((x, y) => x.diff - y.diff);
+}
+
+/** The table plus, per non-baseline target, its regressed problems (at most `limit` each). */
+export function formatEvalStatus(s: EvalSummary, limit = 10): string {
+  const parts = [formatEvalTable(s)];
+  for (const t of s.targets) {
+    if (t.id === s.baseline) continue;
+    const reg = regressedProblems(s, t.id);
+    if (reg.length === 0) {
+      parts.push(`${t.label}: no regressed problem`);
+      continue;
+    }
+    parts.push(
+      `${t.label}: ${reg.length} regressed problem(s)${reg.length > limit ? ` (worst ${limit})` : ''}:\n` +
+        reg
+          .slice(0, limit)
+          .map(({ row, diff }) => `  ${row.problem_id}  ${diff.toFixed(2)}  ${JSON.stringify(row.question.length > 80 ? row.question.slice(0, 77) + '…' : row.question)} (answer ${row.ground_truth})`)
+          .join('\n'),
+    );
+  }
+  return parts.join('\n\n');
+}

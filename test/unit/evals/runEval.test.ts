@@ -1,0 +1,159 @@
+// The eval runner on the embedded engine (real HTTP, the real compute backend, the real Python
+// grader): the issue's minimal spec as written next to the arithmetic example, per-problem pairing,
+// and resume: an interrupted eval re-run samples only what is missing (requests counted at the
+// engine's compute backend) and equals an uninterrupted one.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { runEval } from '../../../src/core/evals/runEval';
+import { readEvalResults, readTargetSamples } from '../../../src/core/evals/results';
+import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
+import { ServiceClient } from '../../../src/core/tinker/client';
+import type { ComputeBackend } from '../../../src/engine/contract';
+import { createComputeBackend } from '../../../src/engine/model';
+import { startEngineServer, type EngineServer } from '../../../src/engine/server';
+
+const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic');
+
+describe('eval runner on the engine', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let backend: ComputeBackend;
+  let server: EngineServer;
+  /** sampling requests and samples the engine's compute backend served */
+  const served = { requests: 0, samples: 0 };
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-eval-'));
+    const real = await createComputeBackend({});
+    backend = real;
+    const counting: ComputeBackend = Object.create(real);
+    counting.sample = (id, req) => {
+      served.requests++;
+      served.samples += req.numSamples;
+      return real.sample(id, req);
+    };
+    server = await startEngineServer({ dataDir: path.join(dir, 'engine-data'), backend: counting, longPollMs: 2000 });
+  });
+  after(async () => {
+    await server?.close();
+    await backend?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const connect = () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' });
+  const cacheDir = () => path.join(dir, 'cache');
+
+  function exampleCopy(name: string, spec: unknown): string {
+    const d = path.join(dir, name);
+    fs.mkdirSync(d, { recursive: true });
+    for (const f of ['holdout.jsonl', 'reward.py']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(d, f));
+    const file = path.join(d, 'holdout.eval.json');
+    fs.writeFileSync(file, typeof spec === 'string' ? spec : JSON.stringify(spec));
+    return file;
+  }
+
+  it('runs the issue\'s minimal spec as written next to the arithmetic example', async () => {
+    const text = `{"dataset": {"path": "holdout.jsonl", "prompt_field": "question", "ground_truth_field": "answer", "max_problems": 40},
+ "grader": {"file": "reward.py"}, "n": 4, "temperature": 1, "max_tokens": 6, "backend": "local",
+ "targets": ["tinker-studio/arith-gpt"]}`;
+    const file = exampleCopy('minimal', text);
+    const before = served.samples;
+    const summary = await runEval({ specFile: file, connect, cacheDir: cacheDir() });
+    assert.strictEqual(served.samples - before, 160, '40 problems × n = 4');
+    const res = readEvalResults(path.join(path.dirname(file), 'evals', 'holdout'));
+    assert.deepStrictEqual(res.summary, summary);
+    const t = summary.targets[0]!;
+    assert.strictEqual(t.problems, 40);
+    assert.deepStrictEqual(Object.keys(t.metrics.pass_at), ['pass@1', 'pass@2', 'pass@3', 'pass@4']);
+    const samples = readTargetSamples(res.dir, t.id);
+    assert.strictEqual(samples.length, 160);
+    const meanReward = samples.reduce((s, r) => s + r.reward, 0) / 160;
+    assert.ok(Math.abs(t.metrics.reward.value - meanReward) < 1e-12);
+    assert.ok(t.metrics.reward.lo! <= t.metrics.reward.value && t.metrics.reward.value <= t.metrics.reward.hi!);
+    assert.strictEqual(t.metrics.pass_at['pass@1']!.value, samples.filter((r) => r.reward >= 0.5).length / 160);
+    assert.strictEqual(summary.problems.length, 40);
+    assert.ok(summary.complete);
+  });
+
+  it('an interrupted eval, re-run, samples only the missing samples and equals an uninterrupted one', async () => {
+    const spec = {
+      dataset: { path: 'holdout.jsonl', max_problems: 6 },
+      grader: { file: 'reward.py' },
+      n: 2,
+      temperature: 1,
+      max_tokens: 6,
+      seed: 11,
+      concurrency: 1,
+      targets: ['tinker-studio/arith-gpt'],
+    };
+    const whole = exampleCopy('whole', spec);
+    const r0 = served.requests;
+    const a = await runEval({ specFile: whole, connect, cacheDir: cacheDir() });
+    assert.strictEqual(served.requests - r0, 12);
+
+    const cut = exampleCopy('cut', spec);
+    const ac = new AbortController();
+    const r1 = served.requests;
+    await assert.rejects(runEval({ specFile: cut, connect, cacheDir: cacheDir(), signal: ac.signal, onProgress: (p) => p.done >= 5 && ac.abort() }));
+    assert.strictEqual(served.requests - r1, 5, 'stopped after the fifth sample');
+    const partial = readEvalResults(path.join(path.dirname(cut), 'evals', 'holdout')).summary;
+    assert.strictEqual(partial.complete, false);
+    const r2 = served.requests;
+    const progress: number[] = [];
+    const b = await runEval({ specFile: cut, connect, cacheDir: cacheDir(), onProgress: (p) => progress.push(p.done) });
+    assert.strictEqual(served.requests - r2, 7, 'only the 7 missing samples are requested');
+    assert.strictEqual(progress[0], 5);
+    const again = served.requests;
+    await runEval({ specFile: cut, connect, cacheDir: cacheDir() });
+    assert.strictEqual(served.requests, again, 'a complete eval asks for nothing');
+
+    const key = (r: { problem_id: string; traj_idx: number }) => `${r.problem_id}#${r.traj_idx}`;
+    const strip = (dirOf: string) =>
+      readTargetSamples(path.join(path.dirname(dirOf), 'evals', 'holdout'), a.targets[0]!.id)
+        .map((r) => ({ k: key(r), c: r.completion_tokens, rw: r.reward }))
+        .sort((x, y) => x.k.localeCompare(y.k));
+    assert.deepStrictEqual(strip(cut), strip(whole));
+    assert.deepStrictEqual(b.targets, a.targets);
+    assert.deepStrictEqual(b.problems, a.problems);
+  });
+
+  it('pairs targets per problem: a target against itself (a tinker:// path of the same weights) has d = 0 everywhere', async () => {
+    const service = await connect();
+    const tc = await service.createLoraTrainingClient('tinker-studio/arith-gpt', { rank: 4 });
+    const saved = await (await tc.saveWeightsForSampler('eval-test')).result();
+    service.close();
+    const spec = {
+      dataset: { path: 'holdout.jsonl', max_problems: 8 },
+      grader: { file: 'reward.py' },
+      n: 1,
+      temperature: 0,
+      max_tokens: 6,
+      targets: ['tinker-studio/arith-gpt', saved.path!],
+    };
+    const file = exampleCopy('paired', spec);
+    const s = await runEval({ specFile: file, connect, cacheDir: cacheDir() });
+    assert.strictEqual(s.targets.length, 2);
+    const c = s.comparisons[0]!;
+    assert.strictEqual(c.baseline, s.targets[0]!.id);
+    assert.strictEqual(c.problems, 8);
+    // a fresh LoRA adapter starts at zero: greedy samples equal the base model's, every problem a tie
+    assert.deepStrictEqual([c.wins, c.losses, c.ties, c.diff.value, c.p_value], [0, 0, 8, 0, 1]);
+    assert.strictEqual(c.mcnemar_p, 1);
+    for (const row of s.problems) assert.deepStrictEqual(Object.keys(row.targets).sort(), s.targets.map((t) => t.id).sort());
+  });
+
+  it('the JSON schema contributed for *.eval.json requires what the spec requires', () => {
+    const schema = evalSpecJsonSchema();
+    assert.strictEqual(schema.type, 'object');
+    assert.deepStrictEqual(schema.required, ['dataset', 'grader', 'max_tokens', 'targets']);
+  });
+
+  it('spec errors name the file and the field', async () => {
+    const file = exampleCopy('bad', { dataset: { path: 'holdout.jsonl' }, grader: { file: 'reward.txt' }, n: 0, max_tokens: 6, targets: [] });
+    await assert.rejects(parseEvalSpecFile(file), (e: Error) => /holdout\.eval\.json: grader\.file/.test(e.message) && /holdout\.eval\.json: n/.test(e.message) && /targets/.test(e.message));
+    const missing = exampleCopy('missing', { dataset: { path: 'nope.jsonl' }, grader: { file: 'reward.py' }, max_tokens: 6, targets: ['tinker-studio/arith-gpt'] });
+    await assert.rejects(parseEvalSpecFile(missing), /holdout\.eval\.json: dataset\.path: .*nope\.jsonl does not exist/);
+  });
+});
