@@ -134,10 +134,10 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const evals = own(evalPanels({ extensionUri: context.extensionUri, log }));
   own(evals.registerSerializer());
   own(registerEvalSampleDocuments());
-  for (const d of registerEvalCommands({ log, evals })) own(d);
   // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
   const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
   const runner = new RunRunner({ log, apiKeys, runs, connection, registry, cacheDir });
+  for (const d of registerEvalCommands({ log, evals, runs, connection, apiKeys, cacheDir })) own(d);
   for (const d of registerConnectionCommands({ log, apiKeys, connection })) own(d);
   for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);

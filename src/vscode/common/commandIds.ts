@@ -22,6 +22,8 @@ export const COMMAND = {
   compareRuns: 'tinker.compareRuns',
   whatChanged: 'tinker.whatChanged',
   openEvalResults: 'tinker.openEvalResults',
+  runEval: 'tinker.runEval',
+  evaluateCheckpoints: 'tinker.evaluateCheckpoints',
   openPlayground: 'tinker.openPlayground',
   openInPlayground: 'tinker.openInPlayground',
   newRewardFunction: 'tinker.newRewardFunction',
