@@ -67,7 +67,7 @@ async function evaluateCheckpoints(s: EvalCommandServices, arg: unknown, selecti
   const checkpoints = await checkpointsOf(s, arg, selection);
   if (!checkpoints) return undefined;
   const { z } = await import('zod');
-  const given = z.object({ dataset: z.string().min(1).optional(), grader: z.string().min(1).optional(), n: z.number().int().positive().optional() }).passthrough().safeParse(arg);
+  const given = z.object({ dataset: z.string().min(1).optional(), grader: z.string().min(1).optional(), n: z.number().int().positive().optional(), max_tokens: z.number().int().positive().optional() }).passthrough().safeParse(arg);
   const opts = given.success ? given.data : {};
   const defaultUri = vscode.workspace.workspaceFolders?.[0]?.uri;
   const dataset = opts.dataset ?? (await vscode.window.showOpenDialog({ title: `${title} (2/4): the problems (JSONL)`, canSelectMany: false, filters: { 'JSON Lines': ['jsonl'] }, ...(defaultUri ? { defaultUri } : {}) }))?.[0]?.fsPath;
@@ -85,7 +85,7 @@ async function evaluateCheckpoints(s: EvalCommandServices, arg: unknown, selecti
   const specFile = path.join(path.dirname(dataset), `${base}-checkpoints.eval.json`);
   const { readBackend } = await import('../common/settings');
   const backend = (await readBackend()).kind;
-  await writeSpecUndoable(specFile, evaluateSpec({ specFile, dataset, fields, grader, n, checkpoints, backend }));
+  await writeSpecUndoable(specFile, { ...evaluateSpec({ specFile, dataset, fields, grader, n, checkpoints, backend }), ...(opts.max_tokens ? { max_tokens: opts.max_tokens } : {}) });
   return runEvalSpec(s, specFile);
 }
 
