@@ -6,6 +6,9 @@ import { Redactor } from './core/config/redact';
 import { leaveLocksAtShutdown } from './core/runs/shutdown';
 import { registerBreakdownCommands } from './vscode/breakdown/breakdownCommands';
 import { breakdownPanels } from './vscode/breakdown/breakdownPanels';
+import { evalPanels } from './vscode/evals/evalPanels';
+import { registerEvalCommands } from './vscode/evals/evalCommands';
+import { registerEvalSampleDocuments } from './vscode/evals/evalSampleDocuments';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
 import { registerSampleDocuments } from './vscode/samples/sampleDocuments';
@@ -39,6 +42,7 @@ import { haveKeyFor } from './vscode/connection/apiKeyPrompt';
 import { COMMAND } from './vscode/common/commandIds';
 import { registerTestHooks } from './vscode/common/testHooks';
 import type { BreakdownPanels } from './vscode/breakdown/breakdownPanels';
+import type { EvalPanels } from './vscode/evals/evalPanels';
 import type { MetricsPanels } from './vscode/metrics/metricsPanels';
 import type { PlaygroundPanels } from './vscode/playground/playgroundPanels';
 import type { RewardEditor } from './vscode/rewards/rewards';
@@ -59,6 +63,8 @@ export interface TinkerStudioTestHandles {
   metrics: MetricsPanels;
   /** the GRPO group breakdown panels */
   breakdowns: BreakdownPanels;
+  /** the evaluation results panels */
+  evals: EvalPanels;
   /** the sample playground panel */
   playground: PlaygroundPanels;
   codeLenses: SpecCodeLensProvider;
@@ -126,9 +132,13 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
   for (const d of registerSampleDocuments(log)) own(d);
   for (const d of registerSampleDiffs({ log, runs })) own(d);
+  const evals = own(evalPanels({ extensionUri: context.extensionUri, log }));
+  own(evals.registerSerializer());
+  own(registerEvalSampleDocuments());
   // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
   const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
   const runner = new RunRunner({ log, apiKeys, wandbKeys, runs, connection, registry, cacheDir });
+  for (const d of registerEvalCommands({ log, evals, runs, connection, apiKeys, cacheDir })) own(d);
   for (const d of registerConnectionCommands({ log, apiKeys, wandbKeys, connection })) own(d);
   for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);
@@ -207,6 +217,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     registry,
     metrics,
     breakdowns,
+    evals,
     playground,
     codeLenses: lenses,
     runStatus,
