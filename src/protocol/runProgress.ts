@@ -2,7 +2,7 @@
 // CodeLens and the metrics panel show them: one definition, so that they agree. The rules that judge a
 // run's status from its directory and its registry entry are core's (src/core/runs/runStatus.ts).
 
-export const RUN_STATUSES = ['running', 'paused (agent)', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished'] as const;
+export const RUN_STATUSES = ['running', 'paused (agent)', 'completed', 'failed', 'cancelled', 'interrupted', 'not finished', 'stopped early'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export interface RunProgress {

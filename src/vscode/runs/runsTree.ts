@@ -144,6 +144,7 @@ const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {
   cancelled: new vscode.ThemeIcon('circle-slash'),
   'not finished': new vscode.ThemeIcon('circle-large-outline'),
   interrupted: new vscode.ThemeIcon('debug-disconnect'),
+  'stopped early': new vscode.ThemeIcon('debug-step-out', new vscode.ThemeColor('disabledForeground')),
 };
 
 function runItem(run: RunSummary, status: RunStatus, active: ActiveRun | undefined): vscode.TreeItem {
