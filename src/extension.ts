@@ -23,6 +23,8 @@ import { RunRunner } from './vscode/runs/runRunner';
 import { LocalEngine } from './vscode/connection/localEngine';
 import { Log } from './vscode/common/log';
 import { metricsPanels } from './vscode/metrics/metricsPanels';
+import { comparePanels } from './vscode/experiments/comparePanels';
+import { registerCompareCommands } from './vscode/experiments/compareCommands';
 import { registerRewardEditor } from './vscode/rewards/rewards';
 import { registerRunCommands } from './vscode/runs/runCommands';
 import { registerRunsFolderCommands } from './vscode/runs/runsFolderCommands';
@@ -40,6 +42,7 @@ import { COMMAND } from './vscode/common/commandIds';
 import { registerTestHooks } from './vscode/common/testHooks';
 import type { BreakdownPanels } from './vscode/breakdown/breakdownPanels';
 import type { MetricsPanels } from './vscode/metrics/metricsPanels';
+import type { ComparePanels } from './vscode/experiments/comparePanels';
 import type { PlaygroundPanels } from './vscode/playground/playgroundPanels';
 import type { RewardEditor } from './vscode/rewards/rewards';
 import { SpecDiagnostics } from './vscode/runs/specDiagnostics';
@@ -59,6 +62,8 @@ export interface TinkerStudioTestHandles {
   metrics: MetricsPanels;
   /** the GRPO group breakdown panels */
   breakdowns: BreakdownPanels;
+  /** the Compare Runs panels */
+  compare: ComparePanels;
   /** the sample playground panel */
   playground: PlaygroundPanels;
   codeLenses: SpecCodeLensProvider;
@@ -108,7 +113,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const runsTree = own(new RunsTreeProvider(runs, registry, connection));
   // one listing of the server's runs for both views
   const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection, { serverRuns: runsTree.serverRuns }));
-  own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
+  own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false, canSelectMany: true }));
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
   const metrics = own(
@@ -123,6 +128,20 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const breakdowns = own(breakdownPanels({ extensionUri: context.extensionUri, log }));
   own(breakdowns.registerSerializer());
   for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
+  const compare = own(
+    comparePanels({
+      extensionUri: context.extensionUri,
+      log,
+      registry,
+      cacheFolder: path.join(context.globalStorageUri.fsPath, 'columns'),
+      openIteration: async (runDir, step) => (await vscode.commands.executeCommand<boolean>(COMMAND.showIteration, { runDir, step })) === true,
+      compareSamples: async (runDir, otherRunDir) => {
+        await vscode.commands.executeCommand(COMMAND.compareRuns, { runDir, otherRunDir, pickIterations: true });
+      },
+    }),
+  );
+  own(compare.registerSerializer());
+  for (const d of registerCompareCommands({ log, runs, compare })) own(d);
   for (const d of registerSampleDocuments(log)) own(d);
   for (const d of registerSampleDiffs({ log, runs })) own(d);
   // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
@@ -206,6 +225,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     registry,
     metrics,
     breakdowns,
+    compare,
     playground,
     codeLenses: lenses,
     runStatus,

@@ -9,7 +9,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { RunColumns } from './compare';
+import type { RunColumns } from '../../protocol/compareData';
 import { writeFileAtomic } from '../runs/runWriter';
 
 const CACHE_VERSION = 1;

@@ -20,6 +20,7 @@ export const COMMAND = {
   compareSamples: 'tinker.compareSamples',
   compareEvaluations: 'tinker.compareEvaluations',
   compareRuns: 'tinker.compareRuns',
+  openComparison: 'tinker.openComparison',
   whatChanged: 'tinker.whatChanged',
   openPlayground: 'tinker.openPlayground',
   openInPlayground: 'tinker.openInPlayground',

@@ -45,11 +45,12 @@ describe('webview panels', () => {
     return d;
   };
 
-  it('the project has its three panels, each declared, and no problem', () => {
+  it('the project has its four panels, each declared, and no problem', () => {
     const p = findPanels(root);
     assert.deepStrictEqual(p.problems, []);
     assert.deepStrictEqual(p.entries, [
       ['webview/breakdown/main.ts', 'breakdown'],
+      ['webview/compare/main.ts', 'compare'],
       ['webview/metrics/main.ts', 'metrics'],
       ['webview/playground/main.ts', 'playground'],
     ]);
@@ -94,7 +95,7 @@ describe('webview panels', () => {
       for (const m of text.matchAll(/showPanelPage\([^)]*\{\s*entry:\s*'([^']+)'/g)) opened.push(m[1]);
       for (const m of text.matchAll(/_VIEW_TYPE = 'tinker\.([^']+)'/g)) opened.push(m[1]);
     }
-    assert.strictEqual(opened.length, 6, `three entries and three view types: ${opened.join(', ')}`);
+    assert.strictEqual(opened.length, 8, `four entries and four view types: ${opened.join(', ')}`);
     assert.deepStrictEqual(opened.filter((p) => !panels.has(p)), []);
   });
 });
