@@ -26,6 +26,8 @@ import { RunRunner } from './vscode/runs/runRunner';
 import { LocalEngine } from './vscode/connection/localEngine';
 import { Log } from './vscode/common/log';
 import { metricsPanels } from './vscode/metrics/metricsPanels';
+import { comparePanels } from './vscode/experiments/comparePanels';
+import { registerCompareCommands } from './vscode/experiments/compareCommands';
 import { registerRewardEditor } from './vscode/rewards/rewards';
 import { registerRunCommands } from './vscode/runs/runCommands';
 import { registerRunsFolderCommands } from './vscode/runs/runsFolderCommands';
@@ -44,6 +46,7 @@ import { registerTestHooks } from './vscode/common/testHooks';
 import type { BreakdownPanels } from './vscode/breakdown/breakdownPanels';
 import type { EvalPanels } from './vscode/evals/evalPanels';
 import type { MetricsPanels } from './vscode/metrics/metricsPanels';
+import type { ComparePanels } from './vscode/experiments/comparePanels';
 import type { PlaygroundPanels } from './vscode/playground/playgroundPanels';
 import type { RewardEditor } from './vscode/rewards/rewards';
 import { SpecDiagnostics } from './vscode/runs/specDiagnostics';
@@ -65,6 +68,8 @@ export interface TinkerStudioTestHandles {
   breakdowns: BreakdownPanels;
   /** the evaluation results panels */
   evals: EvalPanels;
+  /** the Compare Runs panels */
+  compare: ComparePanels;
   /** the sample playground panel */
   playground: PlaygroundPanels;
   codeLenses: SpecCodeLensProvider;
@@ -115,7 +120,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const runsTree = own(new RunsTreeProvider(runs, registry, connection));
   // one listing of the server's runs for both views
   const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection, { serverRuns: runsTree.serverRuns }));
-  own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false }));
+  own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false, canSelectMany: true }));
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
   const metrics = own(
@@ -130,6 +135,20 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const breakdowns = own(breakdownPanels({ extensionUri: context.extensionUri, log }));
   own(breakdowns.registerSerializer());
   for (const d of registerBreakdownCommands({ log, runs, breakdowns })) own(d);
+  const compare = own(
+    comparePanels({
+      extensionUri: context.extensionUri,
+      log,
+      registry,
+      cacheFolder: path.join(context.globalStorageUri.fsPath, 'columns'),
+      openIteration: async (runDir, step) => (await vscode.commands.executeCommand<boolean>(COMMAND.showIteration, { runDir, step })) === true,
+      compareSamples: async (runDir, otherRunDir) => {
+        await vscode.commands.executeCommand(COMMAND.compareRuns, { runDir, otherRunDir, pickIterations: true });
+      },
+    }),
+  );
+  own(compare.registerSerializer());
+  for (const d of registerCompareCommands({ log, runs, compare })) own(d);
   for (const d of registerSampleDocuments(log)) own(d);
   for (const d of registerSampleDiffs({ log, runs })) own(d);
   const evals = own(evalPanels({ extensionUri: context.extensionUri, log }));
@@ -218,6 +237,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     metrics,
     breakdowns,
     evals,
+    compare,
     playground,
     codeLenses: lenses,
     runStatus,

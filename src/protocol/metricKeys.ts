@@ -19,4 +19,6 @@ export const METRIC = {
   timeTotal: 'time/total',
   trainNll: 'train_mean_nll',
   testNll: 'test/nll',
+  /** cumulative tokens sent to forward_backward so far (GRPO: the datums' tokens; SFT: the batches' tokens) */
+  tokensTrained: 'progress/tokens_trained',
 } as const;

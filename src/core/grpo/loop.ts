@@ -238,6 +238,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     // From here the update is submitted: the step is finished and written even if cancelled.
     emit({ type: 'phase', step: i, phase: 'training' });
     Object.assign(metrics, await timer.time('train_step', () => trainStep(trainer, datums, { lossFn: c.lossFn, lossFnConfig: c.lossFnConfig, learningRate: c.learningRate, signal: gone }, timer)));
+    metrics[METRIC.tokensTrained] = this.tokensTrainedAfter(i, datums.reduce((n, d) => n + d.modelInput.length, 0));
 
     const s = i + 1;
     let record: CheckpointRecord | undefined;

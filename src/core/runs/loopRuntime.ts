@@ -9,7 +9,7 @@ import type { SpanTimer } from '../grpo/spanTimer';
 import type { RunEndStatus, RunEvent, RunResult } from './runEvents';
 import { METRIC } from '../../protocol/metricKeys';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
-import type { CheckpointRecord } from './runDirectory';
+import { readMetricsRowsSync, type CheckpointRecord } from './runDirectory';
 import type { RunWriter } from './runWriter';
 import { errorMessage } from '../errors';
 
@@ -276,6 +276,17 @@ export abstract class RunCore<R extends RunResult> {
   protected abstract step_(i: number, io: LoopIo, signal: AbortSignal): Promise<void>;
   protected abstract result(base: Omit<R, 'kind' | 'firstTestReward' | 'lastTestReward' | 'firstTestNll' | 'lastTestNll' | 'firstTrainNll' | 'lastTrainNll'>): R;
 
+  private tokensSoFar?: number;
+  /**
+   * The cumulative `progress/tokens_trained` after step `i` trains `n` more tokens. A resumed run
+   * continues from the value its metrics.jsonl holds for the step before the first one it runs.
+   */
+  protected tokensTrainedAfter(i: number, n: number): number {
+    this.tokensSoFar ??= tokensTrainedBefore(this.parts.writer.dir, i);
+    this.tokensSoFar += n;
+    return this.tokensSoFar;
+  }
+
   /** Called by a step once its metrics (and checkpoint, if any) are written. */
   protected stepDone(i: number, record: CheckpointRecord | undefined): void {
     this.step = i + 1;
@@ -367,4 +378,16 @@ export abstract class RunCore<R extends RunResult> {
     this.lastSavedBatch = this.step;
     await old?.unload(signal).catch(() => undefined);
   }
+}
+
+/** The `progress/tokens_trained` a run's metrics.jsonl holds for the last step before `step` (0 when none). */
+export function tokensTrainedBefore(runDir: string, step: number): number {
+  if (step <= 0) return 0;
+  let last = 0;
+  for (const row of readMetricsRowsSync(runDir)) {
+    if (row.step >= step) break;
+    const v = (row as Record<string, unknown>)[METRIC.tokensTrained];
+    if (typeof v === 'number' && Number.isFinite(v)) last = v;
+  }
+  return last;
 }

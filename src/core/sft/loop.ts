@@ -179,6 +179,7 @@ export class SftRun extends RunCore<SftRunResult> {
     Object.assign(metrics, optOut.metrics ?? {});
     metrics.num_sequences = datums.length;
     metrics.num_tokens = datums.reduce((n, d) => n + d.modelInput.length, 0);
+    metrics[METRIC.tokensTrained] = this.tokensTrainedAfter(s, metrics.num_tokens);
     metrics.num_loss_tokens = datums.reduce((n, d) => n + d.weights.reduce((a, b) => a + b, 0), 0);
     metrics.train_mean_nll = meanNll(datums, trainLogprobs);
     this.tally.firstTrainNll ??= metrics.train_mean_nll;

@@ -23,6 +23,7 @@ export const COMMAND = {
   compareSamples: 'tinker.compareSamples',
   compareEvaluations: 'tinker.compareEvaluations',
   compareRuns: 'tinker.compareRuns',
+  openComparison: 'tinker.openComparison',
   whatChanged: 'tinker.whatChanged',
   openEvalResults: 'tinker.openEvalResults',
   runEval: 'tinker.runEval',

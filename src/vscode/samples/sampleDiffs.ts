@@ -1,7 +1,7 @@
 // Sample diffs across evaluations and runs, in the native diff editors:
 // - "Tinker: Compare Holdout Problem Across Evaluations": one holdout problem in two evaluations of a
 //   run (default: the first and the latest);
-// - "Tinker: Compare Runs on the Same Prompt": one prompt in two runs (each run's latest evaluation,
+// - "Tinker: Compare Samples Across Runs": one prompt in two runs (each run's latest evaluation or a picked iteration,
 //   else its latest training iteration);
 // - "Tinker: What Changed": a multi-diff (`vscode.changes`) of every holdout problem whose reward
 //   changed between two evaluations, improved first, then regressed, each entry titled with the
@@ -69,6 +69,11 @@ async function schemas() {
       split: z.enum(['train', 'eval']).optional(),
       groupIdx: nat.optional(),
       trajIdx: nat.optional(),
+      /** the other run's iteration (default: its latest sampled one) */
+      otherIteration: nat.optional(),
+      otherSplit: z.enum(['train', 'eval']).optional(),
+      /** ask for the iteration of each side not given (the palette always asks) */
+      pickIterations: z.boolean().optional(),
     }),
     changes: z.object({ runDir: z.string().min(1), before: nat.optional(), after: nat.optional() }),
   };
@@ -101,6 +106,22 @@ async function pickRun(s: SampleDiffServices, title: string, placeHolder: string
     { title, placeHolder },
   );
   return picked?.dir;
+}
+
+/**
+ * Asks which sampled iteration of a run to compare (the latest first, so Enter keeps it); undefined
+ * when the run has one or none (the default applies), null when the person dismissed the pick.
+ */
+async function pickIteration(runDir: string, title: string, side: string): Promise<{ iteration: number; split: Split } | undefined | null> {
+  const { sampledIterations } = await import('../../core/runs/sampleRecord');
+  const its = await sampledIterations(runDir);
+  const items = [
+    ...[...its.eval].reverse().map((i) => ({ label: `evaluation ${i}`, description: 'holdout', iteration: i, split: 'eval' as Split })),
+    ...[...its.train].reverse().map((i) => ({ label: `iteration ${i}`, description: 'training', iteration: i, split: 'train' as Split })),
+  ];
+  if (items.length <= 1) return undefined;
+  const picked = await vscode.window.showQuickPick(items, { title, placeHolder: `Which iteration of ${path.basename(runDir)} (${side})?` });
+  return picked ? { iteration: picked.iteration, split: picked.split } : null;
 }
 
 /** The run's first-vs-latest (or given) holdout evaluations, read and paired by problem. */
@@ -162,7 +183,7 @@ export async function compareEvaluations(s: SampleDiffServices, arg: unknown): P
 
 /** One prompt in two runs, in the diff editor. */
 export async function compareRuns(s: SampleDiffServices, arg: unknown): Promise<OpenedDiff | undefined> {
-  const command = 'Tinker: Compare Runs on the Same Prompt';
+  const command = 'Tinker: Compare Samples Across Runs';
   const opts = await parseArg((x) => x.runs, arg, command);
   const runDir = opts?.runDir ?? (await pickRun(s, command, 'The first run (left)?'));
   if (!runDir) return undefined;
@@ -175,8 +196,17 @@ export async function compareRuns(s: SampleDiffServices, arg: unknown): Promise<
     if (!at) throw new Error(`${dir} has no samples files yet (iteration_NNNNNN/*_samples.jsonl)`);
     return { ...at, records: await readSample({ runDir: dir, ...at }) };
   };
-  const a = await sideOf(runDir, opts?.iteration !== undefined ? { iteration: opts.iteration, split: opts.split ?? 'eval' } : undefined);
-  const b = await sideOf(otherRunDir);
+  const ask = arg === undefined || opts?.pickIterations === true;
+  const chosen = async (dir: string, side: string, iteration: number | undefined, split: Split | undefined) => {
+    if (iteration !== undefined) return { iteration, split: split ?? 'eval' };
+    return ask ? await pickIteration(dir, command, side) : undefined;
+  };
+  const atA = await chosen(runDir, 'left', opts?.iteration, opts?.split);
+  if (atA === null) return undefined;
+  const atB = await chosen(otherRunDir, 'right', opts?.otherIteration, opts?.otherSplit);
+  if (atB === null) return undefined;
+  const a = await sideOf(runDir, atA);
+  const b = await sideOf(otherRunDir, atB);
   let pairs = pairSamples(a.records, b.records, 'prompt').pairs;
   if (opts?.groupIdx !== undefined) {
     const from = a.records.find((r) => r.group_idx === opts.groupIdx && r.traj_idx === (opts.trajIdx ?? 0));

@@ -50,6 +50,7 @@ describe('webview panels', () => {
     assert.deepStrictEqual(p.problems, []);
     assert.deepStrictEqual(p.entries, [
       ['webview/breakdown/main.ts', 'breakdown'],
+      ['webview/compare/main.ts', 'compare'],
       ['webview/evals/main.ts', 'evals'],
       ['webview/metrics/main.ts', 'metrics'],
       ['webview/playground/main.ts', 'playground'],
@@ -95,7 +96,7 @@ describe('webview panels', () => {
       for (const m of text.matchAll(/showPanelPage\([^)]*\{\s*entry:\s*'([^']+)'/g)) opened.push(m[1]);
       for (const m of text.matchAll(/_VIEW_TYPE = 'tinker\.([^']+)'/g)) opened.push(m[1]);
     }
-    assert.strictEqual(opened.length, 8, `four entries and four view types: ${opened.join(', ')}`);
+    assert.strictEqual(opened.length, 10, `five entries and five view types: ${opened.join(', ')}`);
     assert.deepStrictEqual(opened.filter((p) => !panels.has(p)), []);
   });
 });

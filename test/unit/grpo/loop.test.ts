@@ -275,6 +275,11 @@ describe('GRPO loop on the embedded engine', function () {
       assert.strictEqual(second.iterationsRun, 3);
       assert.deepStrictEqual(events[0], { type: 'started', runDir: writer.dir, runName: path.basename(writer.dir), model: RANDOM_MODEL, startStep: 2, endStep: 5, resumed: true });
       assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0, 1, 2, 3, 4], 'each step exactly once, even before merging');
+      // progress/tokens_trained is cumulative and the resumed run continues from step 1's value
+      const tokens = readMetricsLines(writer.dir).map((l) => l['progress/tokens_trained'] as number);
+      assert.ok(tokens.every((t) => Number.isInteger(t) && t >= 0), `tokens_trained ${JSON.stringify(tokens)}`);
+      for (let k = 1; k < tokens.length; k++) assert.ok(tokens[k]! >= tokens[k - 1]!, `tokens_trained never goes back (a resume continues the sum): ${JSON.stringify(tokens)}`);
+      assert.ok(tokens[4]! > 0, 'five steps trained some tokens');
       assert.deepStrictEqual(readCheckpointLines(writer.dir).map((r) => [r.name, r.batch]), [['000002', 2], ['final', 5]]);
 
       // the resumed model was created from the saved state (with its optimizer) and ran 3 more updates

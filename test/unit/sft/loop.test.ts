@@ -107,6 +107,10 @@ describe('SFT loop on the engine', function () {
     assert.strictEqual(second.status, 'completed', second.error);
     assert.strictEqual(second.iterationsRun, 3);
     assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l.step), [0, 1, 2, 3, 4, 5]);
+    // progress/tokens_trained: the running sum of the batches' tokens, continued across the resume
+    let sum = 0;
+    const expected = readMetricsLines(writer.dir).map((l) => (sum += l.num_tokens as number));
+    assert.deepStrictEqual(readMetricsLines(writer.dir).map((l) => l['progress/tokens_trained']), expected);
     const [resumeRec, finalRec] = readCheckpointLines(writer.dir);
     const runOf = (p: string) => p.slice('tinker://'.length).split('/')[0]!;
     const applied = await appliedSteps(engine);

@@ -1,0 +1,122 @@
+// The messages between the Compare Runs panel (webview/compare) and its host
+// (src/vscode/experiments/comparePanel.ts), inside the envelope of panelProtocol.ts. The host sends a
+// snapshot when the webview is ready (every run's config, results and metric columns, the config
+// diff, the sweep's ranking and views), then one `run` message per run whose metrics grew.
+import { z } from 'zod';
+import type { PanelProtocol } from './panelProtocol';
+import { RUN_STATUSES } from './runProgress';
+
+const Num = z.number().nullable();
+
+export const CompareResults = z.object({
+  kind: z.enum(['grpo', 'sft']),
+  steps: z.number().int(),
+  lastStep: z.number().int().optional(),
+  wallTime: z.number().optional(),
+  tokensTrained: z.number().optional(),
+  finalTrainReward: z.number().optional(),
+  bestTrainReward: z.number().optional(),
+  bestHoldoutReward: z.number().optional(),
+  bestHoldoutStep: z.number().int().optional(),
+  finalTrainNll: z.number().optional(),
+  bestTestNll: z.number().optional(),
+  bestTestNllStep: z.number().int().optional(),
+});
+export type CompareResults = z.infer<typeof CompareResults>;
+
+export const CompareRun = z.object({
+  /** the run directory (absolute): the run's identity */
+  id: z.string(),
+  name: z.string(),
+  /** the run's colour: an index into the palette, stable for the panel's life */
+  color: z.number().int().nonnegative(),
+  status: z.enum(RUN_STATUSES),
+  /** config.json flattened to dot paths, values as text */
+  config: z.record(z.string(), z.string()),
+  results: CompareResults,
+  /** runs with the same key differ only by seed */
+  seedGroup: z.string(),
+  /** the sweep's rank (1 = best) and the run's best value of the sweep's metric */
+  rank: z.number().int().optional(),
+  best: z.number().optional(),
+  steps: z.array(z.number()),
+  cols: z.record(z.string(), z.array(Num)),
+});
+export type CompareRun = z.infer<typeof CompareRun>;
+
+const SensitivityField = z.object({
+  field: z.string(),
+  numeric: z.boolean(),
+  categories: z.array(z.string()).optional(),
+  log: z.boolean(),
+  points: z.array(z.object({ id: z.string(), x: z.number(), y: z.number(), seed: z.number().optional() })),
+  mean: z.array(z.object({ x: z.number(), y: z.number(), n: z.number() })),
+});
+
+export const SweepView = z.object({
+  name: z.string(),
+  metric: z.object({ name: z.string(), goal: z.enum(['maximize', 'minimize']) }),
+  swept: z.array(z.string()),
+  sensitivity: z.array(SensitivityField),
+  parallel: z
+    .object({
+      axes: z.array(z.object({ name: z.string(), numeric: z.boolean(), log: z.boolean(), min: z.number(), max: z.number(), categories: z.array(z.string()).optional() })),
+      lines: z.array(z.object({ id: z.string(), pos: z.array(Num), value: z.number().optional() })),
+    })
+    .optional(),
+});
+export type SweepView = z.infer<typeof SweepView>;
+
+export const ToWebview = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('snapshot'),
+    title: z.string(),
+    runs: z.array(CompareRun),
+    differing: z.array(z.string()),
+    identical: z.array(z.string()),
+    sweep: SweepView.optional(),
+    problems: z.array(z.string()),
+  }),
+  /** one run changed (new rows, a new status): replaces that run */
+  z.object({ type: z.literal('run'), run: CompareRun, sweep: SweepView.optional() }),
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type ToWebview = z.infer<typeof ToWebview>;
+
+export const FromWebview = z.discriminatedUnion('type', [
+  /** drop a run from the comparison */
+  z.object({ type: z.literal('removeRun'), id: z.string() }),
+  /** open two runs' config.json in the diff editor */
+  z.object({ type: z.literal('diffConfigs'), a: z.string(), b: z.string() }),
+  /** the sample comparison (tinker.compareRuns) of two runs */
+  z.object({ type: z.literal('compareSamples'), a: z.string(), b: z.string() }),
+  z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
+]);
+export type FromWebview = z.infer<typeof FromWebview>;
+
+export const XAxisId = z.enum(['step', 'wall', 'tokens']);
+
+/** What the webview keeps with setState, and the serializer receives after a window reload. */
+export const ComparePanelState = z.object({
+  runDirs: z.array(z.string().min(1)),
+  sweepDir: z.string().min(1).optional(),
+  xAxis: XAxisId.optional(),
+  smoothing: z.number().min(0).max(0.99).optional(),
+  hidden: z.array(z.string()).optional(),
+  groupSeeds: z.boolean().optional(),
+});
+export type ComparePanelState = z.infer<typeof ComparePanelState>;
+
+export const CompareRequests = {
+  /** a chart point was clicked: open that run's group breakdown at that iteration */
+  openIteration: { params: z.object({ runDir: z.string(), step: z.number().int().nonnegative() }), result: z.object({ opened: z.boolean() }) },
+  /** "Export CSV": the host asks where and writes the file */
+  exportCsv: { params: z.object({ csv: z.string().max(50_000_000) }), result: z.object({ file: z.string().optional() }) },
+};
+
+export const CompareProtocol = {
+  toWebview: ToWebview,
+  fromWebview: FromWebview,
+  requests: CompareRequests,
+  state: ComparePanelState,
+} satisfies PanelProtocol;

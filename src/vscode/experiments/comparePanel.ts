@@ -1,0 +1,297 @@
+// The Compare Runs panel's host: one panel per set of runs (or per sweep). It loads each run's
+// config.json and metric columns (the per-run column cache, in the extension's storage), computes
+// the config diff, the result columns, the seed groups and, for a sweep, the ranking, sensitivity and
+// parallel coordinates, and sends them in one snapshot. Live: a watcher on each run's metrics.jsonl
+// and the run registry's events extend that run's columns and push the run again (no polling).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { configDiff, configValueText, flattenConfig, runResults, seedGroups, sensitivity, parallelCoordinates, type RunColumns, type CompareKind } from '../../protocol/compareData';
+import { CompareProtocol, CompareRequests, CompareRun, FromWebview, SweepView, ToWebview } from '../../protocol/compareProtocol';
+import type { RunStatus } from '../../protocol/runProgress';
+import { inFolder, loadColumns } from '../../core/experiments/columnCache';
+import { readSweepManifest, type SweepManifest } from '../../core/experiments/sweepManifest';
+import { rankRuns } from '../../core/experiments/ranking';
+import { directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
+import { errorMessage } from '../../core/errors';
+import type { Log } from '../common/log';
+import type { RunRegistry } from '../runs/runRegistry';
+import { showPanelPage } from '../common/webview/html';
+import { PanelHost, RequestHandlers } from '../common/webview/panelHost';
+import type { WebviewTransport } from '../common/webview/transport';
+import { throttle } from '../common/throttle';
+
+export interface CompareSubject {
+  runDirs: string[];
+  sweepDir?: string;
+}
+
+export interface ComparePanelServices {
+  extensionUri: vscode.Uri;
+  log: Log;
+  registry: RunRegistry;
+  /** the folder of the per-run column caches (one file per run directory) */
+  cacheFolder: string;
+  /** opens the group breakdown of one iteration of a run */
+  openIteration(runDir: string, step: number): Promise<boolean>;
+  /** the sample comparison of two runs (tinker.compareRuns) */
+  compareSamples(a: string, b: string): Promise<void>;
+}
+
+interface LoadedRun {
+  id: string;
+  color: number;
+  config: Record<string, unknown>;
+  kind?: CompareKind;
+  columns: RunColumns;
+  status: RunStatus;
+}
+
+/** The runs of a sweep folder: its manifest's runs that exist on disk, in manifest order. */
+export function sweepRunDirs(sweepDir: string, manifest: SweepManifest): string[] {
+  return manifest.runs.map((r) => path.join(sweepDir, r.name)).filter((d) => fs.existsSync(d));
+}
+
+export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof CompareRequests> {
+  private readonly runs = new Map<string, LoadedRun>();
+  private manifest: SweepManifest | undefined;
+  private problems: string[] = [];
+  private loaded: Promise<void> | undefined;
+  private nextColor = 0;
+  private readonly colors = new Map<string, number>();
+  private readonly dirty = new Set<string>();
+  private readonly flush = throttle(() => void this.refreshPending(), 200);
+  private readonly cache: ReturnType<typeof inFolder>;
+  runDirs: string[];
+
+  protected readonly requestHandlers: RequestHandlers<typeof CompareRequests> = {
+    openIteration: async ({ runDir, step }) => ({ opened: await this.s.openIteration(runDir, step) }),
+    exportCsv: async ({ csv }) => {
+      const base = this.subject.sweepDir ?? this.runDirs[0] ?? '';
+      const target = await vscode.window.showSaveDialog({
+        title: 'Export the comparison as CSV',
+        defaultUri: vscode.Uri.file(path.join(path.dirname(base), `${this.subject.sweepDir ? path.basename(this.subject.sweepDir) : 'comparison'}.csv`)),
+        filters: { CSV: ['csv'] },
+      });
+      if (!target) return {};
+      await vscode.workspace.fs.writeFile(target, Buffer.from(csv, 'utf8'));
+      return { file: target.fsPath };
+    },
+  };
+
+  constructor(
+    panel: vscode.WebviewPanel,
+    readonly subject: CompareSubject,
+    private readonly s: ComparePanelServices,
+    transport: WebviewTransport,
+  ) {
+    super(panel, transport, CompareProtocol, s.log, `compare panel`);
+    this.runDirs = subject.runDirs.map((d) => path.resolve(d));
+    this.cache = inFolder(s.cacheFolder);
+    panel.title = comparisonTitle(subject);
+    showPanelPage(panel, s.extensionUri, { entry: 'compare', title: 'Compare Runs' });
+    this._registerAll(
+      s.registry.onDidReceiveEvent(({ run, event }) => {
+        if (!run.runDir) return;
+        const id = path.resolve(run.runDir);
+        if (!this.runs.has(id)) return;
+        if (event.type === 'metrics' || event.type === 'finished' || event.type === 'started') this.changed(id);
+      }),
+      this.flush,
+    );
+    this.loaded = this.loadAll();
+  }
+
+  /** The runs and their data as the panel holds them (for tests and the bench). */
+  async data(): Promise<{ runs: CompareRun[]; sweep?: SweepView; differing: string[]; identical: string[] }> {
+    await this.loaded;
+    const { differing, identical } = this.diff();
+    return { runs: this.wireRuns(), sweep: this.sweepView(), differing, identical };
+  }
+
+  private async loadAll(): Promise<void> {
+    if (this.subject.sweepDir) {
+      try {
+        this.manifest = readSweepManifest(this.subject.sweepDir);
+        if (this.runDirs.length === 0) this.runDirs = sweepRunDirs(this.subject.sweepDir, this.manifest);
+      } catch (err) {
+        this.problems.push(errorMessage(err));
+      }
+    }
+    for (const d of this.runDirs) this.colorFor(d);
+    await Promise.all(this.runDirs.map((d) => this.loadRun(d)));
+    for (const d of this.runDirs) this.watch(d);
+  }
+
+  private watch(runDir: string): void {
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(runDir), '{metrics.jsonl,checkpoints.jsonl}'));
+    watcher.onDidChange(() => this.changed(runDir));
+    watcher.onDidCreate(() => this.changed(runDir));
+    this._register(watcher);
+  }
+
+  private async loadRun(runDir: string): Promise<void> {
+    let config: Record<string, unknown> = {};
+    try {
+      const text = await fs.promises.readFile(path.join(runDir, 'config.json'), 'utf8');
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) config = parsed as Record<string, unknown>;
+      else this.problems.push(`${path.join(runDir, 'config.json')}: not a JSON object`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.problems.push(`${path.join(runDir, 'config.json')}: ${errorMessage(err)}`);
+    }
+    let columns: RunColumns = { steps: [], cols: {} };
+    try {
+      columns = (await loadColumns(runDir, this.cache)).columns;
+    } catch (err) {
+      this.problems.push(`${path.join(runDir, 'metrics.jsonl')}: ${errorMessage(err)}`);
+    }
+    const kindField = config['run_kind'];
+    const kind: CompareKind | undefined = kindField === 'sft' ? 'sft' : kindField === 'grpo' ? 'grpo' : undefined;
+    const old = this.runs.get(runDir);
+    this.runs.set(runDir, { id: runDir, color: old?.color ?? this.colorFor(runDir), config, kind, columns, status: await this.statusOf(runDir) });
+  }
+
+  /** A run's colour: its place in the panel's first list of runs; a run added later takes the next one. */
+  private colorFor(runDir: string): number {
+    let c = this.colors.get(runDir);
+    if (c === undefined) {
+      c = this.nextColor++;
+      this.colors.set(runDir, c);
+    }
+    return c;
+  }
+
+  private async statusOf(runDir: string): Promise<RunStatus> {
+    const active = reportedRunStatus(this.s.registry.byDir(runDir));
+    if (active) return active;
+    try {
+      const { summarizeRun } = await import('../../core/runs/runDirectory');
+      const summary = await summarizeRun(runDir);
+      const stopped = (summary as { status?: string }).status;
+      if (stopped === 'stopped early') return 'stopped early';
+      return directoryRunStatus(summary);
+    } catch {
+      return 'not finished';
+    }
+  }
+
+  private changed(runDir: string): void {
+    this.dirty.add(path.resolve(runDir));
+    this.flush();
+  }
+
+  private async refreshPending(): Promise<void> {
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    await this.loaded;
+    for (const id of ids) {
+      if (this.isDisposed || !this.runs.has(id)) continue;
+      await this.loadRun(id);
+      const run = this.wireRuns().find((r) => r.id === id);
+      if (run) this.post({ type: 'run', run, sweep: this.sweepView() });
+    }
+  }
+
+  /** The loaded runs in the panel's order (loads finish in any order). */
+  private ordered(): LoadedRun[] {
+    return this.runDirs.flatMap((d) => this.runs.get(d) ?? []);
+  }
+
+  private diff() {
+    return configDiff(this.ordered().map((r) => r.config));
+  }
+
+  private ranking() {
+    if (!this.manifest) return undefined;
+    const metric = this.manifest.metric;
+    const ranks = rankRuns(
+      this.ordered().map((r) => ({ id: r.id, rows: rowsOf(r.columns, metric.name) })),
+      metric,
+    );
+    return new Map(ranks.map((r) => [r.id, r]));
+  }
+
+  private wireRuns(): CompareRun[] {
+    const ranks = this.ranking();
+    const groups = seedGroups(this.ordered().map((r) => ({ id: r.id, config: r.config })));
+    const groupOf = new Map<string, string>();
+    groups.forEach((g, i) => g.ids.forEach((id) => groupOf.set(id, String(i))));
+    const order = this.runDirs.filter((d) => this.runs.has(d));
+    return order.map((id) => {
+      const r = this.runs.get(id)!;
+      const flat = flattenConfig(r.config);
+      const config: Record<string, string> = {};
+      for (const [k, v] of Object.entries(flat)) config[k] = configValueText(v);
+      const rank = ranks?.get(id);
+      return {
+        id,
+        name: path.basename(id),
+        color: r.color,
+        status: r.status,
+        config,
+        results: runResults(r.columns, r.kind),
+        seedGroup: groupOf.get(id) ?? id,
+        ...(rank?.rank !== undefined ? { rank: rank.rank } : {}),
+        ...(rank?.best !== undefined ? { best: rank.best } : {}),
+        steps: r.columns.steps,
+        cols: r.columns.cols,
+      };
+    });
+  }
+
+  private sweepView(): SweepView | undefined {
+    const m = this.manifest;
+    if (!m) return undefined;
+    const ranks = this.ranking();
+    const byName = new Map(m.runs.map((r) => [r.name, r]));
+    const runs = this.ordered().map((r) => {
+      const entry = byName.get(path.basename(r.id));
+      return { id: r.id, point: entry?.point ?? {}, ...(entry?.seed !== undefined ? { seed: entry.seed } : {}), ...(ranks?.get(r.id)?.best !== undefined ? { value: ranks.get(r.id)!.best } : {}) };
+    });
+    return {
+      name: m.name,
+      metric: m.metric,
+      swept: m.swept,
+      sensitivity: sensitivity(runs, m.swept),
+      ...(m.swept.length >= 2 ? { parallel: parallelCoordinates(runs, m.swept, m.metric.name) } : {}),
+    };
+  }
+
+  protected override async sendSnapshot(): Promise<void> {
+    await this.loaded;
+    const { differing, identical } = this.diff();
+    this.post({ type: 'snapshot', title: comparisonTitle(this.subject), runs: this.wireRuns(), differing, identical, sweep: this.sweepView(), problems: [...this.problems] });
+  }
+
+  protected override async onNotification(msg: FromWebview): Promise<void> {
+    switch (msg.type) {
+      case 'removeRun':
+        this.runs.delete(msg.id);
+        this.runDirs = this.runDirs.filter((d) => d !== msg.id);
+        await this.sendSnapshot();
+        break;
+      case 'diffConfigs':
+        await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(path.join(msg.a, 'config.json')), vscode.Uri.file(path.join(msg.b, 'config.json')), `config.json: ${path.basename(msg.a)} ↔ ${path.basename(msg.b)}`);
+        break;
+      case 'compareSamples':
+        await this.s.compareSamples(msg.a, msg.b);
+        break;
+      case 'webviewError':
+        this.log.warn(`compare panel: ${msg.message}`);
+        break;
+    }
+  }
+}
+
+/** One metric's column as the ranking's rows. */
+function rowsOf(c: RunColumns, metric: string): { step: number; [k: string]: unknown }[] {
+  const col = c.cols[metric];
+  if (!col) return [];
+  return c.steps.map((step, i) => ({ step, [metric]: col[i] ?? undefined }));
+}
+
+export function comparisonTitle(subject: CompareSubject): string {
+  if (subject.sweepDir) return `Compare: sweep ${path.basename(subject.sweepDir)}`;
+  return `Compare: ${subject.runDirs.length} runs`;
+}

@@ -1,0 +1,579 @@
+// The Compare Runs panel: a runs table (colour, status, the config fields that differ, result
+// columns; sortable, hide/show, remove, Export CSV) over overlaid charts (one per metric, every run a
+// line in its colour, x = step / wall time / tokens trained, EMA smoothing, seed bands), and for a
+// sweep its ranking, a sensitivity view and parallel coordinates. Charts render when scrolled into
+// view. A click on a chart point opens that run's group breakdown at that iteration.
+import 'uplot/dist/uPlot.min.css';
+import '../shared/base.css';
+import './compare.css';
+import uPlot from 'uplot';
+import { PanelClient } from '../shared/client';
+import { isChecked, registerComponents } from '../shared/components';
+import { byId, el, frameScheduler, inputById, onThemeChange } from '../shared/dom';
+import { readTheme, withAlpha } from '../shared/theme';
+import { emaSmooth } from '../shared/smoothing';
+import { CompareProtocol, CompareRun, SweepView, ToWebview } from '../../src/protocol/compareProtocol';
+import { RESULT_COLUMNS, alignSeries, metricKeyGroups, seedBand, toCsv, xValues, type XAxis } from '../../src/protocol/compareData';
+import { errorText } from '../../src/protocol/panelProtocol';
+
+registerComponents();
+const client = new PanelClient(CompareProtocol);
+const DEFAULT_SMOOTHING = 0.6;
+const HEIGHT = 190;
+
+const app = byId('app');
+app.innerHTML = `
+  <header><h1 id="title">Compare Runs</h1></header>
+  <div class="controls">
+    <label for="x-axis">X axis</label>
+    <select id="x-axis"><option value="step">step</option><option value="wall">wall time (s)</option><option value="tokens">tokens trained</option></select>
+    <label for="smoothing">Smoothing</label>
+    <input type="range" id="smoothing" min="0" max="0.99" step="0.01" /><output id="smoothing-value" for="smoothing"></output>
+    <vscode-checkbox id="group-seeds">Group seeds (min–max band)</vscode-checkbox>
+    <vscode-checkbox id="show-all">Show all config fields</vscode-checkbox>
+    <vscode-button id="export" appearance="secondary">Export CSV</vscode-button>
+    <vscode-button id="diff" appearance="secondary" disabled>Diff configs</vscode-button>
+    <vscode-button id="samples" appearance="secondary" disabled>Compare Samples Across Runs</vscode-button>
+  </div>
+  <p id="message" role="status"></p>
+  <div class="table-wrap"><table class="runs" id="runs" aria-label="Runs"></table></div>
+  <section class="sweep" id="sweep" hidden aria-label="Sweep"></section>
+  <main id="charts" aria-label="Charts"></main>`;
+
+const titleEl = byId('title');
+const messageEl = byId('message');
+const tableEl = byId('runs');
+const chartsEl = byId('charts');
+const sweepEl = byId('sweep');
+const xAxisEl = byId('x-axis') as HTMLSelectElement;
+const smoothingEl = inputById('smoothing');
+const groupSeedsEl = byId('group-seeds');
+const showAllEl = byId('show-all');
+
+const saved = client.getState();
+let state = {
+  runDirs: saved?.runDirs ?? [],
+  sweepDir: saved?.sweepDir,
+  xAxis: (saved?.xAxis ?? 'step') as XAxis,
+  smoothing: saved?.smoothing ?? DEFAULT_SMOOTHING,
+  hidden: new Set(saved?.hidden ?? []),
+  groupSeeds: saved?.groupSeeds ?? false,
+};
+let runs: CompareRun[] = [];
+let differing: string[] = [];
+let identical: string[] = [];
+let sweep: SweepView | undefined;
+let showAll = false;
+let sort: { col: string; dir: 1 | -1 } | undefined;
+const selected = new Set<string>();
+let theme = readTheme();
+
+function saveState(): void {
+  client.setState({ runDirs: state.runDirs, ...(state.sweepDir ? { sweepDir: state.sweepDir } : {}), xAxis: state.xAxis, smoothing: state.smoothing, hidden: [...state.hidden], groupSeeds: state.groupSeeds });
+}
+
+/** A run's colour: the theme's chart colours first, then hues spread by the golden angle. */
+function colorOf(i: number): string {
+  const p = theme.palette;
+  const base = [p.blue, p.orange, p.green, p.red, p.purple, p.yellow];
+  if (i < base.length) return base[i]!;
+  const dark = document.body.classList.contains('vscode-dark');
+  return `hsl(${Math.round((i * 137.508) % 360)}, 65%, ${dark ? 62 : 42}%)`;
+}
+
+function fmt(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (Number.isInteger(v) && a < 1e9) return String(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
+  return v.toPrecision(4);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+
+interface Column {
+  id: string;
+  label: string;
+  value(r: CompareRun): string | number | undefined;
+  num?: boolean;
+  config?: boolean;
+}
+
+function columns(): Column[] {
+  const kinds = new Set(runs.map((r) => r.results.kind));
+  const cols: Column[] = [
+    { id: 'name', label: 'run', value: (r) => r.name },
+    { id: 'status', label: 'status', value: (r) => r.status },
+  ];
+  if (sweep) cols.push({ id: 'rank', label: `rank (${sweep.metric.name}, ${sweep.metric.goal})`, value: (r) => r.rank, num: true }, { id: 'best', label: 'best', value: (r) => r.best, num: true });
+  for (const p of showAll ? [...differing, ...identical] : differing) cols.push({ id: `config:${p}`, label: p, value: (r) => r.config[p], config: true });
+  for (const c of RESULT_COLUMNS) if (c.kinds.some((k) => kinds.has(k))) cols.push({ id: `result:${c.id}`, label: c.label, value: (r) => r.results[c.id] as number | undefined, num: true });
+  return cols;
+}
+
+function sortedRuns(cols: Column[]): CompareRun[] {
+  if (!sort) return runs;
+  const c = cols.find((x) => x.id === sort!.col);
+  if (!c) return runs;
+  const dir = sort.dir;
+  return [...runs].sort((a, b) => {
+    const va = c.value(a);
+    const vb = c.value(b);
+    if (va === undefined || va === '') return 1;
+    if (vb === undefined || vb === '') return -1;
+    const na = Number(va);
+    const nb = Number(vb);
+    if (Number.isFinite(na) && Number.isFinite(nb)) return (na - nb) * dir;
+    return String(va).localeCompare(String(vb)) * dir;
+  });
+}
+
+function renderTable(): void {
+  const cols = columns();
+  const head = el('tr');
+  head.append(el('th', undefined, 'show'), el('th', undefined, 'select'));
+  for (const c of cols) {
+    const th = el('th');
+    const b = el('button', 'sort', `${c.label}${sort?.col === c.id ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}`);
+    b.setAttribute('aria-label', `sort by ${c.label}`);
+    b.addEventListener('click', () => {
+      sort = sort?.col === c.id ? { col: c.id, dir: sort.dir === 1 ? -1 : 1 } : { col: c.id, dir: 1 };
+      renderTable();
+    });
+    th.setAttribute('aria-sort', sort?.col === c.id ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none');
+    th.append(b);
+    head.append(th);
+  }
+  head.append(el('th', undefined, ''));
+  const body = sortedRuns(cols).map((r) => {
+    const tr = el('tr');
+    tr.dataset.run = r.id;
+    if (state.hidden.has(r.id)) tr.classList.add('hidden-run');
+    if (r.status === 'stopped early') tr.classList.add('stopped-early');
+    if (sweep && r.rank === 1) tr.classList.add('best');
+    const show = el('td', 'keep');
+    const box = el('input');
+    box.type = 'checkbox';
+    box.checked = !state.hidden.has(r.id);
+    box.setAttribute('aria-label', `show ${r.name} in the charts`);
+    box.addEventListener('change', () => {
+      if (box.checked) state.hidden.delete(r.id);
+      else state.hidden.add(r.id);
+      saveState();
+      tr.classList.toggle('hidden-run', !box.checked);
+      invalidateCharts();
+    });
+    const sw = el('span', 'swatch');
+    sw.style.background = colorOf(r.color);
+    show.append(box, ' ', sw);
+    const sel = el('td', 'keep');
+    const pick = el('input');
+    pick.type = 'checkbox';
+    pick.checked = selected.has(r.id);
+    pick.setAttribute('aria-label', `select ${r.name} (Diff configs, Compare Samples need two)`);
+    pick.addEventListener('change', () => {
+      if (pick.checked) selected.add(r.id);
+      else selected.delete(r.id);
+      updateButtons();
+    });
+    sel.append(pick);
+    tr.append(show, sel);
+    for (const c of cols) {
+      const v = c.value(r);
+      const td = el('td', c.num ? 'num' : c.config ? 'config' : c.id === 'name' ? 'name' : undefined, typeof v === 'number' ? fmt(v) : (v ?? ''));
+      if (c.id === 'name') td.title = r.id;
+      tr.append(td);
+    }
+    const rm = el('td', 'keep');
+    const x = el('button', 'icon', '✕');
+    x.setAttribute('aria-label', `remove ${r.name} from the comparison`);
+    x.addEventListener('click', () => {
+      selected.delete(r.id);
+      state.runDirs = state.runDirs.filter((d) => d !== r.id);
+      saveState();
+      client.post({ type: 'removeRun', id: r.id });
+    });
+    rm.append(x);
+    tr.append(rm);
+    return tr;
+  });
+  const thead = el('thead');
+  thead.append(head);
+  const tbody = el('tbody');
+  tbody.append(...body);
+  tableEl.replaceChildren(thead, tbody);
+  updateButtons();
+}
+
+function updateButtons(): void {
+  const two = selected.size === 2;
+  for (const id of ['diff', 'samples']) {
+    const b = byId(id);
+    if (two) b.removeAttribute('disabled');
+    else b.setAttribute('disabled', '');
+  }
+}
+
+function exportCsv(): void {
+  const cols = columns();
+  const csv = toCsv(
+    ['run_dir', ...cols.map((c) => c.label)],
+    sortedRuns(cols).map((r) => [r.id, ...cols.map((c) => c.value(r))]),
+  );
+  client.request('exportCsv', { csv }).then(
+    (r) => (messageEl.textContent = r.file ? `Exported ${r.file}` : ''),
+    (err) => (messageEl.textContent = `Export failed: ${errorText(err)}`),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The charts
+
+interface Chart {
+  key: string;
+  el: HTMLElement;
+  plotEl: HTMLElement;
+  hintEl: HTMLElement;
+  plot?: uPlot;
+  shape?: string;
+  visible: boolean;
+  drawn: boolean;
+  /** for a click: each series' run and, per aligned x index, that run's step */
+  pickInfo?: { runId: string; steps: (number | null)[] }[];
+}
+
+const charts = new Map<string, Chart>();
+const observer = new IntersectionObserver(
+  (entries) => {
+    for (const e of entries) {
+      const c = charts.get((e.target as HTMLElement).dataset.key!);
+      if (!c) continue;
+      c.visible = e.isIntersecting;
+      if (c.visible && !c.drawn) scheduleCharts();
+    }
+  },
+  { rootMargin: '200px' },
+);
+
+function buildChartList(): void {
+  const groups = metricKeyGroups(runs.map((r) => ({ steps: r.steps, cols: r.cols })));
+  const wanted = groups.flatMap((g) => g.keys).join('\n');
+  if (chartsEl.dataset.keys === wanted) return;
+  chartsEl.dataset.keys = wanted;
+  for (const c of charts.values()) {
+    c.plot?.destroy();
+    observer.unobserve(c.el);
+  }
+  charts.clear();
+  chartsEl.replaceChildren();
+  for (const g of groups) {
+    chartsEl.append(el('h2', 'group-title', g.group === 'sft' ? 'SFT' : g.group));
+    const grid = el('div', 'charts');
+    for (const key of g.keys) {
+      const section = el('section', 'chart');
+      section.dataset.key = key;
+      section.setAttribute('role', 'group');
+      section.setAttribute('aria-label', key);
+      const plotEl = el('div', 'plot');
+      plotEl.tabIndex = 0;
+      plotEl.setAttribute('role', 'img');
+      const hintEl = el('div', 'hint');
+      section.append(el('h3', undefined, key), plotEl, hintEl);
+      grid.append(section);
+      const c: Chart = { key, el: section, plotEl, hintEl, visible: false, drawn: false };
+      charts.set(key, c);
+      observer.observe(section);
+    }
+    chartsEl.append(grid);
+  }
+}
+
+function invalidateCharts(): void {
+  for (const c of charts.values()) c.drawn = false;
+  scheduleCharts();
+}
+
+const scheduleCharts = frameScheduler(() => {
+  for (const c of charts.values()) if (c.visible && !c.drawn) drawChart(c);
+});
+
+/** The series of one chart: every shown run a line; with "group seeds" one mean line and band per group of 2+. */
+function chartData(key: string): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: Chart['pickInfo'] } {
+  const shown = runs.filter((r) => !state.hidden.has(r.id) && r.cols[key]);
+  const axis = state.xAxis;
+  const smooth = (y: (number | null)[]) => (state.smoothing > 0 ? emaSmooth(y, state.smoothing) : y);
+  const input = shown.map((r) => ({ x: xValues(r, axis), y: smooth(r.cols[key]!), steps: r.steps }));
+  const aligned = alignSeries(input);
+  // each run's step at each aligned x (for a click)
+  const stepIndex = input.map((s) => {
+    const m = new Map<number, number>();
+    s.x.forEach((x, i) => x !== null && m.set(x, s.steps[i]!));
+    return aligned.x.map((x) => m.get(x) ?? null);
+  });
+  const series: uPlot.Series[] = [{ label: axis === 'step' ? 'step' : axis === 'wall' ? 'wall time (s)' : 'tokens trained' }];
+  const ys: (number | null)[][] = [];
+  const bands: uPlot.Band[] = [];
+  const pick: NonNullable<Chart['pickInfo']> = [];
+  if (state.groupSeeds) {
+    const byGroup = new Map<string, number[]>();
+    shown.forEach((r, i) => byGroup.set(r.seedGroup, [...(byGroup.get(r.seedGroup) ?? []), i]));
+    for (const members of byGroup.values()) {
+      const first = shown[members[0]!]!;
+      const color = colorOf(first.color);
+      if (members.length === 1) {
+        ys.push(aligned.ys[members[0]!]!);
+        series.push({ label: first.name, stroke: color, width: 1.5, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) });
+        pick.push({ runId: first.id, steps: stepIndex[members[0]!]! });
+        continue;
+      }
+      const band = seedBand(members.map((m) => aligned.ys[m]!));
+      const label = `${first.name} +${members.length - 1} seeds`;
+      const base = ys.length + 1;
+      ys.push(band.max, band.min, band.mean);
+      series.push(
+        { label: `${label} (max)`, stroke: withAlpha(color, 0.3), width: 0.5, spanGaps: true, points: { show: false }, class: 'hidden-series' } as uPlot.Series,
+        { label: `${label} (min)`, stroke: withAlpha(color, 0.3), width: 0.5, spanGaps: true, points: { show: false }, class: 'hidden-series' } as uPlot.Series,
+        { label: `${label} (mean)`, stroke: color, width: 2, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) },
+      );
+      bands.push({ series: [base, base + 1], fill: withAlpha(color, 0.15) });
+      pick.push({ runId: first.id, steps: stepIndex[members[0]!]! }, { runId: first.id, steps: stepIndex[members[0]!]! }, { runId: first.id, steps: stepIndex[members[0]!]! });
+    }
+  } else {
+    shown.forEach((r, i) => {
+      ys.push(aligned.ys[i]!);
+      series.push({ label: r.name, stroke: colorOf(r.color), width: r.status === 'stopped early' ? 1 : 1.5, dash: r.status === 'stopped early' ? [4, 3] : undefined, spanGaps: true, points: { show: aligned.x.length < 3 }, value: (_u, v) => fmt(v) });
+      pick.push({ runId: r.id, steps: stepIndex[i]! });
+    });
+  }
+  return { data: [aligned.x, ...ys] as uPlot.AlignedData, series, bands, pick };
+}
+
+function drawChart(c: Chart): void {
+  c.drawn = true;
+  const { data, series, bands, pick } = chartData(c.key);
+  c.pickInfo = pick;
+  const width = Math.max(c.el.clientWidth - 18, 240);
+  const shape = JSON.stringify([series.map((s) => [s.label, s.stroke]), bands.length, width, theme]);
+  c.plotEl.setAttribute('aria-label', `${c.key}: ${series.length - 1} lines over ${data[0].length} points; click a point to open that run's groups`);
+  if (c.plot && c.shape === shape) {
+    c.plot.setData(data);
+    return;
+  }
+  c.plot?.destroy();
+  c.shape = shape;
+  const axis: uPlot.Axis = { stroke: theme.foreground, font: theme.font, grid: { stroke: theme.grid, width: 1 }, ticks: { stroke: theme.grid, width: 1 } };
+  c.plot = new uPlot(
+    {
+      width,
+      height: HEIGHT,
+      scales: { x: { time: false } },
+      axes: [{ ...axis }, { ...axis, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
+      legend: { show: true, live: true },
+      cursor: { drag: { x: false, y: false }, focus: { prox: 16 } },
+      focus: { alpha: 0.4 },
+      bands,
+      series,
+      hooks: {
+        ready: [(u) => u.over.addEventListener('click', () => pickPoint(c, u))],
+        setCursor: [(u) => showHover(c, u)],
+      },
+    },
+    data,
+    c.plotEl,
+  );
+}
+
+/** The series nearest the cursor at its x: its run and step. */
+function nearest(c: Chart, u: uPlot): { runId: string; step: number; name: string } | undefined {
+  const idx = u.cursor.idx;
+  const top = u.cursor.top;
+  if (idx === null || idx === undefined || top === undefined || !c.pickInfo) return undefined;
+  let best: { d: number; k: number } | undefined;
+  for (let k = 1; k < u.series.length; k++) {
+    const v = u.data[k]?.[idx];
+    if (v === null || v === undefined || !u.series[k]!.show) continue;
+    const d = Math.abs(u.valToPos(v, 'y') - top);
+    if (!best || d < best.d) best = { d, k };
+  }
+  if (!best) return undefined;
+  const info = c.pickInfo[best.k - 1];
+  const step = info?.steps[idx];
+  if (!info || step === null || step === undefined) return undefined;
+  return { runId: info.runId, step, name: runs.find((r) => r.id === info.runId)?.name ?? '' };
+}
+
+function showHover(c: Chart, u: uPlot): void {
+  const n = nearest(c, u);
+  c.hintEl.textContent = n ? `${n.name} · iteration ${n.step} · click to open its groups` : '';
+}
+
+function pickPoint(c: Chart, u: uPlot): void {
+  const n = nearest(c, u);
+  if (!n) return;
+  client.request('openIteration', { runDir: n.runId, step: n.step }).then(
+    (r) => {
+      if (!r.opened) messageEl.textContent = `${n.name} has no samples at iteration ${n.step}.`;
+    },
+    (err) => (messageEl.textContent = `Could not open iteration ${n.step} of ${n.name}: ${errorText(err)}`),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The sweep: sensitivity and parallel coordinates (SVG: a handful of runs, crisp in both themes)
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function renderSweep(): void {
+  sweepEl.hidden = !sweep;
+  if (!sweep) return;
+  const colorById = new Map(runs.map((r) => [r.id, colorOf(r.color)]));
+  const nameById = new Map(runs.map((r) => [r.id, r.name]));
+  const parts: Element[] = [el('h2', 'group-title', `Sweep ${sweep.name}: ${sweep.metric.name} (${sweep.metric.goal}) against each swept field`)];
+  const grid = el('div', 'charts');
+  const W = 380;
+  const H = 200;
+  const pad = { l: 56, r: 12, t: 10, b: 34 };
+  for (const f of sweep.sensitivity) {
+    const box = el('section', 'chart');
+    box.setAttribute('aria-label', `sensitivity of ${sweep.metric.name} to ${f.field}`);
+    const s = svg('svg', { width: W, height: H, role: 'img', 'aria-label': `${sweep.metric.name} against ${f.field}: ${f.mean.map((m) => `${f.categories ? f.categories[m.x] : fmt(m.x)} → ${fmt(m.y)}`).join(', ')}` });
+    const xs = f.points.map((p) => p.x).concat(f.mean.map((m) => m.x));
+    const ys = f.points.map((p) => p.y);
+    if (xs.length && ys.length) {
+      const tx = (v: number) => (f.log ? Math.log10(v) : v);
+      const x0 = Math.min(...xs.map(tx));
+      const x1 = Math.max(...xs.map(tx));
+      const y0 = Math.min(...ys);
+      const y1 = Math.max(...ys);
+      const px = (v: number) => pad.l + (x1 === x0 ? 0.5 : (tx(v) - x0) / (x1 - x0)) * (W - pad.l - pad.r);
+      const py = (v: number) => H - pad.b - (y1 === y0 ? 0.5 : (v - y0) / (y1 - y0)) * (H - pad.t - pad.b);
+      s.append(svg('line', { class: 'axis', x1: pad.l, y1: H - pad.b, x2: W - pad.r, y2: H - pad.b }), svg('line', { class: 'axis', x1: pad.l, y1: pad.t, x2: pad.l, y2: H - pad.b }));
+      s.append(svg('text', { x: 4, y: pad.t + 10 }, fmt(y1)), svg('text', { x: 4, y: H - pad.b }, fmt(y0)));
+      const ticks = f.categories ? f.categories.map((c, i) => ({ v: i, label: c })) : [...new Set(f.mean.map((m) => m.x))].map((v) => ({ v, label: fmt(v) }));
+      for (const t of ticks) s.append(svg('text', { x: px(t.v) - 14, y: H - pad.b + 14 }, t.label));
+      s.append(svg('text', { x: W / 2 - 40, y: H - 4 }, `${f.field}${f.log ? ' (log)' : ''}`));
+      if (f.mean.length > 1) s.append(svg('polyline', { points: f.mean.map((m) => `${px(m.x)},${py(m.y)}`).join(' '), fill: 'none', stroke: theme.foreground, 'stroke-width': 1.5 }));
+      for (const p of f.points) {
+        const dot = svg('circle', { cx: px(p.x), cy: py(p.y), r: 4, fill: colorById.get(p.id) ?? theme.foreground });
+        dot.append(svg('title', {}, `${nameById.get(p.id) ?? p.id}${p.seed !== undefined ? ` (seed ${p.seed})` : ''}: ${fmt(p.y)}`));
+        s.append(dot);
+      }
+    }
+    box.append(el('h3', undefined, f.field), s);
+    grid.append(box);
+  }
+  parts.push(grid);
+  if (sweep.parallel) {
+    const pc = sweep.parallel;
+    const PW = Math.max(480, pc.axes.length * 160);
+    const PH = 240;
+    const top = 24;
+    const bottom = PH - 30;
+    const ax = (i: number) => 40 + (i * (PW - 80)) / Math.max(1, pc.axes.length - 1);
+    const py = (p: number) => bottom - p * (bottom - top);
+    const s = svg('svg', { width: PW, height: PH, role: 'img', 'aria-label': `parallel coordinates over ${pc.axes.map((a) => a.name).join(', ')}` });
+    pc.axes.forEach((a, i) => {
+      s.append(svg('line', { class: 'axis', x1: ax(i), y1: top, x2: ax(i), y2: bottom }));
+      s.append(svg('text', { x: ax(i) - 30, y: 14 }, a.name));
+      s.append(svg('text', { x: ax(i) + 4, y: top + 4 }, a.categories ? (a.categories.at(-1) ?? '') : fmt(a.max)));
+      s.append(svg('text', { x: ax(i) + 4, y: bottom }, a.categories ? (a.categories[0] ?? '') : fmt(a.min)));
+    });
+    for (const l of pc.lines) {
+      const pts = l.pos.map((p, i) => (p === null ? undefined : `${ax(i)},${py(p)}`)).filter((x): x is string => x !== undefined);
+      const line = svg('polyline', { points: pts.join(' '), fill: 'none', stroke: colorById.get(l.id) ?? theme.foreground, 'stroke-width': 2, opacity: state.hidden.has(l.id) ? 0.2 : 0.9 });
+      line.append(svg('title', {}, `${nameById.get(l.id) ?? l.id}: ${fmt(l.value)}`));
+      s.append(line);
+    }
+    const wrap = el('div', 'parallel');
+    wrap.append(s);
+    parts.push(el('h2', 'group-title', 'Parallel coordinates'), wrap);
+  }
+  sweepEl.replaceChildren(...parts);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function renderAll(): void {
+  renderTable();
+  renderSweep();
+  buildChartList();
+  invalidateCharts();
+}
+
+client.onNotification((msg: ToWebview) => {
+  switch (msg.type) {
+    case 'snapshot':
+      titleEl.textContent = msg.title;
+      document.title = msg.title;
+      runs = msg.runs;
+      differing = msg.differing;
+      identical = msg.identical;
+      sweep = msg.sweep;
+      state.runDirs = runs.map((r) => r.id);
+      saveState();
+      messageEl.textContent = msg.problems.length ? `Some files could not be read: ${msg.problems.join('; ')}` : runs.length < 2 ? 'Add another run to compare (Tinker: Compare Runs…).' : '';
+      renderAll();
+      break;
+    case 'run': {
+      const i = runs.findIndex((r) => r.id === msg.run.id);
+      if (i >= 0) runs[i] = msg.run;
+      else runs.push(msg.run);
+      sweep = msg.sweep ?? sweep;
+      renderAll();
+      break;
+    }
+    case 'error':
+      messageEl.textContent = msg.message;
+      break;
+  }
+});
+
+xAxisEl.value = state.xAxis;
+xAxisEl.addEventListener('change', () => {
+  state.xAxis = xAxisEl.value as XAxis;
+  saveState();
+  invalidateCharts();
+});
+function showSmoothing(): void {
+  smoothingEl.value = String(state.smoothing);
+  byId('smoothing-value').textContent = state.smoothing.toFixed(2);
+}
+smoothingEl.addEventListener('input', () => {
+  const v = Number(smoothingEl.value);
+  state.smoothing = Number.isFinite(v) ? Math.min(Math.max(v, 0), 0.99) : DEFAULT_SMOOTHING;
+  showSmoothing();
+  saveState();
+  invalidateCharts();
+});
+if (state.groupSeeds) groupSeedsEl.setAttribute('checked', '');
+groupSeedsEl.addEventListener('change', () => {
+  state.groupSeeds = isChecked(groupSeedsEl);
+  saveState();
+  invalidateCharts();
+});
+showAllEl.addEventListener('change', () => {
+  showAll = isChecked(showAllEl);
+  renderTable();
+});
+byId('export').addEventListener('click', exportCsv);
+const two = () => [...selected].slice(0, 2) as [string, string];
+byId('diff').addEventListener('click', () => {
+  if (selected.size === 2) client.post({ type: 'diffConfigs', a: two()[0], b: two()[1] });
+});
+byId('samples').addEventListener('click', () => {
+  if (selected.size === 2) client.post({ type: 'compareSamples', a: two()[0], b: two()[1] });
+});
+onThemeChange(() => {
+  theme = readTheme();
+  renderAll();
+});
+new ResizeObserver(() => invalidateCharts()).observe(chartsEl);
+showSmoothing();
+client.ready();
