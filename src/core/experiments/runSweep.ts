@@ -10,6 +10,7 @@ import { startSftRun } from '../sft/start';
 import type { ResolvedGrpoSpec } from '../grpo/spec';
 import type { RunEvent, RunResult } from '../runs/runEvents';
 import { readMetricsRowsSync } from '../runs/runDirectory';
+import { STOPPED_EARLY_FILE } from '../runs/runStatus';
 import { writeFileAtomic } from '../runs/runWriter';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
@@ -19,9 +20,6 @@ import { medianStops, type CurveRun } from './medianRule';
 import { rankRuns, type RankedRun } from './ranking';
 import { readSweepFile, sweepName } from './sweepFile';
 import { writeSweepManifest, type SweepManifest } from './sweepManifest';
-
-/** The marker a run stopped by the median rule gets (its status 'stopped early'; checkpoints kept). */
-export const STOPPED_EARLY_FILE = 'stopped_early.json';
 
 export function isStoppedEarly(runDir: string): boolean {
   return fs.existsSync(path.join(runDir, STOPPED_EARLY_FILE));

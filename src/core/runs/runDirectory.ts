@@ -10,6 +10,7 @@ import { parseRunConfig } from './runConfig';
 import { METRIC } from '../../protocol/metricKeys';
 import { mergeMetrics } from '../../protocol/metricsRows';
 import { runLockState } from './runLock';
+import { STOPPED_EARLY_FILE } from './runStatus';
 import { errorMessage } from '../errors';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
@@ -48,6 +49,8 @@ export interface RunSummary {
   finished: boolean;
   /** not finished, and its writer died holding the directory (window reloaded, process killed): resumable */
   interrupted: boolean;
+  /** a sweep's median rule stopped it (runStatus's STOPPED_EARLY_FILE) */
+  stoppedEarly: boolean;
   /** a live process holds the directory's lock (this window's run, another window's, the CLI's) */
   locked: boolean;
   modifiedMs: number;
@@ -158,6 +161,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     checkpoints,
     finished,
     interrupted: !finished && lock === 'stale',
+    stoppedEarly: await exists(path.join(dir, STOPPED_EARLY_FILE)),
     locked: lock === 'held',
     modifiedMs,
     problems,

@@ -25,11 +25,16 @@ export interface DirectoryState {
   finished: boolean;
   /** its writer died holding the directory's lock (a window reloaded or closed mid-run, a killed process) */
   interrupted?: boolean;
+  /** a sweep's median rule stopped it (its STOPPED_EARLY_FILE): done, not to be resumed */
+  stoppedEarly?: boolean;
 }
 
-/** A run judged from its directory alone: completed with a final checkpoint, else resumable (interrupted or not finished). */
+/** The marker a run stopped by a sweep's median rule gets in its directory (checkpoints kept). */
+export const STOPPED_EARLY_FILE = 'stopped_early.json';
+
+/** A run judged from its directory alone: completed with a final checkpoint, stopped early by a sweep, else resumable (interrupted or not finished). */
 export function directoryRunStatus(dir: DirectoryState): RunStatus {
-  return dir.finished ? 'completed' : dir.interrupted ? 'interrupted' : 'not finished';
+  return dir.finished ? 'completed' : dir.stoppedEarly ? 'stopped early' : dir.interrupted ? 'interrupted' : 'not finished';
 }
 
 /**
@@ -40,7 +45,7 @@ export function directoryRunStatus(dir: DirectoryState): RunStatus {
  * spec's Resume CodeLens all ask this.
  */
 export function isResumable(dir: DirectoryState, active: { status: ActiveRunStatus } | undefined): boolean {
-  if (dir.finished) return false;
+  if (dir.finished || dir.stoppedEarly) return false;
   return !active || (active.status !== 'starting' && active.status !== 'running' && active.status !== 'paused' && active.status !== 'completed');
 }
 

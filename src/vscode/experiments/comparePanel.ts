@@ -167,10 +167,7 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
     if (active) return active;
     try {
       const { summarizeRun } = await import('../../core/runs/runDirectory');
-      const summary = await summarizeRun(runDir);
-      const stopped = (summary as { status?: string }).status;
-      if (stopped === 'stopped early') return 'stopped early';
-      return directoryRunStatus(summary);
+      return directoryRunStatus(await summarizeRun(runDir));
     } catch {
       return 'not finished';
     }

@@ -20,6 +20,12 @@ describe('run status and progress text', () => {
     assert.strictEqual(deriveRunStatus({ finished: false }, undefined), 'not finished');
   });
 
+  it('a run a sweep stopped early reads "stopped early" (even though its writer released the lock mid-step) and is not resumable', () => {
+    assert.strictEqual(deriveRunStatus({ finished: false, stoppedEarly: true, interrupted: true }, undefined), 'stopped early');
+    assert.strictEqual(isResumable({ finished: false, stoppedEarly: true }, undefined), false);
+    assert.strictEqual(isResumable({ finished: false, stoppedEarly: true }, { status: 'cancelled' }), false);
+  });
+
   it('a run is resumable without a final checkpoint unless this window is starting, running, holding it live for an agent (paused) or has just completed it', () => {
     assert.strictEqual(isResumable({ finished: true }, undefined), false, 'a completed run');
     assert.strictEqual(isResumable({ finished: true }, { status: 'failed' }), false, 'a run that failed after its final checkpoint');

@@ -8,7 +8,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { runSweep, isStoppedEarly } from '../../../src/core/experiments/runSweep';
 import { readSweepManifest } from '../../../src/core/experiments/sweepManifest';
-import { listRuns, readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
+import { listRuns, readMetricsRowsSync, summarizeRun } from '../../../src/core/runs/runDirectory';
+import { directoryRunStatus } from '../../../src/core/runs/runStatus';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { startTestEngine, TestEngine, writeReward } from '../grpo/engineFixture';
 
@@ -54,6 +55,7 @@ describe('sweeps: the scheduler on the embedded engine', function () {
     assert.strictEqual(r.stepsSaved, 4);
     const stopped = path.join(runsDir, 'lr', 'learning_rate_0.002');
     assert.ok(isStoppedEarly(stopped));
+    assert.strictEqual(directoryRunStatus(await summarizeRun(stopped)), 'stopped early', 'every reader of the run directory (Runs view, comparison) sees it stopped early');
     assert.deepStrictEqual(readMetricsRowsSync(stopped).map((x) => x.step), [0]);
     assert.ok(fs.readFileSync(path.join(stopped, 'checkpoints.jsonl'), 'utf8').trim().length > 0, 'checkpoints kept');
     assert.deepStrictEqual(r.ranking.map((x) => [x.id, x.rank]), [['learning_rate_0.004', 1], ['learning_rate_0.003', 2], ['learning_rate_0.002', 3], ['learning_rate_0.001', 4]]);
