@@ -107,8 +107,7 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
   /** Forgets everything fetched from the server; the next expansion fetches again. */
   refresh(): void {
     this.runCkpts.clear();
-    this.serverRuns.reset();
-    this.changed.fire(undefined);
+    this.serverRuns.reset(); // fires its listeners, this view's among them: one refresh, not two
   }
 
   /** Fetches the next page of server runs (the "Load more" row). */
