@@ -159,7 +159,7 @@ export class RunRunner {
     return result;
   }
   /** W&B for a run: the spec's wandb_* fields, else the tinker.wandb.project setting; the key from secret storage or WANDB_API_KEY. */
-  private async tracking(runName: string): Promise<RunTrackingOptions> {
+  async tracking(runName: string): Promise<RunTrackingOptions> {
     const { wandbTrackerFactory } = await import('../../core/tracking/wandbSetup');
     let warned = false;
     return {
