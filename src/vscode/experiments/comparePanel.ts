@@ -12,7 +12,7 @@ import type { RunStatus } from '../../protocol/runProgress';
 import { inFolder, loadColumns } from '../../core/experiments/columnCache';
 import { readSweepManifest, type SweepManifest } from '../../core/experiments/sweepManifest';
 import { rankRuns } from '../../core/experiments/ranking';
-import { directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
+import { STOPPED_EARLY_FILE, directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../common/log';
 import type { RunRegistry } from '../runs/runRegistry';
@@ -163,6 +163,8 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
   }
 
   private async statusOf(runDir: string): Promise<RunStatus> {
+    // a run the sweep's median rule stopped ended as "cancelled" in this window's registry; its directory says more
+    if (fs.existsSync(path.join(runDir, STOPPED_EARLY_FILE))) return 'stopped early';
     const active = reportedRunStatus(this.s.registry.byDir(runDir));
     if (active) return active;
     try {

@@ -56,7 +56,7 @@ export class SweepCodeLensProvider extends Disposable implements vscode.CodeLens
       // an unreadable sweep.json: starting again rewrites it
     }
     const own = (await this.runs.list()).filter((r) => path.dirname(r.dir) === dir);
-    const statuses = own.map((r) => (r.stoppedEarly ? 'stopped early' : deriveRunStatus(r, this.registry.byDir(r.dir))));
+    const statuses = own.map((r) => deriveRunStatus(r, this.registry.byDir(r.dir)));
     const counts = sweepCounts(total, statuses);
     const lenses: vscode.CodeLens[] = [];
     if (counts.done < counts.total) lenses.push(start(`$(debug-continue) Resume Sweep (${describeSweep(counts)})`, 'Skip the finished runs, resume the interrupted ones, start the rest'));

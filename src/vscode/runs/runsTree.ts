@@ -86,8 +86,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
 
   private runNode(run: RunSummary): Extract<RunsNode, { kind: 'run' }> {
     const active = this.registry.byDir(run.dir);
-    // a run the median rule stopped ended as "cancelled" in the registry; its directory says more
-    return { kind: 'run', run, status: run.stoppedEarly ? 'stopped early' : deriveRunStatus(run, active), active };
+    return { kind: 'run', run, status: deriveRunStatus(run, active), active };
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: RunsNode): Promise<vscode.TreeItem> {
