@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { widenSidebar } from './grpo-steps.mjs';
-import { openTinker, pane } from './palette.mjs';
+import { contextMenu, openTinker, pane } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 300_000;
@@ -19,31 +19,6 @@ function writeShortSft(workspace) {
   delete spec.$schema;
   Object.assign(spec, { name: 'sft-short', max_steps: 8, batch_size: 16, eval_every: 2, save_every: 4 });
   fs.writeFileSync(path.join(dir, 'sft-short.sft.json'), `${JSON.stringify(spec, null, 2)}\n`);
-}
-
-/** Right-clicks `row` and picks `item` from its context menu. */
-async function contextMenu(page, row, item) {
-  await row.click({ button: 'right' });
-  const menu = page.locator('.context-view .monaco-menu');
-  await menu.waitFor({ timeout: 15_000 });
-  if (item === undefined) return menu;
-  // Picked with the keyboard: a menu item ignores a mouse click until some time after it renders (the
-  // workbench arms its mouse-up handler on a timer), which a loaded machine can stretch past the click.
-  const named = (text) => text.trim().replace(/(…|\.\.\.)$/, '') === item; // labels that open an input end in "…"
-  const label = menu.locator('.action-item:not(.disabled) .action-label', { hasText: new RegExp(`^${item}(…|\\.\\.\\.)?$`) });
-  await label.waitFor({ timeout: 15_000 });
-  const items = await menu.locator('.action-item:not(.disabled) .action-label').count();
-  const focused = menu.locator('.action-item.focused .action-label');
-  let found = false;
-  for (let i = 0; i < items && !found; i++) {
-    await page.keyboard.press('ArrowDown');
-    await focused.waitFor({ timeout: 15_000 });
-    found = named((await focused.textContent()) ?? '');
-  }
-  if (!found) throw new Error(`the arrow keys never reached "${item}" in the context menu`);
-  await page.keyboard.press('Enter');
-  await menu.waitFor({ state: 'hidden', timeout: 15_000 });
-  return menu;
 }
 
 export const tests = [

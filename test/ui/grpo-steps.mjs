@@ -209,7 +209,7 @@ export function grpoTests(suffix, { guided = false } = {}) {
 }
 
 /** The webview document that has `selector` (several webviews may be open). */
-async function webviewWith(page, selector, timeout = 60_000) {
+export async function webviewWith(page, selector, timeout = 60_000) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const n = await page.locator('iframe.webview.ready').count();
@@ -223,7 +223,7 @@ async function webviewWith(page, selector, timeout = 60_000) {
 }
 
 /** Runs a command through the command center (a webview may hold the keyboard focus). */
-async function commandCenter(page, title) {
+export async function commandCenter(page, title) {
   await page.locator('.command-center-center').click();
   await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
   await page.keyboard.type(`>${title}`);

@@ -35,3 +35,28 @@ export async function openTinker(page) {
 export function pane(page, title) {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) });
 }
+
+/** Right-clicks `row` and picks `item` from its context menu. */
+export async function contextMenu(page, row, item) {
+  await row.click({ button: 'right' });
+  const menu = page.locator('.context-view .monaco-menu');
+  await menu.waitFor({ timeout: 15_000 });
+  if (item === undefined) return menu;
+  // Picked with the keyboard: a menu item ignores a mouse click until some time after it renders (the
+  // workbench arms its mouse-up handler on a timer), which a loaded machine can stretch past the click.
+  const named = (text) => text.trim().replace(/(…|\.\.\.)$/, '') === item; // labels that open an input end in "…"
+  const label = menu.locator('.action-item:not(.disabled) .action-label', { hasText: new RegExp(`^${item}(…|\\.\\.\\.)?$`) });
+  await label.waitFor({ timeout: 15_000 });
+  const items = await menu.locator('.action-item:not(.disabled) .action-label').count();
+  const focused = menu.locator('.action-item.focused .action-label');
+  let found = false;
+  for (let i = 0; i < items && !found; i++) {
+    await page.keyboard.press('ArrowDown');
+    await focused.waitFor({ timeout: 15_000 });
+    found = named((await focused.textContent()) ?? '');
+  }
+  if (!found) throw new Error(`the arrow keys never reached "${item}" in the context menu`);
+  await page.keyboard.press('Enter');
+  await menu.waitFor({ state: 'hidden', timeout: 15_000 });
+  return menu;
+}

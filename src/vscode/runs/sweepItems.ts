@@ -141,7 +141,7 @@ export function sweepItem(node: SweepNode): vscode.TreeItem {
       : c.done === c.total
         ? new vscode.ThemeIcon('layers', new vscode.ThemeColor('testing.iconPassed'))
         : new vscode.ThemeIcon('layers');
-  item.tooltip = sweepTooltip(node, undefined);
+  // no tooltip here: the view asks resolveTreeItem for it on hover (the best run is read then)
   return item;
 }
 
@@ -153,7 +153,7 @@ export function sweepTooltip(node: SweepNode, best: { id: string; best?: number;
   if (node.error) tip.appendMarkdown(`$(warning) ${escapeMarkdown(node.error)}\n\n`);
   if (node.manifest) {
     tip.appendMarkdown(`Metric: ${codeSpan(node.manifest.metric.name)} (${node.manifest.metric.goal})\n\n`);
-    if (node.manifest.swept.length) tip.appendMarkdown(`Swept: ${node.manifest.swept.map(codeSpan).join(', ')}\n\n`);
+    if (node.manifest.swept.length) tip.appendMarkdown(`Swept: ${node.manifest.swept.map((f) => codeSpan(f)).join(', ')}\n\n`);
     if (best?.best !== undefined) tip.appendMarkdown(`Best run: ${codeSpan(best.id)} — ${Number(best.best.toPrecision(4))}${best.bestStep !== undefined ? ` at step ${best.bestStep}` : ''}\n\n`);
     tip.appendMarkdown(`Sweep file: ${codeSpan(node.manifest.file)}\n\n`);
   }

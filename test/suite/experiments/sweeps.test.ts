@@ -190,6 +190,7 @@ suite('Sweeps from the extension host', function () {
     const resolved = await api.runsTree.resolveTreeItem(item, n);
     const tip = (resolved.tooltip as vscode.MarkdownString).value;
     assert.match(tip, /optim\/lr/);
+    assert.match(tip, /Swept: `learning_rate`/);
     assert.match(tip, /Best run: `learning_rate_0\.004`/);
     const l = await waitFor('the done lens', async () => ((await lenses()).some((x) => /4\/4 done/.test(x.command?.title ?? '')) ? lenses() : undefined));
     assert.deepStrictEqual(l.map((x) => x.command?.title), ['$(pass) Sweep lr-host: 4/4 done · 2 stopped early', '$(graph-line) Compare Runs (4)']);
