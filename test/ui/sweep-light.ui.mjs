@@ -7,8 +7,8 @@ export const settings = { 'workbench.colorTheme': 'Default Light Modern' };
 /** The screenshots the README shows (`npm run screenshots`): test screenshot → media/screenshots/<name>.jpg. */
 export const readmeShots = {
   'sweep-node': 'sweep-node',
-  'compare-sweep': 'compare-runs',
-  'sweep-sensitivity': 'sweep-sensitivity',
+  'compare-sweep': 'sweep-comparison',
+  'compare-charts': 'compare-charts',
 };
 
 export const tests = sweepTests('');
