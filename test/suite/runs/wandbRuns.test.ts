@@ -5,7 +5,8 @@
 // run with wandb_project logs there with that key; config.json, the Runs view tooltip, the metrics
 // panel header and the comparison carry the link, and "Open in W&B" opens it (captured, no browser);
 // with W&B answering 500 or 401 the run completes, the warning notification comes once, and the key
-// is in neither the output channel's log file nor the run directory.
+// is in neither the output channel's log file nor the run directory. The settings: tinker.wandb.project
+// for specs without wandb_project, and tinker.wandb.baseUrl writable only in the user's settings.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -207,6 +208,33 @@ suite('W&B from the extension host (against a stand-in W&B server)', function ()
     assert.deepStrictEqual(filesContaining(result.runDir, KEY), []);
     await waitFor('the W&B line in the output channel log file', () => filesContaining(logDir(), `W&B run: ${url}`).length > 0, 30_000);
     assert.deepStrictEqual(filesContaining(logDir(), KEY), []);
+  });
+
+  test('settings: tinker.wandb.project names the project of a run whose spec has none; a workspace cannot set tinker.wandb.baseUrl', async () => {
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.setWandbApiKey', KEY), true);
+    const c = vscode.workspace.getConfiguration('tinker');
+    await c.update('wandb.project', 'from-the-setting', vscode.ConfigurationTarget.Global);
+    try {
+      const specFile = writeWandbSpec('wandb-setting');
+      const spec = JSON.parse(fs.readFileSync(specFile, 'utf8')) as Record<string, unknown>;
+      delete spec.wandb_project;
+      fs.writeFileSync(specFile, JSON.stringify(spec));
+      const result = await vscode.commands.executeCommand<SftRunResult>('tinker.startSftRun', vscode.Uri.file(specFile));
+      assert.ok(result);
+      assert.strictEqual(result.status, 'completed', result.error);
+      assert.deepStrictEqual(standIn.upserts().map((u) => u.project), ['from-the-setting']);
+    } finally {
+      await c.update('wandb.project', undefined, vscode.ConfigurationTarget.Global);
+    }
+    // application scope: only the user's own settings may redirect the key; a cloned workspace cannot
+    assert.ok(vscode.workspace.workspaceFolders?.length, 'a workspace is open');
+    await assert.rejects(
+      Promise.resolve(vscode.workspace.getConfiguration('tinker').update('wandb.baseUrl', 'http://127.0.0.1:9/steal', vscode.ConfigurationTarget.Workspace)),
+      /can be written only into User settings/,
+    );
+    assert.strictEqual(vscode.workspace.getConfiguration('tinker').get('wandb.baseUrl'), baseUrl);
+    const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } };
+    assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('tinker.wandb.baseUrl'), 'restricted in untrusted workspaces');
   });
 
   for (const mode of ['status500', 'status401'] as StandInMode[]) {
