@@ -46,6 +46,7 @@ import { TrustedServers } from './vscode/connection/trustedServers';
 import { haveKeyFor } from './vscode/connection/apiKeyPrompt';
 import { COMMAND } from './vscode/common/commandIds';
 import { registerTestHooks } from './vscode/common/testHooks';
+import { overrideWindowUi } from './vscode/common/windowUi';
 import type { BreakdownPanels } from './vscode/breakdown/breakdownPanels';
 import type { EvalPanels } from './vscode/evals/evalPanels';
 import type { MetricsPanels } from './vscode/metrics/metricsPanels';
@@ -87,6 +88,12 @@ export interface TinkerStudioTestHandles {
   contextKeys: ContextKeys;
   /** the window's connection to the current backend (the one runs and the playground use) */
   connection: TinkerConnection;
+  /** answers and records input boxes, warnings and openExternal (common/windowUi.ts) */
+  ui: { override: typeof overrideWindowUi };
+  /** the extension's SecretStorage (where the Tinker and W&B keys are kept) */
+  secrets: vscode.SecretStorage;
+  /** the folder of the extension's log files (the "Tinker" output channel's file is in it) */
+  logUri: vscode.Uri;
 }
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
@@ -254,6 +261,9 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     sweeps,
     contextKeys,
     connection,
+    ui: { override: overrideWindowUi },
+    secrets: context.secrets,
+    logUri: context.logUri,
   }))
     own(d);
   return {

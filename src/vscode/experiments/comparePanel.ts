@@ -20,6 +20,7 @@ import { showPanelPage } from '../common/webview/html';
 import { PanelHost, RequestHandlers } from '../common/webview/panelHost';
 import type { WebviewTransport } from '../common/webview/transport';
 import { throttle } from '../common/throttle';
+import { windowUi } from '../common/windowUi';
 
 export interface CompareSubject {
   runDirs: string[];
@@ -276,6 +277,11 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
       case 'compareSamples':
         await this.s.compareSamples(msg.a, msg.b);
         break;
+      case 'openWandb': {
+        const wandb = this.runs.get(msg.id)?.config.wandb as { url?: unknown } | undefined;
+        if (typeof wandb?.url === 'string' && /^https?:\/\//.test(wandb.url)) await windowUi.openExternal(vscode.Uri.parse(wandb.url));
+        break;
+      }
       case 'webviewError':
         this.log.warn(`compare panel: ${msg.message}`);
         break;

@@ -24,6 +24,7 @@ import { ApiKeyStore } from '../connection/secrets';
 import { readBackendFor, rewardEnvironmentSetting, wandbBaseUrlSetting, wandbProjectSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
+import { windowUi } from '../common/windowUi';
 
 export interface RunRunnerServices {
   log: Log;
@@ -168,7 +169,7 @@ export class RunRunner {
         this.s.log.warn(`[${runName}] ${message}`);
         if (warned) return;
         warned = true;
-        void vscode.window.showWarningMessage(`${runName}: ${message}`, 'Set W&B API Key').then((a) => {
+        void windowUi.showWarningMessage(`${runName}: ${message}`, 'Set W&B API Key').then((a) => {
           if (a) void vscode.commands.executeCommand(COMMAND.setWandbApiKey);
         });
       },
