@@ -6,34 +6,31 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { widenSidebar } from './grpo-steps.mjs';
-import { contextMenu, openTinker, pane } from './palette.mjs';
+import { contextMenu, openTinker, pane, quickOpen } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 300_000;
 
-function writeShortSft(workspace) {
-  const dir = path.join(workspace, 'sft');
+/** The SFT arithmetic example as <workspace>/<folder>/<fields.name>.sft.json (and its chats), with `fields` set; returns the spec's file name. */
+export function writeSftExample(workspace, folder, fields) {
+  const dir = path.join(workspace, folder);
   fs.mkdirSync(dir, { recursive: true });
   fs.copyFileSync(path.join(root, 'examples/sft-arithmetic/chats.jsonl'), path.join(dir, 'chats.jsonl'));
   const spec = JSON.parse(fs.readFileSync(path.join(root, 'examples/sft-arithmetic/arith.sft.json'), 'utf8'));
   delete spec.$schema;
-  Object.assign(spec, { name: 'sft-short', max_steps: 8, batch_size: 16, eval_every: 2, save_every: 4 });
-  fs.writeFileSync(path.join(dir, 'sft-short.sft.json'), `${JSON.stringify(spec, null, 2)}\n`);
+  Object.assign(spec, fields);
+  fs.writeFileSync(path.join(dir, `${fields.name}.sft.json`), `${JSON.stringify(spec, null, 2)}\n`);
+  return `${fields.name}.sft.json`;
 }
 
 export const tests = [
   {
     name: 'SFT: the spec\'s Start run CodeLens runs it, and its metrics panel shows train and validation NLL',
     async run({ page, open, workspace, screenshot }) {
-      writeShortSft(workspace);
+      writeSftExample(workspace, 'sft', { name: 'sft-short', max_steps: 8, batch_size: 16, eval_every: 2, save_every: 4 });
       await open();
       await openTinker(page);
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-      await page.keyboard.type('sft-short.sft.json');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sft-short.sft.json' }).first().waitFor({ timeout: 15_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.tab', { hasText: 'sft-short.sft.json' }).waitFor({ timeout: 15_000 });
+      await quickOpen(page, 'sft-short.sft.json');
       // the spec's own CodeLens names the file it runs; the palette command reads the active editor,
       // which the extension host can learn of after the tab shows
       await page.locator('.codelens-decoration a', { hasText: 'Start run' }).click({ timeout: 30_000 });

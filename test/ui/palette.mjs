@@ -1,5 +1,6 @@
 // Shared by the UI tests: runs a command through the command palette as a person would (F1, type
-// the title, wait for the row, Enter), reloads the window, opens the Tinker container and finds a view's pane.
+// the title, wait for the row, Enter), opens a file by Quick Open, reloads the window, opens the Tinker
+// container and finds a view's pane.
 export async function runCommand(page, title) {
   const palette = page.locator('.quick-input-widget');
   await page.keyboard.press('F1');
@@ -20,6 +21,16 @@ export async function reloadWindow(page) {
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Developer: Reload Window' }).first().waitFor({ timeout: 15_000 });
   await Promise.all([page.waitForEvent('load', { timeout: 90_000 }), page.keyboard.press('Enter')]);
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+}
+
+/** Opens a workspace file through Quick Open (Ctrl+P, type its name, Enter) and waits for its tab. */
+export async function quickOpen(page, fileName) {
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(fileName);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab', { hasText: fileName }).waitFor({ timeout: 15_000 });
 }
 
 /** Opens the Tinker container from the activity bar (idempotent). */

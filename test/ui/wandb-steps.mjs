@@ -9,24 +9,15 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeSftExample } from './checkpoints.ui.mjs';
 import { widenSidebar } from './grpo-steps.mjs';
-import { openTinker, pane, runCommand } from './palette.mjs';
+import { openTinker, pane, quickOpen, runCommand } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const RUN_TIMEOUT = 300_000;
 const KEY = 'uistandinkey_' + 'e'.repeat(27);
 const PROJECT = 'arith-sft';
-
-function writeWandbSpec(workspace) {
-  const dir = path.join(workspace, 'wandb');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.copyFileSync(path.join(root, 'examples/sft-arithmetic/chats.jsonl'), path.join(dir, 'chats.jsonl'));
-  const spec = JSON.parse(fs.readFileSync(path.join(root, 'examples/sft-arithmetic/arith.sft.json'), 'utf8'));
-  delete spec.$schema;
-  Object.assign(spec, { name: 'wandb-demo', max_steps: 6, batch_size: 16, eval_every: 2, save_every: 0, wandb_project: PROJECT, wandb_tags: ['sft', 'arithmetic'] });
-  fs.writeFileSync(path.join(dir, 'wandb-demo.sft.json'), `${JSON.stringify(spec, null, 2)}\n`);
-}
 
 /** The user settings of the sandbox's code-server, with `patch` merged in (read when the workbench opens). */
 function patchUserSettings(sandbox, patch) {
@@ -46,7 +37,7 @@ export function wandbTests(suffix) {
         const baseUrl = await standIn.listen();
         standIn.unref();
         patchUserSettings(sandbox, { 'tinker.wandb.baseUrl': baseUrl });
-        writeWandbSpec(workspace);
+        writeSftExample(workspace, 'wandb', { name: 'wandb-demo', max_steps: 6, batch_size: 16, eval_every: 2, save_every: 0, wandb_project: PROJECT, wandb_tags: ['sft', 'arithmetic'] });
         await open();
         await openTinker(page);
         await runCommand(page, 'Tinker: Set W&B API Key');
@@ -59,12 +50,7 @@ export function wandbTests(suffix) {
         await page.keyboard.press('Enter');
         await page.locator('.notification-toast', { hasText: 'W&B API key saved in VS Code secret storage.' }).waitFor({ timeout: 15_000 });
 
-        await page.keyboard.press('Control+P');
-        await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-        await page.keyboard.type('wandb-demo.sft.json');
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'wandb-demo.sft.json' }).first().waitFor({ timeout: 15_000 });
-        await page.keyboard.press('Enter');
-        await page.locator('.tab', { hasText: 'wandb-demo.sft.json' }).waitFor({ timeout: 15_000 });
+        await quickOpen(page, 'wandb-demo.sft.json');
         await page.locator('.codelens-decoration a', { hasText: 'Start run' }).click({ timeout: 30_000 });
         const toast = page.locator('.notification-toast', { hasText: 'SFT run wandb-demo completed' });
         await toast.waitFor({ timeout: RUN_TIMEOUT });
