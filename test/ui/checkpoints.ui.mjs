@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { widenSidebar } from './grpo-steps.mjs';
-import { contextMenu, openTinker, pane } from './palette.mjs';
+import { contextMenu, openTinker, pane, quickOpen } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 300_000;
@@ -28,12 +28,7 @@ export const tests = [
       writeShortSft(workspace);
       await open();
       await openTinker(page);
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-      await page.keyboard.type('sft-short.sft.json');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sft-short.sft.json' }).first().waitFor({ timeout: 15_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.tab', { hasText: 'sft-short.sft.json' }).waitFor({ timeout: 15_000 });
+      await quickOpen(page, 'sft-short.sft.json');
       // the spec's own CodeLens names the file it runs; the palette command reads the active editor,
       // which the extension host can learn of after the tab shows
       await page.locator('.codelens-decoration a', { hasText: 'Start run' }).click({ timeout: 30_000 });

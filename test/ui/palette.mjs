@@ -22,6 +22,16 @@ export async function reloadWindow(page) {
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
 }
 
+/** Opens a workspace file by name through Quick Open (Ctrl+P) and waits for its editor tab. */
+export async function quickOpen(page, name) {
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(name);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab', { hasText: name }).waitFor({ timeout: 15_000 });
+}
+
 /** Opens the Tinker container from the activity bar (idempotent). */
 export async function openTinker(page) {
   const icon = page.locator('.activitybar .action-item a[aria-label^="Tinker"]').first();
