@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { contextMenu, openTinker, pane, runCommand } from './palette.mjs';
+import { contextMenu, openTinker, pane, quickOpen, runCommand } from './palette.mjs';
 import { commandCenter, webviewWith, widenSidebar } from './grpo-steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -43,12 +43,7 @@ export function sweepTests(suffix) {
         await open();
         await openTinker(page);
         await widenSidebar(page, 640);
-        await page.keyboard.press('Control+P');
-        await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-        await page.keyboard.type('lr-rank.sweep.json');
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'lr-rank.sweep.json' }).first().waitFor({ timeout: 15_000 });
-        await page.keyboard.press('Enter');
-        await page.locator('.tab', { hasText: 'lr-rank.sweep.json' }).waitFor({ timeout: 15_000 });
+        await quickOpen(page, 'lr-rank.sweep.json');
         await page.locator('.codelens-decoration', { hasText: 'Start Sweep' }).waitFor({ timeout: 30_000 });
         await runCommand(page, 'Tinker: Start Sweep');
         await page.locator('.notification-toast', { hasText: 'Sweep lr-rank' }).first().waitFor({ timeout: 60_000 });
