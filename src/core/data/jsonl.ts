@@ -36,9 +36,17 @@ export async function readJsonlProblems(file: string, label: string, fields: Pro
 
   const problems: Problem[] = [];
   const skipped: JsonlProblems['skipped'] = [];
-  lines.forEach((raw, i) => {
+  // a large file is read in slices of at most ~10 ms, yielding to the event loop between them: runs
+  // starting together (a sweep) must not hold an editor's extension host for the whole parse
+  let sliceStart = performance.now();
+  for (let i = 0; i < lines.length; i++) {
+    if ((i & 255) === 255 && performance.now() - sliceStart > 10) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    const raw = lines[i]!;
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (line.trim() === '') return;
+    if (line.trim() === '') continue;
     const where = `${label}:${i + 1}`;
     const isLastWithoutNewline = !endsWithNewline && i === lines.length - 1;
     let reason: string;
@@ -48,7 +56,7 @@ export async function readJsonlProblems(file: string, label: string, fields: Pro
       const result = recordToProblem(value, fields, where);
       if (result.ok) {
         problems.push(result.problem);
-        return;
+        continue;
       }
       reason = result.reason;
     } catch (err) {
@@ -60,6 +68,6 @@ export async function readJsonlProblems(file: string, label: string, fields: Pro
     if (policy === 'stop')
       throw new DatasetError(`${where}: ${reason} (set dataset.on_invalid_line to "skip" to leave such lines out)`);
     skipped.push({ where, reason });
-  });
+  }
   return { problems, skipped };
 }
