@@ -155,7 +155,7 @@ export async function sweepStatus(s: TrainingSession, a: z.output<typeof SweepSt
   else if (!isSweepDir(dir) && isSweepDir(path.resolve(ctx.runsDir, a.sweep))) dir = path.resolve(ctx.runsDir, a.sweep);
   const job = jobs(s).get(dir);
   const live = Boolean(job && !job.finished);
-  if (!isSweepDir(dir)) return { text: `no sweep in ${dir} (start it with start_sweep)`, value: { sweep: dir, running: live } };
+  if (!isSweepDir(dir)) return { text: live ? `starting: ${dir} (${progressText(job!.progress)})` : `no sweep in ${dir} (start it with start_sweep)`, value: { sweep: dir, running: live, runs: [] } };
   const { metric, rows } = sweepStatusRows(dir, new Set(live ? job!.progress.running : []));
   const finished = rows.filter((r) => r.status === 'completed' || r.status === 'stopped early').length;
   const head = live

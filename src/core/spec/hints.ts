@@ -9,7 +9,8 @@
 //    known (MODEL_DIMS). The parameters are counted as the cookbook's get_lora_param_count does (rank ×
 //    the sum of in + out dimensions of every 2-D weight but the embeddings); the tokens are counted with
 //    the renderer for the engine's byte-level models, and estimated as characters ÷ 4 for the others
-//    (their tokenizer is a download; the message says it is an estimate).
+//    (their tokenizer is a download; the message says it is an estimate); the count is cached per
+//    file version and read in ~10 ms slices, as an editor asks again at every keystroke.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { baseModelName, ENGINE_MODELS, getLr } from '../render/modelInfo';
@@ -104,7 +105,7 @@ export interface CompletionTokens {
 }
 
 /** Above this size a dataset is not read for a hint. */
-const MAX_DATASET_BYTES = 256 * 1024 * 1024;
+const MAX_DATASET_BYTES = 64 * 1024 * 1024;
 
 /**
  * The tokens an SFT run trains on (the assistant turns `train_on_what` names) in a JSONL dataset:
@@ -119,13 +120,36 @@ export async function completionTokens(o: {
 }): Promise<CompletionTokens | undefined> {
   const st = await fs.stat(o.file).catch(() => undefined);
   if (!st?.isFile() || st.size > MAX_DATASET_BYTES) return undefined;
+  // an editor asks again at every keystroke: the count is kept while the file is unchanged
+  const key = JSON.stringify([o.file, st.size, st.mtimeMs, byteLevel(o.model), o.trainOnWhat, o.fields]);
+  const cached = tokenCache.get(key);
+  if (cached) return cached;
+  const counted = countCompletionTokens(o);
+  tokenCache.set(key, counted);
+  if (tokenCache.size > 32) tokenCache.delete(tokenCache.keys().next().value!);
+  return counted;
+}
+
+const tokenCache = new Map<string, Promise<CompletionTokens | undefined>>();
+
+const byteLevel = (model: string) => (ENGINE_MODELS as readonly string[]).includes(baseModelName(model));
+
+async function countCompletionTokens(o: Parameters<typeof completionTokens>[0]): Promise<CompletionTokens | undefined> {
   const text = await fs.readFile(o.file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   const [{ recordToChat }, exact] = await Promise.all([import('../sft/data'), byteRenderer(o.model)]);
   let tokens = 0;
   let chars = 0;
   let chats = 0;
-  for (const line of text.split('\n')) {
+  const lines = text.split('\n');
+  let sliceStart = performance.now();
+  for (let i = 0; i < lines.length; i++) {
+    // an editor's extension host runs this: in slices of ~10 ms
+    if ((i & 255) === 255 && performance.now() - sliceStart > 10) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    const line = lines[i]!;
     if (line.trim() === '') continue;
     let rec: unknown;
     try {
@@ -148,7 +172,7 @@ export async function completionTokens(o: {
 }
 
 async function byteRenderer(model: string) {
-  if (!(ENGINE_MODELS as readonly string[]).includes(baseModelName(model))) return undefined;
+  if (!byteLevel(model)) return undefined;
   const [{ ByteTokenizer }, { getRenderer }] = await Promise.all([import('../render/byteTokenizer'), import('../render/registry')]);
   return getRenderer('chatml', new ByteTokenizer());
 }

@@ -75,7 +75,7 @@ describe('sweeps: YAML sweep files', () => {
   });
 
   describe('positioned diagnostics', () => {
-    it('YAML: a schema problem is underlined at its field, an unknown one at its key', async () => {
+    it('YAML: a schema problem is underlined at its field (the key written)', async () => {
       const text = TINY_YAML.replace('goal: maximize', 'goal: up').replace('method: grid', 'method: grid\nrun_cap: 0');
       const file = path.join(dir, 'd1.sweep.yaml');
       const ds = await sweepDiagnostics(text, file);

@@ -69,6 +69,9 @@ describe('spec hints', () => {
       // the byte renderer trains each answer's bytes and its end-of-turn token
       assert.ok(bytes!.tokens >= 16 && bytes!.tokens <= 20, String(bytes!.tokens));
       assert.strictEqual(await completionTokens({ file: path.join(dir, 'missing.jsonl'), model: 'Qwen/Qwen3-8B', trainOnWhat: 'last_assistant_message', fields }), undefined);
+      // kept per file version: an edited dataset is counted again
+      fs.appendFileSync(file, `\n${JSON.stringify({ prompt: 'x', completion: 'y'.repeat(40) })}\n`);
+      assert.deepStrictEqual(await completionTokens({ file, model: 'Qwen/Qwen3-8B', trainOnWhat: 'last_assistant_message', fields }), { tokens: 14, exact: false, chats: 3 });
     });
 
     it('an SFT spec whose rank is too small for its chats gets the hint at lora_rank; the example does not', async () => {
