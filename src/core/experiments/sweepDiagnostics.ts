@@ -76,7 +76,10 @@ function learningRateHints(text: string, parsed: Extract<PlacedText, { ok: true 
     const model = p.point.model ?? baseModel;
     if (typeof lr !== 'number' || typeof model !== 'string') continue;
     const m = learningRateHint(model, lr);
-    if (m) out.push(diagnosticAtPath(text, parsed, parameterValuePath(s, 'learning_rate', lr), m, { severity: 'info', value: true }));
+    if (!m) continue;
+    const d = diagnosticAtPath(text, parsed, parameterValuePath(s, 'learning_rate', lr), m, { severity: 'info', value: true });
+    // one hint per value written, however many points share it
+    if (!out.some((o) => o.offset === d.offset && o.message === d.message)) out.push(d);
   }
   return out;
 }

@@ -100,10 +100,10 @@ describe('spec hints', () => {
       assert.deepStrictEqual(await specHintDiagnostics('grpo', '{"model": ', path.join(dir, 'q.grpo.json')), [], 'a text being typed: nothing');
     });
 
-    it('in a sweep file: one hint per swept learning rate that is far off, at that value', async () => {
+    it('in a sweep file: one hint per swept learning rate that is far off, at that value (once, however many points share it)', async () => {
       fs.copyFileSync(path.join(sftExample, 'chats.jsonl'), path.join(dir, 'chats.jsonl'));
       fs.writeFileSync(path.join(dir, 'q.sft.json'), JSON.stringify({ backend: 'cloud', model: 'Qwen/Qwen3-8B', dataset: { path: 'chats.jsonl' } }));
-      const text = 'base: q.sft.json\nmethod: grid\nparameters:\n  learning_rate:\n    values: [0.0002, 0.0005, 0.01]\nmetric: {name: test/nll, goal: minimize}\n';
+      const text = 'base: q.sft.json\nmethod: grid\nparameters:\n  learning_rate:\n    values: [0.0002, 0.0005, 0.01]\n  lora_rank: {values: [8, 16]}\nmetric: {name: test/nll, goal: minimize}\n';
       const ds = await sweepDiagnostics(text, path.join(dir, 'q.sweep.yaml'));
       assert.deepStrictEqual(ds.map((d) => [d.severity, text.slice(d.offset, d.offset + d.length)]), [['info', '0.01']]);
       assert.match(ds[0]!.message, /^learning_rate 0\.01 is \S+× above the recommended/);
