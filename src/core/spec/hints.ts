@@ -13,6 +13,7 @@
 //    file version and read in ~10 ms slices, as an editor asks again at every keystroke.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { timeSlicer } from '../data/jsonl';
 import { baseModelName, ENGINE_MODELS, getLr } from '../render/modelInfo';
 
 /** A hint at a field of the spec (or of the sweep file). */
@@ -142,13 +143,9 @@ async function countCompletionTokens(o: Parameters<typeof completionTokens>[0]):
   let chars = 0;
   let chats = 0;
   const lines = text.split('\n');
-  let sliceStart = performance.now();
+  const slice = timeSlicer(); // an editor's extension host runs this: in slices of ~10 ms
   for (let i = 0; i < lines.length; i++) {
-    // an editor's extension host runs this: in slices of ~10 ms
-    if ((i & 255) === 255 && performance.now() - sliceStart > 10) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
+    if ((i & 255) === 255) await slice();
     const line = lines[i]!;
     if (line.trim() === '') continue;
     let rec: unknown;
