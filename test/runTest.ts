@@ -20,7 +20,7 @@ async function main(): Promise<void> {
       extensionDevelopmentPath: root,
       extensionTestsPath: path.resolve(__dirname, 'suite/index'),
       // the suite reaches the extension's internals through its test hook (src/vscode/common/testHooks.ts)
-      extensionTestsEnv: { TINKER_STUDIO_TEST_HOOKS: '1' },
+      extensionTestsEnv: { TINKER_STUDIO_TEST_HOOKS: '1', TINKER_STUDIO_CACHE_DIR: path.join(workspace + '-cache') },
       launchArgs: [
         workspace,
         '--disable-extensions',

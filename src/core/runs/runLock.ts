@@ -29,7 +29,8 @@ export class RunDirectoryLockedError extends Error {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid exists on this machine. */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
