@@ -36,6 +36,7 @@ import { RunStatusItem } from './vscode/runs/runStatusBar';
 import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/runs/specCodeLens';
 import { RunsModel } from './vscode/runs/runsModel';
 import { RunsTreeProvider } from './vscode/runs/runsTree';
+import { EvalResultsRows } from './vscode/evals/evalTreeItems';
 import { ApiKeyStore, WandbKeyStore } from './vscode/connection/secrets';
 import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/common/settings';
 import { BackendStatusItem } from './vscode/connection/backendStatusBar';
@@ -117,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     log,
   ))
     own(d);
-  const runsTree = own(new RunsTreeProvider(runs, registry, connection));
+  const runsTree = own(new RunsTreeProvider(runs, registry, connection, undefined, [own(new EvalResultsRows())]));
   // one listing of the server's runs for both views
   const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection, { serverRuns: runsTree.serverRuns }));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false, canSelectMany: true }));

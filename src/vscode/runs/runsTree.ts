@@ -20,8 +20,16 @@ import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
 import { loadMoreItem, serverRunItem } from './serverRunItem';
 
+/** Rows another feature lists after the runs (eval results …): it finds them and draws them. */
+export interface RunsSection<T extends object = object> {
+  readonly onDidChange: vscode.Event<void>;
+  roots(): Promise<T[]>;
+  treeItem(node: T): vscode.TreeItem;
+}
+
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
+  | { kind: 'section'; section: RunsSection; node: object }
   | { kind: 'iteration'; run: RunSummary; iteration: number; split: 'train' | 'eval' }
   | { kind: 'server' }
   | ServerRunRow;
@@ -40,6 +48,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     private readonly registry: RunRegistry,
     connection: Pick<TinkerConnection, 'get'>,
     serverRuns?: ServerRunList,
+    private readonly sections: readonly RunsSection[] = [],
   ) {
     super();
     this.serverRuns = serverRuns ?? new ServerRunList(() => connection.get());
@@ -50,6 +59,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       registry.onDidChange(fromRegistry),
       fromRegistry,
       this.serverRuns.onDidChange(() => this.changed.fire(undefined)),
+      ...sections.map((s) => s.onDidChange(() => this.changed.fire(undefined))),
     );
   }
 
@@ -72,8 +82,10 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       } catch {
         this.serverLabel = 'Server';
       }
+      const extra: RunsNode[] = [];
+      for (const section of this.sections) for (const node of await section.roots()) extra.push({ kind: 'section', section, node });
       // With no local run the view stays empty, so its welcome content (what to do first) shows.
-      return local.length ? [...local, SERVER_NODE] : [];
+      return local.length || extra.length ? [...local, ...extra, SERVER_NODE] : [];
     }
     if (element.kind === 'server') return this.serverRuns.rows();
     if (element.kind === 'run') return this.iterationsOf(element.run);
@@ -101,6 +113,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     switch (node.kind) {
       case 'run':
         return runItem(node.run, node.status, node.active);
+      case 'section':
+        return node.section.treeItem(node.node);
       case 'iteration': {
         const item = new vscode.TreeItem(`iteration ${node.iteration}`, vscode.TreeItemCollapsibleState.None);
         item.id = `iteration:${node.run.dir}:${node.split}:${node.iteration}`;
