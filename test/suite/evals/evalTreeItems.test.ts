@@ -11,6 +11,9 @@ import type { RunsNode } from '../../../src/vscode/runs/runsTree';
 import type { EvalResultsNode } from '../../../src/vscode/evals/evalTreeItems';
 import { activateExtension, waitFor, workspaceRoot } from '../helpers';
 import { writeEvalResults } from './evalFixture';
+import { readEvalResults } from '../../../src/core/evals/results';
+import { baselineComparisonLines } from '../../../src/core/evals/table';
+import { escapeMarkdown } from '../../../src/core/text/markdown';
 
 type SectionNode = Extract<RunsNode, { kind: 'section' }>;
 
@@ -42,8 +45,9 @@ suite('eval results in the Runs view', function () {
     assert.strictEqual(item.description, '3 targets · 12 problems · n=2');
     assert.strictEqual(item.contextValue, 'tinker.evalResults');
     const tip = (item.tooltip as vscode.MarkdownString).value;
-    assert.match(tip, /arith\/000010 vs tinker-studio\/arith-gpt: reward [+-]\d\.\d{3} \[/);
-    assert.match(tip, /arith\/000020 vs tinker-studio\/arith-gpt: .* \d+ better, \d+ worse, \d+ tied/);
+    const lines = baselineComparisonLines(readEvalResults(dir).summary);
+    assert.deepStrictEqual(lines.map((l) => l.slice(0, l.indexOf(':'))), ['arith/000010 vs tinker-studio/arith-gpt', 'arith/000020 vs tinker-studio/arith-gpt']);
+    for (const line of lines) assert.ok(tip.includes(`- ${escapeMarkdown(line)}`), `the tooltip has "${line}":\n${tip}`);
     assert.deepStrictEqual(item.command?.arguments, [{ dir }]);
     assert.strictEqual(await vscode.commands.executeCommand(item.command!.command, ...item.command!.arguments!), true);
     assert.ok(api.evals.get({ dir }), 'a click opens the panel');
