@@ -10,7 +10,9 @@
 //       concurrency (16), the bound is the concurrency, and the time grows with the samples again.
 // Every repetition writes to a fresh results folder (no resume). Prints per case the median and the
 // worst of REPS repetitions. Asserts nothing.
-//   BENCH=eval node scripts/bench.mjs     PROBLEMS=16 N=4 MAX_TOKENS=6 REPS=3 DELAY_MS=200
+//   BENCH=eval node scripts/bench.mjs     PROBLEMS=32 N=4 MAX_TOKENS=6 REPS=3 DELAY_MS=200
+// (each run also pays a fixed cost: the Python grader's workers, the renderer, the sampling sessions;
+// it is printed apart, measured as an eval of 1 problem × n = 1)
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +26,7 @@ import { createComputeBackend } from '../src/engine/model';
 import { ARITH_MODEL, RANDOM_MODEL, encodeChat } from '../src/engine/model/models';
 import { startEngineServer } from '../src/engine/server';
 
-const PROBLEMS = Number(process.env.PROBLEMS ?? 16);
+const PROBLEMS = Number(process.env.PROBLEMS ?? 32);
 const N = Number(process.env.N ?? 4);
 const MAX_TOKENS = Number(process.env.MAX_TOKENS ?? 6);
 const REPS = Number(process.env.REPS ?? 3);
@@ -106,16 +108,16 @@ interface Case {
   connect: () => Promise<ServiceClient>;
 }
 
-async function runCase(dir: string, c: Case, model: string): Promise<{ wall: number[]; rate: number[]; samples: number }> {
+async function runCase(dir: string, c: Case, model: string, size = { problems: PROBLEMS, n: N }): Promise<{ wall: number[]; rate: number[]; samples: number }> {
   const work = fs.mkdtempSync(path.join(dir, 'case-'));
   for (const f of ['holdout.jsonl', 'reward.py']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(work, f));
   const specFile = path.join(work, 'bench.eval.json');
   fs.writeFileSync(
     specFile,
     JSON.stringify({
-      dataset: { path: 'holdout.jsonl', prompt_field: 'question', ground_truth_field: 'answer', max_problems: PROBLEMS },
+      dataset: { path: 'holdout.jsonl', prompt_field: 'question', ground_truth_field: 'answer', max_problems: size.problems },
       grader: { file: 'reward.py' },
-      n: N,
+      n: size.n,
       temperature: 1,
       max_tokens: MAX_TOKENS,
       backend: 'local',
@@ -145,12 +147,8 @@ async function main(): Promise<void> {
   const model = backend.listBaseModels().some((m) => m.name === ARITH_MODEL) ? ARITH_MODEL : RANDOM_MODEL;
   const engine = await startEngineServer({ dataDir: path.join(dir, 'engine'), backend });
   const standIn = await startStandIn();
-  const clients: ServiceClient[] = [];
-  const connectTo = (url: string) => async () => {
-    const c = await ServiceClient.connect({ baseUrl: url, clientVersion: 'bench' });
-    clients.push(c);
-    return c;
-  };
+  // runEval closes the client it opened when it ends
+  const connectTo = (url: string) => () => ServiceClient.connect({ baseUrl: url, clientVersion: 'bench' });
   try {
     // three sampler checkpoints of LoRAs on the model: with the model itself, 4 targets
     const setup = await ServiceClient.connect({ baseUrl: engine.url, clientVersion: 'bench' });
@@ -170,7 +168,6 @@ async function main(): Promise<void> {
       `eval throughput: ${PROBLEMS} arithmetic problems × n = ${N} per target, max_tokens ${MAX_TOKENS}, temperature 1, Python grader (examples/arithmetic/reward.py); ` +
         `model ${model}; ${REPS} repetitions, each into a fresh results folder; stand-in delay ${DELAY_MS} ms per sample`,
     );
-    console.log('backend                       concurrency  targets  samples   wall s (median / worst)   samples/s (median / worst)');
     const cases: Array<Case & { label: string }> = [
       { label: 'embedded engine', backend: 'engine', targets: one, connect: connectTo(engine.url) },
       { label: 'embedded engine', backend: 'engine', targets: four, connect: connectTo(engine.url) },
@@ -179,6 +176,9 @@ async function main(): Promise<void> {
       { label: `stand-in (${DELAY_MS} ms)`, backend: 'stand-in', targets: one, connect: connectTo(standIn.url) },
       { label: `stand-in (${DELAY_MS} ms)`, backend: 'stand-in', targets: [model, ...fake], connect: connectTo(standIn.url) },
     ];
+    const fixed = await runCase(dir, { backend: 'stand-in', targets: one, connect: connectTo(standIn.url) }, model, { problems: 1, n: 1 });
+    console.log(`fixed cost of an eval run (1 problem × n = 1 on the stand-in, ${DELAY_MS} ms of it the stand-in's delay): median ${median(fixed.wall).toFixed(2)} s, worst ${Math.max(...fixed.wall).toFixed(2)} s`);
+    console.log('backend                       concurrency  targets  samples   wall s (median / worst)   samples/s (median / worst)');
     const medians = new Map<string, number>();
     for (const c of cases) {
       const r = await runCase(dir, c, model);
@@ -193,7 +193,6 @@ async function main(): Promise<void> {
     console.log(`wall time of 4 targets ÷ 1 target (medians): embedded engine ${ratio('engine:16')}×; stand-in, concurrency ${all}: ${ratio(`stand-in:${all}`)}×; stand-in, concurrency 16: ${ratio('stand-in:16')}×`);
     console.log(`the stand-in saw at most ${standIn.maxInFlight()} samples in flight at once`);
   } finally {
-    for (const c of clients) c.close();
     await standIn.close();
     await engine.close();
     await backend.close();
