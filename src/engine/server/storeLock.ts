@@ -5,13 +5,9 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from 'zod';
-import { pidAlive } from '../../core/runs/runLock';
+import { LockInfo, pidAlive } from '../../core/runs/runLock';
 
 export const STORE_LOCK_FILE = 'engine-store.lock';
-
-const LockInfo = z.object({ pid: z.number().int(), host: z.string(), since: z.string() });
-type LockInfo = z.infer<typeof LockInfo>;
 
 /** Lock files this process holds right now (its own pid in a lock it does not hold means stale). */
 const heldHere = new Set<string>();

@@ -15,6 +15,17 @@ import { startEngineServer, type EngineServer } from '../../../src/engine/server
 const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic');
 const tool = (name: string) => AGENT_TOOLS.find((t) => t.name === name)!;
 
+/** An agent session whose files are under `dir`, on the engine `server`. */
+const sessionIn = (dir: string, server: EngineServer, extra: { busyWaitMs?: number } = {}) =>
+  new TrainingSession({
+    runsDir: path.join(dir, 'runs'),
+    cacheDir: path.join(dir, 'cache'),
+    baseDir: dir,
+    connect: () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' }),
+    idleMs: 0,
+    ...extra,
+  });
+
 describe('agent eval tools', function () {
   this.timeout(120_000);
   let dir: string;
@@ -27,13 +38,7 @@ describe('agent eval tools', function () {
     for (const f of ['holdout.jsonl', 'reward.py']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(dir, f));
     backend = await createComputeBackend({});
     server = await startEngineServer({ dataDir: path.join(dir, 'engine-data'), backend, longPollMs: 2000 });
-    session = new TrainingSession({
-      runsDir: path.join(dir, 'runs'),
-      cacheDir: path.join(dir, 'cache'),
-      baseDir: dir,
-      connect: () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' }),
-      idleMs: 0,
-    });
+    session = sessionIn(dir, server);
   });
   after(async () => {
     await session?.close('test over');
@@ -117,14 +122,7 @@ describe('agent eval tools beside a training call in progress', function () {
         reward: { file: 'reward.py', workers: 1 },
       }),
     );
-    session = new TrainingSession({
-      runsDir: path.join(dir, 'runs'),
-      cacheDir: path.join(dir, 'cache'),
-      baseDir: dir,
-      connect: () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' }),
-      idleMs: 0,
-      busyWaitMs: 0,
-    });
+    session = sessionIn(dir, server, { busyWaitMs: 0 });
   });
   after(async () => {
     openGate();

@@ -10,29 +10,11 @@ import * as path from 'node:path';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { textInput } from '../../../src/core/tinker/types';
 import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
-import { EngineStore, RunRecord } from '../../../src/engine/server/store';
+import { EngineStore } from '../../../src/engine/server/store';
+import { runRecord } from './storeFixtures';
 import { STORE_LOCK_FILE, StoreLockedError, withStoreLock } from '../../../src/engine/server/storeLock';
 import { migrateEngineStore } from '../../../src/engine/server/storeMigrate';
 import { startEngine } from '../tinker/engineFixtures';
-
-function runRecord(id: string): RunRecord {
-  const t = new Date(0).toISOString();
-  return {
-    training_run_id: id,
-    base_model: 'm',
-    model_owner: 'local-engine',
-    is_lora: true,
-    corrupted: false,
-    lora_rank: 2,
-    train_mlp: true,
-    train_attn: true,
-    train_unembed: true,
-    created: t,
-    last_request_time: t,
-    user_metadata: null,
-    checkpoints: [],
-  };
-}
 
 /** Waits for a child process to end; its exit code and output. */
 function finished(child: ReturnType<typeof spawn>): Promise<{ code: number | null; out: string }> {
