@@ -12,7 +12,7 @@ import { baselineComparisonLines, describeEvalResults, formatEvalTable } from '.
 import { COMMAND } from '../common/commandIds';
 import { Disposable } from '../common/lifecycle';
 import { throttle } from '../common/throttle';
-import { EVAL_SPEC_GLOB, workspaceEvalFolders } from './evalFolders';
+import { EVAL_SPEC_GLOB, EvalFolder, isResultsFolder, workspaceEvalFolders } from './evalFolders';
 import { EvalActivity, evalActivity, onDidChangeEvalActivity, runningEvalDirs } from './evalActivity';
 
 /** One eval results row; `evalResults.dir` is what Open Eval Results takes. */
@@ -29,6 +29,8 @@ export interface EvalResultsNode {
 export class EvalResultsRows extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
+  /** the workspace's results folders, until a watched file changes */
+  private folders: Promise<EvalFolder[]> | undefined;
   /** summaries by folder, with the file's mtime and size they were read at */
   private readonly cache = new Map<string, { stamp: string; summary?: EvalSummary; problem?: string }>();
 
@@ -36,15 +38,27 @@ export class EvalResultsRows extends Disposable {
     super();
     // a running eval reports many times a second; the view follows at most twice a second
     const fire = throttle(() => this.changed.fire(), 500);
+    // the workspace is searched again only when a spec or a summary appears, changes or goes (the
+    // Runs view refreshes twice a second while a run trains)
+    const filesChanged = () => {
+      this.folders = undefined;
+      fire();
+    };
     this._registerAll(fire, onDidChangeEvalActivity(fire));
     for (const glob of ['**/evals/*/summary.json', EVAL_SPEC_GLOB]) {
       const w = vscode.workspace.createFileSystemWatcher(glob);
-      this._registerAll(w, w.onDidCreate(fire), w.onDidChange(fire), w.onDidDelete(fire));
+      this._registerAll(w, w.onDidCreate(filesChanged), w.onDidChange(filesChanged), w.onDidDelete(filesChanged));
     }
+    this._registerAll(vscode.workspace.onDidChangeWorkspaceFolders(filesChanged));
   }
 
   async roots(): Promise<EvalResultsNode[]> {
-    const folders = await workspaceEvalFolders();
+    this.folders ??= workspaceEvalFolders().catch((err: unknown) => {
+      this.folders = undefined;
+      throw err;
+    });
+    // a folder deleted with its parent may not reach the watcher: each listed folder is checked
+    const folders = (await Promise.all((await this.folders).map(async (f) => ((await isResultsFolder(f.dir)) ? [f] : [])))).flat();
     const byDir = new Map(folders.map((f) => [f.dir, f]));
     for (const dir of runningEvalDirs()) if (!byDir.has(dir)) byDir.set(dir, { dir, name: path.basename(dir) });
     const nodes: EvalResultsNode[] = [];
