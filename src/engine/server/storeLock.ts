@@ -9,8 +9,8 @@ import { LockInfo, pidAlive } from '../../core/runs/runLock';
 
 export const STORE_LOCK_FILE = 'engine-store.lock';
 
-/** Lock files this process holds right now (its own pid in a lock it does not hold means stale). */
-const heldHere = new Set<string>();
+/** Per lock file, the last acquisition queued in this process: one holder per process at a time. */
+const queues = new Map<string, Promise<unknown>>();
 
 export class StoreLockedError extends Error {
   constructor(
@@ -26,18 +26,21 @@ export class StoreLockedError extends Error {
   }
 }
 
-async function readHolder(file: string): Promise<LockInfo | undefined> {
+function parseHolder(text: string | undefined): LockInfo | undefined {
+  if (text === undefined) return undefined;
   try {
-    const parsed = LockInfo.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
+    const parsed = LockInfo.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
 }
 
-function isStale(file: string, holder: LockInfo): boolean {
+function isStale(holder: LockInfo): boolean {
   if (holder.host !== os.hostname()) return false; // a pid on another machine cannot be checked
-  if (holder.pid === process.pid) return !heldHere.has(file);
+  // this process's own pid: left by an acquisition of this process that ended (this process queues
+  // its own acquisitions, so none of them holds the file while another tries)
+  if (holder.pid === process.pid) return true;
   return !pidAlive(holder.pid);
 }
 
@@ -56,36 +59,40 @@ export interface StoreLockOptions {
 }
 
 /** Runs `fn` holding the store's lock; waits (with backoff) while another engine holds it. */
-export async function withStoreLock<T>(dataDir: string, fn: () => Promise<T>, opts: StoreLockOptions = {}): Promise<T> {
+export function withStoreLock<T>(dataDir: string, fn: () => Promise<T>, opts: StoreLockOptions = {}): Promise<T> {
   const file = path.join(dataDir, STORE_LOCK_FILE);
+  const run = (queues.get(file) ?? Promise.resolve()).then(() => holding(file, fn, opts));
+  const settled = run.catch(() => undefined);
+  queues.set(file, settled);
+  void settled.then(() => {
+    if (queues.get(file) === settled) queues.delete(file);
+  });
+  return run;
+}
+
+async function holding<T>(file: string, fn: () => Promise<T>, opts: StoreLockOptions): Promise<T> {
   const deadline = Date.now() + (opts.waitMs ?? 15_000);
-  const info: LockInfo = { pid: process.pid, host: os.hostname(), since: '' };
   for (let attempt = 0; ; attempt++) {
-    // within this process, one holder at a time: wait for ours before touching the file
-    if (!heldHere.has(file)) {
-      info.since = new Date().toISOString();
-      try {
-        await fs.writeFile(file, `${JSON.stringify(info)}\n`, { flag: 'wx' });
-        heldHere.add(file);
-        break;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const holder = await readHolder(file);
-      if (holder ? isStale(file, holder) : await abandonedEmpty(file)) {
-        await fs.rm(file, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new StoreLockedError(file, holder);
-    } else if (Date.now() > deadline) {
-      throw new StoreLockedError(file, { pid: process.pid, host: os.hostname(), since: info.since });
+    try {
+      const info: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
+      await fs.writeFile(file, `${JSON.stringify(info)}\n`, { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
+    const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+    const holder = parseHolder(text);
+    if (holder ? isStale(holder) : await abandonedEmpty(file)) {
+      // only the stale lock itself: not a fresh one another engine took over it meanwhile
+      if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === text) await fs.rm(file, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new StoreLockedError(file, holder);
     await new Promise((resolve) => setTimeout(resolve, Math.min(100, 2 + attempt * 3)));
   }
   try {
     return await fn();
   } finally {
-    heldHere.delete(file);
     await fs.rm(file, { force: true });
   }
 }

@@ -42,6 +42,9 @@ function problemsOf(f: () => unknown): string[] {
   return [];
 }
 
+/** Spec files that are not a kind of run but that the extension starts from their menus (an eval spec: Run Eval). */
+const STARTABLE_FILES = OTHER_SPEC_FILES.flatMap((f) => ('startCommand' in f ? [f] : []));
+
 describe('spec layer', () => {
   describe('the kinds table', () => {
     it('gives every kind a unique id, label, extension and schema file, and a spec definition of that kind', async () => {
@@ -81,16 +84,16 @@ describe('spec layer', () => {
       const specActivations = (pkg.activationEvents as string[]).filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json'));
       assert.deepStrictEqual(
         specActivations,
-        SPEC_KIND_IDS.map((k) => `workspaceContains:${specGlob(k)}`),
+        [...SPEC_KIND_IDS.map((k) => `workspaceContains:${specGlob(k)}`), ...STARTABLE_FILES.map((f) => `workspaceContains:**/*${f.extension}`)],
       );
       const commands = new Set((pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command));
-      for (const k of SPEC_KINDS) assert.ok(commands.has(k.startCommand), `${k.startCommand} is not contributed`);
+      for (const k of [...SPEC_KINDS, ...STARTABLE_FILES]) assert.ok(commands.has(k.startCommand), `${k.startCommand} is not contributed`);
     });
 
     it('is what the menus offer on a spec file: its kind start command, and only in a trusted workspace when the kind runs workspace code', () => {
       const menus = pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>;
       const fileTest = (ext: string) => `resourceFilename =~ /${ext.replace(/\./g, '\\.')}$/`;
-      for (const k of SPEC_KINDS) {
+      for (const k of [...SPEC_KINDS, ...STARTABLE_FILES]) {
         for (const menu of ['editor/title/run', 'explorer/context']) {
           const item = menus[menu]?.find((i) => i.command === k.startCommand);
           assert.ok(item?.when?.includes(fileTest(k.extension)), `${menu}: ${k.startCommand} on ${k.extension} files (when: ${item?.when})`);
@@ -101,7 +104,7 @@ describe('spec layer', () => {
       for (const [menu, items] of Object.entries(menus))
         for (const i of items)
           for (const m of (i.when ?? '').matchAll(/resourceFilename =~ \/(.*?)\$\//g)) {
-            const kind = SPEC_KINDS.find((k) => fileTest(k.extension) === m[0]);
+            const kind = [...SPEC_KINDS, ...STARTABLE_FILES].find((k) => fileTest(k.extension) === m[0]);
             assert.ok(kind, `${menu}: ${i.command} tests ${m[0]}, no kind's extension`);
             assert.strictEqual(i.command, kind.startCommand, `${menu}: ${m[0]}`);
           }
