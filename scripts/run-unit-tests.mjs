@@ -5,6 +5,7 @@
 //   MOCHA_GREP=<pattern> narrows the run.
 import Mocha from 'mocha';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +24,12 @@ const files = collect(dir);
 if (files.length === 0) {
   console.error(`no compiled unit tests under ${dir}: run "npm run compile-tests" first`);
   process.exit(1);
+}
+// the tests' own cache folder (the engine's checkpoint store, tokenizers): never the user's
+if (!process.env.TINKER_STUDIO_CACHE_DIR) {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-unit-cache-'));
+  process.env.TINKER_STUDIO_CACHE_DIR = cache;
+  process.on('exit', () => fs.rmSync(cache, { recursive: true, force: true }));
 }
 const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, grep: process.env.MOCHA_GREP || undefined });
 for (const f of files) mocha.addFile(f);

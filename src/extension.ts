@@ -39,6 +39,7 @@ import { RunStatusItem } from './vscode/runs/runStatusBar';
 import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/runs/specCodeLens';
 import { RunsModel } from './vscode/runs/runsModel';
 import { RunsTreeProvider } from './vscode/runs/runsTree';
+import { EvalResultsRows } from './vscode/evals/evalTreeItems';
 import { ApiKeyStore, WandbKeyStore } from './vscode/connection/secrets';
 import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/common/settings';
 import { BackendStatusItem } from './vscode/connection/backendStatusBar';
@@ -133,7 +134,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
   const runner = new RunRunner({ log, apiKeys, wandbKeys, runs, connection, registry, cacheDir });
   const sweeps = own(new SweepRunner({ runner, registry }));
-  const runsTree = own(new RunsTreeProvider(runs, registry, connection, undefined, sweeps));
+  const runsTree = own(new RunsTreeProvider(runs, registry, connection, undefined, sweeps, [own(new EvalResultsRows())]));
   // one listing of the server's runs for both views
   const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection, { serverRuns: runsTree.serverRuns }));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false, canSelectMany: true }));

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
       extensionDevelopmentPath: root,
       extensionTestsPath: path.resolve(__dirname, 'suite/index'),
       // the suite reaches the extension's internals through its test hook (src/vscode/common/testHooks.ts)
-      extensionTestsEnv: { TINKER_STUDIO_TEST_HOOKS: '1' },
+      // the embedded engine's checkpoint store (and cache) of this run, never the user's
+      extensionTestsEnv: { TINKER_STUDIO_TEST_HOOKS: '1', TINKER_STUDIO_CACHE_DIR: `${workspace}-cache` },
       launchArgs: [
         workspace,
         '--disable-extensions',
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     process.exitCode = 1;
   } finally {
     fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(`${workspace}-cache`, { recursive: true, force: true });
   }
 }
 

@@ -131,6 +131,8 @@ export function createSandbox(prefix, extraSettings = {}) {
     env: {
       XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
       XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
+      // the embedded engine's checkpoint store (and the CLI's cache) of this sandbox, not the user's
+      TINKER_STUDIO_CACHE_DIR: path.join(tmp, 'tinker-cache'),
       // VS Code creates IPC sockets (vscode-ipc-*.sock, vscode-git-*.sock, ...) in
       // $XDG_RUNTIME_DIR or the temp dir and does not remove them when killed;
       // keep them inside the sandbox so they go away with it.

@@ -78,8 +78,9 @@ options:
   --backend KIND      local (embedded engine) | cloud | custom; default: the spec's backend
   --base-url URL      server URL for custom (or cloud); TINKER_BASE_URL also sets the cloud URL
   --python PATH       Python interpreter for .py reward files (default python3)
-  --cache-dir DIR     tokenizers, datasets and the local engine's data
-                      (default $TINKER_STUDIO_CACHE_DIR, else ~/.cache/tinker-studio)
+  --cache-dir DIR     tokenizers, datasets and the local engine's checkpoint store (DIR/engine,
+                      the one the extension uses too) (default $TINKER_STUDIO_CACHE_DIR, else
+                      $XDG_CACHE_HOME/tinker-studio, else ~/.cache/tinker-studio)
   -h, --help          this text
 
 The API key for cloud/custom comes from TINKER_API_KEY. Ctrl-C cancels cleanly (the steps done are

@@ -2,7 +2,6 @@
 // Backend "local" runs the embedded engine in this process (its compute in a worker thread, its data
 // under the cache dir); "cloud" and "custom" take the API key from TINKER_API_KEY.
 import { randomBytes } from 'node:crypto';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveBackend } from '../core/config/backend';
 import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
@@ -15,6 +14,7 @@ import { ServiceClient } from '../core/tinker/client';
 import { describeRoute } from '../core/tinker/proxy';
 import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
+import { tinkerStudioCacheDir } from '../engine/storeDir';
 import { TrainingSession } from '../core/agent/session';
 import { EvalArgs, GrpoArgs, McpArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
 import { rankingTable, runSweep } from '../core/experiments/runSweep';
@@ -122,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const cacheDir = path.resolve(args.cacheDir ?? process.env.TINKER_STUDIO_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'tinker-studio'));
+  const cacheDir = args.cacheDir !== undefined ? path.resolve(args.cacheDir) : tinkerStudioCacheDir();
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);

@@ -1,8 +1,8 @@
 // The engine process's command line: `--port N --host H --data-dir DIR --in-process`, parsed by
 // node:util's parseArgs (unknown options and missing values are errors that name the option).
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { engineStoreDir } from './storeDir';
 
 export const ENGINE_USAGE = 'usage: engine [--port N] [--host 127.0.0.1] [--data-dir DIR] [--in-process]';
 
@@ -23,7 +23,7 @@ export function parseEngineArgs(argv: string[]): EngineArgs {
     options: {
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
-      'data-dir': { type: 'string', default: path.join(os.homedir(), '.cache', 'tinker-studio', 'engine') },
+      'data-dir': { type: 'string', default: engineStoreDir() },
       'in-process': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

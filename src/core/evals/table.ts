@@ -80,3 +80,27 @@ export function formatEvalStatus(s: EvalSummary, limit = 10): string {
   }
   return parts.join('\n\n');
 }
+
+/** "3 targets · 1,029 problems · n=4" (and "incomplete" when samples are missing): a results folder in one line. */
+export function describeEvalResults(s: EvalSummary): string {
+  const parts = [
+    `${s.targets.length} target${s.targets.length === 1 ? '' : 's'}`,
+    `${s.problems.length.toLocaleString('en-US')} problem${s.problems.length === 1 ? '' : 's'}`,
+    `n=${s.n}`,
+  ];
+  if (!s.complete) parts.push('incomplete');
+  return parts.join(' · ');
+}
+
+/**
+ * One line per target against the baseline: "ckpt 80 vs base: reward +0.213 [0.189, 0.237] on 1029
+ * problems, p < 0.001; 240 better, 31 worse, 758 tied".
+ */
+export function baselineComparisonLines(s: EvalSummary): string[] {
+  const label = (id: string) => s.targets.find((t) => t.id === id)?.label ?? id;
+  return s.comparisons.map((c) => {
+    const sign = c.diff.value >= 0 ? '+' : '';
+    const p = c.p_value < 0.001 ? 'p < 0.001' : `p = ${c.p_value.toFixed(3)}`;
+    return `${label(c.target)} vs ${label(c.baseline)}: reward ${sign}${formatEstimate(c.diff)} on ${c.problems} problems, ${p}; ${c.wins} better, ${c.losses} worse, ${c.ties} tied`;
+  });
+}

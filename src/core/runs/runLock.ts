@@ -10,8 +10,9 @@ import { processGoingAway } from './shutdown';
 
 export const RUN_LOCK_FILE = '.tinker-run.lock';
 
-const LockInfo = z.object({ pid: z.number().int(), host: z.string(), since: z.string() });
-type LockInfo = z.infer<typeof LockInfo>;
+/** What a lock file holds: its writer's pid and host, and since when (the engine store's lock too). */
+export const LockInfo = z.object({ pid: z.number().int(), host: z.string(), since: z.string() });
+export type LockInfo = z.infer<typeof LockInfo>;
 
 /** Lock files this process holds (so its own pid in a lock it does not hold means stale). */
 const heldHere = new Set<string>();
@@ -29,7 +30,8 @@ export class RunDirectoryLockedError extends Error {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid exists on this machine. */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -57,7 +57,8 @@ export const SPEC_KINDS = [
  */
 export const OTHER_SPEC_FILES = [
   { id: 'sweep', label: 'sweep', extension: '.sweep.json', schemaFile: 'sweep.schema.json', runsWorkspaceCode: true },
-  { id: 'eval', label: 'evaluation', extension: '.eval.json', schemaFile: 'eval-spec.schema.json', runsWorkspaceCode: true },
+  // startCommand: the extension activates on the workspace's files, whose menus run them (as a kind's)
+  { id: 'eval', label: 'evaluation', extension: '.eval.json', schemaFile: 'eval-spec.schema.json', runsWorkspaceCode: true, startCommand: 'tinker.runEval' },
 ] as const;
 export type OtherSpecFileId = (typeof OTHER_SPEC_FILES)[number]['id'];
 

@@ -51,6 +51,7 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
     return { json: { checkpoints: all.slice(offset, offset + limit).map(checkpointJson), cursor: { offset, limit, total_count: all.length } } };
   });
   r.add('POST', api('training_runs/{run}/checkpoints/{ckpt}*/publish'), async (req) => {
+    await store.refresh();
     const { c } = checkpointOf(req.params.run!, req.params.ckpt!);
     if (c.public) throw new HttpError(409, `checkpoint ${c.checkpoint_id} is already public`);
     c.public = true;
@@ -58,6 +59,7 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
     return { status: 204, empty: true };
   });
   r.add('DELETE', api('training_runs/{run}/checkpoints/{ckpt}*/publish'), async (req) => {
+    await store.refresh();
     const { c } = checkpointOf(req.params.run!, req.params.ckpt!);
     if (!c.public) throw new HttpError(409, `checkpoint ${c.checkpoint_id} is already private`);
     c.public = false;
@@ -66,6 +68,7 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
   });
   r.add('PUT', api('training_runs/{run}/checkpoints/{ckpt}*/ttl'), async (req) => {
     const b = parseJson(req, W.TtlRequest);
+    await store.refresh();
     const { c } = checkpointOf(req.params.run!, req.params.ckpt!);
     if (b.ttl_seconds !== null && b.ttl_seconds <= 0) throw new HttpError(400, 'ttl_seconds must be positive, or null to remove the expiry');
     c.expires_at = b.ttl_seconds === null ? null : new Date(Date.now() + b.ttl_seconds * 1000).toISOString();
@@ -76,7 +79,8 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
   const pruneArchiveTokens = (now = Date.now()) => {
     for (const [token, t] of archiveTokens) if (t.expires < now) archiveTokens.delete(token);
   };
-  r.add('GET', api('training_runs/{run}/checkpoints/{ckpt}*/archive'), (req) => {
+  r.add('GET', api('training_runs/{run}/checkpoints/{ckpt}*/archive'), async (req) => {
+    await store.refresh();
     const { c } = checkpointOf(req.params.run!, req.params.ckpt!);
     pruneArchiveTokens();
     const token = randomBytes(12).toString('hex');
@@ -98,6 +102,7 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
     let ckptId = req.params.ckpt!;
     const type = req.query.get('checkpoint_type');
     if (!ckptId.includes('/') && (type === 'training' || type === 'sampler')) ckptId = `${type === 'training' ? 'weights' : 'sampler_weights'}/${ckptId}`;
+    await store.refresh();
     const { run } = checkpointOf(req.params.run!, ckptId);
     await store.deleteCheckpoint(run, ckptId);
     return { status: 204, empty: true };

@@ -154,11 +154,13 @@ export class EngineState {
     } catch (err) {
       throw new FutureError(errorMessage(err));
     }
-    const run = this.store.run(parsed.runId);
-    if (!run) throw new FutureError(`checkpoint ${tinkerPath} not found: no training run ${parsed.runId} on this engine`);
     const kinds = parsed.kind ? [parsed.kind] : ['sampler_weights', 'weights'];
-    const c = run.checkpoints.find((x) => kinds.some((k) => x.checkpoint_id === `${k}/${parsed.name}`));
-    if (!c) throw new FutureError(`checkpoint ${tinkerPath} not found`);
+    const find = () => this.store.run(parsed.runId)?.checkpoints.find((x) => kinds.some((k) => x.checkpoint_id === `${k}/${parsed.name}`));
+    // another engine on this store (the CLI's, the extension's) may have saved it since we last looked
+    if (!find()) await this.store.refresh();
+    const run = this.store.run(parsed.runId);
+    const c = find();
+    if (!run || !c) throw new FutureError(checkpointNotFound(tinkerPath, parsed.runId, run !== undefined, this.store.dataDir));
     if (want === 'weights' && c.checkpoint_type !== 'training') {
       throw new FutureError(`${tinkerPath} is a sampler checkpoint; loading into a training model needs a tinker://…/weights/… path`);
     }
@@ -171,4 +173,21 @@ export class EngineState {
       throw new HttpError(404, err.message);
     });
   }
+}
+
+/**
+ * Where a tinker:// path was looked for, and where it may live instead: the embedded engine's one
+ * store, or the Tinker service (whose run ids do not look like this engine's `sess-…:train:N`).
+ */
+export function checkpointNotFound(tinkerPath: string, runId: string, runKnown: boolean, dataDir: string): string {
+  const what = runKnown ? `training run ${runId} has no such checkpoint` : `no training run ${runId}`;
+  const where =
+    `looked in the embedded engine's checkpoint store ${dataDir} (shared by the CLI, the MCP server and the extension; ` +
+    `TINKER_STUDIO_CACHE_DIR moves it)`;
+  const hint = /^sess-[0-9a-f]+:train:\d+$/.test(runId)
+    ? runKnown
+      ? 'it may have expired (TTL) or been deleted'
+      : 'it was saved by an embedded engine using another store (another TINKER_STUDIO_CACHE_DIR or --data-dir)'
+    : 'this is not a path of the embedded engine: it lives on the Tinker service; switch the backend to Tinker to use it';
+  return `checkpoint ${tinkerPath} not found: ${what}; ${where}; ${hint}`;
 }

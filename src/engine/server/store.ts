@@ -1,11 +1,18 @@
 // What the engine keeps on disk under its data dir: training runs, checkpoints (metadata in one JSON
 // file written atomically, weights in files), and the append-only record of applied training steps.
 // It survives restarts; models themselves do not (a checkpoint is loaded into a new model).
+//
+// Several engines may share one store (the CLI's, the MCP server's and the extension's engines all use
+// the user's one store, engineStoreDir()). Each write of the index is a read-merge-write under the
+// store's lock file: the index on disk is merged three ways with what this engine last read, record
+// by record (a run's fields; each checkpoint), so one engine's new checkpoint never erases another's.
+// Before a lookup that misses, and before each listing, an engine re-reads the index when it changed.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../core/fs/atomic';
 import { errorMessage } from '../../core/errors';
+import { withStoreLock } from './storeLock';
 
 export const CheckpointRecord = z.object({
   checkpoint_id: z.string(),
@@ -52,9 +59,54 @@ export function fileSafe(id: string): string {
   return encodeURIComponent(id).replace(/%/g, '_');
 }
 
+/** The index as flat records, keyed `["run", id]` → a run's fields (no checkpoints), `["ckpt", id, ckpt]` → a checkpoint. */
+type Flat = Map<string, string>;
+
+function flatten(runs: Iterable<RunRecord>): Flat {
+  const flat: Flat = new Map();
+  for (const run of runs) {
+    const { checkpoints, ...fields } = run;
+    flat.set(JSON.stringify(['run', run.training_run_id]), JSON.stringify(fields));
+    for (const c of checkpoints) flat.set(JSON.stringify(['ckpt', run.training_run_id, c.checkpoint_id]), JSON.stringify(c));
+  }
+  return flat;
+}
+
+/**
+ * Three-way merge of the index, record by record: where this engine changed a record since `base`
+ * (what it last read or wrote), its version wins (a deletion included); otherwise the disk's does.
+ */
+export function mergeIndex(base: Flat, mine: Flat, disk: Flat): Flat {
+  const out: Flat = new Map();
+  for (const key of new Set([...base.keys(), ...mine.keys(), ...disk.keys()])) {
+    const m = mine.get(key);
+    const v = m === base.get(key) ? disk.get(key) : m;
+    if (v !== undefined) out.set(key, v);
+  }
+  return out;
+}
+
+/** The runs of a flat index; a checkpoint whose run is gone is dropped. */
+function unflatten(flat: Flat): RunRecord[] {
+  const runs = new Map<string, RunRecord>();
+  const checkpoints: [string, CheckpointRecord][] = [];
+  for (const [key, json] of flat) {
+    const [kind, runId] = JSON.parse(key) as [string, string];
+    if (kind === 'run') runs.set(runId, { ...(JSON.parse(json) as Omit<RunRecord, 'checkpoints'>), checkpoints: [] });
+    else checkpoints.push([runId, JSON.parse(json) as CheckpointRecord]);
+  }
+  for (const [runId, c] of checkpoints) runs.get(runId)?.checkpoints.push(c);
+  for (const run of runs.values()) run.checkpoints.sort((a, b) => a.time.localeCompare(b.time) || a.checkpoint_id.localeCompare(b.checkpoint_id));
+  return [...runs.values()];
+}
+
 export class EngineStore {
   private runs = new Map<string, RunRecord>();
-  /** the last queued metadata write; a failed write does not block the ones after it */
+  /** the index as this engine last read or wrote it (the base of the three-way merge) */
+  private base: Flat = new Map();
+  /** the index file's identity when last read or written (inode, size, mtime) */
+  private stamp = '';
+  /** the last queued metadata read or write; a failed write does not block the ones after it */
   private writing: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -100,7 +152,11 @@ export class EngineStore {
         problem ??= `runs.${i}.${run.error.issues[0]?.path.join('.')}: ${run.error.issues[0]?.message}`;
       }
     }
-    if (problem === undefined) return;
+    if (problem === undefined) {
+      this.base = flatten(this.runs.values());
+      this.stamp = await this.currentStamp();
+      return;
+    }
     const aside = `${this.file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     await fs.rename(this.file, aside);
     this.log(
@@ -136,12 +192,94 @@ export class EngineStore {
    * runs, so a write after a failed one (disk full) writes everything the failed one would have.
    */
   save(): Promise<void> {
-    const write = async () => {
-      await writeFileAtomic(this.file, JSON.stringify({ version: 1, runs: [...this.runs.values()] }, null, 1));
-    };
-    const next = this.writing.then(write, write);
+    return this.queue(() =>
+      withStoreLock(this.dataDir, async () => {
+        const mine = flatten(this.runs.values());
+        const disk = (await this.readDisk()) ?? this.base;
+        const merged = mergeIndex(this.base, mine, disk);
+        await writeFileAtomic(this.file, JSON.stringify({ version: 1, runs: unflatten(merged) }, null, 1));
+        // what changed in memory while this write was under way (a new checkpoint) stays for the next
+        this.apply(unflatten(mergeIndex(mine, flatten(this.runs.values()), merged)));
+        this.base = merged;
+        this.stamp = await this.currentStamp();
+      }),
+    );
+  }
+
+  /**
+   * Takes in what other engines on this store wrote since this one last read the index (when the
+   * file changed), keeping this engine's own unsaved changes.
+   */
+  refresh(): Promise<void> {
+    return this.queue(async () => {
+      if ((await this.currentStamp()) === this.stamp) return;
+      const disk = await this.readDisk().catch(() => undefined);
+      if (!disk) return;
+      const stamp = await this.currentStamp();
+      this.apply(unflatten(mergeIndex(this.base, flatten(this.runs.values()), disk)));
+      this.base = disk;
+      this.stamp = stamp;
+    });
+  }
+
+  private queue(work: () => Promise<void>): Promise<void> {
+    const next = this.writing.then(work, work);
     this.writing = next.catch(() => undefined);
     return next;
+  }
+
+  private async currentStamp(): Promise<string> {
+    try {
+      const st = await fs.stat(this.file);
+      return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'none';
+    }
+  }
+
+  /** The index on disk, flat; undefined when there is none or it cannot be read as an index. */
+  private async readDisk(): Promise<Flat | undefined> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      this.log(`${this.file} is not valid JSON (${errorMessage(err)}); it is rewritten from this engine's records`);
+      return undefined;
+    }
+    const parsed = StoreFile.safeParse(json);
+    if (!parsed.success) return undefined;
+    return flatten(parsed.data.runs.flatMap((r) => {
+      const run = RunRecord.safeParse(r);
+      return run.success ? [run.data] : [];
+    }));
+  }
+
+  /** Puts `runs` in memory, updating the objects in place (routes hold references to them). */
+  private apply(runs: RunRecord[]): void {
+    const seen = new Set<string>();
+    for (const run of runs) {
+      seen.add(run.training_run_id);
+      const live = this.runs.get(run.training_run_id);
+      if (!live) {
+        this.runs.set(run.training_run_id, run);
+        continue;
+      }
+      const old = new Map(live.checkpoints.map((c) => [c.checkpoint_id, c]));
+      Object.assign(live, run, {
+        checkpoints: run.checkpoints.map((c) => {
+          const o = old.get(c.checkpoint_id);
+          return o ? Object.assign(o, c) : c;
+        }),
+      });
+    }
+    for (const id of [...this.runs.keys()]) if (!seen.has(id)) this.runs.delete(id);
   }
 
   run(id: string): RunRecord | undefined {
@@ -161,7 +299,8 @@ export class EngineStore {
     return path.join(this.dataDir, 'checkpoints', fileSafe(runId), kind, `${name}.state`);
   }
 
-  async writeCheckpoint(run: RunRecord, kind: 'weights' | 'sampler_weights', name: string, bytes: Uint8Array, ttlSeconds: number | null | undefined): Promise<CheckpointRecord> {
+  async writeCheckpoint(given: RunRecord, kind: 'weights' | 'sampler_weights', name: string, bytes: Uint8Array, ttlSeconds: number | null | undefined): Promise<CheckpointRecord> {
+    const run = this.runs.get(given.training_run_id) ?? given;
     const file = this.checkpointFile(run.training_run_id, kind, name);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await writeFileAtomic(file, bytes);
@@ -187,7 +326,8 @@ export class EngineStore {
     return new Uint8Array(await fs.readFile(path.join(this.dataDir, c.file)));
   }
 
-  async deleteCheckpoint(run: RunRecord, checkpointId: string): Promise<boolean> {
+  async deleteCheckpoint(given: RunRecord, checkpointId: string): Promise<boolean> {
+    const run = this.runs.get(given.training_run_id) ?? given;
     const c = run.checkpoints.find((x) => x.checkpoint_id === checkpointId);
     if (!c) return false;
     run.checkpoints = run.checkpoints.filter((x) => x !== c);
@@ -198,6 +338,7 @@ export class EngineStore {
 
   /** Deletes checkpoints whose TTL has passed; returns how many. */
   async expire(now = Date.now()): Promise<number> {
+    await this.refresh();
     let n = 0;
     for (const run of this.runs.values()) {
       for (const c of [...run.checkpoints]) {

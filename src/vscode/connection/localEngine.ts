@@ -1,9 +1,14 @@
 // The embedded engine as the extension runs it: started on demand (when the backend is "local" and
 // something needs a server), in its own Node process so the editor never waits on training maths,
-// with its checkpoints in the extension's global storage; stopped on deactivate.
+// with its checkpoints in the user's one engine store (engineStoreDir(): the CLI's and the MCP
+// server's too); stopped on deactivate. The store the extension used before (in its global storage)
+// is moved into it on the first start.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EngineProcess, startEngineProcess } from '../../engine/launcher';
+import { migrateEngineStore } from '../../engine/server/storeMigrate';
+import { engineStoreDir } from '../../engine/storeDir';
+import { errorMessage } from '../../core/errors';
 import { Log } from '../common/log';
 import { Disposable, toDisposable } from '../common/lifecycle';
 
@@ -38,7 +43,16 @@ export class LocalEngine extends Disposable {
     return { url: p.url, apiKey: p.apiKey };
   }
 
+  /** The folder of the engine's checkpoint store. */
+  get storeDir(): string {
+    return engineStoreDir();
+  }
+
   private async start(): Promise<EngineProcess> {
+    const legacy = path.join(this.storage.fsPath, 'engine');
+    await migrateEngineStore(legacy, this.storeDir, (l) => this.log.info(`[engine store] ${l}`)).catch((err: unknown) =>
+      this.log.warn(`could not move the checkpoints in ${legacy} to the shared store ${this.storeDir}: ${errorMessage(err)} (they stay where they are)`),
+    );
     const proc = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Starting the local Tinker engine…', cancellable: true },
       (_progress, token) => {
@@ -46,7 +60,7 @@ export class LocalEngine extends Disposable {
         token.onCancellationRequested(() => abort.abort());
         return startEngineProcess({
           entry: path.join(this.extensionPath, 'dist', 'engine.js'),
-          dataDir: path.join(this.storage.fsPath, 'engine'),
+          dataDir: this.storeDir,
           signal: abort.signal,
           onLog: (line) => this.log.info(`[engine] ${line}`),
         });

@@ -43,7 +43,10 @@ async function runEvalCommand(s: EvalCommandServices, arg: unknown): Promise<Eva
   if (arg instanceof vscode.Uri) specFile = arg.fsPath;
   else if (arg !== undefined) {
     const { z } = await import('zod');
-    const parsed = z.object({ specFile: z.string().min(1) }).safeParse(arg);
+    const spec = z.object({ specFile: z.string().min(1) });
+    // a row of the Runs view whose results folder has its spec: run it again (resume, new targets)
+    const row = z.object({ node: z.object({ evalResults: z.object({ spec: z.string().min(1) }) }) }).transform((n) => ({ specFile: n.node.evalResults.spec }));
+    const parsed = z.union([spec, row]).safeParse(arg);
     if (!parsed.success) throw new Error(`Tinker: Run Eval: unexpected argument (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     specFile = parsed.data.specFile;
   } else {
@@ -96,7 +99,9 @@ async function openEvalResults(s: EvalCommandServices, arg: unknown): Promise<bo
   else if (typeof arg === 'string' && arg) dir = arg;
   else if (arg !== undefined) {
     const { z } = await import('zod');
-    const parsed = z.union([z.object({ dir: z.string().min(1) }), z.object({ evalResults: z.object({ dir: z.string().min(1) }) }).transform((n) => n.evalResults)]).safeParse(arg);
+    const row = z.object({ evalResults: z.object({ dir: z.string().min(1) }) }).transform((n) => n.evalResults);
+    // a row of the Runs view: {kind: 'section', node: {kind: 'evalResults', evalResults}}
+    const parsed = z.union([z.object({ dir: z.string().min(1) }), row, z.object({ node: row }).transform((n) => n.node)]).safeParse(arg);
     if (!parsed.success) throw new Error(`Tinker: Open Eval Results: unexpected argument (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     dir = parsed.data.dir;
   }

@@ -18,6 +18,7 @@ import type { RunsModel } from '../runs/runsModel';
 import { resolvePython } from '../rewards/pythonInterpreter';
 import type { EvalPanels } from './evalPanels';
 import { resultsDirOf } from './evalFolders';
+import { reportEvalActivity } from './evalActivity';
 
 export interface EvalRunnerServices {
   log: Log;
@@ -58,6 +59,7 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
         abort.abort();
       });
       let last = 0;
+      reportEvalActivity(dir, { done: 0, total: 0 });
       try {
         return await runEval({
           specFile,
@@ -70,11 +72,14 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
             const pct = p.total ? (100 * p.done) / p.total : 0;
             progress.report({ message: `${p.done} / ${p.total} samples${p.target ? ` · ${p.target}` : ''}`, increment: pct - last });
             last = pct;
+            reportEvalActivity(dir, { done: p.done, total: p.total });
           },
         });
       } catch (err) {
         if (cancelled) return undefined;
         throw err;
+      } finally {
+        reportEvalActivity(dir, undefined);
       }
     },
   );

@@ -21,8 +21,16 @@ import { COMMAND } from '../common/commandIds';
 import { loadMoreItem, serverRunItem } from './serverRunItem';
 import { bestRunOf, groupSweeps, sweepItem, sweepTooltip, type SweepActivity, type SweepNode } from './sweepItems';
 
+/** Rows another feature lists after the runs (eval results …): it finds them and draws them. */
+export interface RunsSection<T extends object = object> {
+  readonly onDidChange: vscode.Event<void>;
+  roots(): Promise<T[]>;
+  treeItem(node: T): vscode.TreeItem;
+}
+
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
+  | { kind: 'section'; section: RunsSection; node: object }
   | { kind: 'iteration'; run: RunSummary; iteration: number; split: 'train' | 'eval' }
   | { kind: 'server' }
   | SweepNode
@@ -44,6 +52,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     serverRuns?: ServerRunList,
     /** the sweeps this window runs (their nodes show it, and follow their progress) */
     private readonly sweeps?: SweepActivity,
+    private readonly sections: readonly RunsSection[] = [],
   ) {
     super();
     this.serverRuns = serverRuns ?? new ServerRunList(() => connection.get());
@@ -54,6 +63,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       registry.onDidChange(fromRegistry),
       fromRegistry,
       this.serverRuns.onDidChange(() => this.changed.fire(undefined)),
+      ...sections.map((s) => s.onDidChange(() => this.changed.fire(undefined))),
     );
     if (sweeps) this._register(sweeps.onDidChange(fromRegistry));
   }
@@ -75,8 +85,10 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       } catch {
         this.serverLabel = 'Server';
       }
+      const extra: RunsNode[] = [];
+      for (const section of this.sections) for (const node of await section.roots()) extra.push({ kind: 'section', section, node });
       // With no local run the view stays empty, so its welcome content (what to do first) shows.
-      return local.length ? [...local, SERVER_NODE] : [];
+      return local.length || extra.length ? [...local, ...extra, SERVER_NODE] : [];
     }
     if (element.kind === 'server') return this.serverRuns.rows();
     if (element.kind === 'run') return this.iterationsOf(element.run);
@@ -122,6 +134,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     switch (node.kind) {
       case 'run':
         return runItem(node.run, node.status, node.active);
+      case 'section':
+        return node.section.treeItem(node.node);
       case 'iteration': {
         const item = new vscode.TreeItem(`iteration ${node.iteration}`, vscode.TreeItemCollapsibleState.None);
         item.id = `iteration:${node.run.dir}:${node.split}:${node.iteration}`;

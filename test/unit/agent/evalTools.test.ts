@@ -15,6 +15,17 @@ import { startEngineServer, type EngineServer } from '../../../src/engine/server
 const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic');
 const tool = (name: string) => AGENT_TOOLS.find((t) => t.name === name)!;
 
+/** An agent session whose files are under `dir`, on the engine `server`. */
+const sessionIn = (dir: string, server: EngineServer, extra: { busyWaitMs?: number } = {}) =>
+  new TrainingSession({
+    runsDir: path.join(dir, 'runs'),
+    cacheDir: path.join(dir, 'cache'),
+    baseDir: dir,
+    connect: () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' }),
+    idleMs: 0,
+    ...extra,
+  });
+
 describe('agent eval tools', function () {
   this.timeout(120_000);
   let dir: string;
@@ -27,13 +38,7 @@ describe('agent eval tools', function () {
     for (const f of ['holdout.jsonl', 'reward.py']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(dir, f));
     backend = await createComputeBackend({});
     server = await startEngineServer({ dataDir: path.join(dir, 'engine-data'), backend, longPollMs: 2000 });
-    session = new TrainingSession({
-      runsDir: path.join(dir, 'runs'),
-      cacheDir: path.join(dir, 'cache'),
-      baseDir: dir,
-      connect: () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' }),
-      idleMs: 0,
-    });
+    session = sessionIn(dir, server);
   });
   after(async () => {
     await session?.close('test over');
@@ -68,5 +73,84 @@ describe('agent eval tools', function () {
     }
     assert.match(st.text, /arith-gpt \(baseline\)\s+150 /);
     assert.doesNotMatch(st.text, /INCOMPLETE/);
+  });
+});
+
+// The eval tools beside a training call in progress: a train_grpo_step whose forward_backward is held
+// at the engine's compute backend (a gate this test opens) keeps the session busy (a session call
+// answers "busy"), yet evaluate runs its eval to the table and eval_status reports it while the
+// training call is still in flight; then the gate opens and the training call completes.
+describe('agent eval tools beside a training call in progress', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let real: ComputeBackend;
+  let server: EngineServer;
+  let session: TrainingSession;
+  let openGate!: () => void;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  let heldCall!: () => void;
+  const held = new Promise<void>((resolve) => (heldCall = resolve));
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-evaltools-busy-'));
+    for (const f of ['holdout.jsonl', 'train.jsonl', 'reward.py']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(dir, f));
+    real = await createComputeBackend({});
+    const gated: ComputeBackend = Object.create(real);
+    gated.forwardBackward = async (...args) => {
+      heldCall();
+      await gate;
+      return real.forwardBackward(...args);
+    };
+    server = await startEngineServer({ dataDir: path.join(dir, 'engine-data'), backend: gated, longPollMs: 2000 });
+    fs.writeFileSync(
+      path.join(dir, 'busy.grpo.json'),
+      JSON.stringify({
+        name: 'busy',
+        model: 'tinker-studio/arith-gpt',
+        renderer: 'chatml',
+        lora_rank: 4,
+        learning_rate: 0.01,
+        groups_per_batch: 2,
+        group_size: 2,
+        max_tokens: 4,
+        iterations: 5,
+        save_every: 0,
+        eval_every: 0,
+        seed: 1,
+        sampling_seed: 1,
+        dataset: { path: 'train.jsonl', prompt_field: 'question', ground_truth_field: 'answer' },
+        reward: { file: 'reward.py', workers: 1 },
+      }),
+    );
+    session = sessionIn(dir, server, { busyWaitMs: 0 });
+  });
+  after(async () => {
+    openGate();
+    await session?.close('test over');
+    await server?.close();
+    await real?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('evaluate and eval_status answer while train_grpo_step waits in forward_backward', async () => {
+    await tool('init_grpo').run(session, { spec_file: 'busy.grpo.json' });
+    let trainSettled = false;
+    const training = tool('train_grpo_step')
+      .run(session, { num_iterations: 1 })
+      .finally(() => (trainSettled = true));
+    await held;
+    // the session is busy: a session call answers so at once
+    await assert.rejects(tool('sample').run(session, { prompts: [{ prompt: 'What is 1 + 1?' }], n: 1 }), /busy: train_grpo_step is still running/);
+
+    const r = await tool('evaluate').run(session, { targets: ['tinker-studio/arith-gpt'], dataset: 'holdout.jsonl', grader: 'reward.py', n: 1, max_problems: 3, max_tokens: 4 });
+    assert.match(r.text, /tinker-studio\/arith-gpt \(baseline\)\s+3 /);
+    const st = await tool('eval_status').run(session, { results: (r.value as { results: string }).results });
+    assert.doesNotMatch(st.text, /INCOMPLETE/);
+    assert.strictEqual(trainSettled, false, 'the training call is still in flight, held in forward_backward');
+    assert.strictEqual(session.status().state, 'running');
+
+    openGate();
+    const t = await training;
+    assert.strictEqual((t.value as { last_step: number }).last_step, 0);
   });
 });

@@ -4,26 +4,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EngineStore, RunRecord } from '../../../src/engine/server/store';
-
-function runRecord(id: string): RunRecord {
-  const t = new Date(0).toISOString();
-  return {
-    training_run_id: id,
-    base_model: 'm',
-    model_owner: 'local-engine',
-    is_lora: true,
-    corrupted: false,
-    lora_rank: 2,
-    train_mlp: true,
-    train_attn: true,
-    train_unembed: true,
-    created: t,
-    last_request_time: t,
-    user_metadata: null,
-    checkpoints: [],
-  };
-}
+import { EngineStore } from '../../../src/engine/server/store';
+import { runRecord } from './storeFixtures';
 
 describe('engine store on disk', () => {
   let dir: string;

@@ -42,6 +42,9 @@ function problemsOf(f: () => unknown): string[] {
   return [];
 }
 
+/** Spec files that are not a kind of run but that the extension starts from their menus (an eval spec: Run Eval). */
+const STARTABLE_FILES = OTHER_SPEC_FILES.flatMap((f) => ('startCommand' in f ? [f] : []));
+
 describe('spec layer', () => {
   describe('the kinds table', () => {
     it('gives every kind a unique id, label, extension and schema file, and a spec definition of that kind', async () => {
@@ -79,22 +82,22 @@ describe('spec layer', () => {
         [...SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]), ...OTHER_SPEC_FILES.map((f) => [`*${f.extension}`, `./dist/${f.schemaFile}`])],
       );
       const activations = pkg.activationEvents as string[];
-      const specActivations = activations.filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json') && !OTHER_SPEC_FILES.some((f) => e.endsWith(`*${f.extension}`)));
+      const specActivations = activations.filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json') && !OTHER_SPEC_FILES.some((f) => !('startCommand' in f) && e.endsWith(`*${f.extension}`)));
       // sweep files activate the extension too (their CodeLens and Start Sweep), JSON and YAML
       for (const ext of ['json', 'yaml', 'yml']) assert.ok(activations.includes(`workspaceContains:**/*.sweep.${ext}`), `activation on *.sweep.${ext}`);
       assert.deepStrictEqual(
         specActivations,
-        SPEC_KIND_IDS.map((k) => `workspaceContains:${specGlob(k)}`),
+        [...SPEC_KIND_IDS.map((k) => `workspaceContains:${specGlob(k)}`), ...STARTABLE_FILES.map((f) => `workspaceContains:**/*${f.extension}`)],
       );
       const commands = new Set((pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command));
-      for (const k of SPEC_KINDS) assert.ok(commands.has(k.startCommand), `${k.startCommand} is not contributed`);
+      for (const k of [...SPEC_KINDS, ...STARTABLE_FILES]) assert.ok(commands.has(k.startCommand), `${k.startCommand} is not contributed`);
     });
 
     const SWEEP_FILE_TEST = 'resourceFilename =~ /\\.sweep\\.(json|ya?ml)$/';
     it('is what the menus offer on a spec file: its kind start command, and only in a trusted workspace when the kind runs workspace code', () => {
       const menus = pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>;
       const fileTest = (ext: string) => `resourceFilename =~ /${ext.replace(/\./g, '\\.')}$/`;
-      for (const k of SPEC_KINDS) {
+      for (const k of [...SPEC_KINDS, ...STARTABLE_FILES]) {
         for (const menu of ['editor/title/run', 'explorer/context']) {
           const item = menus[menu]?.find((i) => i.command === k.startCommand);
           assert.ok(item?.when?.includes(fileTest(k.extension)), `${menu}: ${k.startCommand} on ${k.extension} files (when: ${item?.when})`);
@@ -111,7 +114,7 @@ describe('spec layer', () => {
               assert.ok(i.when?.includes('isWorkspaceTrusted'), `${menu}: ${i.command} and workspace trust`);
               continue;
             }
-            const kind = SPEC_KINDS.find((k) => fileTest(k.extension) === m[0]);
+            const kind = [...SPEC_KINDS, ...STARTABLE_FILES].find((k) => fileTest(k.extension) === m[0]);
             assert.ok(kind, `${menu}: ${i.command} tests ${m[0]}, no kind's extension`);
             assert.strictEqual(i.command, kind.startCommand, `${menu}: ${m[0]}`);
           }
