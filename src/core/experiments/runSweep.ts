@@ -11,6 +11,7 @@ import type { ResolvedGrpoSpec } from '../grpo/spec';
 import type { RunEvent, RunResult } from '../runs/runEvents';
 import { readMetricsRowsSync } from '../runs/runDirectory';
 import { STOPPED_EARLY_FILE } from '../runs/runStatus';
+import { StoppedEarly } from '../runs/loopRuntime';
 import { writeFileAtomic } from '../runs/runWriter';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
@@ -145,7 +146,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
       if (medianStops(curve, others, e.step, s.metric, rule)) {
         stoppedAt = e.step;
         log(`${p.name}: stopped early at step ${e.step} (its best ${s.metric.name} is worse than the median of the other runs at that step)`);
-        ac.abort();
+        ac.abort(new StoppedEarly(`stopped early at step ${e.step}`));
       }
     };
     running.add(p.name);

@@ -25,6 +25,11 @@ export class ServerGone extends Error {
   override name = 'ServerGone';
 }
 
+/** The abort reason a sweep gives a run the median rule stops: it ends like a cancel (a resume point saved), and says so. */
+export class StoppedEarly extends Error {
+  override name = 'StoppedEarly';
+}
+
 /**
  * A signal that follows `signal` only when its reason is ServerGone: the step in flight and its
  * checkpoint are finished after a user cancel, but not waited for on a server that no longer exists.
@@ -139,7 +144,7 @@ export interface StretchEnd {
 }
 
 /** After a cancel: a state checkpoint at exactly the steps written, so resuming repeats and loses nothing. */
-export async function saveResumePoint(o: Omit<StretchEnd, 'trainer'> & { trainer: TrainingClient | undefined; batch: number }): Promise<void> {
+export async function saveResumePoint(o: Omit<StretchEnd, 'trainer'> & { trainer: TrainingClient | undefined; batch: number; stoppedEarly?: boolean }): Promise<void> {
   if (o.trainer && o.batch > o.lastSavedBatch) {
     try {
       const rec = await saveCheckpoint(o.trainer, checkpointName(o.batch), o.batch, 'state', { ttlSeconds: o.ttlSeconds, extra: o.extra?.(o.batch) });
@@ -149,7 +154,7 @@ export async function saveResumePoint(o: Omit<StretchEnd, 'trainer'> & { trainer
       o.io.log(`cancelled; saving a resume checkpoint at step ${o.batch} failed: ${errorMessage(saveErr)}`);
     }
   }
-  o.io.log(`cancelled after ${o.done} ${o.unit} (next step ${o.batch})`);
+  o.io.log(`${o.stoppedEarly ? 'stopped early' : 'cancelled'} after ${o.done} ${o.unit} (next step ${o.batch})`);
 }
 
 /**
@@ -188,7 +193,7 @@ export async function endAfterThrow(
 ): Promise<{ status: 'cancelled' | 'failed'; error?: string }> {
   const outcome = stopOutcome(err, signal);
   if (outcome.status === 'cancelled') {
-    await saveResumePoint(resume);
+    await saveResumePoint({ ...resume, stoppedEarly: signal?.reason instanceof StoppedEarly });
     return outcome;
   }
   resume.io.log(`failed at step ${resume.batch}: ${outcome.error}`);

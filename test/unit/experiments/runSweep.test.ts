@@ -42,7 +42,8 @@ describe('sweeps: the scheduler on the embedded engine', function () {
       JSON.stringify({ base: 'base.grpo.json', method: 'grid', parameters: { learning_rate: { values: [0.004, 0.003, 0.002, 0.001] } }, metric: { name: 'optim/lr', goal: 'maximize' }, early_terminate: { type: 'median', min_iter: 0, min_runs: 2 } }),
     );
     const runsDir = path.join(dir, 'runs-median');
-    const r = await runSweep(opts(file, runsDir));
+    const lines: string[] = [];
+    const r = await runSweep({ ...opts(file, runsDir), log: (line) => lines.push(line) });
     assert.deepStrictEqual(
       r.outcomes.map((o) => [o.name, o.status]),
       [
@@ -53,6 +54,12 @@ describe('sweeps: the scheduler on the embedded engine', function () {
       ],
     );
     assert.strictEqual(r.stepsSaved, 4);
+    // a stopped run's last line says it was stopped early, not cancelled
+    for (const name of ['learning_rate_0.002', 'learning_rate_0.001']) {
+      const own = lines.filter((l) => l.startsWith(`${name}: `));
+      assert.ok(own.some((l) => /: stopped early after 1 iteration/.test(l)), `${name}: ${own.join(' | ')}`);
+      assert.ok(!own.some((l) => /cancelled/.test(l)), `${name}: ${own.join(' | ')}`);
+    }
     const stopped = path.join(runsDir, 'lr', 'learning_rate_0.002');
     assert.ok(isStoppedEarly(stopped));
     assert.strictEqual(directoryRunStatus(await summarizeRun(stopped)), 'stopped early', 'every reader of the run directory (Runs view, comparison) sees it stopped early');
