@@ -60,6 +60,8 @@ export interface RunSweepOptions {
   cacheDir: string;
   network?: NetworkOptions;
   python?: string;
+  /** names of environment variables the reward workers may see (the extension's tinker.rewardEnvironment) */
+  rewardEnvironment?: readonly string[];
   /** experiment tracking (W&B) for every run of the sweep: one group per sweep, each run named by its point */
   tracking?: RunTrackingOptions;
   signal?: AbortSignal;
@@ -167,7 +169,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
         ...(resume ? { resumeDir: runDir } : { runDir, specFile: expanded.baseFile, configExtra: { sweep: { name, point: p.point, ...(p.seed !== undefined ? { seed: p.seed } : {}) } } }),
       };
       if (expanded.kind === 'sft') result = await startSftRun({ ...common, ...(resume ? {} : { spec: p.spec as never }) });
-      else result = await startGrpoRun({ ...common, python: o.python, ...(resume ? {} : { spec: p.spec as ResolvedGrpoSpec }) });
+      else result = await startGrpoRun({ ...common, python: o.python, rewardEnvironment: o.rewardEnvironment, ...(resume ? {} : { spec: p.spec as ResolvedGrpoSpec }) });
     } catch (err) {
       error = errorMessage(err);
     } finally {

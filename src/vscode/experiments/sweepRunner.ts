@@ -15,7 +15,7 @@ import { errorMessage } from '../../core/errors';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
 import { readNetworkSettings } from '../common/networkSettings';
-import { readBackendFor } from '../common/settings';
+import { readBackendFor, rewardEnvironmentSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { resolvePython } from '../rewards/pythonInterpreter';
 import type { ActiveRun, RunRegistry } from '../runs/runRegistry';
@@ -158,6 +158,7 @@ export class SweepRunner extends Disposable {
           cacheDir,
           network: readNetworkSettings(),
           ...(python ? { python: python.path } : {}),
+          rewardEnvironment: rewardEnvironmentSetting(),
           tracking: await this.s.runner.tracking(name),
           signal: abort.signal,
           log: (line) => log.info(`${tag} ${line}`),
