@@ -328,6 +328,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
           termination: response.termination,
         };
         if (!outcome!.ok) rec.reward_error = recordedRewardError(outcome!.error);
+        else if (outcome!.format !== undefined) rec.format = outcome!.format;
         fs.appendFileSync(targetSamplesFile(outDir, target.id), JSON.stringify(rec) + '\n');
         have.get(target.id)!.set(key(problem.id, i), rec);
         done++;
@@ -416,6 +417,10 @@ export function summarize(a: {
         reward: boot(per((recs) => mean(recs.map((r) => r.reward))), 1 + ti),
         pass_at,
         stop_rate: boot(per((recs) => mean(recs.map((r) => (r.termination === 'stop_sequence' ? 1 : 0)))), 200 + ti),
+        // the grader's format, where it reports one: per problem, the mean over its samples that have it
+        ...(rows.some((recs) => recs.some((r) => r.format !== undefined))
+          ? { format: boot(rows.map((recs) => recs.filter((r) => r.format !== undefined)).filter((recs) => recs.length > 0).map((recs) => mean(recs.map((r) => r.format!))), 400 + ti) }
+          : {}),
         completion_tokens: boot(per((recs) => mean(recs.map((r) => r.completion_tokens.length))), 300 + ti),
       },
       reward_errors: rows.reduce((s, recs) => s + recs.filter((r) => r.reward_error).length, 0),

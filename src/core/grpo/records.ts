@@ -71,6 +71,7 @@ export function sampleRecords(renderer: Renderer, groups: readonly RolloutGroup<
         termination: r.response.termination,
       };
       if (r.rewardError) rec.reward_error = recordedRewardError(r.rewardError);
+      if (r.graderFormat !== undefined) rec.format = r.graderFormat;
       return rec;
     });
   });

@@ -149,8 +149,8 @@ describe('inline evaluators', () => {
       fs.writeFileSync(path.join(dir, 'holdout.jsonl'), '{"question":"What is 5 + 5?","answer":10}\n');
       fs.writeFileSync(path.join(dir, 'probe.jsonl'), '{"q":"7 + 1?","a":8}\n{"q":"2 + 6?","a":8}\n{"q":"9 + 0?","a":9}\n');
       writeReward(dir);
-      // a second grader: every sample correct, so its pass@k are exactly 1
-      fs.writeFileSync(path.join(dir, 'always.py'), 'def compute_reward(completion, ground_truth):\n    return 1.0\n');
+      // a second grader: every sample correct, so its pass@k are exactly 1; it reports its own format
+      fs.writeFileSync(path.join(dir, 'always.py'), 'def compute_reward(completion, ground_truth):\n    return {"reward": 1.0, "format": 0.25}\n');
     });
     after(async () => {
       await engine?.close();
@@ -194,6 +194,7 @@ describe('inline evaluators', () => {
         assert.strictEqual(l['test/rare-all/env/all/reward/total'], 1);
         assert.strictEqual(l['test/rare-all/env/all/pass@2'], 1);
         assert.strictEqual(l['test/rare-all/env/all/total_episodes'], 3 * 2, 'every problem of probe.jsonl, n = 2 each');
+        assert.strictEqual(l['test/rare-all/env/all/format'], 0.25, "the grader's format replaces the stop-sequence check");
       }
       for (const l of rows.filter((x) => x.step % 2 === 0)) {
         assert.strictEqual(l['test/probe/env/all/total_episodes'], 2 * 4, 'max_problems 2, n = 4');
@@ -207,6 +208,9 @@ describe('inline evaluators', () => {
       assert.ok(samples.every((s) => s.problem_id.startsWith('probe.jsonl:')), samples[0]!.problem_id);
       assert.ok(!fs.existsSync(path.join(r.runDir, 'iteration_000001', 'eval_probe_samples.jsonl')));
       assert.ok(fs.existsSync(path.join(r.runDir, 'iteration_000003', 'eval_rare-all_rollout_summaries.jsonl')));
+      const graded = fs.readFileSync(path.join(r.runDir, 'iteration_000003', 'eval_rare-all_samples.jsonl'), 'utf8').trim().split('\n').map((x) => JSON.parse(x) as { format?: number });
+      assert.deepStrictEqual([...new Set(graded.map((g) => g.format))], [0.25], 'sample records keep the grader\'s format');
+      assert.ok(samples.every((x) => !('format' in x)), 'a grader returning a number reports no format in the records');
     });
 
     it('SFT: an NLL evaluator logs test/<name>/nll at its steps with no update of its own; a sampling evaluator its reward and pass@k', async () => {
