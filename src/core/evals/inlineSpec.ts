@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { positiveInt } from '../spec/fields';
 import { EvalDatasetSpec, GraderSpec } from './spec';
+import { INLINE_EVAL_KEY } from '../../protocol/metricKeys';
 
 /** Names the holdout already uses: its keys test/env/…, test/nll, test/bpb and its files eval_test_*.jsonl. */
 export const RESERVED_EVAL_NAMES = ['env', 'nll', 'bpb', 'test'] as const;
@@ -83,8 +84,4 @@ export function inlineEvalMaxProblems(e: InlineEvalSpec): number | undefined {
 }
 
 /** The metric keys of an inline evaluator (the holdout's shapes under test/<name>/). */
-export const inlineEvalKeys = {
-  reward: (name: string) => `test/${name}/env/all/reward/total`,
-  passAt: (name: string, k: number) => `test/${name}/env/all/pass@${k}`,
-  nll: (name: string) => `test/${name}/nll`,
-} as const;
+export const inlineEvalKeys = INLINE_EVAL_KEY;
