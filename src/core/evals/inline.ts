@@ -56,23 +56,28 @@ export interface PrepareInlineEvalsOptions {
   runKind: 'grpo' | 'sft';
   /** the spec's folder (the spec's paths are absolute already; relative ones resolve here) */
   specDir: string;
-  cacheDir: string;
-  network?: NetworkOptions;
-  python?: string;
-  rewardEnvironment?: readonly string[];
   /** GRPO: the run's reward runner, the default grader (shared, not closed here) */
   runReward?: RewardRunner;
   /** GRPO: the run's max_tokens, the default of a sampling evaluator's */
   runMaxTokens?: number;
-  signal?: AbortSignal;
   log?: (line: string) => void;
+}
+
+/** What the run's start options (startGrpoRun's, startSftRun's) give the evaluators. */
+export interface InlineEvalsEnvironment {
+  cacheDir: string;
+  network?: NetworkOptions;
+  python?: string;
+  rewardEnvironment?: readonly string[];
+  signal?: AbortSignal;
 }
 
 export const NO_INLINE_EVALS: InlineEvaluators = { list: [], close: async () => undefined };
 
 /** Loads every evaluator's data and starts the graders it names; rejects (closing what it started) naming the evaluator. */
-export async function prepareInlineEvals(specs: readonly InlineEvalSpec[] | undefined, o: PrepareInlineEvalsOptions): Promise<InlineEvaluators> {
+export async function prepareInlineEvals(specs: readonly InlineEvalSpec[] | undefined, run: PrepareInlineEvalsOptions, env: InlineEvalsEnvironment): Promise<InlineEvaluators> {
   if (!specs?.length) return NO_INLINE_EVALS;
+  const o = { ...run, ...env };
   const started: RewardRunner[] = [];
   const close = async () => {
     await Promise.all(started.map((r) => r.close().catch(() => undefined)));

@@ -146,17 +146,7 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
   };
   try {
     reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
-    evals = await prepareInlineEvals(spec.evals, {
-      runKind: 'grpo',
-      specDir,
-      cacheDir: o.cacheDir,
-      ...(o.network ? { network: o.network } : {}),
-      ...(o.python ? { python: o.python } : {}),
-      ...(o.rewardEnvironment ? { rewardEnvironment: o.rewardEnvironment } : {}),
-      runReward: reward,
-      runMaxTokens: spec.max_tokens,
-      log,
-    });
+    evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir, runReward: reward, runMaxTokens: spec.max_tokens, log }, o);
     service = await o.connect(spec);
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'grpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);

@@ -38,6 +38,8 @@ export interface StartSftRunOptions {
   tracking?: RunTrackingOptions;
   /** interpreter for Python graders of sampling evaluators (default python3) */
   python?: string;
+  /** environment variables passed to grader workers besides the built-in allowlist */
+  rewardEnvironment?: readonly string[];
 }
 
 export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftLoopConfig {
@@ -92,15 +94,7 @@ export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | u
   logSkipped(chats.skipped, log);
   log(`${chats.train.length} train chats, ${chats.validation.length} validation chats; renderer ${renderer.name}; lr ${learningRate}`);
 
-  const evals = await prepareInlineEvals(spec.evals, {
-    runKind: 'sft',
-    specDir,
-    cacheDir: o.cacheDir,
-    ...(o.network ? { network: o.network } : {}),
-    ...(o.python ? { python: o.python } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
-    log,
-  });
+  const evals = await prepareInlineEvals(spec.evals, { runKind: 'sft', specDir, log }, o);
   let service: ServiceClient;
   try {
     service = await o.connect(spec);
