@@ -10,10 +10,12 @@ import * as path from 'path';
 import { inlineEvalKeys, inlineEvalKind } from '../../../src/core/evals/inlineSpec';
 import { passAtKMetrics } from '../../../src/core/evals/inline';
 import { passAtK } from '../../../src/core/evals/stats';
-import { GrpoSpecInput, parseGrpoSpecFile, parseGrpoSpecText } from '../../../src/core/grpo/spec';
+import Ajv from 'ajv';
+import { GRPO_SPEC, GrpoSpecInput, grpoSpecJsonSchema, parseGrpoSpecFile, parseGrpoSpecText } from '../../../src/core/grpo/spec';
 import { startGrpoRun } from '../../../src/core/grpo/start';
-import { parseSftSpecText } from '../../../src/core/sft/spec';
+import { parseSftSpecText, sftSpecJsonSchema } from '../../../src/core/sft/spec';
 import { startSftRun } from '../../../src/core/sft/start';
+import { specDiagnostics } from '../../../src/core/spec/diagnostics';
 import { RunSpecError } from '../../../src/core/spec/text';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
@@ -88,6 +90,26 @@ describe('inline evaluators', () => {
       assert.deepStrictEqual(sftProblems([{ name: 'acc', dataset: { path: 'h.jsonl' }, grader: { file: 'r.py' }, max_tokens: 8, every: 10 }]), []);
       assert.deepStrictEqual(sftProblems([{ name: 'x', kind: 'nll', dataset: { path: 'v.jsonl' }, grader: { file: 'r.py' }, every: 10 }]), ['a.sft.json: evals[0].grader: not used by an "nll" evaluator']);
       assert.deepStrictEqual(grpoProblems([{ name: 'x', kind: 'nll', dataset: { path: 'v.jsonl' }, every: 10 }]), ['a.grpo.json: evals[0].kind: "nll" evaluators are for SFT specs (a GRPO run has no chats to score)']);
+    });
+
+    it('positions a problem at its evaluator\'s field in the editor', () => {
+      const text = JSON.stringify(grpo([{ name: 'a', dataset: { path: 'h.jsonl' }, every: 2 }, { name: 'env', dataset: { path: 'h.jsonl' }, every: 2 }]), null, 2);
+      const d = specDiagnostics(GRPO_SPEC, text);
+      assert.strictEqual(d.length, 1);
+      assert.match(d[0]!.message, /^evals\[1\]\.name: "env" is reserved/);
+      assert.strictEqual(text.slice(d[0]!.offset, d[0]!.offset + d[0]!.length), '"name"');
+      assert.ok(d[0]!.offset > text.indexOf('"env"') - 20 && d[0]!.offset < text.indexOf('"env"'), 'the second evaluator\'s name, not the first');
+    });
+
+    it('is in the JSON schemas contributed for *.grpo.json and *.sft.json', () => {
+      const ajv = new Ajv({ strict: false, allErrors: true });
+      const g = ajv.compile(grpoSpecJsonSchema());
+      const base = grpo([]);
+      assert.ok(g({ ...base, evals: [{ name: 'gsm', dataset: { path: 'h.jsonl', prompt_field: 'q' }, every: 20, n: 4, grader: { file: 'r.py', correct_threshold: 1 } }] }), JSON.stringify(g.errors));
+      for (const bad of [{ name: 'a/b', dataset: { path: 'h.jsonl' }, every: 2 }, { name: 'a', dataset: { pth: 'h.jsonl' }, every: 2 }, { name: 'a', dataset: { path: 'h.jsonl' } }, { name: 'a', dataset: { path: 'h.jsonl' }, every: 2, n: 0 }])
+        assert.strictEqual(g({ ...base, evals: [bad] }), false, JSON.stringify(bad));
+      const f = ajv.compile(sftSpecJsonSchema());
+      assert.ok(f({ ...sft([{ name: 'chats', kind: 'nll', dataset: { path: 'v.jsonl' }, every: 10 }]) }), JSON.stringify(f.errors));
     });
 
     it('resolves the evaluators\' files against the spec\'s folder and names a missing one by its field', async () => {
