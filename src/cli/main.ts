@@ -152,7 +152,7 @@ async function main(argv: string[]): Promise<number> {
     };
     let result;
     if (args.command === 'sft') {
-      const r = await startSftRun(common);
+      const r = await startSftRun({ ...common, python: args.python });
       if (r.firstTrainNll !== undefined)
         process.stdout.write(`\ntrain_mean_nll ${r.firstTrainNll.toFixed(4)} → ${r.lastTrainNll?.toFixed(4)}${r.firstTestNll !== undefined ? `; test/nll ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
       result = r;

@@ -22,3 +22,42 @@ export const METRIC = {
   /** cumulative tokens sent to forward_backward so far (GRPO: the datums' tokens; SFT: the batches' tokens) */
   tokensTrained: 'progress/tokens_trained',
 } as const;
+
+/** The keys of an inline evaluator named `name` (a GRPO/SFT spec's `evals`): the holdout's shapes under test/<name>/. */
+export const INLINE_EVAL_KEY = {
+  reward: (name: string) => `test/${name}/env/all/reward/total`,
+  passAt: (name: string, k: number) => `test/${name}/env/all/pass@${k}`,
+  nll: (name: string) => `test/${name}/nll`,
+} as const;
+
+/** An inline evaluator as its metric keys show it: its name, kind and the k of its pass@k keys (ascending). */
+export interface InlineEvalSeen {
+  name: string;
+  kind: 'sampling' | 'nll';
+  passAt: number[];
+}
+
+const SAMPLING_KEY = /^test\/([A-Za-z0-9_][A-Za-z0-9_.-]*)\/env\/all\/(reward\/total|pass@(\d+))$/;
+const NLL_KEY = /^test\/([A-Za-z0-9_][A-Za-z0-9_.-]*)\/nll$/;
+
+/** The inline evaluators whose keys appear in `keys`, by name (the holdout's test/env/… is not one). */
+export function inlineEvalsIn(keys: Iterable<string>): InlineEvalSeen[] {
+  const byName = new Map<string, InlineEvalSeen>();
+  const seen = (name: string, kind: InlineEvalSeen['kind']) => {
+    let e = byName.get(name);
+    if (!e) byName.set(name, (e = { name, kind, passAt: [] }));
+    return e;
+  };
+  for (const k of keys) {
+    const m = SAMPLING_KEY.exec(k);
+    if (m && m[1] !== 'env') {
+      const e = seen(m[1]!, 'sampling');
+      if (m[3] !== undefined && !e.passAt.includes(Number(m[3]))) e.passAt.push(Number(m[3]));
+      continue;
+    }
+    const n = NLL_KEY.exec(k);
+    if (n) seen(n[1]!, 'nll');
+  }
+  for (const e of byName.values()) e.passAt.sort((a, b) => a - b);
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}

@@ -6,7 +6,7 @@
 // the JSON transport, and a chart shows null as a gap.
 import { z } from 'zod';
 import type { PanelProtocol } from './panelProtocol';
-import { METRIC } from './metricKeys';
+import { INLINE_EVAL_KEY, inlineEvalsIn, METRIC } from './metricKeys';
 import { RUN_STATUSES } from './runProgress';
 
 export const MetricRow = z.object({
@@ -140,3 +140,24 @@ export const CHARTS: ChartSpec[] = [
   },
   { id: 'lr', title: 'Learning rate', series: [{ key: METRIC.lr, label: 'lr', color: 'orange' }] },
 ];
+
+/**
+ * The charts of a run's inline evaluators (the spec's `evals`), one per evaluator, found from the
+ * metric keys the run logged: a sampling evaluator's reward, pass@1 and pass@n (its largest k), an
+ * NLL evaluator's NLL. Their names are letters, digits, '_', '.' and '-' (safe in an element id).
+ */
+export function inlineEvalCharts(keys: Iterable<string>): ChartSpec[] {
+  return inlineEvalsIn(keys).map((e): ChartSpec => {
+    if (e.kind === 'nll') return { id: `eval-${e.name}`, title: `Evaluator ${e.name}: NLL`, series: [{ key: INLINE_EVAL_KEY.nll(e.name), label: 'nll', color: 'purple' }] };
+    const top = e.passAt.at(-1);
+    return {
+      id: `eval-${e.name}`,
+      title: `Evaluator ${e.name}`,
+      series: [
+        { key: INLINE_EVAL_KEY.reward(e.name), label: 'reward', color: 'purple' },
+        ...(e.passAt.includes(1) ? [{ key: INLINE_EVAL_KEY.passAt(e.name, 1), label: 'pass@1', color: 'green' as const }] : []),
+        ...(top !== undefined && top > 1 ? [{ key: INLINE_EVAL_KEY.passAt(e.name, top), label: `pass@${top}`, color: 'blue' as const }] : []),
+      ],
+    };
+  });
+}

@@ -37,6 +37,8 @@ export const SampleRecord = z.object({
   stop_reason: z.string(),
   termination: z.string(),
   reward_error: RewardError.optional(),
+  /** the grader's `format` metric, when the reward function returned {"reward", "format"} */
+  format: z.number().optional(),
 });
 export type SampleRecord = z.infer<typeof SampleRecord>;
 

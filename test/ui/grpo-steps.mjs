@@ -17,6 +17,8 @@ export function writeShortArithmetic(workspace) {
   const spec = JSON.parse(fs.readFileSync(path.join(root, 'examples/arithmetic/arith.grpo.json'), 'utf8'));
   Object.assign(spec, { name: 'arith-short', iterations: 8, groups_per_batch: 8, group_size: 8, eval_every: 2, save_every: 4 });
   spec.dataset = { ...spec.dataset, holdout_max: 48 };
+  // an inline evaluator next to the holdout: its own chart in the metrics panel
+  spec.evals = [{ name: 'probe', dataset: { path: 'holdout.jsonl', max_problems: 16 }, every: 4, n: 2 }];
   fs.writeFileSync(path.join(dir, 'arith-short.grpo.json'), `${JSON.stringify(spec, null, 2)}\n`);
   return dir;
 }
@@ -154,6 +156,10 @@ export function grpoTests(suffix, { guided = false } = {}) {
         await toast.getByRole('button', { name: 'Open Metrics' }).click();
         const frame = await waitForCharts(page);
         await frame.locator('.chart', { has: frame.locator('#chart-reward-title') }).locator('.latest', { hasText: 'holdout (test)' }).waitFor({ timeout: 30_000 });
+        // the inline evaluator's chart: reward, pass@1 and pass@2, drawn
+        const probe = frame.locator('.chart', { has: frame.locator('#chart-eval-probe-title', { hasText: 'Evaluator probe' }) });
+        await probe.locator('.latest', { hasText: 'pass@2' }).waitFor({ timeout: 30_000 });
+        await probe.locator('.uplot canvas').first().waitFor({ timeout: 30_000 });
         const colours = await frame.locator('html').evaluate((el) =>
           ['blue', 'orange', 'green', 'red', 'purple'].map((c) => `${c}=${getComputedStyle(el).getPropertyValue(`--vscode-charts-${c}`).trim()}`).join(' '),
         );

@@ -48,6 +48,11 @@ export class ChartView {
   /** what the current plot was built for; a change rebuilds it */
   private shape = '';
 
+  /** the keys it plots, one per line (a chart whose series change is rebuilt) */
+  get seriesKeys(): string {
+    return this.spec.series.map((s) => s.key).join('\n');
+  }
+
   constructor(
     private readonly spec: ChartSpec,
     parent: HTMLElement,

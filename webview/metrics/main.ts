@@ -8,7 +8,7 @@ import './metrics.css';
 import { PanelClient } from '../shared/client';
 import { isChecked, registerComponents } from '../shared/components';
 import { byId, frameScheduler, inputById, onThemeChange } from '../shared/dom';
-import { CHARTS, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../../src/protocol/metricsProtocol';
+import { CHARTS, inlineEvalCharts, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../../src/protocol/metricsProtocol';
 import { readTheme } from '../shared/theme';
 import { renderFindings } from '../shared/findings';
 import { diagnoseMetrics } from '../../src/protocol/doctor';
@@ -64,6 +64,9 @@ let smoothing = saved?.smoothing ?? DEFAULT_SMOOTHING;
 let showRaw = true;
 const rows = new Map<number, Record<string, number | null>>();
 const charts = CHARTS.map((spec) => new ChartView(spec, chartsEl, (step) => void openIteration(step)));
+/** the charts of the run's inline evaluators, added as their keys first appear */
+const evalCharts = new Map<string, ChartView>();
+const keysSeen = new Set<string>();
 let theme = readTheme();
 
 function saveState(): void {
@@ -93,13 +96,23 @@ function render(): void {
     column: (key: string) => steps.map((s) => rows.get(s)?.[key] ?? null),
   };
   renderFindings(byId('findings'), diagnoseMetrics(steps, data.column));
-  for (const chart of charts) {
+  for (const spec of inlineEvalCharts(keysSeen)) {
+    const known = evalCharts.get(spec.id);
+    if (known && known.seriesKeys === spec.series.map((x) => x.key).join('\n')) continue;
+    known?.el.remove();
+    const view = new ChartView(spec, chartsEl, (step) => void openIteration(step));
+    evalCharts.set(spec.id, view);
+  }
+  for (const chart of [...charts, ...evalCharts.values()]) {
     chart.render(data, { smoothing, showRaw, theme, width: Math.max(chart.el.clientWidth - 2, 200) });
   }
 }
 
 function merge(incoming: MetricRow[]): void {
-  for (const r of incoming) rows.set(r.step, mergeStepRow(rows.get(r.step), r.values));
+  for (const r of incoming) {
+    rows.set(r.step, mergeStepRow(rows.get(r.step), r.values));
+    for (const k of Object.keys(r.values)) keysSeen.add(k);
+  }
 }
 
 function showRun(run: RunInfo): void {
@@ -127,6 +140,7 @@ function onMessage(msg: ToWebview): void {
       runDir = msg.run.dir;
       saveState();
       rows.clear();
+      keysSeen.clear();
       merge(msg.rows);
       showRun(msg.run);
       messageEl.textContent =

@@ -317,7 +317,7 @@ export class TrainingSession {
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
   private async connectRun(kind: SpecKind, spec: ResolvedGrpoSpec | ResolvedSftSpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
     const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}), ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
-    const p = kind === 'grpo' ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers) : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec }, writer, writers);
+    const p = kind === 'grpo' ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers) : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec, python: this.o.python }, writer, writers);
     if (p.done) throw new SessionError(`${p.done.runDir} is complete (it has a final checkpoint): init without "resume" starts a new run`);
     try {
       await p.run.open();

@@ -35,7 +35,8 @@ import {
   type TargetSource,
   type TargetSummary,
 } from './results';
-import { parseEvalSpecFile, type EvalSpec, type EvalTarget } from './spec';
+import { parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget } from './spec';
+import type { NetworkOptions } from '../tinker/proxy';
 import { bootstrapMean, DEFAULT_BOOTSTRAP, mean, pairedComparison, passAtK } from './stats';
 
 export interface EvalProgress {
@@ -176,10 +177,16 @@ export async function resolveTargets(spec: EvalSpec, specDir: string, where: str
 }
 
 /** Loads the eval's problems: the dataset in a seeded order (seed 0), capped at max_problems. */
-async function loadProblems(spec: EvalSpec, specDir: string, cacheDir: string, signal?: AbortSignal): Promise<Problem[]> {
-  const { max_problems, ...dataset } = spec.dataset;
-  const pool = await loadPromptPool({ ...dataset } as DatasetSpec, { specDir, seed: 0, cacheDir, ...(signal ? { signal } : {}) });
-  return max_problems !== undefined ? pool.train.slice(0, max_problems) : pool.train;
+function loadProblems(spec: EvalSpec, specDir: string, cacheDir: string, signal?: AbortSignal): Promise<Problem[]> {
+  return loadEvalProblems(spec.dataset, { specDir, cacheDir, ...(signal ? { signal } : {}) });
+}
+
+/** An eval dataset's problems (an eval spec's, an inline evaluator's): in a seeded order (seed 0), capped at `maxProblems` (default: the dataset's max_problems). */
+export async function loadEvalProblems(d: EvalDatasetSpec, o: { specDir: string; cacheDir: string; maxProblems?: number; network?: NetworkOptions; signal?: AbortSignal }): Promise<Problem[]> {
+  const { max_problems, ...dataset } = d;
+  const pool = await loadPromptPool({ ...dataset } as DatasetSpec, { specDir: o.specDir, seed: 0, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+  const max = o.maxProblems ?? max_problems;
+  return max !== undefined ? pool.train.slice(0, max) : pool.train;
 }
 
 /** Runs `tasks` with at most `limit` in flight; the first failure stops handing out new ones and is thrown. */
@@ -321,6 +328,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
           termination: response.termination,
         };
         if (!outcome!.ok) rec.reward_error = recordedRewardError(outcome!.error);
+        else if (outcome!.format !== undefined) rec.format = outcome!.format;
         fs.appendFileSync(targetSamplesFile(outDir, target.id), JSON.stringify(rec) + '\n');
         have.get(target.id)!.set(key(problem.id, i), rec);
         done++;
@@ -409,6 +417,10 @@ export function summarize(a: {
         reward: boot(per((recs) => mean(recs.map((r) => r.reward))), 1 + ti),
         pass_at,
         stop_rate: boot(per((recs) => mean(recs.map((r) => (r.termination === 'stop_sequence' ? 1 : 0)))), 200 + ti),
+        // the grader's format, where it reports one: per problem, the mean over its samples that have it
+        ...(rows.some((recs) => recs.some((r) => r.format !== undefined))
+          ? { format: boot(rows.map((recs) => recs.filter((r) => r.format !== undefined)).filter((recs) => recs.length > 0).map((recs) => mean(recs.map((r) => r.format!))), 400 + ti) }
+          : {}),
         completion_tokens: boot(per((recs) => mean(recs.map((r) => r.completion_tokens.length))), 300 + ti),
       },
       reward_errors: rows.reduce((s, recs) => s + recs.filter((r) => r.reward_error).length, 0),

@@ -9,7 +9,7 @@ import { datasetSource, onInvalidLine, oneSource, positiveInt } from '../spec/fi
 import { specJsonSchema } from '../spec/define';
 import { formatIssue } from '../spec/issues';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';
-import { REWARD_EXTENSIONS } from '../grpo/spec';
+import { REWARD_FILE_EXTENSIONS as REWARD_EXTENSIONS } from '../reward/files';
 
 export const EVAL_EXTENSION = '.eval.json';
 

@@ -25,7 +25,8 @@ function fmtP(p: number): string {
 /** The summary table (targets × metrics, intervals in brackets) and one line per comparison with the baseline. */
 export function formatEvalTable(s: EvalSummary): string {
   const n = s.n;
-  const head = ['target', 'problems', 'reward', 'pass@1', ...(n > 1 ? [`pass@${n}`] : []), 'stop rate', 'tokens'];
+  const format = s.targets.some((t) => t.metrics.format);
+  const head = ['target', 'problems', 'reward', 'pass@1', ...(n > 1 ? [`pass@${n}`] : []), 'stop rate', ...(format ? ['format'] : []), 'tokens'];
   const rows = s.targets.map((t) => [
     `${t.label}${t.id === s.baseline ? ' (baseline)' : ''}`,
     String(t.problems),
@@ -33,6 +34,7 @@ export function formatEvalTable(s: EvalSummary): string {
     formatEstimate(t.metrics.pass_at['pass@1']),
     ...(n > 1 ? [formatEstimate(t.metrics.pass_at[`pass@${n}`])] : []),
     formatEstimate(t.metrics.stop_rate, 2),
+    ...(format ? [t.metrics.format ? formatEstimate(t.metrics.format, 2) : '-'] : []),
     formatEstimate(t.metrics.completion_tokens, 1),
   ]);
   const lines = [pad([head, ...rows])];

@@ -168,7 +168,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
         ...(o.tracking ? { tracking: o.tracking } : {}),
         ...(resume ? { resumeDir: runDir } : { runDir, specFile: expanded.baseFile, configExtra: { sweep: { name, point: p.point, ...(p.seed !== undefined ? { seed: p.seed } : {}) } } }),
       };
-      if (expanded.kind === 'sft') result = await startSftRun({ ...common, ...(resume ? {} : { spec: p.spec as never }) });
+      if (expanded.kind === 'sft') result = await startSftRun({ ...common, python: o.python, rewardEnvironment: o.rewardEnvironment, ...(resume ? {} : { spec: p.spec as never }) });
       else result = await startGrpoRun({ ...common, python: o.python, rewardEnvironment: o.rewardEnvironment, ...(resume ? {} : { spec: p.spec as ResolvedGrpoSpec }) });
     } catch (err) {
       error = errorMessage(err);

@@ -24,7 +24,7 @@ import { checkpointName, LoopIo, recordStep, RunCore, RunCoreParts, saveCheckpoi
 import type { SamplingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
 import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
-import { rolloutSummaries, sampleRecords } from './records';
+import { writeGroupRecords } from './records';
 import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam } from './rollout';
 import { SpanTimer } from './spanTimer';
 import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep';
@@ -33,9 +33,9 @@ import { computeAdvantages } from './advantages';
 import { requestSeed, SeedPurpose } from './samplingSeed';
 import { METRIC } from '../../protocol/metricKeys';
 import { AutoCheckpointConfig, AutoCheckpointTracker } from './autoCheckpoint';
+import { dueAt, runSamplingEvaluator, type SamplingEvaluator } from '../evals/inline';
 
-/** samples serialised per slice of the records phase (a few ms each at 256 tokens on an idle core) */
-export const RECORDS_PER_SLICE = 32;
+export { RECORDS_PER_SLICE } from './records';
 
 /** The resolved settings of a run (the spec after defaults: learning rate, renderer, …). */
 export interface GrpoLoopConfig {
@@ -71,6 +71,8 @@ export interface RunGrpoOptions extends RunCoreParts {
   renderer: Renderer;
   pool: PromptPool;
   reward: RewardRunner;
+  /** the spec's inline evaluators (evals/inline.ts), run next to the holdout */
+  evals?: readonly SamplingEvaluator[];
 }
 
 /** Problems of batch i: the train pool read cyclically, P at a time (deterministic, so resume reuses it). */
@@ -135,15 +137,13 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     return seed === undefined ? params : { ...params, seed: requestSeed(seed, i, purpose, index) };
   }
 
-  /** Samples the holdout (one sample per problem) and returns its test/ metrics. */
-  private async evaluate(i: number, sampler: SamplingClient, io: LoopIo, signal: AbortSignal): Promise<Record<string, number>> {
+  /** Samples the holdout (one sample per problem) and returns its test/ metrics; `tick` counts each sample done. */
+  private async evaluate(i: number, sampler: SamplingClient, io: LoopIo, signal: AbortSignal, tick: (k: number) => void): Promise<Record<string, number>> {
     const problems = this.o.pool.holdout;
-    let done = 0;
-    io.emit({ type: 'phase', step: i, phase: 'eval', done, total: problems.length });
     const groups = await Promise.all(
       problems.map(async (p, j) => {
         const g = await sampleGroup(sampler, this.o.renderer, p, this.promptOf(p), 1, this.seeded(this.params().eval, i, 'eval', j), signal);
-        io.emit({ type: 'phase', step: i, phase: 'eval', done: ++done, total: problems.length });
+        tick(1);
         return g;
       }),
     );
@@ -155,11 +155,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
 
   /** Rollout summaries and every sample of a split, a few groups at a time so the event loop stays free. */
   private async writeRecords(i: number, split: 'train' | 'eval/test', groups: readonly RolloutGroup<ScoredRollout>[], advantages: readonly (readonly number[])[]): Promise<void> {
-    const prefix = split === 'train' ? 'train' : 'eval_test';
-    const perSlice = Math.max(1, Math.floor(RECORDS_PER_SLICE / Math.max(1, groups[0]?.rollouts.length ?? 1)));
-    const w = this.o.writer;
-    await w.writeIterationFileInSlices(i, `${prefix}_rollout_summaries.jsonl`, groups.length, (a, b) => rolloutSummaries(split, i, groups.slice(a, b), a), perSlice);
-    await w.writeIterationFileInSlices(i, `${prefix}_samples.jsonl`, groups.length, (a, b) => sampleRecords(this.o.renderer, groups.slice(a, b), advantages.slice(a, b), a), perSlice);
+    await writeGroupRecords(this.o.writer, this.o.renderer, i, { name: split, prefix: split === 'train' ? 'train' : 'eval_test' }, groups, advantages);
   }
 
   private reportRewardErrors(i: number, groups: readonly RolloutGroup<ScoredRollout>[], what: string, io: LoopIo): void {
@@ -182,15 +178,41 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     const t0 = performance.now();
     const metrics: Record<string, number> = { 'progress/batch': i, [METRIC.lr]: c.learningRate, 'progress/done_frac': (i + 1) / this.endStep };
 
-    if (c.evalEvery > 0 && i % c.evalEvery === 0 && this.o.pool.holdout.length > 0) {
+    // the holdout and the inline evaluators due at i run in parallel, with the sampler of the weights after i updates
+    const holdoutDue = c.evalEvery > 0 && i % c.evalEvery === 0 && this.o.pool.holdout.length > 0;
+    const inlineDue = dueAt(this.o.evals ?? [], i);
+    if (holdoutDue || inlineDue.length > 0) {
       const sampler = this.sampler!;
-      const test = await timer.time('run_evaluations_parallel', () => this.evaluate(i, sampler, io, signal));
-      Object.assign(metrics, test);
-      const r = test[METRIC.testReward];
-      if (r !== undefined) {
-        this.tally.firstTestReward ??= r;
-        this.tally.lastTestReward = r;
+      const total = (holdoutDue ? this.o.pool.holdout.length : 0) + inlineDue.reduce((n, e) => n + e.problems.length * e.n, 0);
+      let done = 0;
+      const tick = (k: number) => emit({ type: 'phase', step: i, phase: 'eval', done: (done += k), total });
+      emit({ type: 'phase', step: i, phase: 'eval', done, total });
+      const [test, inline] = await timer.time('run_evaluations_parallel', () =>
+        Promise.all([
+          holdoutDue ? this.evaluate(i, sampler, io, signal, tick) : undefined,
+          Promise.all(
+            inlineDue.map(async (e) => {
+              let reported = 0;
+              const onProgress = (d: number) => {
+                tick(d - reported);
+                reported = d;
+              };
+              const r = await runSamplingEvaluator(e, { step: i, sampler, renderer: this.o.renderer, samplingSeed: c.samplingSeed, stop: c.stop, writer: this.o.writer, signal, onProgress });
+              this.reportRewardErrors(i, r.groups, `evaluator ${e.name}`, io);
+              return r.metrics;
+            }),
+          ),
+        ]),
+      );
+      if (test) {
+        Object.assign(metrics, test);
+        const r = test[METRIC.testReward];
+        if (r !== undefined) {
+          this.tally.firstTestReward ??= r;
+          this.tally.lastTestReward = r;
+        }
       }
+      for (const m of inline) Object.assign(metrics, m);
       checkCancel();
     }
 

@@ -21,6 +21,8 @@ export interface ScoredRollout extends Rollout {
   rewardError?: RewardError;
   /** per-transition metrics (the cookbook's env.step metrics): `format`, `correct` */
   metrics: Record<string, number>;
+  /** the grader's own `format`, when the reward function returned one */
+  graderFormat?: number;
 }
 
 export interface RolloutGroup<R extends Rollout = Rollout> {
@@ -56,11 +58,12 @@ export async function sampleGroup(
 }
 
 /**
- * The cookbook's ProblemEnv step metrics for a user reward: `format` = the completion ended on the
+ * The cookbook's ProblemEnv step metrics for a user reward: `format` = the grader's format when the
+ * reward function returned one ({"reward", "format"}), else whether the completion ended on the
  * renderer's stop sequence; `correct` = the reward reached 0.5 (the by_group good/bad threshold).
  */
-export function stepMetrics(response: ParsedResponse, reward: number): Record<string, number> {
-  return { format: response.termination === 'stop_sequence' ? 1 : 0, correct: reward >= 0.5 ? 1 : 0 };
+export function stepMetrics(response: ParsedResponse, reward: number, graderFormat?: number): Record<string, number> {
+  return { format: graderFormat ?? (response.termination === 'stop_sequence' ? 1 : 0), correct: reward >= 0.5 ? 1 : 0 };
 }
 
 /** Attaches the reward outcomes (in rollout order across the groups) to the rollouts. */
@@ -71,7 +74,8 @@ export function attachRewards(groups: readonly RolloutGroup[], outcomes: readonl
     rollouts: g.rollouts.map((r): ScoredRollout => {
       const o = outcomes[k++];
       if (!o) throw new Error('the reward runner returned fewer outcomes than cases');
-      const base = { ...r, reward: o.reward, metrics: stepMetrics(r.response, o.reward) };
+      const format = o.ok ? o.format : undefined;
+      const base = { ...r, reward: o.reward, metrics: stepMetrics(r.response, o.reward, format), ...(format !== undefined ? { graderFormat: format } : {}) };
       return o.ok ? base : { ...base, rewardError: o.error };
     }),
   }));

@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt } from '../spec/fields';
+import { REWARD_FILE_EXTENSIONS } from '../reward/files';
+import { inlineEvalsField } from '../evals/inlineSpec';
 
 export const HoldoutSpec = heldOutSet('holdout problems', { zero: true }, 'Problems kept out of training and used by the evaluations every `eval_every` iterations. Absent: no holdout.');
 export type HoldoutSpec = z.output<typeof HoldoutSpec>;
@@ -35,7 +37,7 @@ export const DatasetSpec = oneSource(
 ).describe('Where the prompts and ground truths come from: `path` (JSONL) or `hf` (a Hugging Face dataset).');
 export type DatasetSpec = z.output<typeof DatasetSpec>;
 
-export const REWARD_EXTENSIONS = ['.py', '.js', '.mjs', '.cjs', '.ts'] as const;
+export const REWARD_EXTENSIONS = REWARD_FILE_EXTENSIONS;
 
 export const RewardSpec = z
   .strictObject({
@@ -82,7 +84,7 @@ export const GRPO_SPEC = defineSpec({
     learningRate: "Adam learning rate (constant). Default: the cookbook's get_lr formula for the model.",
     seed: 'Seed of the dataset shuffle and holdout split.',
   },
-  files: [['dataset', 'path'], ['dataset', 'holdout', 'path'], ['reward', 'file']],
+  files: [['dataset', 'path'], ['dataset', 'holdout', 'path'], ['reward', 'file'], ['evals', '*', 'dataset', 'path'], ['evals', '*', 'grader', 'file']],
   fields: {
     eval_every: z.number().int().min(0).default(20).describe('Evaluate on the holdout every this many iterations, before the update (0: never).'),
     groups_per_batch: positiveInt().default(16).describe('Problems (groups) per iteration.'),
@@ -117,6 +119,7 @@ export const GRPO_SPEC = defineSpec({
       .default(false)
       .describe('Drop groups whose rewards are all equal (default: keep them, with zero advantage).'),
     auto_checkpoint: AutoCheckpointSpec.optional(),
+    evals: inlineEvalsField('grpo'),
   },
   refine: (s, ctx) => {
     if (s.auto_checkpoint?.metric === 'holdout' && s.eval_every === 0)

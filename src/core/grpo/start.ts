@@ -26,6 +26,7 @@ import { loadPromptPool } from '../data/pool';
 import { loadRenderer } from '../render';
 import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
+import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
 import { GRPO_SPEC, parseGrpoSpecFile, type ResolvedGrpoSpec } from './spec';
 import type { RunWriter } from '../runs/runWriter';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
@@ -134,19 +135,22 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
   log(`${pool.train.length} train problems, ${pool.holdout.length} holdout problems; renderer ${renderer.name}; lr ${learningRate}`);
 
   let reward: RewardRunner | undefined;
+  let evals: InlineEvaluators | undefined;
   let service: ServiceClient | undefined;
   let tracked: { finish(): Promise<void> } | undefined;
   const close = async () => {
+    await evals?.close();
     await reward?.close().catch(() => undefined);
     service?.close();
     await tracked?.finish();
   };
   try {
     reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
+    evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir, runReward: reward, runMaxTokens: spec.max_tokens, log }, o);
     service = await o.connect(spec);
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'grpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
-    const run = new GrpoRun({ service, config: loopConfig(spec, learningRate), renderer, pool, reward, writer, resumeFrom, log });
+    const run = new GrpoRun({ service, config: loopConfig(spec, learningRate), renderer, pool, reward, evals: evals.list.filter((e) => e.kind === 'sampling'), writer, resumeFrom, log });
     return { run, spec, renderer, reward, close };
   } catch (err) {
     await close();

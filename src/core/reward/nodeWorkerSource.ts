@@ -76,6 +76,27 @@ function rawText(value) {
   return (text === undefined ? Object.prototype.toString.call(value) : text).slice(0, 1000);
 }
 
+function asNumber(value) {
+  const n = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+// a number, or an object { reward: number, format?: number }
+function asResult(value) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const unknown = Object.keys(value).filter((k) => k !== 'reward' && k !== 'format');
+    if (unknown.length) return { wrong: 'an object may hold only "reward" and "format" (it has ' + unknown.slice(0, 5).map((k) => JSON.stringify(k)).join(', ') + ')' };
+    if (!('reward' in value)) return { wrong: 'an object needs "reward"' };
+    const reward = asNumber(value.reward);
+    if (reward === undefined) return { wrong: 'its "reward" is not a finite number' };
+    if (value.format === undefined || value.format === null) return { reward };
+    const format = asNumber(value.format);
+    return format === undefined ? { wrong: 'its "format" is not a finite number' } : { reward, format };
+  }
+  const reward = asNumber(value);
+  return reward === undefined ? { wrong: 'not a finite number' } : { reward };
+}
+
 function kindOf(value) {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
@@ -150,12 +171,12 @@ async function score(msg) {
       continue;
     }
     const durationMs = performance.now() - start;
-    const reward = typeof value === 'boolean' ? (value ? 1 : 0) : value;
-    if (typeof reward === 'number' && Number.isFinite(reward)) {
-      send({ type: 'reward', index, reward, durationMs });
+    const r = asResult(value);
+    if (r.wrong === undefined) {
+      send(r.format === undefined ? { type: 'reward', index, reward: r.reward, durationMs } : { type: 'reward', index, reward: r.reward, format: r.format, durationMs });
     } else {
       const raw = rawText(value);
-      send({ type: 'failure', index, kind: 'invalid_result', durationMs, raw, message: 'computeReward returned ' + raw.slice(0, 80) + ' (' + kindOf(value) + '), not a finite number' });
+      send({ type: 'failure', index, kind: 'invalid_result', durationMs, raw, message: 'computeReward returned ' + raw.slice(0, 80) + ' (' + kindOf(value) + '), ' + r.wrong });
     }
   }
 }

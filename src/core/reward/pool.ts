@@ -278,7 +278,7 @@ export class WorkerPool implements RewardRunner {
     const position = batch.indices[slot.next];
     slot.next++;
     if (msg.type === 'reward') {
-      this.settleCase(batch.call, position, { ok: true, reward: msg.reward, durationMs: msg.durationMs });
+      this.settleCase(batch.call, position, { ok: true, reward: msg.reward, ...(msg.format !== undefined ? { format: msg.format } : {}), durationMs: msg.durationMs });
     } else {
       const { type: _type, index: _index, kind, durationMs, raw: rawValue, ...detail } = msg;
       if (kind === 'crash') slot.exiting = true;

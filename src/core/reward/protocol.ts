@@ -34,7 +34,7 @@ const location = {
 export const FromWorker = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('load_error'), ...location }),
-  z.object({ type: z.literal('reward'), index: z.number().int().nonnegative(), reward: z.number(), durationMs: z.number().nonnegative() }),
+  z.object({ type: z.literal('reward'), index: z.number().int().nonnegative(), reward: z.number(), format: z.number().optional(), durationMs: z.number().nonnegative() }),
   z.object({
     type: z.literal('failure'),
     index: z.number().int().nonnegative(),

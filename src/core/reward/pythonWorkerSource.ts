@@ -50,6 +50,26 @@ def as_reward(value):
             return number
     return None
 
+def as_result(value):
+    # a number, or a dict {"reward": number, "format": number (optional)}: (reward, format, what is wrong)
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in ("reward", "format")]
+        if unknown:
+            return None, None, "a dict may hold only \"reward\" and \"format\" (it has %s)" % ", ".join(repr(k) for k in unknown[:5])
+        if "reward" not in value:
+            return None, None, "a dict needs \"reward\""
+        reward = as_reward(value["reward"])
+        if reward is None:
+            return None, None, "its \"reward\" is not a finite number"
+        fmt = None
+        if "format" in value and value["format"] is not None:
+            fmt = as_reward(value["format"])
+            if fmt is None:
+                return None, None, "its \"format\" is not a finite number"
+        return reward, fmt, None
+    reward = as_reward(value)
+    return reward, None, None if reward is not None else "not a finite number"
+
 def watch_parent():
     # exit when the parent is gone, even while user code spins
     parent = os.getppid()
@@ -157,14 +177,16 @@ def main():
                 send(out, info)
                 continue
             duration = (time.perf_counter() - start) * 1000.0
-            reward = as_reward(value)
+            reward, fmt, wrong = as_result(value)
             if reward is None:
                 try:
                     raw = repr(value)
                 except BaseException:
                     raw = "<unrepresentable %s>" % type(value).__name__
                 send(out, {"type": "failure", "index": index, "kind": "invalid_result", "durationMs": duration, "raw": raw[:1000],
-                           "message": "compute_reward returned %s (%s), not a finite number" % (raw[:80], type(value).__name__)})
+                           "message": "compute_reward returned %s (%s), %s" % (raw[:80], type(value).__name__, wrong)})
+            elif fmt is not None:
+                out.write(b'{"type":"reward","index":%d,"reward":%r,"format":%r,"durationMs":%r}\n' % (index, reward, fmt, duration))
             else:
                 # the hot path, formatted by hand: repr() of a finite float is valid JSON
                 out.write(b'{"type":"reward","index":%d,"reward":%r,"durationMs":%r}\n' % (index, reward, duration))

@@ -1,5 +1,8 @@
 // The contract of reward runners: user code `compute_reward(completion, ground_truth) -> float`
 // (Python) or `computeReward(completion, groundTruth)` (JS/TS), run out of the caller's process.
+// The function may instead return `{"reward": x, "format": y}` (a dict / an object; `format` may be
+// left out): `format` is the grader's own format check (e.g. "the answer is in a box"), carried into
+// the `format` metric of training and of evaluations; nothing else may be in it.
 // A failing case never throws out of `score`: it scores 0 and carries what went wrong.
 
 export interface RewardCase {
@@ -32,7 +35,7 @@ export interface RewardError {
 }
 
 export type RewardOutcome =
-  | { ok: true; reward: number; durationMs: number }
+  | { ok: true; reward: number; /** the grader's `format` metric, when it returned one */ format?: number; durationMs: number }
   | { ok: false; reward: 0; error: RewardError; durationMs: number; /** the raw value for invalid_result */ raw?: string };
 
 export interface RewardRunner {

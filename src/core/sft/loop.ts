@@ -20,6 +20,8 @@ import { batchAt, batchesPerEpoch, Chat } from './data';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
 import { learningRateAt, LrSchedule } from './lr';
 import { METRIC } from '../../protocol/metricKeys';
+import { dueAt, runSamplingEvaluator, type InlineEvaluator } from '../evals/inline';
+import { inlineEvalKeys } from '../evals/inlineSpec';
 
 export interface SftLoopConfig {
   model: string;
@@ -44,6 +46,8 @@ export interface RunSftOptions extends RunCoreParts {
   renderer: Renderer;
   train: readonly Chat[];
   validation: readonly Chat[];
+  /** the spec's inline evaluators (evals/inline.ts): NLL on chat files, sampling with a grader */
+  evals?: readonly InlineEvaluator[];
 }
 
 /** min(batches per epoch × epochs, max_steps); epochs default to 1 when max_steps is absent. */
@@ -72,7 +76,17 @@ export class SftRun extends RunCore<SftRunResult> {
     super(o, { ...o.config, rendererName: o.renderer.name }, totalSteps(o.train.length, o.config));
     this.nBatches = batchesPerEpoch(o.train.length, o.config.batchSize);
     this.validationDatums = o.validation.map((c) => this.datumOf(c)).filter((d): d is SftDatum => d !== undefined);
+    const c = o.config;
+    for (const e of o.evals ?? []) {
+      if (e.kind !== 'nll') continue;
+      const datums = e.chats.map((chat) => chatToDatum(o.renderer, chat.messages, c.trainOnWhat, c.maxLength)).filter((d): d is SftDatum => d !== undefined);
+      if (datums.length === 0) throw new Error(`evaluator ${e.name}: none of its ${e.chats.length} chats has a token to score`);
+      this.evalDatums.set(e.name, datums);
+    }
   }
+
+  /** the datums of each NLL evaluator, by name */
+  private readonly evalDatums = new Map<string, SftDatum[]>();
 
   get trainCount(): number {
     return this.o.train.length;
@@ -115,10 +129,9 @@ export class SftRun extends RunCore<SftRunResult> {
     return { kind: 'sft', ...base, ...this.tally };
   }
 
-  /** NLL of the validation chats under the current weights (forward only, batch_size chats per call). */
-  private async validationNll(step: number, trainer: TrainingClient, io: LoopIo, gone: AbortSignal | undefined): Promise<number> {
+  /** NLL of `validationDatums` (the validation chats, an NLL evaluator's) under the current weights (forward only, batch_size chats per call). */
+  private async validationNll(step: number, trainer: TrainingClient, io: LoopIo, gone: AbortSignal | undefined, validationDatums: readonly SftDatum[] = this.validationDatums): Promise<number> {
     const c = this.o.config;
-    const validationDatums = this.validationDatums;
     const logprobs: ArrayLike<number>[] = [];
     io.emit({ type: 'phase', step, phase: 'eval', done: 0, total: validationDatums.length });
     for (let k = 0; k < validationDatums.length; k += c.batchSize) {
@@ -155,6 +168,22 @@ export class SftRun extends RunCore<SftRunResult> {
       metrics[METRIC.testNll] = nll;
       this.tally.firstTestNll ??= nll;
       this.tally.lastTestNll = nll;
+      checkCancel();
+    }
+
+    // inline evaluators due at s, on the same weights (after s updates)
+    for (const e of dueAt(this.o.evals ?? [], s)) {
+      if (e.kind === 'nll') {
+        metrics[inlineEvalKeys.nll(e.name)] = await timer.time('evaluation', () => this.validationNll(s, trainer, io, gone, this.evalDatums.get(e.name)!));
+      } else {
+        this.sampler ??= await trainer.saveWeightsAndGetSamplingClient(gone);
+        const sampler = this.sampler;
+        const r = await timer.time('evaluation', () =>
+          runSamplingEvaluator(e, { step: s, sampler, renderer: this.o.renderer, writer: this.o.writer, signal, onProgress: (done, total) => emit({ type: 'phase', step: s, phase: 'eval', done, total }) }),
+        );
+        if (r.rewardErrors > 0) emit({ type: 'warning', step: s, message: `evaluator ${e.name}: ${r.rewardErrors} rewards failed and scored 0` });
+        Object.assign(metrics, r.metrics);
+      }
       checkCancel();
     }
 

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
+import { inlineEvalsField } from '../evals/inlineSpec';
 
 export const ValidationSpec = heldOutSet(
   'validation chats',
@@ -40,12 +41,13 @@ export const SFT_SPEC = defineSpec({
     warmup_steps: z.number().int().min(0).default(0).describe('Steps over which the learning rate rises linearly from lr/warmup_steps to lr.'),
     eval_every: z.number().int().min(0).default(10).describe('Measure validation NLL every this many steps, before the update (0: never).'),
     max_length: positiveInt().optional().describe('Tokens per chat at most; longer chats are cut at the end (the run reports how many).'),
+    evals: inlineEvalsField('sft'),
   },
   refine: (s, ctx) => {
     if (s.warmup_steps > 0 && s.max_steps !== undefined && s.warmup_steps >= s.max_steps)
       ctx.addIssue({ code: 'custom', path: ['warmup_steps'], message: `must be below max_steps (${s.max_steps})` });
   },
-  files: [['dataset', 'path'], ['dataset', 'validation', 'path']],
+  files: [['dataset', 'path'], ['dataset', 'validation', 'path'], ['evals', '*', 'dataset', 'path'], ['evals', '*', 'grader', 'file']],
   words: {
     backendRuns: 'training',
     learningRate: "Peak Adam learning rate. Default: the cookbook's get_lr formula for the model.",

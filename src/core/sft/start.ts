@@ -12,6 +12,7 @@ import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { loadChats } from './data';
+import { prepareInlineEvals } from '../evals/inline';
 import { SftLoopConfig, SftRun } from './loop';
 import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer } from '../render/types';
@@ -35,6 +36,10 @@ export interface StartSftRunOptions {
   log?: (line: string) => void;
   /** experiment tracking (W&B): the host's tracker factory and warning */
   tracking?: RunTrackingOptions;
+  /** interpreter for Python graders of sampling evaluators (default python3) */
+  python?: string;
+  /** environment variables passed to grader workers besides the built-in allowlist */
+  rewardEnvironment?: readonly string[];
 }
 
 export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftLoopConfig {
@@ -89,16 +94,24 @@ export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | u
   logSkipped(chats.skipped, log);
   log(`${chats.train.length} train chats, ${chats.validation.length} validation chats; renderer ${renderer.name}; lr ${learningRate}`);
 
-  const service = await o.connect(spec);
+  const evals = await prepareInlineEvals(spec.evals, { runKind: 'sft', specDir, log }, o);
+  let service: ServiceClient;
+  try {
+    service = await o.connect(spec);
+  } catch (err) {
+    await evals.close();
+    throw err;
+  }
   let tracked: { finish(): Promise<void> } | undefined;
   const close = async () => {
     service.close();
+    await evals.close();
     await tracked?.finish();
   };
   try {
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, run_kind: 'sft' });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'sft', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
-    const run = new SftRun({ service, config: sftLoopConfig(spec, learningRate), renderer, train: chats.train, validation: chats.validation, writer, resumeFrom, log });
+    const run = new SftRun({ service, config: sftLoopConfig(spec, learningRate), renderer, train: chats.train, validation: chats.validation, evals: evals.list, writer, resumeFrom, log });
     return { run, spec, renderer, close };
   } catch (err) {
     await close();

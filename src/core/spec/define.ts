@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { checkBaseUrl, runFields, type RunFieldWords } from './fields';
-import { formatIssue } from './issues';
+import { fieldPath, formatIssue } from './issues';
 import { defaultRunName, specKind, type SpecKind } from './kinds';
 import { mergeSpec } from './overrides';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from './text';
@@ -43,7 +43,7 @@ export interface SpecDeclaration<F extends z.ZodRawShape> {
   refine?: (spec: z.output<SpecSchema<F>>, ctx: z.core.$RefinementCtx) => void;
   /** what a spec of the kind is, for the JSON schema */
   describe: string;
-  /** the fields that name files relative to the spec file, e.g. ['reward', 'file'] */
+  /** the fields that name files relative to the spec file, e.g. ['reward', 'file']; '*' stands for every item of an array (['evals', '*', 'grader', 'file']) */
   files: ReadonlyArray<readonly string[]>;
 }
 
@@ -87,7 +87,7 @@ export function defineSpec<F extends z.ZodRawShape>(decl: SpecDeclaration<F>): S
   const resolve = (spec: T, specFile: string): Resolved<T> => {
     const dir = path.dirname(path.resolve(specFile));
     let out: unknown = spec;
-    for (const field of d.files) out = mapAt(out, field, (p) => path.resolve(dir, p));
+    for (const field of filesIn(spec, d.files)) out = mapAt(out, field, (p) => path.resolve(dir, p));
     // mapAt replaces strings by strings along the declared paths: the spec keeps its type
     return { ...(out as T), name: spec.name ?? defaultRunName(specFile, d.kind) };
   };
@@ -95,7 +95,7 @@ export function defineSpec<F extends z.ZodRawShape>(decl: SpecDeclaration<F>): S
     const spec = resolve(raw, abs);
     await checkSpecFiles(
       abs,
-      d.files.map((f) => [f.join('.'), stringAt(raw, f), stringAt(spec, f)] as const),
+      filesIn(raw, d.files).map((f) => [fieldPath(f.map((k) => (/^\d+$/.test(k) ? Number(k) : k))), stringAt(raw, f), stringAt(spec, f)] as const),
     );
     return { file: abs, dir: path.dirname(abs), spec };
   };
@@ -159,9 +159,26 @@ async function checkSpecFiles(specFile: string, entries: ReadonlyArray<readonly 
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The declared file fields with each '*' replaced by the indices of the array there in `v`. */
+function filesIn(v: unknown, fields: ReadonlyArray<readonly string[]>): string[][] {
+  const expand = (cur: unknown, rest: readonly string[], done: string[]): string[][] => {
+    const star = rest.indexOf('*');
+    if (star < 0) return [[...done, ...rest]];
+    let at = cur;
+    for (const key of rest.slice(0, star)) at = isRecord(at) ? at[key] : undefined;
+    if (!Array.isArray(at)) return [];
+    return at.flatMap((item, i) => expand(item, rest.slice(star + 1), [...done, ...rest.slice(0, star), String(i)]));
+  };
+  return fields.flatMap((f) => expand(v, f, []));
+}
+
 /** A copy of `v` with the string at `at` mapped by `fn` (the same value when nothing is there). */
 function mapAt(v: unknown, at: readonly string[], fn: (s: string) => string): unknown {
   const [key, ...rest] = at;
+  if (Array.isArray(v) && key !== undefined && /^\d+$/.test(key) && rest.length > 0) {
+    const i = Number(key);
+    return i < v.length ? v.map((item, j) => (j === i ? mapAt(item, rest, fn) : item)) : v;
+  }
   if (key === undefined || !isRecord(v) || v[key] === undefined) return v;
   const cur = v[key];
   if (rest.length > 0) return { ...v, [key]: mapAt(cur, rest, fn) };
@@ -170,6 +187,6 @@ function mapAt(v: unknown, at: readonly string[], fn: (s: string) => string): un
 
 function stringAt(v: unknown, at: readonly string[]): string | undefined {
   let cur = v;
-  for (const key of at) cur = isRecord(cur) ? cur[key] : undefined;
+  for (const key of at) cur = isRecord(cur) ? cur[key] : Array.isArray(cur) && /^\d+$/.test(key) ? cur[Number(key)] : undefined;
   return typeof cur === 'string' ? cur : undefined;
 }

@@ -40,7 +40,8 @@ export function formatIssue(issue: Issue, root?: z.core.$ZodType): string {
   }
 }
 
-function fieldPath(p: readonly PropertyKey[]): string {
+/** `dataset.holdout.fraction`, `evals[1].name`: a field path as the messages write it. */
+export function fieldPath(p: readonly PropertyKey[]): string {
   if (p.length === 0) return '(top level)';
   return p.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('');
 }
@@ -71,6 +72,10 @@ function knownKeysAt(root: z.core.$ZodType, p: readonly PropertyKey[]): string[]
   let schema: z.core.$ZodType = root;
   for (const key of p) {
     const inner = unwrap(schema);
+    if (inner instanceof z.ZodArray && typeof key === 'number') {
+      schema = inner.element;
+      continue;
+    }
     if (!(inner instanceof z.ZodObject) || typeof key !== 'string') return [];
     const next: z.core.$ZodType | undefined = inner.shape[key];
     if (next === undefined) return [];

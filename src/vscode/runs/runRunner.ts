@@ -88,6 +88,14 @@ export class RunRunner {
         throw err;
       }
     }
+    // an SFT spec's sampling evaluators run their graders (workspace code) as GRPO runs their reward
+    if (sftSpec?.evals?.some((e) => e.grader) && !(this.s.trust ?? vscode.workspace).isTrusted) {
+      this.s.log.warn('SFT run not started: the workspace is not trusted (its evaluators run a grader file).');
+      void vscode.window.showWarningMessage('This SFT run\'s evaluators run a grader file, so it is disabled in an untrusted workspace.', 'Manage Workspace Trust').then((a) => {
+        if (a) void vscode.commands.executeCommand('workbench.trust.manage');
+      });
+      return undefined;
+    }
     const backendOf = spec ?? sftSpec ?? stored?.backend;
     if (!backendOf) throw new Error(`Nothing to run: give a run spec (${specFileMatches()}) or a run directory to resume.`);
     if (backendOf instanceof Error) throw backendOf;
@@ -116,7 +124,7 @@ export class RunRunner {
       tracking: await this.tracking(name),
     };
     // GRPO rewards run in Python: the interpreter is settled before the run is shown as starting
-    const python = kind === 'grpo' ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;
+    const python = kind === 'grpo' || sftSpec?.evals?.some((e) => e.grader) ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;
     const run = this.s.registry.begin(req.specFile, name, kind);
     this.s.log.info(`starting ${label} run ${name}${req.resumeDir ? ` (resuming ${req.resumeDir})` : ''}${python ? `; Python ${python.path} (${python.source})` : ''}`);
     const events = {
@@ -141,7 +149,7 @@ export class RunRunner {
       // the spec already parsed above is not read and validated a second time
       if (kind === 'sft') {
         const { startSftRun } = await import('../../core/sft/start');
-        result = await startSftRun({ ...common, spec: sftSpec, ...events });
+        result = await startSftRun({ ...common, spec: sftSpec, python: python?.path, rewardEnvironment: rewardEnvironmentSetting(), ...events });
       } else {
         const { startGrpoRun } = await import('../../core/grpo/start');
         result = await startGrpoRun({ ...common, spec, python: python?.path, rewardEnvironment: rewardEnvironmentSetting(), ...events });

@@ -10,6 +10,7 @@ import { runEval } from '../../../src/core/evals/runEval';
 import { readEvalResults, readTargetSamples } from '../../../src/core/evals/results';
 import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
 import { exportInspectLogs } from '../../../src/core/evals/inspectLog';
+import { formatEvalTable } from '../../../src/core/evals/table';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
@@ -170,6 +171,29 @@ describe('eval runner on the engine', function () {
     assert.strictEqual(spec.n, 4);
     assert.strictEqual(spec.dataset.max_problems, undefined);
     assert.deepStrictEqual(spec.targets, ['tinker-studio/arith-gpt', { run: 'latest', checkpoints: 'all' }]);
+  });
+
+  it("reports the grader's format (mean with interval) where the reward function returns {reward, format}, and not where it returns a number", async () => {
+    const file = exampleCopy('format', { dataset: { path: 'holdout.jsonl', max_problems: 12 }, grader: { file: 'fmt.py' }, n: 2, max_tokens: 4, seed: 5, targets: ['tinker-studio/arith-gpt'] });
+    // format: the completion has no space; the reward: the example's own grader
+    fs.writeFileSync(
+      path.join(path.dirname(file), 'fmt.py'),
+      'from reward import compute_reward as exact\n' + 'def compute_reward(completion, ground_truth):\n    return {"reward": exact(completion, ground_truth), "format": 0.0 if " " in completion else 1.0}\n',
+    );
+    const summary = await runEval({ specFile: file, connect, cacheDir: cacheDir() });
+    const t = summary.targets[0]!;
+    const samples = readTargetSamples(path.join(path.dirname(file), 'evals', 'holdout'), t.id);
+    assert.strictEqual(samples.length, 24);
+    assert.ok(samples.every((r) => r.format === (r.content.includes(' ') ? 0 : 1)), 'each sample keeps the grader\'s format');
+    assert.ok(t.metrics.format, 'format is reported');
+    assert.ok(Math.abs(t.metrics.format.value - samples.reduce((a, r) => a + r.format!, 0) / 24) < 1e-12, 'equal n per problem: the mean of the per-problem means is the sample mean');
+    assert.ok(t.metrics.format.lo! <= t.metrics.format.value && t.metrics.format.value <= t.metrics.format.hi!);
+    assert.match(formatEvalTable(summary).split('\n')[0]!, /stop rate +format +tokens/);
+
+    const plain = exampleCopy('no-format', { dataset: { path: 'holdout.jsonl', max_problems: 3 }, grader: { file: 'reward.py' }, n: 1, max_tokens: 4, targets: ['tinker-studio/arith-gpt'] });
+    const s2 = await runEval({ specFile: plain, connect, cacheDir: cacheDir() });
+    assert.strictEqual(s2.targets[0]!.metrics.format, undefined);
+    assert.doesNotMatch(formatEvalTable(s2), /format/);
   });
 
   it('spec errors name the file and the field', async () => {

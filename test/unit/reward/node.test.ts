@@ -145,6 +145,27 @@ describe('JS/TS reward runner', function () {
     assert.strictEqual(failure(out[2]).error.message, 'computeReward returned "0.5" (string), not a finite number');
   });
 
+  it('takes { reward, format } (format optional) and carries format; any other object is an invalid result naming what is wrong', async () => {
+    runner = await createNodeRewardRunner({
+      file: rewardFile(
+        'formats.mjs',
+        'const VALUES = { both: { reward: 0.5, format: 1 }, bool: { reward: true, format: false }, only: { reward: 2 }, extra: { reward: 1, correct: 1 }, noreward: { format: 1 }, badfmt: { reward: 1, format: "yes" } };\n' +
+          'export async function computeReward(completion, groundTruth) { return VALUES[completion]; }\n',
+      ),
+      workers: 1,
+    });
+    const out = await runner.score(cases('both', 'bool', 'only', 'extra', 'noreward', 'badfmt'));
+    assert.deepStrictEqual(rewards(out), [0.5, 1, 2, 'invalid_result', 'invalid_result', 'invalid_result']);
+    assert.deepStrictEqual(
+      out.slice(0, 3).map((o) => (o.ok ? o.format : 'failed')),
+      [1, 0, undefined],
+    );
+    assert.deepStrictEqual(
+      out.slice(3).map((o) => failure(o).error.message.replace(/^computeReward returned .* \(object\), /, '')),
+      ['an object may hold only "reward" and "format" (it has "correct")', 'an object needs "reward"', 'its "format" is not a finite number'],
+    );
+  });
+
   it('keeps the protocol intact under a megabyte of console output', async () => {
     const r = await start();
     assert.deepStrictEqual(rewards(await r.score(cases('print', '1', 'print', '2'))), [0.25, 4, 0.25, 6]);

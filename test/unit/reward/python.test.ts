@@ -166,6 +166,28 @@ describe('Python reward runner', function () {
     assert.strictEqual(failure(out[2]).error.message, "compute_reward returned '0.5' (str), not a finite number");
   });
 
+  it('takes {"reward": x, "format": y} (format optional) and carries format; any other dict is an invalid result naming what is wrong', async () => {
+    runner = await createPythonRewardRunner({
+      file: rewardFile(
+        'formats.py',
+        'import math\nVALUES = {"both": {"reward": 0.5, "format": 1}, "bool": {"reward": True, "format": False}, "only": {"reward": 2}, "nofmt": {"reward": 1, "format": None},\n' +
+          '  "extra": {"reward": 1, "correct": 1}, "noreward": {"format": 1}, "badfmt": {"reward": 1, "format": "yes"}, "nanreward": {"reward": math.nan}}\n' +
+          'def compute_reward(completion, ground_truth):\n    return VALUES[completion]\n',
+      ),
+      workers: 1,
+    });
+    const out = await runner.score(cases('both', 'bool', 'only', 'nofmt', 'extra', 'noreward', 'badfmt', 'nanreward'));
+    assert.deepStrictEqual(rewards(out), [0.5, 1, 2, 1, 'invalid_result', 'invalid_result', 'invalid_result', 'invalid_result']);
+    assert.deepStrictEqual(
+      out.slice(0, 4).map((o) => (o.ok ? o.format : 'failed')),
+      [1, 0, undefined, undefined],
+    );
+    assert.deepStrictEqual(
+      out.slice(4).map((o) => failure(o).error.message.replace(/^compute_reward returned .* \(dict\), /, '')),
+      ['a dict may hold only "reward" and "format" (it has \'correct\')', 'a dict needs "reward"', 'its "format" is not a finite number', 'its "reward" is not a finite number'],
+    );
+  });
+
   it('keeps the protocol intact under a megabyte of prints, even ones that look like protocol messages', async () => {
     const r = await start();
     const out = await r.score(cases('print', '1', 'print', '2'));
