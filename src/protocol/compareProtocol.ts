@@ -1,12 +1,16 @@
 // The messages between the Compare Runs panel (webview/compare) and its host
 // (src/vscode/experiments/comparePanel.ts), inside the envelope of panelProtocol.ts. The host sends a
-// snapshot when the webview is ready (every run's config, results and metric columns, the config
-// diff, the sweep's ranking and views), then one `run` message per run whose metrics grew.
+// snapshot when the webview is ready (every run's config, results and metric keys, the config diff,
+// the sweep's ranking and views), then one `run` message per run whose metrics grew. The points
+// travel only on request (`charts`): the charts in view, each line decimated to about the chart's
+// pixel width, so the first paint never waits for 4 M points.
 import { z } from 'zod';
 import type { PanelProtocol } from './panelProtocol';
 import { RUN_STATUSES } from './runProgress';
 
 const Num = z.number().nullable();
+
+export const XAxisId = z.enum(['step', 'wall', 'tokens']);
 
 export const CompareResults = z.object({
   kind: z.enum(['grpo', 'sft']),
@@ -39,8 +43,8 @@ export const CompareRun = z.object({
   /** the sweep's rank (1 = best) and the run's best value of the sweep's metric */
   rank: z.number().int().optional(),
   best: z.number().optional(),
-  steps: z.array(z.number()),
-  cols: z.record(z.string(), z.array(Num)),
+  /** the run's metric keys (one chart each; the points come with the `charts` request) */
+  keys: z.array(z.string()),
 });
 export type CompareRun = z.infer<typeof CompareRun>;
 
@@ -94,8 +98,6 @@ export const FromWebview = z.discriminatedUnion('type', [
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
-export const XAxisId = z.enum(['step', 'wall', 'tokens']);
-
 /** What the webview keeps with setState, and the serializer receives after a window reload. */
 export const ComparePanelState = z.object({
   runDirs: z.array(z.string().min(1)),
@@ -107,7 +109,26 @@ export const ComparePanelState = z.object({
 });
 export type ComparePanelState = z.infer<typeof ComparePanelState>;
 
+/** One chart's lines, decimated (compareData.ts decimateLines): a shared x, per run its y and the step drawn at each x. */
+export const ChartLines = z.object({
+  key: z.string(),
+  x: z.array(z.number()),
+  runs: z.array(z.object({ id: z.string(), y: z.array(Num), steps: z.array(z.number().int().nullable()) })),
+});
+export type ChartLines = z.infer<typeof ChartLines>;
+
+export const ChartsParams = z.object({
+  keys: z.array(z.string()).max(500),
+  xAxis: XAxisId,
+  smoothing: z.number().min(0).max(0.99),
+  /** the charts' plot width in CSS pixels: about one point per pixel column is kept */
+  width: z.number().int().min(16).max(16_384),
+});
+export type ChartsParams = z.infer<typeof ChartsParams>;
+
 export const CompareRequests = {
+  /** the points of these charts on this x axis, smoothed, decimated to the width (every run that has the key; hiding a run is the webview's) */
+  charts: { params: ChartsParams, result: z.object({ charts: z.array(ChartLines) }) },
   /** a chart point was clicked: open that run's group breakdown at that iteration */
   openIteration: { params: z.object({ runDir: z.string(), step: z.number().int().nonnegative() }), result: z.object({ opened: z.boolean() }) },
   /** "Export CSV": the host asks where and writes the file */
