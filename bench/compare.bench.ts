@@ -22,9 +22,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadColumns, inFolder, type CacheLocation } from '../src/core/experiments/columnCache';
-import { chartLines, wireRuns, type HeldRun } from '../src/core/experiments/compareView';
+import { chartLines, SmoothedCache, wireRuns, type HeldRun } from '../src/core/experiments/compareView';
 import { configDiff } from '../src/protocol/compareData';
-import { ChartsParams, CompareRequests, ToWebview } from '../src/protocol/compareProtocol';
+import { ChartsParams, CompareRequests, ToWebview, decodeChartLines } from '../src/protocol/compareProtocol';
 import { Envelope } from '../src/protocol/panelProtocol';
 
 const RUNS = Number(process.env.RUNS ?? 50);
@@ -77,12 +77,17 @@ function snapshotOf(held: HeldRun[]): ToWebview {
 const firstKeys = (held: HeldRun[]) => Object.keys(held[0]!.columns.cols).sort().slice(0, IN_VIEW);
 
 /** What the host sends before the first paint, through JSON and the webview's zod checks. */
-function hostFirstPaint(held: HeldRun[]): { snapshotBytes: number; chartsBytes: number } {
+function hostFirstPaint(held: HeldRun[], smoothed = new SmoothedCache()): { snapshotBytes: number; chartsBytes: number } {
   const snap = JSON.stringify(snapshotOf(held));
   ToWebview.parse(JSON.parse(snap));
-  const charts = JSON.stringify({ charts: chartLines(held, { keys: firstKeys(held), xAxis: 'step', smoothing: 0.6, width: 420 }) });
-  CompareRequests.charts.result.parse(JSON.parse(charts));
-  return { snapshotBytes: snap.length, chartsBytes: charts.length };
+  return { snapshotBytes: snap.length, chartsBytes: chartsRoundTrip(held, 'step', smoothed) };
+}
+
+/** The `charts` reply for the first charts, as it travels and as the webview takes it (zod, decoded): its JSON's length. */
+function chartsRoundTrip(held: HeldRun[], xAxis: 'step' | 'wall' | 'tokens', smoothed: SmoothedCache): number {
+  const json = JSON.stringify({ charts: chartLines(held, { keys: firstKeys(held), xAxis, smoothing: 0.6, width: 420 }, smoothed) });
+  CompareRequests.charts.result.parse(JSON.parse(json)).charts.map(decodeChartLines);
+  return json.length;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -117,6 +122,7 @@ function send(page: Page, msg: unknown): void {
 
 /** The panel host's message handling (PanelHost + ComparePanel), over the held runs once loaded. */
 function host(loaded: Promise<HeldRun[]>) {
+  const smoothed = new SmoothedCache();
   return (raw: unknown, page: Page) => {
     const env = Envelope.safeParse(raw);
     if (!env.success) return;
@@ -125,7 +131,7 @@ function host(loaded: Promise<HeldRun[]>) {
       if (env.data.type === 'ready') send(page, snapshotOf(held));
       else if (env.data.type === 'request' && env.data.method === 'charts') {
         const params = ChartsParams.parse(env.data.params);
-        send(page, { type: 'reply', id: env.data.id, ok: true, value: { charts: chartLines(held, params) } });
+        send(page, { type: 'reply', id: env.data.id, ok: true, value: { charts: chartLines(held, params, smoothed) } });
       }
     })();
   };
@@ -145,8 +151,27 @@ async function painted(page: Page, rows: number): Promise<void> {
   await page.evaluate(NEXT_FRAME_JS);
 }
 
+/** The page's renderer main-thread busy time so far (CDP Performance.getMetrics TaskDuration), ms: stable on a busy machine. */
+async function rendererBusy(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  await cdp.detach();
+  return (metrics.find((m) => m.name === 'TaskDuration')?.value ?? NaN) * 1000;
+}
+
+/** Times `act` in the page (wall) and the CPU it took: this process's (the host) and the renderer's main thread. */
+async function timeAct(page: Page, act: 'toggle' | 'step' | 'wall' | 'tokens'): Promise<{ wall: number; cpu: number; sync: number }> {
+  const r0 = await rendererBusy(page);
+  const c0 = process.cpuUsage();
+  const { wall, sync } = await timeInPage(page, act);
+  const c = process.cpuUsage(c0);
+  const r1 = await rendererBusy(page);
+  return { wall, sync, cpu: (c.user + c.system) / 1000 + (r1 - r0) };
+}
+
 /** In the page: times `act` until the charts in view are drawn again and the next frame has gone by. */
-async function timeInPage(page: Page, act: 'toggle' | 'step' | 'wall' | 'tokens'): Promise<number> {
+async function timeInPage(page: Page, act: 'toggle' | 'step' | 'wall' | 'tokens'): Promise<{ wall: number; sync: number }> {
   const action =
     act === 'toggle'
       ? `document.querySelector('#runs tbody tr input[type=checkbox]').click();`
@@ -154,10 +179,16 @@ async function timeInPage(page: Page, act: 'toggle' | 'step' | 'wall' | 'tokens'
   return page.evaluate(`(async () => {
     const t0 = performance.now();
     ${action}
-    await new Promise((resolve) => { const check = () => (${IN_VIEW_JS}.every((s) => s.dataset.drawn === '1') ? resolve() : requestAnimationFrame(check)); requestAnimationFrame(check); });
+    const sync = performance.now() - t0;
+    await new Promise((resolve) => {
+      const done = () => ${IN_VIEW_JS}.every((s) => s.dataset.drawn === '1');
+      if (done()) return resolve();
+      const mo = new MutationObserver(() => { if (done()) { mo.disconnect(); resolve(); } });
+      mo.observe(document.getElementById('charts'), { subtree: true, attributes: true, attributeFilter: ['data-drawn'] });
+    });
     await ${NEXT_FRAME_JS};
-    return performance.now() - t0;
-  })()`) as Promise<number>;
+    return { wall: performance.now() - t0, sync };
+  })()`) as Promise<{ wall: number; sync: number }>;
 }
 
 async function main(): Promise<void> {
@@ -165,6 +196,7 @@ async function main(): Promise<void> {
   try {
     const dirs = makeRuns(fs.mkdtempSync(path.join(tmp, 'runs-')));
     const bytes = dirs.reduce((n, d) => n + fs.statSync(path.join(d, 'metrics.jsonl')).size, 0);
+    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores (figures are wall time)`);
     console.log(`${RUNS} runs × ${STEPS} steps × ${METRICS} metrics: ${(bytes / 1e6).toFixed(0)} MB of metrics.jsonl; ${REPS} reps; ${IN_VIEW} charts' lines in the host figures`);
 
     // 1. the host alone
@@ -191,14 +223,16 @@ async function main(): Promise<void> {
     console.log(`host, warm (read the cache)                       + snapshot + 6 charts' lines: ${stats(hostWarm)}`);
     console.log(`  column caches ${(cacheBytes / 1e6).toFixed(0)} MB; snapshot ${(sizes.snapshotBytes / 1e3).toFixed(0)} kB of JSON; 6 charts' lines ${(sizes.chartsBytes / 1e3).toFixed(0)} kB`);
     const held = (await loadHost(dirs, inFolder(fs.mkdtempSync(path.join(tmp, 'cache-'))))).held;
-    for (const axis of ['wall', 'tokens'] as const) {
+    const smoothed = new SmoothedCache();
+    chartsRoundTrip(held, 'step', smoothed); // the first paint smoothed these lines
+    for (const axis of ['wall', 'tokens', 'step'] as const) {
       const t: number[] = [];
       for (let rep = 0; rep < REPS; rep++) {
         const t0 = performance.now();
-        CompareRequests.charts.result.parse(JSON.parse(JSON.stringify({ charts: chartLines(held, { keys: firstKeys(held), xAxis: axis, smoothing: 0.6, width: 420 }) })));
+        chartsRoundTrip(held, axis, smoothed);
         t.push(performance.now() - t0);
       }
-      console.log(`host, x axis → ${axis.padEnd(6)}: 6 charts' lines from the columns in memory + JSON + zod: ${stats(t)}`);
+      console.log(`host, x axis → ${axis.padEnd(6)}: 6 charts' lines from the columns in memory, JSON, zod, decoded: ${stats(t)}`);
     }
 
     // 2. host + webview in Chromium
@@ -213,36 +247,55 @@ async function main(): Promise<void> {
     try {
       const run = async (cache: CacheLocation, label: string) => {
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         const loaded = loadHost(dirs, cache).then((h) => {
           if (h.sources.some((s) => s !== label)) throw new Error(`expected a ${label} load, got ${[...new Set(h.sources)].join(', ')}`);
           return h.held;
         });
         const page = await openPage(browser, tmp, host(loaded));
         await painted(page, RUNS);
-        return { ms: performance.now() - t0, page };
+        const ms = performance.now() - t0;
+        const c = process.cpuUsage(c0);
+        return { ms, cpu: (c.user + c.system) / 1000 + (await rendererBusy(page)), page };
       };
       const warm: number[] = [];
       const cold: number[] = [];
+      const warmCpu: number[] = [];
+      const coldCpu: number[] = [];
       const toggle: number[] = [];
+      const toggleCpu: number[] = [];
+      const toggleSync: number[] = [];
       const axis: Record<string, number[]> = { wall: [], tokens: [], step: [] };
+      const axisCpu: Record<string, number[]> = { wall: [], tokens: [], step: [] };
       let charts = 0;
       for (let rep = 0; rep < REPS; rep++) {
         const folder = fs.mkdtempSync(path.join(tmp, 'cache-'));
         const c = await run(inFolder(folder), 'built');
         cold.push(c.ms);
+        coldCpu.push(c.cpu);
         await c.page.close();
         const w = await run(inFolder(folder), 'cached');
         warm.push(w.ms);
+        warmCpu.push(w.cpu);
         charts = (await w.page.evaluate(`document.querySelectorAll('section.chart[data-drawn="1"]').length`)) as number;
-        for (let i = 0; i < 2; i++) toggle.push(await timeInPage(w.page, 'toggle'));
-        for (const a of ['wall', 'tokens', 'step'] as const) axis[a]!.push(await timeInPage(w.page, a));
+        for (let i = 0; i < 2; i++) {
+          const t = await timeAct(w.page, 'toggle');
+          toggle.push(t.wall);
+          toggleCpu.push(t.cpu);
+          toggleSync.push(t.sync);
+        }
+        for (const a of ['wall', 'tokens', 'step'] as const) {
+          const t = await timeAct(w.page, a);
+          axis[a]!.push(t.wall);
+          axisCpu[a]!.push(t.cpu);
+        }
         await w.page.close();
       }
       console.log(`Chromium ${VIEW.width}×${VIEW.height}, ${charts} charts drawn (in view + 200 px):`);
-      console.log(`  warm load to first paint of table + charts in view (host + webview): ${stats(warm)}  [target < 1000 ms]`);
-      console.log(`  cold load (no column cache) to first paint:                          ${stats(cold)}`);
-      console.log(`  hide / show a run (local), to the next frame:                        ${stats(toggle)}  [target < 50 ms]`);
-      for (const a of ['wall', 'tokens', 'step'] as const) console.log(`  x axis → ${a.padEnd(6)} (host request + redraw), to the next frame:      ${stats(axis[a]!)}  [target < 50 ms]`);
+      console.log(`  warm load to first paint of table + charts in view (host + webview): ${stats(warm)}  [target < 1000 ms]; CPU (host + renderer) ${stats(warmCpu)}`);
+      console.log(`  cold load (no column cache) to first paint:                          ${stats(cold)}; CPU (host + renderer) ${stats(coldCpu)}`);
+      console.log(`  hide / show a run (local), to the next frame:                        ${stats(toggle)}  [target < 50 ms]; CPU (host + renderer) ${stats(toggleCpu)}; the click's own script (uPlot's redraw) ${stats(toggleSync)}`);
+      for (const a of ['wall', 'tokens', 'step'] as const) console.log(`  x axis → ${a.padEnd(6)} (host request + redraw), to the next frame:      ${stats(axis[a]!)}  [target < 50 ms]; CPU (host + renderer) ${stats(axisCpu[a]!)}`);
     } finally {
       await browser.close();
     }

@@ -109,13 +109,67 @@ export const ComparePanelState = z.object({
 });
 export type ComparePanelState = z.infer<typeof ComparePanelState>;
 
-/** One chart's lines, decimated (compareData.ts decimateLines): a shared x, per run its y and the step drawn at each x. */
-export const ChartLines = z.object({
-  key: z.string(),
-  x: z.array(z.number()),
-  runs: z.array(z.object({ id: z.string(), y: z.array(Num), steps: z.array(z.number().int().nullable()) })),
-});
+/** Float64 little-endian values as base64 (NaN: no value): a chart's numbers travel without number-to-text and back. */
+const Float64s = z.string().max(200_000_000).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64');
+
+/** The byte length base64 text decodes to. */
+function base64Bytes(b64: string): number {
+  const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return (b64.length / 4) * 3 - pad;
+}
+
+// the browser's and Node's (≥ 16) global; src/protocol compiles without the DOM's or Node's types
+declare const atob: (data: string) => string;
+
+/** Float64s → values, NaN as null (uPlot draws null as a gap). */
+export function decodeFloat64s(b64: string): (number | null)[] {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const f = new Float64Array(bytes.buffer, 0, bytes.length >> 3);
+  const out = new Array<number | null>(f.length);
+  for (let i = 0; i < f.length; i++) {
+    const v = f[i]!;
+    out[i] = v === v ? v : null;
+  }
+  return out;
+}
+
+/**
+ * One chart's lines, decimated (compareData.ts decimateLines): `n` shared x values and, per run, its
+ * y and the step drawn at each x, each as Float64s of n values (checked here: a length that does not
+ * match names the field).
+ */
+export const ChartLines = z
+  .object({
+    key: z.string(),
+    n: z.number().int().nonnegative(),
+    x: Float64s,
+    runs: z.array(z.object({ id: z.string(), y: Float64s, steps: Float64s })),
+  })
+  .superRefine((c, ctx) => {
+    const want = c.n * 8;
+    const check = (b64: string, p: (string | number)[]) => {
+      if (b64.length % 4 !== 0 || base64Bytes(b64) !== want) ctx.addIssue({ code: 'custom', path: p, message: `${base64Bytes(b64)} bytes where ${c.n} Float64 values take ${want}` });
+    };
+    check(c.x, ['x']);
+    c.runs.forEach((r, i) => {
+      check(r.y, ['runs', i, 'y']);
+      check(r.steps, ['runs', i, 'steps']);
+    });
+  });
 export type ChartLines = z.infer<typeof ChartLines>;
+
+/** A chart's lines as numbers. */
+export interface DecodedChartLines {
+  key: string;
+  x: number[];
+  runs: { id: string; y: (number | null)[]; steps: (number | null)[] }[];
+}
+
+export function decodeChartLines(c: ChartLines): DecodedChartLines {
+  return { key: c.key, x: decodeFloat64s(c.x) as number[], runs: c.runs.map((r) => ({ id: r.id, y: decodeFloat64s(r.y), steps: decodeFloat64s(r.steps) })) };
+}
 
 export const ChartsParams = z.object({
   keys: z.array(z.string()).max(500),

@@ -14,7 +14,7 @@ import { PanelClient } from '../shared/client';
 import { isChecked, registerComponents } from '../shared/components';
 import { byId, el, frameScheduler, inputById, onThemeChange } from '../shared/dom';
 import { readTheme, withAlpha } from '../shared/theme';
-import { ChartLines, CompareProtocol, CompareRun, SweepView, ToWebview } from '../../src/protocol/compareProtocol';
+import { CompareProtocol, CompareRun, SweepView, ToWebview, decodeChartLines, type DecodedChartLines } from '../../src/protocol/compareProtocol';
 import { RESULT_COLUMNS, metricGroupsOfKeys, seedBand, toCsv, type XAxis } from '../../src/protocol/compareData';
 import { errorText } from '../../src/protocol/panelProtocol';
 
@@ -242,7 +242,7 @@ interface Chart {
   visible: boolean;
   drawn: boolean;
   /** the host's lines for this chart, and the request they answer (x axis, smoothing, width, rows) */
-  lines?: ChartLines;
+  lines?: DecodedChartLines;
   linesFor?: string;
   /** for a click: each series' run and, per aligned x index, that run's step */
   pickInfo?: { runId: string; steps: (number | null)[] }[];
@@ -299,11 +299,14 @@ function buildChartList(): void {
   }
 }
 
+/** A chart to draw again (data-drawn: what the UI tests and the bench wait for). */
+function undraw(c: Chart): void {
+  c.drawn = false;
+  delete c.el.dataset.drawn;
+}
+
 function invalidateCharts(): void {
-  for (const c of charts.values()) {
-    c.drawn = false;
-    delete c.el.dataset.drawn;
-  }
+  for (const c of charts.values()) undraw(c);
   scheduleCharts();
 }
 
@@ -317,19 +320,18 @@ function linesKey(width: number): string {
   return `${state.xAxis}|${state.smoothing}|${width}|${rowsVersion}`;
 }
 
-const scheduleCharts = frameScheduler(() => {
+/** Draws the visible charts whose lines are here; asks the host for the others' lines. */
+function drawVisible(): void {
   const want: Chart[] = [];
-  let drew = 0;
   for (const c of charts.values()) {
     if (!c.visible || c.drawn) continue;
-    if (c.lines && c.linesFor === linesKey(plotWidth(c))) {
-      drawChart(c);
-      drew++;
-    } else want.push(c);
+    if (c.lines && c.linesFor === linesKey(plotWidth(c))) drawChart(c);
+    else want.push(c);
   }
-  if (drew) chartsEl.dataset.paints = String(Number(chartsEl.dataset.paints ?? 0) + 1);
   if (want.length) requestLines(want);
-});
+}
+
+const scheduleCharts = frameScheduler(drawVisible);
 
 /** Asks the host for the lines of these charts; a newer question (another axis, smoothing, width) cancels an older one. */
 function requestLines(want: Chart[]): void {
@@ -348,13 +350,14 @@ function requestLines(want: Chart[]): void {
     (r) => {
       for (const k of keys) mine.keys.delete(k);
       if (inflight === mine && mine.keys.size === 0) inflight = undefined;
-      for (const lines of r.charts) {
-        const c = charts.get(lines.key);
+      for (const wire of r.charts) {
+        const c = charts.get(wire.key);
         if (!c) continue;
-        c.lines = lines;
+        c.lines = decodeChartLines(wire);
         c.linesFor = key;
       }
-      scheduleCharts();
+      // drawn now, not a frame later: the reply is what the charts were waiting for
+      drawVisible();
     },
     (err) => {
       if (abort.signal.aborted) return;
@@ -368,7 +371,7 @@ function requestLines(want: Chart[]): void {
 function showHidden(): void {
   for (const c of charts.values()) {
     if (!c.drawn || !c.plot || !c.seriesRuns || !c.visible) {
-      c.drawn = false;
+      undraw(c);
       continue;
     }
     const u = c.plot;
@@ -379,7 +382,7 @@ function showHidden(): void {
 }
 
 /** The series of one chart: every run a line (hidden runs hidden); with "group seeds" one mean line and band per group of 2+ shown runs. */
-function chartData(c: Chart, lines: ChartLines): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: NonNullable<Chart['pickInfo']>; seriesRuns?: string[] } {
+function chartData(c: Chart, lines: DecodedChartLines): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: NonNullable<Chart['pickInfo']>; seriesRuns?: string[] } {
   const byId = new Map(runs.map((r) => [r.id, r]));
   const present = lines.runs.filter((l) => byId.has(l.id));
   const axis = state.xAxis;
@@ -626,7 +629,9 @@ xAxisEl.value = state.xAxis;
 xAxisEl.addEventListener('change', () => {
   state.xAxis = xAxisEl.value as XAxis;
   saveState();
-  invalidateCharts();
+  for (const c of charts.values()) undraw(c);
+  // ask at once (no frame's wait); the charts keep their lines until the new ones arrive
+  drawVisible();
 });
 function showSmoothing(): void {
   smoothingEl.value = String(state.smoothing);

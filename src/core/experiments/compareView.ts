@@ -80,8 +80,39 @@ export function sweepView(runs: readonly HeldRun[], manifest: SweepManifest | un
   };
 }
 
+/**
+ * Smoothed columns kept between requests (changing the x axis does not smooth again): per run and
+ * key, the last smoothing asked for. A run whose columns object changed (new rows) is smoothed again.
+ */
+export class SmoothedCache {
+  private readonly byRun = new WeakMap<RunColumns, Map<string, { weight: number; y: (number | null)[] }>>();
+
+  get(run: HeldRun, key: string, weight: number): (number | null)[] {
+    let m = this.byRun.get(run.columns);
+    if (!m) {
+      m = new Map();
+      this.byRun.set(run.columns, m);
+    }
+    const hit = m.get(key);
+    if (hit && hit.weight === weight) return hit.y;
+    const y = emaSmooth(run.columns.cols[key] ?? [], weight);
+    m.set(key, { weight, y });
+    return y;
+  }
+}
+
+/** Values as ChartLines' Float64s (null → NaN). */
+export function encodeFloat64s(values: readonly (number | null)[]): string {
+  const f = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    f[i] = v === null || v === undefined ? NaN : v;
+  }
+  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+}
+
 /** The charts' points: per key, every run that has it, smoothed on its full rows, then decimated to about `width` points. */
-export function chartLines(runs: readonly HeldRun[], p: ChartsParams): ChartLines[] {
+export function chartLines(runs: readonly HeldRun[], p: ChartsParams, smoothed?: SmoothedCache): ChartLines[] {
   const xs = new Map<string, (number | null)[]>();
   const xOf = (r: HeldRun) => {
     let x = xs.get(r.id);
@@ -97,9 +128,9 @@ export function chartLines(runs: readonly HeldRun[], p: ChartsParams): ChartLine
     const shown = runs.filter((r) => r.columns.cols[key]);
     const lines: ChartLine[] = shown.map((r) => {
       const col = r.columns.cols[key]!;
-      return { x: xOf(r), y: p.smoothing > 0 ? emaSmooth(col, p.smoothing) : col, steps: r.columns.steps };
+      return { x: xOf(r), y: p.smoothing > 0 ? (smoothed ? smoothed.get(r, key, p.smoothing) : emaSmooth(col, p.smoothing)) : col, steps: r.columns.steps };
     });
     const d = decimateLines(lines, buckets);
-    return { key, x: d.x, runs: shown.map((r, i) => ({ id: r.id, y: d.ys[i]!, steps: d.steps[i]! })) };
+    return { key, n: d.x.length, x: encodeFloat64s(d.x), runs: shown.map((r, i) => ({ id: r.id, y: encodeFloat64s(d.ys[i]!), steps: encodeFloat64s(d.steps[i]!) })) };
   });
 }

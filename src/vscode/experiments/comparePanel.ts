@@ -13,7 +13,7 @@ import { CompareProtocol, CompareRequests, CompareRun, FromWebview, SweepView, T
 import type { RunStatus } from '../../protocol/runProgress';
 import { inFolder, loadColumns } from '../../core/experiments/columnCache';
 import { readSweepManifest, type SweepManifest } from '../../core/experiments/sweepManifest';
-import { chartLines, sweepView, wireRuns, type HeldRun } from '../../core/experiments/compareView';
+import { chartLines, SmoothedCache, sweepView, wireRuns, type HeldRun } from '../../core/experiments/compareView';
 import { directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../common/log';
@@ -57,12 +57,13 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
   private readonly dirty = new Set<string>();
   private readonly flush = throttle(() => void this.refreshPending(), 200);
   private readonly cache: ReturnType<typeof inFolder>;
+  private readonly smoothed = new SmoothedCache();
   runDirs: string[];
 
   protected readonly requestHandlers: RequestHandlers<typeof CompareRequests> = {
     charts: async (params) => {
       await this.loaded;
-      return { charts: chartLines(this.ordered(), params) };
+      return { charts: chartLines(this.ordered(), params, this.smoothed) };
     },
     openIteration: async ({ runDir, step }) => ({ opened: await this.s.openIteration(runDir, step) }),
     exportCsv: async ({ csv }) => {

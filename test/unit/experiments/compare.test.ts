@@ -21,7 +21,8 @@ import {
   xValues,
 } from '../../../src/core/experiments/compare';
 import { besideRun, decodeColumnCache, encodeColumnCache, inFolder, loadColumns } from '../../../src/core/experiments/columnCache';
-import { chartLines, type HeldRun } from '../../../src/core/experiments/compareView';
+import { chartLines, encodeFloat64s, SmoothedCache, type HeldRun } from '../../../src/core/experiments/compareView';
+import { ChartLines, decodeChartLines, decodeFloat64s } from '../../../src/protocol/compareProtocol';
 import { emaSmooth } from '../../../src/protocol/smoothing';
 import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 
@@ -174,15 +175,34 @@ describe('compare: decimation to the chart width', () => {
       return { id, color: 0, config: {}, columns: { steps, cols }, status: 'completed' };
     };
     const held = [run('/r/a', 10, true), run('/r/b', 12, true), run('/r/c', 5, false)];
-    const [small] = chartLines(held, { keys: ['env/all/reward/total'], xAxis: 'wall', smoothing: 0.6, width: 600 });
+    const lines = (...a: Parameters<typeof chartLines>) => chartLines(...a).map((c) => decodeChartLines(ChartLines.parse(JSON.parse(JSON.stringify(c)))));
+    const [small] = lines(held, { keys: ['env/all/reward/total'], xAxis: 'wall', smoothing: 0.6, width: 600 });
     assert.deepStrictEqual(small!.runs.map((r) => r.id), ['/r/a', '/r/b']);
     assert.deepStrictEqual(small!.x, Array.from({ length: 12 }, (_, i) => (i + 1) * 0.5));
     assert.deepStrictEqual(small!.runs[1]!.y, emaSmooth(held[1]!.columns.cols['env/all/reward/total']!, 0.6));
     const big = [run('/r/a', 3000, true)];
-    const [chart] = chartLines(big, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 300 });
+    const [chart] = lines(big, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 300 });
     assert.ok(chart!.x.length <= 300, `${chart!.x.length} points for 300 pixels`);
     assert.strictEqual(Math.max(...chart!.runs[0]!.y.map((v) => v ?? -1)), 0.75);
     assert.strictEqual(Math.min(...chart!.runs[0]!.y.map((v) => v ?? 1)), 0);
+    // the smoothed columns are kept for the next request (another x axis), and dropped when the rows change
+    const cache = new SmoothedCache();
+    const [viaCache] = lines(held, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0.6, width: 600 }, cache);
+    assert.deepStrictEqual(viaCache!.runs[1]!.y, small!.runs[1]!.y);
+    assert.strictEqual(cache.get(held[1]!, 'env/all/reward/total', 0.6), cache.get(held[1]!, 'env/all/reward/total', 0.6));
+    const grown: HeldRun = { ...held[1]!, columns: { steps: [...held[1]!.columns.steps, 12], cols: { 'env/all/reward/total': [...held[1]!.columns.cols['env/all/reward/total']!, 1] } } };
+    assert.strictEqual(cache.get(grown, 'env/all/reward/total', 0.6).length, 13);
+  });
+
+  it('chart numbers travel as base64 Float64s: exact values, NaN for a gap; a wrong length is named', () => {
+    const values = [0.1, null, -3.25e-12, 1e300, 7];
+    assert.deepStrictEqual(decodeFloat64s(encodeFloat64s(values)), values);
+    const ok = { key: 'k', n: 2, x: encodeFloat64s([1, 2]), runs: [{ id: 'a', y: encodeFloat64s([3, null]), steps: encodeFloat64s([0, null]) }] };
+    assert.deepStrictEqual(decodeChartLines(ChartLines.parse(ok)), { key: 'k', x: [1, 2], runs: [{ id: 'a', y: [3, null], steps: [0, null] }] });
+    const bad = ChartLines.safeParse({ ...ok, runs: [{ ...ok.runs[0]!, y: encodeFloat64s([3]) }] });
+    assert.ok(!bad.success);
+    assert.deepStrictEqual(bad.error.issues[0]!.path, ['runs', 0, 'y']);
+    assert.ok(!ChartLines.safeParse({ ...ok, x: 'not base64!' }).success);
   });
 });
 
