@@ -24,7 +24,7 @@ import type { Page } from 'playwright-core';
 import { loadColumns, inFolder, type CacheLocation } from '../src/core/experiments/columnCache';
 import { chartLines, SmoothedCache, wireRuns, type HeldRun } from '../src/core/experiments/compareView';
 import { configDiff } from '../src/protocol/compareData';
-import { ChartsParams, CompareRequests, ToWebview, decodeChartLines } from '../src/protocol/compareProtocol';
+import { ChartsParams, CompareRequests, ToWebview } from '../src/protocol/compareProtocol';
 import { Envelope } from '../src/protocol/panelProtocol';
 
 const RUNS = Number(process.env.RUNS ?? 50);
@@ -83,10 +83,10 @@ function hostFirstPaint(held: HeldRun[], smoothed = new SmoothedCache()): { snap
   return { snapshotBytes: snap.length, chartsBytes: chartsRoundTrip(held, 'step', smoothed) };
 }
 
-/** The `charts` reply for the first charts, as it travels and as the webview takes it (zod, decoded): its JSON's length. */
+/** The `charts` reply for the first charts, as it travels and as the webview takes it (zod: checked and decoded): its JSON's length. */
 function chartsRoundTrip(held: HeldRun[], xAxis: 'step' | 'wall' | 'tokens', smoothed: SmoothedCache): number {
   const json = JSON.stringify({ charts: chartLines(held, { keys: firstKeys(held), xAxis, smoothing: 0.6, width: 420 }, smoothed) });
-  CompareRequests.charts.result.parse(JSON.parse(json)).charts.map(decodeChartLines);
+  CompareRequests.charts.result.parse(JSON.parse(json));
   return json.length;
 }
 
@@ -202,37 +202,50 @@ async function main(): Promise<void> {
     // 1. the host alone
     const hostCold: number[] = [];
     const hostWarm: number[] = [];
+    const hostColdCpu: number[] = [];
+    const hostWarmCpu: number[] = [];
+    const cpuSince = (c0: NodeJS.CpuUsage) => {
+      const c = process.cpuUsage(c0);
+      return (c.user + c.system) / 1000;
+    };
     let sizes = { snapshotBytes: 0, chartsBytes: 0 };
     let cacheBytes = 0;
     for (let rep = 0; rep < REPS; rep++) {
       const folder = fs.mkdtempSync(path.join(tmp, 'cache-'));
       const cache = inFolder(folder);
       let t0 = performance.now();
+      let c0 = process.cpuUsage();
       const c = await loadHost(dirs, cache);
       sizes = hostFirstPaint(c.held);
       hostCold.push(performance.now() - t0);
+      hostColdCpu.push(cpuSince(c0));
       if (c.sources.some((s) => s !== 'built')) throw new Error('the cold load read a cache');
       t0 = performance.now();
+      c0 = process.cpuUsage();
       const w = await loadHost(dirs, cache);
       hostFirstPaint(w.held);
       hostWarm.push(performance.now() - t0);
+      hostWarmCpu.push(cpuSince(c0));
       if (w.sources.some((s) => s !== 'cached')) throw new Error('the warm load did not use the cache');
       cacheBytes = fs.readdirSync(folder).reduce((n, f) => n + fs.statSync(path.join(folder, f)).size, 0);
     }
-    console.log(`host, cold (parse metrics.jsonl, write the cache) + snapshot + 6 charts' lines: ${stats(hostCold)}`);
-    console.log(`host, warm (read the cache)                       + snapshot + 6 charts' lines: ${stats(hostWarm)}`);
+    console.log(`host, cold (parse metrics.jsonl, write the cache) + snapshot + 6 charts' lines: ${stats(hostCold)}; CPU ${stats(hostColdCpu)}`);
+    console.log(`host, warm (read the cache)                       + snapshot + 6 charts' lines: ${stats(hostWarm)}; CPU ${stats(hostWarmCpu)}`);
     console.log(`  column caches ${(cacheBytes / 1e6).toFixed(0)} MB; snapshot ${(sizes.snapshotBytes / 1e3).toFixed(0)} kB of JSON; 6 charts' lines ${(sizes.chartsBytes / 1e3).toFixed(0)} kB`);
     const held = (await loadHost(dirs, inFolder(fs.mkdtempSync(path.join(tmp, 'cache-'))))).held;
     const smoothed = new SmoothedCache();
     chartsRoundTrip(held, 'step', smoothed); // the first paint smoothed these lines
     for (const axis of ['wall', 'tokens', 'step'] as const) {
       const t: number[] = [];
+      const cpu: number[] = [];
       for (let rep = 0; rep < REPS; rep++) {
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         chartsRoundTrip(held, axis, smoothed);
         t.push(performance.now() - t0);
+        cpu.push(cpuSince(c0));
       }
-      console.log(`host, x axis → ${axis.padEnd(6)}: 6 charts' lines from the columns in memory, JSON, zod, decoded: ${stats(t)}`);
+      console.log(`host, x axis → ${axis.padEnd(6)}: 6 charts' lines from the columns in memory, JSON, zod, decoded: ${stats(t)}; CPU ${stats(cpu)}`);
     }
 
     // 2. host + webview in Chromium

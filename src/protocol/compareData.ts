@@ -290,7 +290,7 @@ export function decimateLines(lines: readonly ChartLine[], buckets: number): Dec
     }
   }
   if (total <= 2 * B || !(hi > lo)) return alignExact(lines);
-  const w = (hi - lo) / B;
+  const perX = B / (hi - lo);
   const first = lines.map(() => new Int32Array(B).fill(-1));
   const second = lines.map(() => new Int32Array(B).fill(-1));
   const slot1 = new Float64Array(B).fill(Infinity);
@@ -305,7 +305,8 @@ export function decimateLines(lines: readonly ChartLine[], buckets: number): Dec
       const xi = l.x[i];
       const yi = y[i];
       if (xi === null || xi === undefined || yi === null || yi === undefined || !Number.isFinite(yi)) continue;
-      const b = Math.min(B - 1, Math.floor((xi - lo) / w));
+      let b = ((xi - lo) * perX) | 0;
+      if (b >= B) b = B - 1;
       if (minI[b]! < 0) {
         minI[b] = i;
         maxI[b] = i;

@@ -109,21 +109,18 @@ export const ComparePanelState = z.object({
 });
 export type ComparePanelState = z.infer<typeof ComparePanelState>;
 
-/** Float64 little-endian values as base64 (NaN: no value): a chart's numbers travel without number-to-text and back. */
-const Float64s = z.string().max(200_000_000).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64');
-
-/** The byte length base64 text decodes to. */
-function base64Bytes(b64: string): number {
-  const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
-  return (b64.length / 4) * 3 - pad;
-}
-
 // the browser's and Node's (≥ 16) global; src/protocol compiles without the DOM's or Node's types
 declare const atob: (data: string) => string;
 
-/** Float64s → values, NaN as null (uPlot draws null as a gap). */
-export function decodeFloat64s(b64: string): (number | null)[] {
-  const bin = atob(b64);
+/** base64 of Float64 little-endian values → the values, NaN as null (uPlot draws null as a gap); undefined when it is not that. */
+export function decodeFloat64s(b64: string): (number | null)[] | undefined {
+  let bin: string;
+  try {
+    bin = atob(b64);
+  } catch {
+    return undefined;
+  }
+  if (bin.length % 8 !== 0) return undefined;
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   const f = new Float64Array(bytes.buffer, 0, bytes.length >> 3);
@@ -135,10 +132,21 @@ export function decodeFloat64s(b64: string): (number | null)[] {
   return out;
 }
 
+/** Float64 values as base64 on the wire (no number-to-text and back), the values once parsed. */
+const Float64s = z
+  .string()
+  .max(200_000_000)
+  .transform((b64, ctx) => {
+    const values = decodeFloat64s(b64);
+    if (values) return values;
+    ctx.addIssue({ code: 'custom', message: 'not base64 of Float64 values' });
+    return z.NEVER;
+  });
+
 /**
  * One chart's lines, decimated (compareData.ts decimateLines): `n` shared x values and, per run, its
- * y and the step drawn at each x, each as Float64s of n values (checked here: a length that does not
- * match names the field).
+ * y and the step drawn at each x (null: none). On the wire each is base64 of n Float64 values (NaN:
+ * none); parsing decodes them and checks their lengths (a wrong one is named by its path).
  */
 export const ChartLines = z
   .object({
@@ -148,9 +156,8 @@ export const ChartLines = z
     runs: z.array(z.object({ id: z.string(), y: Float64s, steps: Float64s })),
   })
   .superRefine((c, ctx) => {
-    const want = c.n * 8;
-    const check = (b64: string, p: (string | number)[]) => {
-      if (b64.length % 4 !== 0 || base64Bytes(b64) !== want) ctx.addIssue({ code: 'custom', path: p, message: `${base64Bytes(b64)} bytes where ${c.n} Float64 values take ${want}` });
+    const check = (v: unknown[], p: (string | number)[]) => {
+      if (v.length !== c.n) ctx.addIssue({ code: 'custom', path: p, message: `${v.length} values where the chart has ${c.n}` });
     };
     check(c.x, ['x']);
     c.runs.forEach((r, i) => {
@@ -158,18 +165,10 @@ export const ChartLines = z
       check(r.steps, ['runs', i, 'steps']);
     });
   });
-export type ChartLines = z.infer<typeof ChartLines>;
-
-/** A chart's lines as numbers. */
-export interface DecodedChartLines {
-  key: string;
-  x: number[];
-  runs: { id: string; y: (number | null)[]; steps: (number | null)[] }[];
-}
-
-export function decodeChartLines(c: ChartLines): DecodedChartLines {
-  return { key: c.key, x: decodeFloat64s(c.x) as number[], runs: c.runs.map((r) => ({ id: r.id, y: decodeFloat64s(r.y), steps: decodeFloat64s(r.steps) })) };
-}
+/** A chart's lines as the host sends them (base64). */
+export type ChartLinesWire = z.input<typeof ChartLines>;
+/** A chart's lines as numbers (parsed). */
+export type DecodedChartLines = z.output<typeof ChartLines>;
 
 export const ChartsParams = z.object({
   keys: z.array(z.string()).max(500),

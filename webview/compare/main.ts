@@ -14,7 +14,7 @@ import { PanelClient } from '../shared/client';
 import { isChecked, registerComponents } from '../shared/components';
 import { byId, el, frameScheduler, inputById, onThemeChange } from '../shared/dom';
 import { readTheme, withAlpha } from '../shared/theme';
-import { CompareProtocol, CompareRun, SweepView, ToWebview, decodeChartLines, type DecodedChartLines } from '../../src/protocol/compareProtocol';
+import { CompareProtocol, CompareRun, SweepView, ToWebview, type DecodedChartLines } from '../../src/protocol/compareProtocol';
 import { RESULT_COLUMNS, metricGroupsOfKeys, seedBand, toCsv, type XAxis } from '../../src/protocol/compareData';
 import { errorText } from '../../src/protocol/panelProtocol';
 
@@ -350,10 +350,10 @@ function requestLines(want: Chart[]): void {
     (r) => {
       for (const k of keys) mine.keys.delete(k);
       if (inflight === mine && mine.keys.size === 0) inflight = undefined;
-      for (const wire of r.charts) {
-        const c = charts.get(wire.key);
+      for (const lines of r.charts) {
+        const c = charts.get(lines.key);
         if (!c) continue;
-        c.lines = decodeChartLines(wire);
+        c.lines = lines;
         c.linesFor = key;
       }
       // drawn now, not a frame later: the reply is what the charts were waiting for

@@ -5,7 +5,7 @@
 // columns already in memory: changing the x axis is a pass over arrays, never a read.
 import * as path from 'node:path';
 import { configValueText, decimateLines, flattenConfig, parallelCoordinates, runResults, seedGroups, sensitivity, xValues, type ChartLine, type CompareKind, type RunColumns, type XAxis } from '../../protocol/compareData';
-import type { ChartLines, ChartsParams, CompareRun, SweepView } from '../../protocol/compareProtocol';
+import type { ChartLinesWire, ChartsParams, CompareRun, SweepView } from '../../protocol/compareProtocol';
 import type { RunStatus } from '../../protocol/runProgress';
 import { emaSmooth } from '../../protocol/smoothing';
 import { rankRuns, type RankedRun } from './ranking';
@@ -112,7 +112,7 @@ export function encodeFloat64s(values: readonly (number | null)[]): string {
 }
 
 /** The charts' points: per key, every run that has it, smoothed on its full rows, then decimated to about `width` points. */
-export function chartLines(runs: readonly HeldRun[], p: ChartsParams, smoothed?: SmoothedCache): ChartLines[] {
+export function chartLines(runs: readonly HeldRun[], p: ChartsParams, smoothed?: SmoothedCache): ChartLinesWire[] {
   const xs = new Map<string, (number | null)[]>();
   const xOf = (r: HeldRun) => {
     let x = xs.get(r.id);

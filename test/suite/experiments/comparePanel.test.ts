@@ -12,7 +12,7 @@ import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { Redactor } from '../../../src/core/config/redact';
 import { Log } from '../../../src/vscode/common/log';
 import { ComparePanels, comparePanels } from '../../../src/vscode/experiments/comparePanels';
-import { ChartLines, decodeChartLines, type ChartsParams, type DecodedChartLines, type ToWebview } from '../../../src/protocol/compareProtocol';
+import { ChartLines, type ChartsParams, type DecodedChartLines, type ToWebview } from '../../../src/protocol/compareProtocol';
 import { activateExtension, EXTENSION_ID, waitFor } from '../helpers';
 import { TransportRecorder } from '../common/recordingTransport';
 
@@ -24,8 +24,8 @@ async function requestCharts(transport: ReturnType<TransportRecorder['of']>, id:
   await transport.deliver({ type: 'request', id, method: 'charts', params });
   const reply = await waitFor('the charts reply', () => transport.sent.find((m) => (m as { id?: number }).id === id) as { ok: boolean; value?: { charts: unknown[] }; error?: string } | undefined);
   assert.ok(reply.ok, reply.error);
-  // as the webview takes them: checked, then decoded
-  return reply.value!.charts.map((c) => decodeChartLines(ChartLines.parse(c)));
+  // as the webview takes them: checked and decoded
+  return reply.value!.charts.map((c) => ChartLines.parse(c));
 }
 
 const root = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-compare-'));

@@ -22,7 +22,7 @@ import {
 } from '../../../src/core/experiments/compare';
 import { besideRun, decodeColumnCache, encodeColumnCache, inFolder, loadColumns } from '../../../src/core/experiments/columnCache';
 import { chartLines, encodeFloat64s, SmoothedCache, type HeldRun } from '../../../src/core/experiments/compareView';
-import { ChartLines, decodeChartLines, decodeFloat64s } from '../../../src/protocol/compareProtocol';
+import { ChartLines, decodeFloat64s } from '../../../src/protocol/compareProtocol';
 import { emaSmooth } from '../../../src/protocol/smoothing';
 import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 
@@ -175,7 +175,7 @@ describe('compare: decimation to the chart width', () => {
       return { id, color: 0, config: {}, columns: { steps, cols }, status: 'completed' };
     };
     const held = [run('/r/a', 10, true), run('/r/b', 12, true), run('/r/c', 5, false)];
-    const lines = (...a: Parameters<typeof chartLines>) => chartLines(...a).map((c) => decodeChartLines(ChartLines.parse(JSON.parse(JSON.stringify(c)))));
+    const lines = (...a: Parameters<typeof chartLines>) => chartLines(...a).map((c) => ChartLines.parse(JSON.parse(JSON.stringify(c))));
     const [small] = lines(held, { keys: ['env/all/reward/total'], xAxis: 'wall', smoothing: 0.6, width: 600 });
     assert.deepStrictEqual(small!.runs.map((r) => r.id), ['/r/a', '/r/b']);
     assert.deepStrictEqual(small!.x, Array.from({ length: 12 }, (_, i) => (i + 1) * 0.5));
@@ -198,11 +198,14 @@ describe('compare: decimation to the chart width', () => {
     const values = [0.1, null, -3.25e-12, 1e300, 7];
     assert.deepStrictEqual(decodeFloat64s(encodeFloat64s(values)), values);
     const ok = { key: 'k', n: 2, x: encodeFloat64s([1, 2]), runs: [{ id: 'a', y: encodeFloat64s([3, null]), steps: encodeFloat64s([0, null]) }] };
-    assert.deepStrictEqual(decodeChartLines(ChartLines.parse(ok)), { key: 'k', x: [1, 2], runs: [{ id: 'a', y: [3, null], steps: [0, null] }] });
+    assert.deepStrictEqual(ChartLines.parse(ok), { key: 'k', n: 2, x: [1, 2], runs: [{ id: 'a', y: [3, null], steps: [0, null] }] });
     const bad = ChartLines.safeParse({ ...ok, runs: [{ ...ok.runs[0]!, y: encodeFloat64s([3]) }] });
     assert.ok(!bad.success);
     assert.deepStrictEqual(bad.error.issues[0]!.path, ['runs', 0, 'y']);
-    assert.ok(!ChartLines.safeParse({ ...ok, x: 'not base64!' }).success);
+    const notBase64 = ChartLines.safeParse({ ...ok, x: 'not base64!' });
+    assert.ok(!notBase64.success);
+    assert.deepStrictEqual(notBase64.error.issues[0]!.path, ['x']);
+    assert.strictEqual(decodeFloat64s('AAAA'), undefined, 'three bytes are not a Float64');
   });
 });
 
