@@ -280,10 +280,15 @@ export function decimateLines(lines: readonly ChartLine[], buckets: number): Dec
   let lo = Infinity;
   let hi = -Infinity;
   let total = 0;
+  // the loops below run over every row of every run on each request: plain loops, no calls (`v - v !== 0`: NaN or ±Infinity)
   for (const l of lines) {
-    for (let i = 0; i < l.x.length; i++) {
-      const xi = l.x[i];
-      if (xi === null || xi === undefined || !finite(l.y[i])) continue;
+    const xs = l.x;
+    const ys = l.y;
+    const n = xs.length;
+    for (let i = 0; i < n; i++) {
+      const xi = xs[i];
+      const yi = ys[i];
+      if (xi === null || xi === undefined || yi === null || yi === undefined || yi - yi !== 0) continue;
       total++;
       if (xi < lo) lo = xi;
       if (xi > hi) hi = xi;
@@ -301,19 +306,48 @@ export function decimateLines(lines: readonly ChartLine[], buckets: number): Dec
     minI.fill(-1);
     maxI.fill(-1);
     const y = l.y as (number | null)[];
-    for (let i = 0; i < l.x.length; i++) {
-      const xi = l.x[i];
+    const xs = l.x;
+    const n = xs.length;
+    // the current bucket's extremes in locals (x mostly increases: a bucket's rows come together)
+    let cur = -1;
+    let lowI = -1;
+    let highI = -1;
+    let low = 0;
+    let high = 0;
+    for (let i = 0; i < n; i++) {
+      const xi = xs[i];
       const yi = y[i];
-      if (xi === null || xi === undefined || yi === null || yi === undefined || !Number.isFinite(yi)) continue;
+      if (xi === null || xi === undefined || yi === null || yi === undefined || yi - yi !== 0) continue;
       let b = ((xi - lo) * perX) | 0;
       if (b >= B) b = B - 1;
-      if (minI[b]! < 0) {
-        minI[b] = i;
-        maxI[b] = i;
-      } else {
-        if (yi < y[minI[b]!]!) minI[b] = i;
-        if (yi > y[maxI[b]!]!) maxI[b] = i;
+      if (b !== cur) {
+        if (cur >= 0) {
+          minI[cur] = lowI;
+          maxI[cur] = highI;
+        }
+        cur = b;
+        lowI = minI[b]!;
+        highI = maxI[b]!;
+        if (lowI < 0) {
+          lowI = highI = i;
+          low = high = yi;
+          continue;
+        }
+        low = y[lowI]!;
+        high = y[highI]!;
       }
+      if (yi < low) {
+        low = yi;
+        lowI = i;
+      }
+      if (yi > high) {
+        high = yi;
+        highI = i;
+      }
+    }
+    if (cur >= 0) {
+      minI[cur] = lowI;
+      maxI[cur] = highI;
     }
     const f = first[r]!;
     const s = second[r]!;

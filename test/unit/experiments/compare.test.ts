@@ -143,11 +143,15 @@ describe('compare: decimation to the chart width', () => {
     const B = 100;
     const lines = [line(5000, 1, () => 1), line(3000, 2, (i) => 1.5 + (i % 3)), line(4000, 3, (i) => (i % 10 === 0 ? 7 : 0.5))];
     lines[1]!.y[17] = null; // a gap
+    // a run whose rows are not in x order (a bucket's rows do not come together)
+    const back = line(2500, 4, () => 2);
+    const order = back.x.map((_, i) => i).sort((a, b) => ((a * 7919) % 2500) - ((b * 7919) % 2500));
+    lines.push({ x: order.map((i) => back.x[i]!), y: order.map((i) => back.y[i]!), steps: order });
     const d = decimateLines(lines, B);
     assert.ok(d.x.length <= 2 * B, `${d.x.length} x values`);
     for (let i = 1; i < d.x.length; i++) assert.ok(d.x[i]! >= d.x[i - 1]!, `x increasing at ${i}`);
-    const lo = Math.min(...lines.map((l) => l.x[0]!));
-    const hi = Math.max(...lines.map((l) => l.x.at(-1)!));
+    const lo = lines.reduce((m, l) => l.x.reduce<number>((a, v) => Math.min(a, v!), m), Infinity);
+    const hi = lines.reduce((m, l) => l.x.reduce<number>((a, v) => Math.max(a, v!), m), -Infinity);
     const w = (hi - lo) / B;
     lines.forEach((l, r) => {
       const ys = d.ys[r]!;
@@ -156,12 +160,13 @@ describe('compare: decimation to the chart width', () => {
       assert.strictEqual(Math.max(...kept), Math.max(...all), `run ${r}: its maximum is kept`);
       assert.strictEqual(Math.min(...kept), Math.min(...all), `run ${r}: its minimum is kept`);
       // every spike survives: a spike is its bucket's maximum
-      for (let i = 0; i < l.y.length; i++) if (l.y[i] === 50 + r + 1) assert.ok(d.steps[r]!.includes(i), `run ${r}: the spike at step ${i}`);
+      for (let i = 0; i < l.y.length; i++) if (l.y[i] === 50 + r + 1) assert.ok(d.steps[r]!.includes(l.steps[i]!), `run ${r}: the spike at step ${l.steps[i]}`);
       ys.forEach((v, j) => {
         if (v === null) return assert.strictEqual(d.steps[r]![j], null);
         const step = d.steps[r]![j]!;
-        assert.strictEqual(v, l.y[step], `run ${r}: the value drawn at x ${d.x[j]} is its row ${step}`);
-        assert.ok(Math.abs(d.x[j]! - l.x[step]!) <= w + 1e-9, `run ${r}: drawn within one bucket of its x`);
+        const row = l.steps.indexOf(step);
+        assert.strictEqual(v, l.y[row], `run ${r}: the value drawn at x ${d.x[j]} is its row of step ${step}`);
+        assert.ok(Math.abs(d.x[j]! - l.x[row]!) <= w + 1e-9, `run ${r}: drawn within one bucket of its x`);
       });
       assert.ok(kept.length <= 2 * B);
     });
