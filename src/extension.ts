@@ -28,6 +28,9 @@ import { Log } from './vscode/common/log';
 import { metricsPanels } from './vscode/metrics/metricsPanels';
 import { comparePanels } from './vscode/experiments/comparePanels';
 import { registerCompareCommands } from './vscode/experiments/compareCommands';
+import { SweepRunner } from './vscode/experiments/sweepRunner';
+import { registerSweepCommands } from './vscode/experiments/sweepCommands';
+import { SWEEP_SELECTOR, SweepCodeLensProvider } from './vscode/experiments/sweepCodeLens';
 import { registerRewardEditor } from './vscode/rewards/rewards';
 import { registerRunCommands } from './vscode/runs/runCommands';
 import { registerRunsFolderCommands } from './vscode/runs/runsFolderCommands';
@@ -43,6 +46,7 @@ import { TrustedServers } from './vscode/connection/trustedServers';
 import { haveKeyFor } from './vscode/connection/apiKeyPrompt';
 import { COMMAND } from './vscode/common/commandIds';
 import { registerTestHooks } from './vscode/common/testHooks';
+import { overrideWindowUi } from './vscode/common/windowUi';
 import type { BreakdownPanels } from './vscode/breakdown/breakdownPanels';
 import type { EvalPanels } from './vscode/evals/evalPanels';
 import type { MetricsPanels } from './vscode/metrics/metricsPanels';
@@ -78,10 +82,18 @@ export interface TinkerStudioTestHandles {
   rewards: RewardEditor;
   /** starts GRPO and SFT runs (the commands' back end) */
   runner: RunRunner;
+  /** runs sweeps (Start / Resume / Cancel Sweep, the sweep CodeLens, the Runs view's sweep nodes) */
+  sweeps: SweepRunner;
   /** the context keys the manifest's `when` clauses read */
   contextKeys: ContextKeys;
   /** the window's connection to the current backend (the one runs and the playground use) */
   connection: TinkerConnection;
+  /** answers and records input boxes, warnings and openExternal (common/windowUi.ts) */
+  ui: { override: typeof overrideWindowUi };
+  /** the extension's SecretStorage (where the Tinker and W&B keys are kept) */
+  secrets: vscode.SecretStorage;
+  /** the folder of the extension's log files (the "Tinker" output channel's file is in it) */
+  logUri: vscode.Uri;
 }
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
@@ -117,7 +129,11 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     log,
   ))
     own(d);
-  const runsTree = own(new RunsTreeProvider(runs, registry, connection));
+  // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
+  const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
+  const runner = new RunRunner({ log, apiKeys, wandbKeys, runs, connection, registry, cacheDir });
+  const sweeps = own(new SweepRunner({ runner, registry }));
+  const runsTree = own(new RunsTreeProvider(runs, registry, connection, undefined, sweeps));
   // one listing of the server's runs for both views
   const checkpointsTree = own(new CheckpointsTreeProvider(runs, connection, { serverRuns: runsTree.serverRuns }));
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false, canSelectMany: true }));
@@ -154,9 +170,6 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const evals = own(evalPanels({ extensionUri: context.extensionUri, log }));
   own(evals.registerSerializer());
   own(registerEvalSampleDocuments());
-  // tokenizer files and dataset pages, shared by runs, dry runs, agent tools and the playground
-  const cacheDir = path.join(context.globalStorageUri.fsPath, 'cache');
-  const runner = new RunRunner({ log, apiKeys, wandbKeys, runs, connection, registry, cacheDir });
   for (const d of registerEvalCommands({ log, evals, runs, connection, apiKeys, cacheDir })) own(d);
   for (const d of registerConnectionCommands({ log, apiKeys, wandbKeys, connection })) own(d);
   for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
@@ -164,6 +177,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const runStatus = own(new RunStatusItem(registry));
   const lenses = own(new SpecCodeLensProvider(runs, registry));
   own(vscode.languages.registerCodeLensProvider(SPEC_SELECTOR, lenses));
+  for (const d of registerSweepCommands({ log, sweeps })) own(d);
+  own(vscode.languages.registerCodeLensProvider(SWEEP_SELECTOR, own(new SweepCodeLensProvider(sweeps, runs, registry))));
   own(new SpecDiagnostics());
   for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
@@ -243,8 +258,12 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     runStatus,
     rewards: rewards.editor,
     runner,
+    sweeps,
     contextKeys,
     connection,
+    ui: { override: overrideWindowUi },
+    secrets: context.secrets,
+    logUri: context.logUri,
   }))
     own(d);
   return {

@@ -27,7 +27,7 @@ export interface McpArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   idleMinutes?: number;
 }
 
-/** `tinker-studio sweep <file.sweep.json>`: runs (or resumes) a sweep; the shared flags as for grpo. */
+/** `tinker-studio sweep <file.sweep.json|.yaml>`: runs (or resumes) a sweep; the shared flags as for grpo. */
 export interface SweepArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   command: 'sweep';
   file: string;
@@ -52,7 +52,7 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 ]);
 
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
-       tinker-studio sweep <file.sweep.json> [--max-concurrent N] [options]
+       tinker-studio sweep <file.sweep.json|.yaml> [--max-concurrent N] [options]
        tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
@@ -115,7 +115,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
 
 function parseSweepArgs(rest: readonly string[]): SweepArgs {
   const { values: v, positionals }: ReadOptions<keyof typeof SWEEP_OPTIONS> = readOptions(SWEEP_OPTIONS, rest);
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one sweep file only (got "${positionals[0]}" and "${positionals[1]}")` : 'give a sweep file (*.sweep.json)');
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one sweep file only (got "${positionals[0]}" and "${positionals[1]}")` : 'give a sweep file (*.sweep.json or *.sweep.yaml)');
   const mc = v['max-concurrent'];
   if (mc !== undefined && !/^[1-9]\d*$/.test(mc)) throw new UsageError('--max-concurrent must be a whole number ≥ 1');
   return { command: 'sweep', file: positionals[0], ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}), ...(mc !== undefined ? { maxConcurrent: Number(mc) } : {}) };

@@ -407,8 +407,8 @@ export function decimateLines(lines: readonly ChartLine[], buckets: number): Dec
 // ---------------------------------------------------------------------------------------------------
 // Seed groups
 
-/** The config paths that name or place a run rather than set a hyperparameter; ignored when grouping by seed. */
-const NOT_HYPERPARAMETERS = /^(log_path|run_name|wandb_name|spec_file|created|started_at|sweep\.name)$/;
+/** The config paths that name or place a run rather than set a hyperparameter (W&B's `wandb.*`: the run's id, URL, name); ignored when grouping by seed. */
+const NOT_HYPERPARAMETERS = /^(log_path|run_name|wandb_name|spec_file|created|started_at|sweep\.name|wandb\..*)$/;
 
 /** A path that is a seed: any path whose last segment is `seed` (the run's, the sweep's). */
 export function isSeedPath(p: string): boolean {

@@ -94,6 +94,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('diffConfigs'), a: z.string(), b: z.string() }),
   /** the sample comparison (tinker.compareRuns) of two runs */
   z.object({ type: z.literal('compareSamples'), a: z.string(), b: z.string() }),
+  /** open a run's W&B page (its config.json's wandb.url) */
+  z.object({ type: z.literal('openWandb'), id: z.string() }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;

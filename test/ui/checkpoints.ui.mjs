@@ -6,59 +6,31 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { widenSidebar } from './grpo-steps.mjs';
-import { openTinker, pane } from './palette.mjs';
+import { contextMenu, openTinker, pane, quickOpen } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 300_000;
 
-function writeShortSft(workspace) {
-  const dir = path.join(workspace, 'sft');
+/** The SFT arithmetic example as <workspace>/<folder>/<fields.name>.sft.json (and its chats), with `fields` set; returns the spec's file name. */
+export function writeSftExample(workspace, folder, fields) {
+  const dir = path.join(workspace, folder);
   fs.mkdirSync(dir, { recursive: true });
   fs.copyFileSync(path.join(root, 'examples/sft-arithmetic/chats.jsonl'), path.join(dir, 'chats.jsonl'));
   const spec = JSON.parse(fs.readFileSync(path.join(root, 'examples/sft-arithmetic/arith.sft.json'), 'utf8'));
   delete spec.$schema;
-  Object.assign(spec, { name: 'sft-short', max_steps: 8, batch_size: 16, eval_every: 2, save_every: 4 });
-  fs.writeFileSync(path.join(dir, 'sft-short.sft.json'), `${JSON.stringify(spec, null, 2)}\n`);
-}
-
-/** Right-clicks `row` and picks `item` from its context menu. */
-async function contextMenu(page, row, item) {
-  await row.click({ button: 'right' });
-  const menu = page.locator('.context-view .monaco-menu');
-  await menu.waitFor({ timeout: 15_000 });
-  if (item === undefined) return menu;
-  // Picked with the keyboard: a menu item ignores a mouse click until some time after it renders (the
-  // workbench arms its mouse-up handler on a timer), which a loaded machine can stretch past the click.
-  const named = (text) => text.trim().replace(/(…|\.\.\.)$/, '') === item; // labels that open an input end in "…"
-  const label = menu.locator('.action-item:not(.disabled) .action-label', { hasText: new RegExp(`^${item}(…|\\.\\.\\.)?$`) });
-  await label.waitFor({ timeout: 15_000 });
-  const items = await menu.locator('.action-item:not(.disabled) .action-label').count();
-  const focused = menu.locator('.action-item.focused .action-label');
-  let found = false;
-  for (let i = 0; i < items && !found; i++) {
-    await page.keyboard.press('ArrowDown');
-    await focused.waitFor({ timeout: 15_000 });
-    found = named((await focused.textContent()) ?? '');
-  }
-  if (!found) throw new Error(`the arrow keys never reached "${item}" in the context menu`);
-  await page.keyboard.press('Enter');
-  await menu.waitFor({ state: 'hidden', timeout: 15_000 });
-  return menu;
+  Object.assign(spec, fields);
+  fs.writeFileSync(path.join(dir, `${fields.name}.sft.json`), `${JSON.stringify(spec, null, 2)}\n`);
+  return `${fields.name}.sft.json`;
 }
 
 export const tests = [
   {
     name: 'SFT: the spec\'s Start run CodeLens runs it, and its metrics panel shows train and validation NLL',
     async run({ page, open, workspace, screenshot }) {
-      writeShortSft(workspace);
+      writeSftExample(workspace, 'sft', { name: 'sft-short', max_steps: 8, batch_size: 16, eval_every: 2, save_every: 4 });
       await open();
       await openTinker(page);
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-      await page.keyboard.type('sft-short.sft.json');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sft-short.sft.json' }).first().waitFor({ timeout: 15_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.tab', { hasText: 'sft-short.sft.json' }).waitFor({ timeout: 15_000 });
+      await quickOpen(page, 'sft-short.sft.json');
       // the spec's own CodeLens names the file it runs; the palette command reads the active editor,
       // which the extension host can learn of after the tab shows
       await page.locator('.codelens-decoration a', { hasText: 'Start run' }).click({ timeout: 30_000 });

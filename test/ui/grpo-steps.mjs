@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane, reloadWindow, runCommand } from './palette.mjs';
+import { openTinker, pane, quickOpen, reloadWindow, runCommand } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN_TIMEOUT = 360_000;
@@ -134,12 +134,7 @@ export function grpoTests(suffix, { guided = false } = {}) {
         await openTinker(page);
         await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'arith-demo' }).waitFor({ timeout: 30_000 });
         // open the spec (Quick Open), so the command runs it
-        await page.keyboard.press('Control+P');
-        await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-        await page.keyboard.type('arith-short.grpo.json');
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'arith-short.grpo.json' }).first().waitFor({ timeout: 15_000 });
-        await page.keyboard.press('Enter');
-        await page.locator('.tab', { hasText: 'arith-short.grpo.json' }).waitFor({ timeout: 15_000 });
+        await quickOpen(page, 'arith-short.grpo.json');
         await page.locator('.codelens-decoration', { hasText: 'Start run' }).waitFor({ timeout: 30_000 });
         await runCommand(page, 'Tinker: Start GRPO Run');
         const status = page.locator('#workbench\\.parts\\.statusbar').getByText(/GRPO arith-short: iteration \d+\/8/);
@@ -209,7 +204,7 @@ export function grpoTests(suffix, { guided = false } = {}) {
 }
 
 /** The webview document that has `selector` (several webviews may be open). */
-async function webviewWith(page, selector, timeout = 60_000) {
+export async function webviewWith(page, selector, timeout = 60_000) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const n = await page.locator('iframe.webview.ready').count();
@@ -223,7 +218,7 @@ async function webviewWith(page, selector, timeout = 60_000) {
 }
 
 /** Runs a command through the command center (a webview may hold the keyboard focus). */
-async function commandCenter(page, title) {
+export async function commandCenter(page, title) {
   await page.locator('.command-center-center').click();
   await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
   await page.keyboard.type(`>${title}`);

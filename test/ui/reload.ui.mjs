@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane, reloadWindow } from './palette.mjs';
+import { openTinker, pane, quickOpen, reloadWindow } from './palette.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NAME = 'reload-me';
@@ -114,12 +114,7 @@ export const tests = [
       await open();
       await openTinker(page);
       await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'arith-demo' }).waitFor({ timeout: 30_000 });
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-      await page.keyboard.type(`${NAME}.grpo.json`);
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: `${NAME}.grpo.json` }).first().waitFor({ timeout: 15_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.tab', { hasText: `${NAME}.grpo.json` }).waitFor({ timeout: 15_000 });
+      await quickOpen(page, `${NAME}.grpo.json`);
       // started from the spec's CodeLens (the palette path is the GRPO UI tests'): the palette hides
       // Start GRPO Run until the window reports the workspace trusted, which can come late under load
       await page.locator('.codelens-decoration a', { hasText: 'Start run' }).click();

@@ -5,7 +5,7 @@
 // run's samples from the command palette.
 import fs from 'node:fs';
 import path from 'node:path';
-import { runCommand } from './palette.mjs';
+import { quickOpen, runCommand } from './palette.mjs';
 
 export const settings = { 'tinker.rewardFiles': ['rewards/*.py'], 'files.autoSave': 'off' };
 
@@ -53,12 +53,7 @@ export const tests = [
     async run({ page, open, workspace, screenshot }) {
       writeFiles(workspace);
       await open();
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
-      await page.keyboard.type('contains.py');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'contains.py' }).first().waitFor({ timeout: 15_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.tab', { hasText: 'contains.py' }).waitFor({ timeout: 15_000 });
+      await quickOpen(page, 'contains.py');
       await page.locator('.codelens-decoration', { hasText: 'Test on 5 examples — 2 of 3 match, mean 0.80' }).waitFor({ timeout: 90_000 });
       await page.locator('.codelens-decoration', { hasText: 'Dry Run' }).waitFor({ timeout: 10_000 });
       await page.locator('.squiggly-warning').first().waitFor({ timeout: 30_000 });

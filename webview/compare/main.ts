@@ -102,6 +102,22 @@ interface Column {
   config?: boolean;
 }
 
+const WANDB_URL = 'wandb.url';
+const WANDB_LINK_PATHS = new Set([WANDB_URL, 'wandb.id']);
+
+/** The W&B cell: a link-styled button that asks the host to open the run's W&B page. */
+function wandbCell(r: CompareRun): HTMLElement {
+  const td = el('td', 'keep');
+  const url = r.config[WANDB_URL];
+  if (!url) return td;
+  const b = el('button', 'link', 'W&B ↗');
+  b.title = url;
+  b.setAttribute('aria-label', `open ${r.name} in W&B (${url})`);
+  b.addEventListener('click', () => client.post({ type: 'openWandb', id: r.id }));
+  td.append(b);
+  return td;
+}
+
 function columns(): Column[] {
   const kinds = new Set(runs.map((r) => r.results.kind));
   const cols: Column[] = [
@@ -109,7 +125,9 @@ function columns(): Column[] {
     { id: 'status', label: 'status', value: (r) => r.status },
   ];
   if (sweep) cols.push({ id: 'rank', label: `rank (${sweep.metric.name}, ${sweep.metric.goal})`, value: (r) => r.rank, num: true }, { id: 'best', label: 'best', value: (r) => r.best, num: true });
-  for (const p of showAll ? [...differing, ...identical] : differing) cols.push({ id: `config:${p}`, label: p, value: (r) => r.config[p], config: true });
+  // a run's W&B id and URL are one column of links, not two of text
+  for (const p of showAll ? [...differing, ...identical] : differing) if (!WANDB_LINK_PATHS.has(p)) cols.push({ id: `config:${p}`, label: p, value: (r) => r.config[p], config: true });
+  if (runs.some((r) => r.config[WANDB_URL])) cols.push({ id: 'wandb', label: 'W&B', value: (r) => r.config[WANDB_URL] });
   for (const c of RESULT_COLUMNS) if (c.kinds.some((k) => kinds.has(k))) cols.push({ id: `result:${c.id}`, label: c.label, value: (r) => r.results[c.id] as number | undefined, num: true });
   return cols;
 }
@@ -182,6 +200,10 @@ function renderTable(): void {
     sel.append(pick);
     tr.append(show, sel);
     for (const c of cols) {
+      if (c.id === 'wandb') {
+        tr.append(wandbCell(r));
+        continue;
+      }
       const v = c.value(r);
       const td = el('td', c.num ? 'num' : c.config ? 'config' : c.id === 'name' ? 'name' : undefined, typeof v === 'number' ? fmt(v) : (v ?? ''));
       if (c.id === 'name') td.title = r.id;

@@ -153,12 +153,26 @@ export class TrainingSession {
   private lastCallEnd = Date.now();
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly closers: Array<() => Promise<void> | void> = [];
 
   constructor(private readonly o: TrainingSessionOptions) {}
 
   /** What an evaluation needs from the session (the eval tools run beside it, never behind its call in progress). */
-  evalContext(): { baseDir: string; cacheDir: string; python?: string; connect: TrainingSessionOptions['connect']; log: (line: string) => void } {
-    return { baseDir: this.o.baseDir, cacheDir: this.o.cacheDir, ...(this.o.python ? { python: this.o.python } : {}), connect: this.o.connect, log: this.o.log ?? (() => undefined) };
+  evalContext(): { baseDir: string; runsDir: string; cacheDir: string; python?: string; tracking?: RunTrackingOptions; connect: TrainingSessionOptions['connect']; log: (line: string) => void } {
+    return {
+      baseDir: this.o.baseDir,
+      runsDir: this.o.runsDir,
+      cacheDir: this.o.cacheDir,
+      ...(this.o.python ? { python: this.o.python } : {}),
+      ...(this.o.tracking ? { tracking: this.o.tracking } : {}),
+      connect: this.o.connect,
+      log: this.o.log ?? (() => undefined),
+    };
+  }
+
+  /** Work the session's tools started beside it (a background sweep) that must stop when the session closes. */
+  onClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
   }
 
   status(): SessionStatus {
@@ -260,6 +274,7 @@ export class TrainingSession {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.idleTimer);
+    await Promise.all(this.closers.splice(0).map(async (fn) => fn()));
     const c = this.current;
     this.current = undefined;
     if (!c) return;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { specFileMatch } from '../spec/kinds';
 import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
+import { StartSweepInput, SweepStatusInput, startSweep, sweepStatus } from './sweepTools';
 
 export interface AgentTool {
   name: string;
@@ -128,6 +129,23 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: EvalStatusInput,
     confirm: false,
     run: (s, a) => evalStatus(s, a),
+  }),
+  tool({
+    name: 'start_sweep',
+    title: 'Start or resume a sweep',
+    description:
+      'Starts a hyperparameter sweep from a sweep file (*.sweep.json or *.sweep.yaml: a base run spec, parameters by dot path as grid or random, the metric to rank by, optional median early stopping). Every point\'s run spec is validated first: a bad one is the error, naming the point, the field and the value, and nothing runs. Then it answers at once with the sweep\'s folder; the runs go on in the background of this server (at most max_concurrent at once) and stop with it, each saving a resume point. Calling it again resumes the sweep: finished runs are skipped, interrupted ones resumed. Follow it with sweep_status.',
+    input: StartSweepInput,
+    confirm: true,
+    run: (s, a) => startSweep(s, a),
+  }),
+  tool({
+    name: 'sweep_status',
+    title: 'Sweep status',
+    description: "A sweep's progress (done/total, the runs in flight) and its runs ranked by the sweep's metric as a compact table: rank, run (named by its point), status (running, completed, stopped early, interrupted, queued), steps recorded, best value and its step, last value.",
+    input: SweepStatusInput,
+    confirm: false,
+    run: (s, a) => sweepStatus(s, a),
   }),
   tool({
     name: 'finish',

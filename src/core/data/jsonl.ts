@@ -23,6 +23,15 @@ export async function readDatasetText(file: string, label: string): Promise<stri
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/** A function to call now and then in a long loop: once `ms` of work has passed since the last yield, it yields to the event loop. */
+export function timeSlicer(ms = 10): () => Promise<void> | undefined {
+  let start = performance.now();
+  return () => {
+    if (performance.now() - start <= ms) return undefined;
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => void (start = performance.now()));
+  };
+}
+
 /**
  * Reads `file` (shown as `label` in ids and messages). Blank lines are ignored, a UTF-8 BOM and CRLF
  * line ends are tolerated; a last line without "\n" is fine when it is complete JSON and reported as
@@ -36,9 +45,14 @@ export async function readJsonlProblems(file: string, label: string, fields: Pro
 
   const problems: Problem[] = [];
   const skipped: JsonlProblems['skipped'] = [];
-  lines.forEach((raw, i) => {
+  // a large file is read in slices of at most ~10 ms, yielding to the event loop between them: runs
+  // starting together (a sweep) must not hold an editor's extension host for the whole parse
+  const slice = timeSlicer();
+  for (let i = 0; i < lines.length; i++) {
+    if ((i & 255) === 255) await slice();
+    const raw = lines[i]!;
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (line.trim() === '') return;
+    if (line.trim() === '') continue;
     const where = `${label}:${i + 1}`;
     const isLastWithoutNewline = !endsWithNewline && i === lines.length - 1;
     let reason: string;
@@ -48,7 +62,7 @@ export async function readJsonlProblems(file: string, label: string, fields: Pro
       const result = recordToProblem(value, fields, where);
       if (result.ok) {
         problems.push(result.problem);
-        return;
+        continue;
       }
       reason = result.reason;
     } catch (err) {
@@ -60,6 +74,6 @@ export async function readJsonlProblems(file: string, label: string, fields: Pro
     if (policy === 'stop')
       throw new DatasetError(`${where}: ${reason} (set dataset.on_invalid_line to "skip" to leave such lines out)`);
     skipped.push({ where, reason });
-  });
+  }
   return { problems, skipped };
 }

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { specKindOfFile, type SpecKind } from '../spec/kinds';
 import { specDefinition } from '../spec/registry';
 import { mergeSpec } from '../spec/overrides';
+import { formatIssue } from '../spec/issues';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';
 import { sweepName, type SweepFile, type SweepParameter } from './sweepFile';
 import type { SweepPoint } from './sweepManifest';
@@ -133,12 +134,27 @@ export interface ExpandedSweep {
   points: PreparedPoint[];
 }
 
+/** A point whose run spec is not valid: the field (in the run spec) when the schema names one, and the message. */
+export interface PointProblem {
+  point: ExpandedPoint;
+  /** the field of the run spec, e.g. ['group_size'] (absent: a problem of no one field, e.g. a missing file) */
+  path?: PropertyKey[];
+  /** `arith.grpo.json: group_size: must be at least 1 (…)` */
+  message: string;
+}
+
+export interface CheckedSweep extends ExpandedSweep {
+  problems: PointProblem[];
+  /** the base spec as written */
+  baseSpec: unknown;
+}
+
 /**
  * Expands the sweep and validates every point's run spec as the base file with the point on top
- * (plus the seed as `sampling_seed` for GRPO, `seed` for SFT). One bad point throws a RunSpecError
- * naming the sweep file, the point, the field and the value; nothing has started by then.
+ * (plus the seed as `sampling_seed` for GRPO, `seed` for SFT); returns the valid points and every
+ * problem. A base file that is not a run spec or cannot be read throws a RunSpecError.
  */
-export async function expandSweep(sweepFile: string, s: SweepFile): Promise<ExpandedSweep> {
+export async function checkSweep(sweepFile: string, s: SweepFile): Promise<CheckedSweep> {
   const group = sweepName(sweepFile, s);
   const abs = path.resolve(sweepFile);
   const baseFile = path.resolve(path.dirname(abs), s.base);
@@ -147,22 +163,43 @@ export async function expandSweep(sweepFile: string, s: SweepFile): Promise<Expa
   const text = await readSpecText(baseFile);
   const base = parseJsonWithPosition(text, baseFile);
   const def = await specDefinition(kind);
+  const label = path.basename(baseFile);
   const seedField = kind === 'grpo' ? 'sampling_seed' : 'seed';
-  const problems: string[] = [];
+  const problems: PointProblem[] = [];
   const points: PreparedPoint[] = [];
   for (const p of expandPoints(s)) {
     // W&B: one group per sweep, each run named by its point (a point or the base may set its own)
     const own = (base !== null && typeof base === 'object' ? base : {}) as { wandb_group?: unknown; wandb_name?: unknown };
     const tracking = { wandb_group: own.wandb_group ?? group, wandb_name: own.wandb_name ?? p.name };
     const overrides = overridesOf({ ...tracking, ...(p.seed === undefined ? p.point : { ...p.point, [seedField]: p.seed }) });
+    const merged = mergeSpec(base, overrides);
+    const checked = def.schema.safeParse(merged, { reportInput: true });
+    if (!checked.success) {
+      for (const i of checked.error.issues) problems.push({ point: p, path: i.code === 'unrecognized_keys' ? [...i.path, i.keys[0]!] : [...i.path], message: `${label}: ${formatIssue(i, def.schema)}` });
+      continue;
+    }
     try {
-      const loaded = await def.parseValue(mergeSpec(base, overrides), baseFile);
+      const loaded = await def.parseValue(merged, baseFile);
       points.push({ ...p, spec: loaded.spec });
     } catch (err) {
       const lines = err instanceof RunSpecError ? err.problems : [(err as Error).message];
-      for (const line of lines) problems.push(`${abs}: point ${p.name} (${JSON.stringify(p.point)}): ${line}`);
+      for (const line of lines) problems.push({ point: p, message: line });
     }
   }
-  if (problems.length) throw new RunSpecError(problems);
-  return { kind, baseFile, points };
+  return { kind, baseFile, points, problems, baseSpec: base };
+}
+
+/** `<sweep file>: point <name> (<point>): <message>`: a point problem as a run reports it. */
+export function pointProblemLine(sweepFile: string, p: PointProblem): string {
+  return `${path.resolve(sweepFile)}: point ${p.point.name} (${JSON.stringify(p.point.point)}): ${p.message}`;
+}
+
+/**
+ * Expands the sweep and validates every point's run spec (checkSweep). One bad point throws a
+ * RunSpecError naming the sweep file, the point, the field and the value; nothing has started by then.
+ */
+export async function expandSweep(sweepFile: string, s: SweepFile): Promise<ExpandedSweep> {
+  const { problems, baseSpec: _base, ...expanded } = await checkSweep(sweepFile, s);
+  if (problems.length) throw new RunSpecError(problems.map((p) => pointProblemLine(sweepFile, p)));
+  return expanded;
 }

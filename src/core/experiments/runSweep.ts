@@ -109,7 +109,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     const runDir = path.join(dir, p.name);
     const has = fs.existsSync(path.join(runDir, 'config.json'));
     const rows = has ? readMetricsRowsSync(runDir) : [];
-    const finished = has && (isStoppedEarly(runDir) || hasFinal(runDir));
+    const finished = has && (isStoppedEarly(runDir) || hasFinalCheckpoint(runDir));
     curves.set(p.name, { id: p.name, rows: [...rows], finished });
     if (finished) outcomes.set(p.name, { name: p.name, dir: runDir, status: 'skipped', stepsRun: 0, stepsSaved: 0, ms: 0 });
     else queue.push(p);
@@ -220,7 +220,8 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
   };
 }
 
-function hasFinal(runDir: string): boolean {
+/** Whether a run directory has its final checkpoint (the run completed). */
+export function hasFinalCheckpoint(runDir: string): boolean {
   try {
     return fs.readFileSync(path.join(runDir, 'checkpoints.jsonl'), 'utf8').split('\n').some((l) => /"name"\s*:\s*"final"/.test(l));
   } catch {

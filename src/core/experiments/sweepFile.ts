@@ -1,11 +1,13 @@
-// A sweep file (`*.sweep.json`): the shape W&B users write (method, parameters, metric, run_cap, seed,
+// A sweep file (`*.sweep.json`, or `*.sweep.yaml` / `.yml` read with the `yaml` package): the shape W&B users write (method, parameters, metric, run_cap, seed,
 // early_terminate) plus `base` (a run spec file, relative to the sweep file), `seeds` and
 // `max_concurrent`. Definitions: docs experiments-reference.md "Sweep files".
 import * as fs from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
-import { parseJsonWithPosition, RunSpecError } from '../spec/text';
+import { RunSpecError } from '../spec/text';
 import { formatIssue } from '../spec/issues';
+import { lineColumn, parsePlacedText, placeOf, specTextFormat, type SpecTextFormat } from '../spec/placedText';
+import { SWEEP_FILE_EXTENSIONS } from '../spec/kinds';
 import { specJsonSchema } from '../spec/define';
 import { SweepMetric } from './sweepManifest';
 
@@ -49,25 +51,35 @@ export const SweepFile = z
   .describe('A hyperparameter sweep over a base run spec (W&B sweep file shape).');
 export type SweepFile = z.output<typeof SweepFile>;
 
-export const SWEEP_EXTENSIONS = ['.sweep.json'] as const;
+export const SWEEP_EXTENSIONS = SWEEP_FILE_EXTENSIONS;
+export { isSweepFile } from '../spec/kinds';
 
-export function isSweepFile(file: string): boolean {
-  const l = file.toLowerCase();
-  return SWEEP_EXTENSIONS.some((e) => l.endsWith(e));
-}
-
-/** The sweep's name: its `name`, else the file name without `.sweep.json`. */
+/** The sweep's name: its `name`, else the file name without `.sweep.json` / `.sweep.yaml` / `.sweep.yml`. */
 export function sweepName(file: string, s: Pick<SweepFile, 'name'>): string {
   if (s.name) return s.name;
-  const base = path.basename(file).replace(/\.sweep\.json$/i, '');
+  const base = path.basename(file).replace(/\.sweep\.(json|ya?ml)$/i, '');
   return base.replace(/[^A-Za-z0-9._-]/g, '_') || 'sweep';
 }
 
-/** Parses and validates sweep text; every message starts with `fileLabel`. Throws RunSpecError. */
-export function parseSweepText(text: string, fileLabel: string): SweepFile {
-  const raw = parseJsonWithPosition(text, fileLabel);
-  const r = SweepFile.safeParse(raw, { reportInput: true });
-  if (!r.success) throw new RunSpecError(r.error.issues.map((i) => `${fileLabel}: ${formatIssue(i, SweepFile)}`));
+/**
+ * Parses and validates sweep text (JSON, or YAML when `fileLabel` ends in .yaml/.yml); every message
+ * reads `<fileLabel>:<line>:<column>: <field>: <what is wrong>`. Throws RunSpecError.
+ */
+export function parseSweepText(text: string, fileLabel: string, format: SpecTextFormat = specTextFormat(fileLabel)): SweepFile {
+  const parsed = parsePlacedText(text, format);
+  if (!parsed.ok) {
+    const at = lineColumn(text, parsed.error.offset);
+    throw new RunSpecError([`${fileLabel}${parsed.error.length ? `:${at.line}:${at.column}` : ''}: ${parsed.error.message}`]);
+  }
+  const r = SweepFile.safeParse(parsed.value, { reportInput: true });
+  if (!r.success)
+    throw new RunSpecError(
+      r.error.issues.map((i) => {
+        const place = placeOf(parsed.places, i.code === 'unrecognized_keys' ? [...i.path, i.keys[0]!] : i.path);
+        const at = lineColumn(text, (place.key?.offset ?? place.value) + parsed.shift);
+        return `${fileLabel}:${at.line}:${at.column}: ${formatIssue(i, SweepFile)}`;
+      }),
+    );
   return r.data;
 }
 

@@ -49,6 +49,8 @@ export function isResumable(dir: DirectoryState, active: { status: ActiveRunStat
   return !active || (active.status !== 'starting' && active.status !== 'running' && active.status !== 'paused' && active.status !== 'completed');
 }
 
+/** A run's status: what this window reports of it, else its directory's; a run the sweep's median rule stopped (which this window saw end as cancelled) reads "stopped early". */
 export function deriveRunStatus(dir: DirectoryState, active: { status: ActiveRunStatus } | undefined): RunStatus {
+  if (dir.stoppedEarly) return 'stopped early';
   return reportedRunStatus(active) ?? directoryRunStatus(dir);
 }

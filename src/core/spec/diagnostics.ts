@@ -1,10 +1,12 @@
 // A spec file's problems where they are written: each with the line and column of the field (the
-// property name, or the object that lacks a required field) or of the JSON syntax error, for every
-// kind alike. Editors underline them; the messages are those a run gives, without the file name.
+// property name, or the object that lacks a required field) or of the syntax error, for every kind
+// alike and for the other spec files (sweeps, in JSON or YAML). Editors underline them; the messages
+// are those a run gives, without the file name. Hints (hints.ts) take the same shape at severity 'info'.
 import type { z } from 'zod';
 import type { SpecDefinition } from './define';
 import { formatIssue } from './issues';
-import { findJsonSyntaxError, jsonPlaces, type JsonPlace } from './jsonSyntax';
+import { lineColumn, parsePlacedText, placeOf, type PlacedText, type SpecTextFormat } from './placedText';
+import type { JsonPlace } from './jsonSyntax';
 
 export interface SpecDiagnostic {
   /** 1-based, as editors and `file:line:column` messages count */
@@ -20,39 +22,59 @@ export interface SpecDiagnostic {
    * the contributed JSON schema cannot say as the run says it, so an editor shows these besides its own.
    */
   rule: boolean;
+  /** 'info': a hint (never blocks a run); absent: an error */
+  severity?: 'info';
 }
 
-/** Every problem of a spec text, in the order a run reports them; [] when the spec is valid. */
-export function specDiagnostics(def: Pick<SpecDefinition<z.ZodObject>, 'schema'>, text: string): SpecDiagnostic[] {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const shift = text.length - body.length;
-  const at = (offset: number, length: number, message: string, rule = false): SpecDiagnostic => {
-    const before = text.slice(0, offset + shift);
-    return { line: before.split('\n').length, column: offset + shift - (before.lastIndexOf('\n') + 1) + 1, offset: offset + shift, length, message, rule };
-  };
-  if (body.trim() === '') return [at(0, 0, 'the file is empty (expected a JSON object)')];
-  const syntax = findJsonSyntaxError(body);
-  if (syntax) return [at(syntax.offset, 1, `invalid JSON: ${syntax.message}`)];
-  const result = def.schema.safeParse(JSON.parse(body), { reportInput: true });
+/** A diagnostic at `offset` (0-based, in `text`), with its line and column. */
+export function diagnosticAt(text: string, offset: number, length: number, message: string, o: { rule?: boolean; severity?: 'info' } = {}): SpecDiagnostic {
+  return { ...lineColumn(text, offset), offset, length, message, rule: o.rule ?? false, ...(o.severity ? { severity: o.severity } : {}) };
+}
+
+/** A diagnostic at the field `path` of a parsed text (its key when it has one, else its value). */
+export function diagnosticAtPath(text: string, parsed: Extract<PlacedText, { ok: true }>, path: readonly PropertyKey[], message: string, o: { rule?: boolean; severity?: 'info'; value?: boolean } = {}): SpecDiagnostic {
+  const place: JsonPlace = placeOf(parsed.places, path);
+  const useKey = !o.value && place.key;
+  const offset = (useKey ? place.key!.offset : place.value) + parsed.shift;
+  const length = useKey ? place.key!.length : o.value ? valueLength(text, offset) : 1;
+  return diagnosticAt(text, offset, length, message, o);
+}
+
+/** The length of the scalar written at `offset` (up to a separator), at least 1. */
+function valueLength(text: string, offset: number): number {
+  const m = /^("(?:[^"\\\n]|\\.)*"|[^,\]}\s#]+)/.exec(text.slice(offset, offset + 200));
+  return Math.max(1, m ? m[0].length : 1);
+}
+
+/** Every problem of a text against `schema`, in the order a run reports them; [] when it is valid. */
+export function schemaDiagnostics(schema: z.ZodType, text: string, format: SpecTextFormat = 'json'): SpecDiagnostic[] {
+  const parsed = parsePlacedText(text, format);
+  if (!parsed.ok) return [diagnosticAt(text, parsed.error.offset, parsed.error.length, parsed.error.message)];
+  return issueDiagnostics(schema, text, parsed);
+}
+
+/** The schema's issues with a parsed text, each at its field. */
+export function issueDiagnostics(schema: z.ZodType, text: string, parsed: Extract<PlacedText, { ok: true }>): SpecDiagnostic[] {
+  const result = schema.safeParse(parsed.value, { reportInput: true });
   if (result.success) return [];
-  const places = jsonPlaces(body);
   const out: SpecDiagnostic[] = [];
   for (const issue of result.error.issues) {
     // an unknown field is underlined where it is written, each on its own
     const parts = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => ({ issue: { ...issue, keys: [k] }, path: [...issue.path, k] })) : [{ issue, path: issue.path }];
-    for (const p of parts) {
-      const place = placeOf(places, p.path);
-      out.push(at(place.key?.offset ?? place.value, place.key?.length ?? 1, formatIssue(p.issue, def.schema), p.issue.code === 'custom'));
-    }
+    for (const p of parts) out.push(diagnosticAtPath(text, parsed, p.path, formatIssue(p.issue, schema), { rule: p.issue.code === 'custom' }));
   }
   return out;
 }
 
-/** The place of the field at `path`, or of the nearest enclosing value that is written. */
-function placeOf(places: Map<string, JsonPlace>, path: readonly PropertyKey[]): JsonPlace {
-  for (let n = path.length; n >= 0; n--) {
-    const found = places.get(JSON.stringify(path.slice(0, n).map((k) => (typeof k === 'number' ? k : String(k)))));
-    if (found) return found;
-  }
-  return { value: 0 };
+/** Every problem of a run spec's text (JSON), in the order a run reports them; [] when the spec is valid. */
+export function specDiagnostics(def: Pick<SpecDefinition<z.ZodObject>, 'schema'>, text: string): SpecDiagnostic[] {
+  return schemaDiagnostics(def.schema, text, 'json');
+}
+
+/** The hints of a run spec's text (hints.ts), at severity 'info', each at the value it is about; [] for a text that does not parse. */
+export async function specHintDiagnostics(kind: string, text: string, specFile: string): Promise<SpecDiagnostic[]> {
+  const parsed = parsePlacedText(text, 'json');
+  if (!parsed.ok) return [];
+  const { specHints } = await import('./hints');
+  return (await specHints(kind, parsed.value, specFile)).map((h) => diagnosticAtPath(text, parsed, h.path, h.message, { severity: 'info', value: true }));
 }

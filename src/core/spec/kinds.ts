@@ -61,6 +61,18 @@ export const OTHER_SPEC_FILES = [
 ] as const;
 export type OtherSpecFileId = (typeof OTHER_SPEC_FILES)[number]['id'];
 
+/** A sweep file's name ends in one of these (lower case): JSON, or YAML (the JSON schema is contributed for the first). */
+export const SWEEP_FILE_EXTENSIONS = ['.sweep.json', '.sweep.yaml', '.sweep.yml'] as const;
+
+/** Whether `file` is named as a sweep file (`*.sweep.json`, `*.sweep.yaml`, `*.sweep.yml`). */
+export function isSweepFile(file: string): boolean {
+  const l = file.toLowerCase();
+  return SWEEP_FILE_EXTENSIONS.some((e) => l.endsWith(e));
+}
+
+/** The workspace glob of sweep files, JSON and YAML. */
+export const SWEEP_FILE_GLOB = '**/*.{sweep.json,sweep.yaml,sweep.yml}';
+
 /** The evaluation spec's row of OTHER_SPEC_FILES. */
 export const EVAL_SPEC_FILE = OTHER_SPEC_FILES[1];
 

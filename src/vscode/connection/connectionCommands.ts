@@ -1,4 +1,4 @@
-// The connection's commands: Select Backend, Set API Key, Clear API Key and Show Available Models,
+// The connection's commands: Select Backend, Set / Clear API Key, Set / Clear W&B API Key and Show Available Models,
 // each a small adapter from VS Code UI (quick picks, input boxes, notifications) to the services.
 // Optional arguments let tests and keybindings run a command without its prompts. The ids are in
 // common/commandIds.ts; registerTable (common/commandTable.ts) shows and logs a failure.
@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { BackendKind, isBackendKind } from '../../core/config/backendKinds';
 import { TinkerConnection } from './connection';
 import { Log } from '../common/log';
-import { ApiKeyStore, validateApiKey, type WandbKeyStore } from './secrets';
+import { clearStoredKey, promptAndStoreKey } from './apiKeyPrompt';
+import { ApiKeyStore, validateApiKey, validateWandbKey, type WandbKeyStore } from './secrets';
 import { customBaseUrlSetting, readBackend, writeBackend } from '../common/settings';
 import { COMMAND } from '../common/commandIds';
 import { Handler, registerTable } from '../common/commandTable';
@@ -23,31 +24,20 @@ export function registerConnectionCommands(s: ConnectionCommandServices): vscode
   const table: Record<string, Handler> = {
     [COMMAND.selectBackend]: (kind?: unknown, url?: unknown) => selectBackend(s, kind, url),
     [COMMAND.setApiKey]: (key?: unknown) => setApiKey(s, key),
-    [COMMAND.clearApiKey]: async () => {
-      await s.apiKeys.clear();
-      void vscode.window.showInformationMessage('Tinker API key removed from VS Code secret storage.');
-    },
+    [COMMAND.clearApiKey]: () => clearStoredKey('Tinker API key', s.apiKeys),
     [COMMAND.showModels]: (opts?: unknown) => showModels(s, opts),
-    [COMMAND.setWandbApiKey]: async (key?: unknown) => {
-      const value =
-        typeof key === 'string'
-          ? key
-          : await vscode.window.showInputBox({
-              title: 'Tinker: Set W&B API Key',
-              prompt: 'Your Weights & Biases API key (wandb.ai/authorize). Kept in VS Code secret storage; sent only to the W&B host.',
-              password: true,
-              ignoreFocusOut: true,
-              validateInput: (v) => (!v.trim() || /\s/.test(v.trim()) ? 'A W&B API key is one word with no spaces.' : undefined),
-            });
-      if (value === undefined) return false;
-      await s.wandbKeys.set(value);
-      void vscode.window.showInformationMessage('W&B API key saved in VS Code secret storage.');
-      return true;
-    },
-    [COMMAND.clearWandbApiKey]: async () => {
-      await s.wandbKeys.clear();
-      void vscode.window.showInformationMessage('W&B API key removed from VS Code secret storage.');
-    },
+    [COMMAND.setWandbApiKey]: (key?: unknown) =>
+      promptAndStoreKey(
+        {
+          what: 'W&B API key',
+          title: 'Tinker: Set W&B API Key',
+          prompt: 'Your Weights & Biases API key (wandb.ai/authorize). Kept in VS Code secret storage; sent only to the W&B host.',
+          validate: validateWandbKey,
+          store: s.wandbKeys,
+        },
+        key,
+      ),
+    [COMMAND.clearWandbApiKey]: () => clearStoredKey('W&B API key', s.wandbKeys),
   };
   return registerTable(table, s.log);
 }
@@ -99,22 +89,18 @@ async function selectBackend(s: ConnectionCommandServices, kindArg: unknown, url
   return kind;
 }
 
-async function setApiKey(s: ConnectionCommandServices, keyArg: unknown): Promise<boolean> {
-  const key =
-    typeof keyArg === 'string'
-      ? keyArg
-      : await vscode.window.showInputBox({
-          title: 'Tinker: Set API Key',
-          prompt: 'Your Tinker API key. It is stored in VS Code secret storage, never in settings or logs.',
-          placeHolder: 'tml-…',
-          password: true,
-          ignoreFocusOut: true,
-          validateInput: (v) => validateApiKey(v),
-        });
-  if (key === undefined) return false;
-  await s.apiKeys.set(key);
-  void vscode.window.showInformationMessage('Tinker API key saved in VS Code secret storage.');
-  return true;
+function setApiKey(s: ConnectionCommandServices, keyArg: unknown): Promise<boolean> {
+  return promptAndStoreKey(
+    {
+      what: 'Tinker API key',
+      title: 'Tinker: Set API Key',
+      prompt: 'Your Tinker API key. It is stored in VS Code secret storage, never in settings or logs.',
+      placeHolder: 'tml-…',
+      validate: validateApiKey,
+      store: s.apiKeys,
+    },
+    keyArg,
+  );
 }
 
 interface ModelRow {

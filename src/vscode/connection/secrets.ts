@@ -17,6 +17,12 @@ export function validateApiKey(value: string): string | undefined {
   return undefined;
 }
 
+/** W&B API keys are one word (40 hex characters on wandb.ai; self-hosted servers differ, so only the shape is checked). */
+export function validateWandbKey(value: string): string | undefined {
+  const v = value.trim();
+  return !v || /\s/.test(v) ? 'A W&B API key is one word with no spaces.' : undefined;
+}
+
 /** The W&B API key: SecretStorage, else WANDB_API_KEY; never in settings, logs or run directories. */
 export class WandbKeyStore {
   constructor(
@@ -37,8 +43,9 @@ export class WandbKeyStore {
   }
 
   async set(key: string): Promise<void> {
+    const problem = validateWandbKey(key);
+    if (problem) throw new Error(problem);
     const v = key.trim();
-    if (!v || /\s/.test(v)) throw new Error('A W&B API key is one word with no spaces.');
     this.redactor.add(v);
     await this.secrets.store(WANDB_SECRET_KEY, v);
   }

@@ -1,5 +1,5 @@
 // "Tinker: Compare Runs…": the Compare Runs panel over runs picked from the runs folder, the Runs
-// view's multi-selection (its run nodes), `{ runDirs }` or a sweep folder `{ sweepDir }`.
+// view's multi-selection (its run nodes), its sweep node, `{ runDirs }` or a sweep folder `{ sweepDir }`.
 import * as vscode from 'vscode';
 import { COMMAND } from '../common/commandIds';
 import { registerTable } from '../common/commandTable';
@@ -19,11 +19,15 @@ const TITLE = 'Tinker: Compare Runs…';
 async function argSchema() {
   const { z } = await import('zod');
   const runNode = z.object({ run: z.object({ dir: z.string().min(1) }) });
+  const sweepNode = z.object({ kind: z.literal('sweep'), dir: z.string().min(1) });
   return z.union([
     z.object({ runDirs: z.array(z.string().min(1)).min(1) }).strict(),
     z.object({ sweepDir: z.string().min(1) }).strict(),
     /** the Runs view: the clicked node and the selection (VS Code passes both) */
     z.tuple([runNode, z.array(runNode).optional()]).transform(([node, selection]) => ({ runDirs: (selection?.length ? selection : [node]).map((n) => n.run.dir) })),
+    /** the Runs view's sweep node (alone, or with the selection VS Code passes beside it) */
+    sweepNode.transform((n) => ({ sweepDir: n.dir })),
+    z.tuple([sweepNode, z.array(z.unknown()).optional()]).transform(([n]) => ({ sweepDir: n.dir })),
   ]);
 }
 

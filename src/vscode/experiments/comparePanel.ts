@@ -14,7 +14,7 @@ import type { RunStatus } from '../../protocol/runProgress';
 import { inFolder, loadColumns } from '../../core/experiments/columnCache';
 import { readSweepManifest, type SweepManifest } from '../../core/experiments/sweepManifest';
 import { chartLines, SmoothedCache, sweepView, wireRuns, type HeldRun } from '../../core/experiments/compareView';
-import { directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
+import { STOPPED_EARLY_FILE, directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../common/log';
 import type { RunRegistry } from '../runs/runRegistry';
@@ -22,6 +22,7 @@ import { showPanelPage } from '../common/webview/html';
 import { PanelHost, RequestHandlers } from '../common/webview/panelHost';
 import type { WebviewTransport } from '../common/webview/transport';
 import { throttle } from '../common/throttle';
+import { windowUi } from '../common/windowUi';
 
 export interface CompareSubject {
   runDirs: string[];
@@ -165,6 +166,8 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
   }
 
   private async statusOf(runDir: string): Promise<RunStatus> {
+    // a run the sweep's median rule stopped ended as "cancelled" in this window's registry; its directory says more
+    if (fs.existsSync(path.join(runDir, STOPPED_EARLY_FILE))) return 'stopped early';
     const active = reportedRunStatus(this.s.registry.byDir(runDir));
     if (active) return active;
     try {
@@ -228,6 +231,11 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
       case 'compareSamples':
         await this.s.compareSamples(msg.a, msg.b);
         break;
+      case 'openWandb': {
+        const wandb = this.runs.get(msg.id)?.config.wandb as { url?: unknown } | undefined;
+        if (typeof wandb?.url === 'string' && /^https?:\/\//.test(wandb.url)) await windowUi.openExternal(vscode.Uri.parse(wandb.url));
+        break;
+      }
       case 'webviewError':
         this.log.warn(`compare panel: ${msg.message}`);
         break;

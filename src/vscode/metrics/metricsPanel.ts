@@ -17,6 +17,7 @@ import { showPanelPage } from '../common/webview/html';
 import { PanelHost, RequestHandlers } from '../common/webview/panelHost';
 import type { WebviewTransport } from '../common/webview/transport';
 import { toDisposable } from '../common/lifecycle';
+import { windowUi } from '../common/windowUi';
 import { errorMessage } from '../../core/errors';
 
 const POLL_MS = 2000;
@@ -78,7 +79,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
         break;
       case 'openWandb': {
         const url = (await readSummary(this.runDir))?.wandbUrl;
-        if (url) await vscode.env.openExternal(vscode.Uri.parse(url));
+        if (url) await windowUi.openExternal(vscode.Uri.parse(url));
         break;
       }
       case 'showLog':

@@ -16,6 +16,7 @@ import { describeProgress } from './runStatusBar';
 import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from '../common/commandIds';
+import { windowUi } from '../common/windowUi';
 import { isSpecFileOf, type SpecKind, specGlob, specKind } from '../../core/spec/kinds';
 
 
@@ -192,7 +193,7 @@ async function openInWandb(s: RunCommandServices, arg: unknown): Promise<string 
     void vscode.window.showInformationMessage(`${path.basename(runDir)} is not logged to W&B (its config.json has no W&B URL). Add "wandb_project" to the spec, or set tinker.wandb.project.`);
     return undefined;
   }
-  await vscode.env.openExternal(vscode.Uri.parse(run.wandbUrl));
+  await windowUi.openExternal(vscode.Uri.parse(run.wandbUrl));
   return run.wandbUrl;
 }
 

@@ -24,6 +24,7 @@ import { ApiKeyStore } from '../connection/secrets';
 import { readBackendFor, rewardEnvironmentSetting, wandbBaseUrlSetting, wandbProjectSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
+import { windowUi } from '../common/windowUi';
 
 export interface RunRunnerServices {
   log: Log;
@@ -159,7 +160,7 @@ export class RunRunner {
     return result;
   }
   /** W&B for a run: the spec's wandb_* fields, else the tinker.wandb.project setting; the key from secret storage or WANDB_API_KEY. */
-  private async tracking(runName: string): Promise<RunTrackingOptions> {
+  async tracking(runName: string): Promise<RunTrackingOptions> {
     const { wandbTrackerFactory } = await import('../../core/tracking/wandbSetup');
     let warned = false;
     return {
@@ -168,7 +169,7 @@ export class RunRunner {
         this.s.log.warn(`[${runName}] ${message}`);
         if (warned) return;
         warned = true;
-        void vscode.window.showWarningMessage(`${runName}: ${message}`, 'Set W&B API Key').then((a) => {
+        void windowUi.showWarningMessage(`${runName}: ${message}`, 'Set W&B API Key').then((a) => {
           if (a) void vscode.commands.executeCommand(COMMAND.setWandbApiKey);
         });
       },

@@ -130,15 +130,16 @@ export class RunsModel extends Disposable {
     // missed by the OS watcher (the folder's own watch is added after the write), the folder is not.
     const pattern = new vscode.RelativePattern(
       vscode.Uri.file(this.folder),
-      '{*,*/metrics.jsonl,*/checkpoints.jsonl,*/config.json}',
+      // and a sweep folder's runs, one level further down (<sweep>/<point>/…)
+      '{*,*/metrics.jsonl,*/checkpoints.jsonl,*/config.json,*/sweep.json,*/*/metrics.jsonl,*/*/checkpoints.jsonl,*/*/config.json,*/*/stopped_early.json}',
     );
     this.watcher = vscode.workspace.createFileSystemWatcher(pattern);
     let changed: Set<string> | 'all' = new Set();
     const schedule = (uri: vscode.Uri) => {
       this.log.trace(`runs folder changed: ${uri.fsPath}`);
-      // a file inside a run folder: that run; a direct child appearing or going: the whole folder
+      // a file inside a run folder (or a sweep's run folder): that run; a direct child appearing or going: the whole folder
       const parts = path.relative(this.folder, uri.fsPath).split(path.sep);
-      if (parts.length === 2 && parts[0] !== '..' && changed !== 'all') changed.add(path.join(this.folder, parts[0]!));
+      if (parts[0] !== '..' && (parts.length === 2 || parts.length === 3) && changed !== 'all') changed.add(path.join(this.folder, ...parts.slice(0, -1)));
       else changed = 'all';
       clearTimeout(this.timer);
       this.timer = setTimeout(() => {

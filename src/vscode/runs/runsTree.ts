@@ -19,11 +19,13 @@ import { throttle } from '../common/throttle';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
 import { loadMoreItem, serverRunItem } from './serverRunItem';
+import { bestRunOf, groupSweeps, sweepItem, sweepTooltip, type SweepActivity, type SweepNode } from './sweepItems';
 
 export type RunsNode =
   | { kind: 'run'; run: RunSummary; status: RunStatus; active?: ActiveRun }
   | { kind: 'iteration'; run: RunSummary; iteration: number; split: 'train' | 'eval' }
   | { kind: 'server' }
+  | SweepNode
   | ServerRunRow;
 
 const SERVER_NODE: RunsNode = { kind: 'server' };
@@ -40,6 +42,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     private readonly registry: RunRegistry,
     connection: Pick<TinkerConnection, 'get'>,
     serverRuns?: ServerRunList,
+    /** the sweeps this window runs (their nodes show it, and follow their progress) */
+    private readonly sweeps?: SweepActivity,
   ) {
     super();
     this.serverRuns = serverRuns ?? new ServerRunList(() => connection.get());
@@ -51,6 +55,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       fromRegistry,
       this.serverRuns.onDidChange(() => this.changed.fire(undefined)),
     );
+    if (sweeps) this._register(sweeps.onDidChange(fromRegistry));
   }
 
   /** Re-reads the server's training runs the next time the Server node is shown. */
@@ -61,11 +66,9 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
 
   async getChildren(element?: RunsNode): Promise<RunsNode[]> {
     if (!element) {
-      const runs = await this.model.list();
-      const local: RunsNode[] = runs.map((run) => {
-        const active = this.registry.byDir(run.dir);
-        return { kind: 'run', run, status: deriveRunStatus(run, active), active };
-      });
+      // a sweep folder is one node, its runs under it; the other runs and the sweeps newest first
+      const grouped = await groupSweeps(this.model.runsFolder, await this.model.list(), (run) => this.runNode(run).status, this.sweeps);
+      const local: RunsNode[] = [...grouped.sweeps, ...grouped.rest.map((run) => this.runNode(run))].sort((a, b) => modified(b) - modified(a));
       try {
         const { describeBackend } = await import('../../core/config/backendKinds');
         this.serverLabel = `Server: ${describeBackend(await readBackend())}`;
@@ -77,7 +80,18 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     }
     if (element.kind === 'server') return this.serverRuns.rows();
     if (element.kind === 'run') return this.iterationsOf(element.run);
+    if (element.kind === 'sweep') return element.runs.map((run) => this.runNode(run));
     return [];
+  }
+
+  private runNode(run: RunSummary): Extract<RunsNode, { kind: 'run' }> {
+    const active = this.registry.byDir(run.dir);
+    return { kind: 'run', run, status: deriveRunStatus(run, active), active };
+  }
+
+  async resolveTreeItem(item: vscode.TreeItem, node: RunsNode): Promise<vscode.TreeItem> {
+    if (node.kind === 'sweep') item.tooltip = sweepTooltip(node, await bestRunOf(node));
+    return item;
   }
 
   /** The run's sampled iterations, newest first (at one iteration, training after its evaluation). */
@@ -92,9 +106,16 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     return nodes.sort((a, b) => b.iteration - a.iteration || (a.split === 'train' ? -1 : 1));
   }
 
-  /** The local run rows only (what tests and commands look for). */
+  /** The local run rows only, those inside sweep nodes too (what tests and commands look for). */
   async localRuns(): Promise<Array<Extract<RunsNode, { kind: 'run' }>>> {
-    return (await this.getChildren()).filter((n): n is Extract<RunsNode, { kind: 'run' }> => n.kind === 'run');
+    const top = await this.getChildren();
+    const inSweeps = top.flatMap((n) => (n.kind === 'sweep' ? n.runs.map((run) => this.runNode(run)) : []));
+    return [...top.filter((n): n is Extract<RunsNode, { kind: 'run' }> => n.kind === 'run'), ...inSweeps];
+  }
+
+  /** The sweep nodes. */
+  async sweepNodes(): Promise<SweepNode[]> {
+    return (await this.getChildren()).filter((n): n is SweepNode => n.kind === 'sweep');
   }
 
   getTreeItem(node: RunsNode): vscode.TreeItem {
@@ -111,6 +132,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         item.command = { command: COMMAND.showIteration, title: 'Show Iteration', arguments: [{ runDir: node.run.dir, step: node.iteration, split: node.split }] };
         return item;
       }
+      case 'sweep':
+        return sweepItem(node);
       case 'server': {
         const item = new vscode.TreeItem(this.serverLabel, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = 'server';
@@ -134,6 +157,10 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       }
     }
   }
+}
+
+function modified(n: RunsNode): number {
+  return n.kind === 'sweep' ? n.modifiedMs : n.kind === 'run' ? n.run.modifiedMs : 0;
 }
 
 const STATUS_ICON: Record<RunStatus, vscode.ThemeIcon> = {

@@ -223,6 +223,15 @@ describe('compare: seed groups', () => {
     ]);
     assert.deepStrictEqual(g.map((x) => x.ids), [['a', 'c'], ['b']]);
   });
+  it('runs logged to W&B still group by seed: each has its own W&B id, URL and name, which set no hyperparameter', () => {
+    const wandb = (id: string, name: string) => ({ id, url: `https://wandb.ai/e/p/runs/${id}`, wandb_project: 'p', wandb_group: 's', wandb_name: name });
+    const g = seedGroups([
+      { id: 'a', config: { learning_rate: 1e-3, seed: 1, wandb: wandb('0a1b2c3d4e5f', 'learning_rate_0.001_seed_1') } },
+      { id: 'b', config: { learning_rate: 1e-3, seed: 2, wandb: wandb('9f8e7d6c5b4a', 'learning_rate_0.001_seed_2') } },
+      { id: 'c', config: { learning_rate: 4e-3, seed: 1, wandb: wandb('111111111111', 'learning_rate_0.004_seed_1') } },
+    ]);
+    assert.deepStrictEqual(g.map((x) => x.ids), [['a', 'b'], ['c']]);
+  });
   it('a band is min, max and mean over the members that have a value at each x', () => {
     assert.deepStrictEqual(seedBand([[1, null, 3], [3, 5, null]]), { min: [1, 5, 3], max: [3, 5, 3], mean: [2, 5, 3] });
   });

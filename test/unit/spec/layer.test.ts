@@ -78,7 +78,10 @@ describe('spec layer', () => {
         validation.map((v) => [v.fileMatch, v.url]),
         [...SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]), ...OTHER_SPEC_FILES.map((f) => [`*${f.extension}`, `./dist/${f.schemaFile}`])],
       );
-      const specActivations = (pkg.activationEvents as string[]).filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json'));
+      const activations = pkg.activationEvents as string[];
+      const specActivations = activations.filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json') && !OTHER_SPEC_FILES.some((f) => e.endsWith(`*${f.extension}`)));
+      // sweep files activate the extension too (their CodeLens and Start Sweep), JSON and YAML
+      for (const ext of ['json', 'yaml', 'yml']) assert.ok(activations.includes(`workspaceContains:**/*.sweep.${ext}`), `activation on *.sweep.${ext}`);
       assert.deepStrictEqual(
         specActivations,
         SPEC_KIND_IDS.map((k) => `workspaceContains:${specGlob(k)}`),
@@ -87,6 +90,7 @@ describe('spec layer', () => {
       for (const k of SPEC_KINDS) assert.ok(commands.has(k.startCommand), `${k.startCommand} is not contributed`);
     });
 
+    const SWEEP_FILE_TEST = 'resourceFilename =~ /\\.sweep\\.(json|ya?ml)$/';
     it('is what the menus offer on a spec file: its kind start command, and only in a trusted workspace when the kind runs workspace code', () => {
       const menus = pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>;
       const fileTest = (ext: string) => `resourceFilename =~ /${ext.replace(/\./g, '\\.')}$/`;
@@ -101,6 +105,12 @@ describe('spec layer', () => {
       for (const [menu, items] of Object.entries(menus))
         for (const i of items)
           for (const m of (i.when ?? '').matchAll(/resourceFilename =~ \/(.*?)\$\//g)) {
+            // a sweep file (JSON or YAML): Start Sweep, in a trusted workspace (its runs may execute the reward function)
+            if (m[0] === SWEEP_FILE_TEST) {
+              assert.strictEqual(i.command, 'tinker.startSweep', `${menu}: ${m[0]}`);
+              assert.ok(i.when?.includes('isWorkspaceTrusted'), `${menu}: ${i.command} and workspace trust`);
+              continue;
+            }
             const kind = SPEC_KINDS.find((k) => fileTest(k.extension) === m[0]);
             assert.ok(kind, `${menu}: ${i.command} tests ${m[0]}, no kind's extension`);
             assert.strictEqual(i.command, kind.startCommand, `${menu}: ${m[0]}`);

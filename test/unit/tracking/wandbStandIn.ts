@@ -30,6 +30,11 @@ export class WandbStandIn {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** Lets the process exit while the stand-in still listens (the UI tests' runner, whose steps may stop early). */
+  unref(): void {
+    this.server.unref();
+  }
+
   async close(): Promise<void> {
     for (const r of this.hanging) r.destroy();
     this.server.closeAllConnections();
