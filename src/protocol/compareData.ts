@@ -167,8 +167,13 @@ export function metricGroup(key: string): string {
 
 /** The union of the runs' metric keys, grouped by prefix (METRIC_GROUPS first, others after), sorted within. */
 export function metricKeyGroups(runs: readonly RunColumns[]): { group: string; keys: string[] }[] {
+  return metricGroupsOfKeys(runs.map((r) => Object.keys(r.cols)));
+}
+
+/** metricKeyGroups from each run's list of metric keys. */
+export function metricGroupsOfKeys(runKeys: readonly (readonly string[])[]): { group: string; keys: string[] }[] {
   const keys = new Set<string>();
-  for (const r of runs) for (const k of Object.keys(r.cols)) keys.add(k);
+  for (const r of runKeys) for (const k of r) keys.add(k);
   const byGroup = new Map<string, string[]>();
   for (const k of [...keys].sort()) {
     const g = metricGroup(k);
@@ -228,6 +233,175 @@ export function alignSeries(series: readonly { x: readonly (number | null)[]; y:
     return out;
   });
   return { x, ys };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Decimation: a chart draws about one point per pixel column, whatever the runs' lengths
+
+/** One run's line on a chart: its x and y per row (null: no point) and each row's step. */
+export interface ChartLine {
+  x: readonly (number | null)[];
+  y: readonly (number | null)[];
+  steps: readonly number[];
+}
+
+/** Lines aligned on one shared x (uPlot's form) with, per line and x, the step of the row drawn there. */
+export interface DecimatedLines {
+  x: number[];
+  ys: (number | null)[][];
+  steps: (number | null)[][];
+}
+
+function alignExact(lines: readonly ChartLine[]): DecimatedLines {
+  const { x, ys } = alignSeries(lines);
+  const index = new Map<number, number>();
+  x.forEach((v, i) => index.set(v, i));
+  const steps = lines.map((l) => {
+    const out: (number | null)[] = new Array<number | null>(x.length).fill(null);
+    for (let i = 0; i < l.x.length; i++) {
+      const xi = l.x[i];
+      if (xi !== null && xi !== undefined && finite(l.y[i])) out[index.get(xi)!] = l.steps[i] ?? null;
+    }
+    return out;
+  });
+  return { x, ys, steps };
+}
+
+/**
+ * Min–max decimation on a shared grid. The x range is cut into `buckets` equal buckets; in each, a
+ * line keeps its lowest and its highest point (in x order: peaks and dips stay), drawn at one of the
+ * bucket's two shared x slots (the first slot at the smallest x any line keeps first there, the second
+ * at the largest x any line keeps second), so every line sits on one short x array however different
+ * the runs' x values are (wall time, tokens). When all lines together have no more points than
+ * 2 × buckets the lines are aligned exactly instead (the union of their x values, nothing dropped).
+ */
+export function decimateLines(lines: readonly ChartLine[], buckets: number): DecimatedLines {
+  const B = Math.max(1, Math.floor(buckets));
+  let lo = Infinity;
+  let hi = -Infinity;
+  let total = 0;
+  // the loops below run over every row of every run on each request: plain loops, no calls (`v - v !== 0`: NaN or ±Infinity)
+  for (const l of lines) {
+    const xs = l.x;
+    const ys = l.y;
+    const n = xs.length;
+    for (let i = 0; i < n; i++) {
+      const xi = xs[i];
+      const yi = ys[i];
+      if (xi === null || xi === undefined || yi === null || yi === undefined || yi - yi !== 0) continue;
+      total++;
+      if (xi < lo) lo = xi;
+      if (xi > hi) hi = xi;
+    }
+  }
+  if (total <= 2 * B || !(hi > lo)) return alignExact(lines);
+  const perX = B / (hi - lo);
+  const first = lines.map(() => new Int32Array(B).fill(-1));
+  const second = lines.map(() => new Int32Array(B).fill(-1));
+  const slot1 = new Float64Array(B).fill(Infinity);
+  const slot2 = new Float64Array(B).fill(-Infinity);
+  const minI = new Int32Array(B);
+  const maxI = new Int32Array(B);
+  lines.forEach((l, r) => {
+    minI.fill(-1);
+    maxI.fill(-1);
+    const y = l.y as (number | null)[];
+    const xs = l.x;
+    const n = xs.length;
+    // the current bucket's extremes in locals (x mostly increases: a bucket's rows come together)
+    let cur = -1;
+    let lowI = -1;
+    let highI = -1;
+    let low = 0;
+    let high = 0;
+    for (let i = 0; i < n; i++) {
+      const xi = xs[i];
+      const yi = y[i];
+      if (xi === null || xi === undefined || yi === null || yi === undefined || yi - yi !== 0) continue;
+      let b = ((xi - lo) * perX) | 0;
+      if (b >= B) b = B - 1;
+      if (b !== cur) {
+        if (cur >= 0) {
+          minI[cur] = lowI;
+          maxI[cur] = highI;
+        }
+        cur = b;
+        lowI = minI[b]!;
+        highI = maxI[b]!;
+        if (lowI < 0) {
+          lowI = highI = i;
+          low = high = yi;
+          continue;
+        }
+        low = y[lowI]!;
+        high = y[highI]!;
+      }
+      if (yi < low) {
+        low = yi;
+        lowI = i;
+      }
+      if (yi > high) {
+        high = yi;
+        highI = i;
+      }
+    }
+    if (cur >= 0) {
+      minI[cur] = lowI;
+      maxI[cur] = highI;
+    }
+    const f = first[r]!;
+    const s = second[r]!;
+    for (let b = 0; b < B; b++) {
+      const a = minI[b]!;
+      if (a < 0) continue;
+      const c = maxI[b]!;
+      if (a === c) {
+        f[b] = a;
+      } else {
+        const xa = l.x[a]!;
+        const xc = l.x[c]!;
+        const [p, q] = xa < xc || (xa === xc && a < c) ? [a, c] : [c, a];
+        f[b] = p;
+        s[b] = q;
+        if (l.x[q]! > slot2[b]!) slot2[b] = l.x[q]!;
+      }
+      if (l.x[f[b]!]! < slot1[b]!) slot1[b] = l.x[f[b]!]!;
+    }
+  });
+  const x: number[] = [];
+  const at1 = new Int32Array(B).fill(-1);
+  const at2 = new Int32Array(B).fill(-1);
+  for (let b = 0; b < B; b++) {
+    if (slot1[b]! !== Infinity) {
+      at1[b] = x.length;
+      x.push(slot1[b]!);
+    }
+    if (slot2[b]! !== -Infinity) {
+      at2[b] = x.length;
+      x.push(slot2[b]!);
+    }
+  }
+  const ys: (number | null)[][] = [];
+  const steps: (number | null)[][] = [];
+  lines.forEach((l, r) => {
+    const yo: (number | null)[] = new Array<number | null>(x.length).fill(null);
+    const so: (number | null)[] = new Array<number | null>(x.length).fill(null);
+    const f = first[r]!;
+    const s = second[r]!;
+    for (let b = 0; b < B; b++) {
+      if (f[b]! >= 0) {
+        yo[at1[b]!] = l.y[f[b]!]!;
+        so[at1[b]!] = l.steps[f[b]!] ?? null;
+      }
+      if (s[b]! >= 0) {
+        yo[at2[b]!] = l.y[s[b]!]!;
+        so[at2[b]!] = l.steps[s[b]!] ?? null;
+      }
+    }
+    ys.push(yo);
+    steps.push(so);
+  });
+  return { x, ys, steps };
 }
 
 // ---------------------------------------------------------------------------------------------------

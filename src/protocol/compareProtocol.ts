@@ -1,12 +1,16 @@
 // The messages between the Compare Runs panel (webview/compare) and its host
 // (src/vscode/experiments/comparePanel.ts), inside the envelope of panelProtocol.ts. The host sends a
-// snapshot when the webview is ready (every run's config, results and metric columns, the config
-// diff, the sweep's ranking and views), then one `run` message per run whose metrics grew.
+// snapshot when the webview is ready (every run's config, results and metric keys, the config diff,
+// the sweep's ranking and views), then one `run` message per run whose metrics grew. The points
+// travel only on request (`charts`): the charts in view, each line decimated to about the chart's
+// pixel width, so the first paint never waits for 4 M points.
 import { z } from 'zod';
 import type { PanelProtocol } from './panelProtocol';
 import { RUN_STATUSES } from './runProgress';
 
 const Num = z.number().nullable();
+
+export const XAxisId = z.enum(['step', 'wall', 'tokens']);
 
 export const CompareResults = z.object({
   kind: z.enum(['grpo', 'sft']),
@@ -39,8 +43,8 @@ export const CompareRun = z.object({
   /** the sweep's rank (1 = best) and the run's best value of the sweep's metric */
   rank: z.number().int().optional(),
   best: z.number().optional(),
-  steps: z.array(z.number()),
-  cols: z.record(z.string(), z.array(Num)),
+  /** the run's metric keys (one chart each; the points come with the `charts` request) */
+  keys: z.array(z.string()),
 });
 export type CompareRun = z.infer<typeof CompareRun>;
 
@@ -96,8 +100,6 @@ export const FromWebview = z.discriminatedUnion('type', [
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
-export const XAxisId = z.enum(['step', 'wall', 'tokens']);
-
 /** What the webview keeps with setState, and the serializer receives after a window reload. */
 export const ComparePanelState = z.object({
   runDirs: z.array(z.string().min(1)),
@@ -109,7 +111,79 @@ export const ComparePanelState = z.object({
 });
 export type ComparePanelState = z.infer<typeof ComparePanelState>;
 
+// the browser's and Node's (≥ 16) global; src/protocol compiles without the DOM's or Node's types
+declare const atob: (data: string) => string;
+
+/** base64 of Float64 little-endian values → the values, NaN as null (uPlot draws null as a gap); undefined when it is not that. */
+export function decodeFloat64s(b64: string): (number | null)[] | undefined {
+  let bin: string;
+  try {
+    bin = atob(b64);
+  } catch {
+    return undefined;
+  }
+  if (bin.length % 8 !== 0) return undefined;
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const f = new Float64Array(bytes.buffer, 0, bytes.length >> 3);
+  const out = new Array<number | null>(f.length);
+  for (let i = 0; i < f.length; i++) {
+    const v = f[i]!;
+    out[i] = v === v ? v : null;
+  }
+  return out;
+}
+
+/** Float64 values as base64 on the wire (no number-to-text and back), the values once parsed. */
+const Float64s = z
+  .string()
+  .max(200_000_000)
+  .transform((b64, ctx) => {
+    const values = decodeFloat64s(b64);
+    if (values) return values;
+    ctx.addIssue({ code: 'custom', message: 'not base64 of Float64 values' });
+    return z.NEVER;
+  });
+
+/**
+ * One chart's lines, decimated (compareData.ts decimateLines): `n` shared x values and, per run, its
+ * y and the step drawn at each x (null: none). On the wire each is base64 of n Float64 values (NaN:
+ * none); parsing decodes them and checks their lengths (a wrong one is named by its path).
+ */
+export const ChartLines = z
+  .object({
+    key: z.string(),
+    n: z.number().int().nonnegative(),
+    x: Float64s,
+    runs: z.array(z.object({ id: z.string(), y: Float64s, steps: Float64s })),
+  })
+  .superRefine((c, ctx) => {
+    const check = (v: unknown[], p: (string | number)[]) => {
+      if (v.length !== c.n) ctx.addIssue({ code: 'custom', path: p, message: `${v.length} values where the chart has ${c.n}` });
+    };
+    check(c.x, ['x']);
+    c.runs.forEach((r, i) => {
+      check(r.y, ['runs', i, 'y']);
+      check(r.steps, ['runs', i, 'steps']);
+    });
+  });
+/** A chart's lines as the host sends them (base64). */
+export type ChartLinesWire = z.input<typeof ChartLines>;
+/** A chart's lines as numbers (parsed). */
+export type DecodedChartLines = z.output<typeof ChartLines>;
+
+export const ChartsParams = z.object({
+  keys: z.array(z.string()).max(500),
+  xAxis: XAxisId,
+  smoothing: z.number().min(0).max(0.99),
+  /** the charts' plot width in CSS pixels: about one point per pixel column is kept */
+  width: z.number().int().min(16).max(16_384),
+});
+export type ChartsParams = z.infer<typeof ChartsParams>;
+
 export const CompareRequests = {
+  /** the points of these charts on this x axis, smoothed, decimated to the width (every run that has the key; hiding a run is the webview's) */
+  charts: { params: ChartsParams, result: z.object({ charts: z.array(ChartLines) }) },
   /** a chart point was clicked: open that run's group breakdown at that iteration */
   openIteration: { params: z.object({ runDir: z.string(), step: z.number().int().nonnegative() }), result: z.object({ opened: z.boolean() }) },
   /** "Export CSV": the host asks where and writes the file */

@@ -1,8 +1,11 @@
 // The Compare Runs panel: a runs table (colour, status, the config fields that differ, result
 // columns; sortable, hide/show, remove, Export CSV) over overlaid charts (one per metric, every run a
 // line in its colour, x = step / wall time / tokens trained, EMA smoothing, seed bands), and for a
-// sweep its ranking, a sensitivity view and parallel coordinates. Charts render when scrolled into
-// view. A click on a chart point opens that run's group breakdown at that iteration.
+// sweep its ranking, a sensitivity view and parallel coordinates. The snapshot has no points: the
+// charts scrolled into view ask the host for theirs (`charts`: every run's line smoothed and
+// decimated to about the chart's width), again when the x axis, the smoothing or the width changes,
+// or a run's rows grow. Hiding a run is local: its series is hidden, nothing is asked for. A click
+// on a chart point opens that run's group breakdown at that iteration.
 import 'uplot/dist/uPlot.min.css';
 import '../shared/base.css';
 import './compare.css';
@@ -11,9 +14,8 @@ import { PanelClient } from '../shared/client';
 import { isChecked, registerComponents } from '../shared/components';
 import { byId, el, frameScheduler, inputById, onThemeChange } from '../shared/dom';
 import { readTheme, withAlpha } from '../shared/theme';
-import { emaSmooth } from '../shared/smoothing';
-import { CompareProtocol, CompareRun, SweepView, ToWebview } from '../../src/protocol/compareProtocol';
-import { RESULT_COLUMNS, alignSeries, metricKeyGroups, seedBand, toCsv, xValues, type XAxis } from '../../src/protocol/compareData';
+import { CompareProtocol, CompareRun, SweepView, ToWebview, type DecodedChartLines } from '../../src/protocol/compareProtocol';
+import { RESULT_COLUMNS, metricGroupsOfKeys, seedBand, toCsv, type XAxis } from '../../src/protocol/compareData';
 import { errorText } from '../../src/protocol/panelProtocol';
 
 registerComponents();
@@ -180,7 +182,7 @@ function renderTable(): void {
       else state.hidden.add(r.id);
       saveState();
       tr.classList.toggle('hidden-run', !box.checked);
-      invalidateCharts();
+      showHidden();
     });
     const sw = el('span', 'swatch');
     sw.style.background = colorOf(r.color);
@@ -261,11 +263,19 @@ interface Chart {
   shape?: string;
   visible: boolean;
   drawn: boolean;
+  /** the host's lines for this chart, and the request they answer (x axis, smoothing, width, rows) */
+  lines?: DecodedChartLines;
+  linesFor?: string;
   /** for a click: each series' run and, per aligned x index, that run's step */
   pickInfo?: { runId: string; steps: (number | null)[] }[];
+  /** each series' run (index + 1 = the uPlot series), when every run is its own line */
+  seriesRuns?: string[];
 }
 
 const charts = new Map<string, Chart>();
+/** bumped when runs' rows change: every chart's lines are asked for again */
+let rowsVersion = 0;
+let inflight: { key: string; abort: AbortController; keys: Set<string> } | undefined;
 const observer = new IntersectionObserver(
   (entries) => {
     for (const e of entries) {
@@ -279,7 +289,7 @@ const observer = new IntersectionObserver(
 );
 
 function buildChartList(): void {
-  const groups = metricKeyGroups(runs.map((r) => ({ steps: r.steps, cols: r.cols })));
+  const groups = metricGroupsOfKeys(runs.map((r) => r.keys));
   const wanted = groups.flatMap((g) => g.keys).join('\n');
   if (chartsEl.dataset.keys === wanted) return;
   chartsEl.dataset.keys = wanted;
@@ -311,45 +321,114 @@ function buildChartList(): void {
   }
 }
 
+/** A chart to draw again (data-drawn: what the UI tests and the bench wait for). */
+function undraw(c: Chart): void {
+  c.drawn = false;
+  delete c.el.dataset.drawn;
+}
+
 function invalidateCharts(): void {
-  for (const c of charts.values()) c.drawn = false;
+  for (const c of charts.values()) undraw(c);
   scheduleCharts();
 }
 
-const scheduleCharts = frameScheduler(() => {
-  for (const c of charts.values()) if (c.visible && !c.drawn) drawChart(c);
-});
+/** The plot width of a chart (all charts of the grid are as wide). */
+function plotWidth(c: Chart): number {
+  return Math.max(c.el.clientWidth - 18, 240);
+}
 
-/** The series of one chart: every shown run a line; with "group seeds" one mean line and band per group of 2+. */
-function chartData(key: string): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: Chart['pickInfo'] } {
-  const shown = runs.filter((r) => !state.hidden.has(r.id) && r.cols[key]);
+/** What a chart's lines depend on besides its key. */
+function linesKey(width: number): string {
+  return `${state.xAxis}|${state.smoothing}|${width}|${rowsVersion}`;
+}
+
+/** Draws the visible charts whose lines are here; asks the host for the others' lines. */
+function drawVisible(): void {
+  const want: Chart[] = [];
+  for (const c of charts.values()) {
+    if (!c.visible || c.drawn) continue;
+    if (c.lines && c.linesFor === linesKey(plotWidth(c))) drawChart(c);
+    else want.push(c);
+  }
+  if (want.length) requestLines(want);
+}
+
+const scheduleCharts = frameScheduler(drawVisible);
+
+/** Asks the host for the lines of these charts; a newer question (another axis, smoothing, width) cancels an older one. */
+function requestLines(want: Chart[]): void {
+  const width = plotWidth(want[0]!);
+  const key = linesKey(width);
+  if (inflight && inflight.key !== key) {
+    inflight.abort.abort();
+    inflight = undefined;
+  }
+  const keys = want.map((c) => c.key).filter((k) => !inflight?.keys.has(k));
+  if (keys.length === 0) return;
+  const abort = new AbortController();
+  const mine = { key, abort, keys: new Set([...(inflight?.keys ?? []), ...keys]) };
+  inflight = mine;
+  client.request('charts', { keys, xAxis: state.xAxis, smoothing: state.smoothing, width }, abort.signal).then(
+    (r) => {
+      for (const k of keys) mine.keys.delete(k);
+      if (inflight === mine && mine.keys.size === 0) inflight = undefined;
+      for (const lines of r.charts) {
+        const c = charts.get(lines.key);
+        if (!c) continue;
+        c.lines = lines;
+        c.linesFor = key;
+      }
+      // drawn now, not a frame later: the reply is what the charts were waiting for
+      drawVisible();
+    },
+    (err) => {
+      if (abort.signal.aborted) return;
+      if (inflight === mine) inflight = undefined;
+      messageEl.textContent = `Could not load the charts: ${errorText(err)}`;
+    },
+  );
+}
+
+/** Hiding or showing a run: each drawn chart hides or shows that series (seed groups: their bands are redrawn). */
+function showHidden(): void {
+  for (const c of charts.values()) {
+    if (!c.drawn || !c.plot || !c.seriesRuns || !c.visible) {
+      undraw(c);
+      continue;
+    }
+    const u = c.plot;
+    const runsOf = c.seriesRuns;
+    u.batch(() => runsOf.forEach((id, i) => u.series[i + 1]!.show !== !state.hidden.has(id) && u.setSeries(i + 1, { show: !state.hidden.has(id) })));
+  }
+  scheduleCharts();
+}
+
+/** The series of one chart: every run a line (hidden runs hidden); with "group seeds" one mean line and band per group of 2+ shown runs. */
+function chartData(c: Chart, lines: DecodedChartLines): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: NonNullable<Chart['pickInfo']>; seriesRuns?: string[] } {
+  const byId = new Map(runs.map((r) => [r.id, r]));
+  const present = lines.runs.filter((l) => byId.has(l.id));
   const axis = state.xAxis;
-  const smooth = (y: (number | null)[]) => (state.smoothing > 0 ? emaSmooth(y, state.smoothing) : y);
-  const input = shown.map((r) => ({ x: xValues(r, axis), y: smooth(r.cols[key]!), steps: r.steps }));
-  const aligned = alignSeries(input);
-  // each run's step at each aligned x (for a click)
-  const stepIndex = input.map((s) => {
-    const m = new Map<number, number>();
-    s.x.forEach((x, i) => x !== null && m.set(x, s.steps[i]!));
-    return aligned.x.map((x) => m.get(x) ?? null);
-  });
   const series: uPlot.Series[] = [{ label: axis === 'step' ? 'step' : axis === 'wall' ? 'wall time (s)' : 'tokens trained' }];
   const ys: (number | null)[][] = [];
   const bands: uPlot.Band[] = [];
   const pick: NonNullable<Chart['pickInfo']> = [];
   if (state.groupSeeds) {
-    const byGroup = new Map<string, number[]>();
-    shown.forEach((r, i) => byGroup.set(r.seedGroup, [...(byGroup.get(r.seedGroup) ?? []), i]));
+    const shown = present.filter((l) => !state.hidden.has(l.id));
+    const byGroup = new Map<string, typeof shown>();
+    for (const l of shown) {
+      const g = byId.get(l.id)!.seedGroup;
+      byGroup.set(g, [...(byGroup.get(g) ?? []), l]);
+    }
     for (const members of byGroup.values()) {
-      const first = shown[members[0]!]!;
+      const first = byId.get(members[0]!.id)!;
       const color = colorOf(first.color);
       if (members.length === 1) {
-        ys.push(aligned.ys[members[0]!]!);
+        ys.push(members[0]!.y);
         series.push({ label: first.name, stroke: color, width: 1.5, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) });
-        pick.push({ runId: first.id, steps: stepIndex[members[0]!]! });
+        pick.push({ runId: first.id, steps: members[0]!.steps });
         continue;
       }
-      const band = seedBand(members.map((m) => aligned.ys[m]!));
+      const band = seedBand(members.map((m) => m.y));
       const label = `${first.name} +${members.length - 1} seeds`;
       const base = ys.length + 1;
       ys.push(band.max, band.min, band.mean);
@@ -359,27 +438,36 @@ function chartData(key: string): { data: uPlot.AlignedData; series: uPlot.Series
         { label: `${label} (mean)`, stroke: color, width: 2, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) },
       );
       bands.push({ series: [base, base + 1], fill: withAlpha(color, 0.15) });
-      pick.push({ runId: first.id, steps: stepIndex[members[0]!]! }, { runId: first.id, steps: stepIndex[members[0]!]! }, { runId: first.id, steps: stepIndex[members[0]!]! });
+      const steps = members[0]!.steps;
+      pick.push({ runId: first.id, steps }, { runId: first.id, steps }, { runId: first.id, steps });
     }
-  } else {
-    shown.forEach((r, i) => {
-      ys.push(aligned.ys[i]!);
-      series.push({ label: r.name, stroke: colorOf(r.color), width: r.status === 'stopped early' ? 1 : 1.5, dash: r.status === 'stopped early' ? [4, 3] : undefined, spanGaps: true, points: { show: aligned.x.length < 3 }, value: (_u, v) => fmt(v) });
-      pick.push({ runId: r.id, steps: stepIndex[i]! });
-    });
+    return { data: [lines.x, ...ys] as uPlot.AlignedData, series, bands, pick };
   }
-  return { data: [aligned.x, ...ys] as uPlot.AlignedData, series, bands, pick };
+  for (const l of present) {
+    const r = byId.get(l.id)!;
+    ys.push(l.y);
+    series.push({ label: r.name, show: !state.hidden.has(r.id), stroke: colorOf(r.color), width: r.status === 'stopped early' ? 1 : 1.5, dash: r.status === 'stopped early' ? [4, 3] : undefined, spanGaps: true, points: { show: lines.x.length < 3 }, value: (_u, v) => fmt(v) });
+    pick.push({ runId: r.id, steps: l.steps });
+  }
+  return { data: [lines.x, ...ys] as uPlot.AlignedData, series, bands, pick, seriesRuns: present.map((l) => l.id) };
 }
 
 function drawChart(c: Chart): void {
   c.drawn = true;
-  const { data, series, bands, pick } = chartData(c.key);
+  const { data, series, bands, pick, seriesRuns } = chartData(c, c.lines!);
   c.pickInfo = pick;
-  const width = Math.max(c.el.clientWidth - 18, 240);
-  const shape = JSON.stringify([series.map((s) => [s.label, s.stroke]), bands.length, width, theme]);
-  c.plotEl.setAttribute('aria-label', `${c.key}: ${series.length - 1} lines over ${data[0].length} points; click a point to open that run's groups`);
+  c.seriesRuns = seriesRuns;
+  c.el.dataset.drawn = '1';
+  const width = plotWidth(c);
+  const shape = JSON.stringify([series.map((s) => [s.label, s.stroke, s.width]), bands.length, width, theme, state.groupSeeds]);
+  const shownLines = series.filter((s, i) => i > 0 && s.show !== false).length;
+  c.plotEl.setAttribute('aria-label', `${c.key}: ${shownLines} lines over ${data[0].length} points; click a point to open that run's groups`);
   if (c.plot && c.shape === shape) {
-    c.plot.setData(data);
+    const u = c.plot;
+    u.batch(() => {
+      series.forEach((s, i) => i > 0 && u.series[i]!.show !== (s.show !== false) && u.setSeries(i, { show: s.show !== false }));
+      u.setData(data);
+    });
     return;
   }
   c.plot?.destroy();
@@ -539,6 +627,7 @@ client.onNotification((msg: ToWebview) => {
       identical = msg.identical;
       sweep = msg.sweep;
       state.runDirs = runs.map((r) => r.id);
+      rowsVersion++;
       saveState();
       messageEl.textContent = msg.problems.length ? `Some files could not be read: ${msg.problems.join('; ')}` : runs.length < 2 ? 'Add another run to compare (Tinker: Compare Runs…).' : '';
       renderAll();
@@ -548,6 +637,7 @@ client.onNotification((msg: ToWebview) => {
       if (i >= 0) runs[i] = msg.run;
       else runs.push(msg.run);
       sweep = msg.sweep ?? sweep;
+      rowsVersion++;
       renderAll();
       break;
     }
@@ -561,7 +651,9 @@ xAxisEl.value = state.xAxis;
 xAxisEl.addEventListener('change', () => {
   state.xAxis = xAxisEl.value as XAxis;
   saveState();
-  invalidateCharts();
+  for (const c of charts.values()) undraw(c);
+  // ask at once (no frame's wait); the charts keep their lines until the new ones arrive
+  drawVisible();
 });
 function showSmoothing(): void {
   smoothingEl.value = String(state.smoothing);

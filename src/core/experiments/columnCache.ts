@@ -12,31 +12,103 @@ import { z } from 'zod';
 import type { RunColumns } from '../../protocol/compareData';
 import { writeFileAtomic } from '../runs/runWriter';
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 const FINGERPRINT_BYTES = 256;
+/** The file starts with these 8 bytes; a file that does not (a version-1 JSON cache, garbage) is rebuilt. */
+const MAGIC = Buffer.from('TKCOLS2\n', 'latin1');
 
-const ColumnCacheFile = z.object({
+// The cache file: MAGIC, the header's byte length (u32 LE) and 4 zero bytes, the header (JSON, padded
+// with spaces to a multiple of 8 bytes), then Float64 LE arrays of n values each: the steps, then one
+// column per header key in order (NaN: not logged). One read, no JSON of points.
+const CacheHeader = z.object({
   version: z.literal(CACHE_VERSION),
   /** bytes of metrics.jsonl the columns hold (up to the end of a complete line) */
   consumed: z.number().int().nonnegative(),
   /** sha1 of the first and of the last FINGERPRINT_BYTES bytes of that prefix */
   head: z.string(),
   tail: z.string(),
-  steps: z.array(z.number()),
-  cols: z.record(z.string(), z.array(z.number().nullable())),
+  /** rows (steps) */
+  n: z.number().int().nonnegative(),
+  keys: z.array(z.string()),
 });
-type ColumnCacheFile = z.infer<typeof ColumnCacheFile>;
+type CacheHeader = z.infer<typeof CacheHeader>;
 
-/** Where a run's cache lives: by default `<runDir>/.tinker-cache/columns.json`. */
+/** Where a run's cache lives: by default `<runDir>/.tinker-cache/columns.bin`. */
 export type CacheLocation = (runDir: string) => string;
-export const besideRun: CacheLocation = (runDir) => path.join(runDir, '.tinker-cache', 'columns.json');
+export const besideRun: CacheLocation = (runDir) => path.join(runDir, '.tinker-cache', 'columns.bin');
 /** In a folder of its own (the extension's storage), named by a hash of the run directory's path. */
 export function inFolder(folder: string): CacheLocation {
-  return (runDir) => path.join(folder, `${createHash('sha1').update(path.resolve(runDir)).digest('hex').slice(0, 16)}.json`);
+  return (runDir) => path.join(folder, `${createHash('sha1').update(path.resolve(runDir)).digest('hex').slice(0, 16)}.bin`);
 }
 
-function sha1(b: Buffer): string {
+function sha1(b: Uint8Array): string {
   return createHash('sha1').update(b).digest('hex');
+}
+
+/** The cache file's bytes for these columns. */
+export function encodeColumnCache(columns: RunColumns, meta: { consumed: number; head: string; tail: string }): Buffer {
+  const keys = Object.keys(columns.cols);
+  const n = columns.steps.length;
+  const header: CacheHeader = { version: CACHE_VERSION, consumed: meta.consumed, head: meta.head, tail: meta.tail, n, keys };
+  let json = JSON.stringify(header);
+  const jsonBytes = Buffer.byteLength(json, 'utf8');
+  json += ' '.repeat((8 - ((16 + jsonBytes) % 8)) % 8);
+  const headerBytes = Buffer.from(json, 'utf8');
+  const start = 16 + headerBytes.length;
+  const out = Buffer.alloc(start + 8 * n * (1 + keys.length));
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(headerBytes.length, 8);
+  headerBytes.copy(out, 16);
+  // the buffer is fresh (offset 0, start a multiple of 8): a Float64Array over it is aligned
+  const f = new Float64Array(out.buffer, out.byteOffset + start, n * (1 + keys.length));
+  for (let i = 0; i < n; i++) f[i] = columns.steps[i]!;
+  keys.forEach((k, j) => {
+    const col = columns.cols[k]!;
+    const base = (j + 1) * n;
+    for (let i = 0; i < n; i++) {
+      const v = col[i];
+      f[base + i] = v === null || v === undefined ? NaN : v;
+    }
+  });
+  return out;
+}
+
+/** The columns and header of a cache file's bytes; throws an Error naming what is wrong. */
+export function decodeColumnCache(buf: Buffer): { columns: RunColumns; consumed: number; head: string; tail: string } {
+  if (buf.length < 16 || !buf.subarray(0, 8).equals(MAGIC)) throw new Error('not a version-2 column cache (wrong magic bytes)');
+  const headerLength = buf.readUInt32LE(8);
+  if (16 + headerLength > buf.length) throw new Error(`truncated: a ${headerLength}-byte header does not fit in ${buf.length} bytes`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(buf.subarray(16, 16 + headerLength).toString('utf8'));
+  } catch (err) {
+    throw new Error(`header: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const parsed = CacheHeader.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`header field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  const h = parsed.data;
+  const start = 16 + headerLength;
+  const want = start + 8 * h.n * (1 + h.keys.length);
+  if (start % 8 !== 0 || buf.length !== want) throw new Error(`truncated or padded: ${buf.length} bytes where the header promises ${want}`);
+  // copy once into an aligned array (a Buffer from readFile may sit at any offset of a shared pool)
+  const f = new Float64Array(h.n * (1 + h.keys.length));
+  new Uint8Array(f.buffer).set(buf.subarray(start, want));
+  const steps = new Array<number>(h.n);
+  for (let i = 0; i < h.n; i++) steps[i] = f[i]!;
+  const cols: Record<string, (number | null)[]> = {};
+  h.keys.forEach((k, j) => {
+    const base = (j + 1) * h.n;
+    const col = new Array<number | null>(h.n);
+    for (let i = 0; i < h.n; i++) {
+      const v = f[base + i]!;
+      col[i] = v === v ? v : null; // NaN → null
+    }
+    cols[k] = col;
+  });
+  return { columns: { steps, cols }, consumed: h.consumed, head: h.head, tail: h.tail };
 }
 
 /** Mutable columns plus the step → index map, extended row by row. */
@@ -47,10 +119,10 @@ class ColumnBuilder {
   /** false once a row arrived out of step order: the columns must be re-sorted */
   private sorted = true;
 
+  /** `from` is taken over, not copied: the caller hands over arrays it does not keep */
   constructor(from?: RunColumns) {
-    this.steps = from ? from.steps.slice() : [];
-    this.cols = {};
-    if (from) for (const [k, v] of Object.entries(from.cols)) this.cols[k] = v.slice();
+    this.steps = from ? from.steps : [];
+    this.cols = from ? from.cols : {};
     this.steps.forEach((s, i) => this.index.set(s, i));
   }
 
@@ -111,53 +183,84 @@ export interface LoadedColumns {
   columns: RunColumns;
   /** how the load went: from scratch, from the cache as is, or the cache plus the appended rows */
   source: 'built' | 'cached' | 'extended';
+  /** set when a cache file was there but could not be used (corrupt, truncated, another version): the file and why */
+  rebuilt?: string;
+}
+
+/** Reads `length` bytes at `position` (fewer at the end of the file). */
+async function readAt(fh: fs.FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await fh.read(buf, got, length - got, position + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return buf.subarray(0, got);
 }
 
 /**
- * A run's columns. Reads the cache at `location(runDir)` when it still describes a prefix of
- * metrics.jsonl, parses only what was appended since, and writes the cache back when it changed.
+ * A run's columns. Reads the cache at `location(runDir)` (one read of a binary file) when it still
+ * describes a prefix of metrics.jsonl (checked on that prefix's first and last bytes, read alone: a
+ * warm load does not read metrics.jsonl whole), parses only what was appended since, and writes the
+ * cache back when it changed. A cache file that cannot be used is rebuilt and named in `rebuilt`.
  * A run without metrics.jsonl has no columns (steps []).
  */
 export async function loadColumns(runDir: string, location: CacheLocation = besideRun, o: { write?: boolean } = {}): Promise<LoadedColumns> {
   const metrics = path.join(runDir, 'metrics.jsonl');
-  let buf: Buffer;
+  let fh: fs.FileHandle;
   try {
-    buf = await fs.readFile(metrics);
+    fh = await fs.open(metrics, 'r');
   } catch {
     return { columns: { steps: [], cols: {} }, source: 'built' };
   }
-  const end = buf.lastIndexOf(0x0a) + 1; // complete lines only: a line being written waits
-  const cacheFile = location(runDir);
-  let cached: ColumnCacheFile | undefined;
   try {
-    const parsed = ColumnCacheFile.safeParse(JSON.parse(await fs.readFile(cacheFile, 'utf8')));
-    if (parsed.success) cached = parsed.data;
-  } catch {
-    cached = undefined;
-  }
-  const fingerprint = (n: number) => ({ head: sha1(buf.subarray(0, Math.min(n, FINGERPRINT_BYTES))), tail: sha1(buf.subarray(Math.max(0, n - FINGERPRINT_BYTES), n)) });
-  let source: LoadedColumns['source'] = 'built';
-  let builder: ColumnBuilder;
-  let from = 0;
-  if (cached && cached.consumed <= end) {
-    const f = fingerprint(cached.consumed);
-    if (f.head === cached.head && f.tail === cached.tail) {
-      builder = new ColumnBuilder({ steps: cached.steps, cols: cached.cols });
-      from = cached.consumed;
-      source = from === end ? 'cached' : 'extended';
-    } else builder = new ColumnBuilder();
-  } else builder = new ColumnBuilder();
-  if (from < end) parseLines(buf.subarray(from, end).toString('utf8'), builder);
-  const columns = builder.done();
-  if (source !== 'cached' && o.write !== false) {
-    const f = fingerprint(end);
-    const file: ColumnCacheFile = { version: CACHE_VERSION, consumed: end, head: f.head, tail: f.tail, steps: columns.steps, cols: columns.cols };
+    const size = (await fh.stat()).size;
+    const cacheFile = location(runDir);
+    let cached: ReturnType<typeof decodeColumnCache> | undefined;
+    let rebuilt: string | undefined;
     try {
-      await fs.mkdir(path.dirname(cacheFile), { recursive: true });
-      writeFileAtomic(cacheFile, JSON.stringify(file));
-    } catch {
-      // a read-only run directory: the columns are still right, only the next load is slower
+      cached = decodeColumnCache(await fs.readFile(cacheFile));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') rebuilt = `${cacheFile}: ${err instanceof Error ? err.message : String(err)}; rebuilt from ${metrics}`;
     }
+    const fingerprint = async (n: number, bytes?: Buffer) => {
+      const head = bytes ? bytes.subarray(0, Math.min(n, FINGERPRINT_BYTES)) : await readAt(fh, 0, Math.min(n, FINGERPRINT_BYTES));
+      const from = Math.max(0, n - FINGERPRINT_BYTES);
+      const tail = bytes ? bytes.subarray(from, n) : await readAt(fh, from, n - from);
+      return { head: sha1(head), tail: sha1(tail) };
+    };
+    let builder: ColumnBuilder | undefined;
+    let from = 0;
+    if (cached && cached.consumed <= size) {
+      const f = await fingerprint(cached.consumed);
+      if (f.head === cached.head && f.tail === cached.tail) {
+        builder = new ColumnBuilder(cached.columns);
+        from = cached.consumed;
+      }
+    }
+    // what follows the prefix the cache holds (everything, without a cache): complete lines only, a line being written waits
+    const rest = from < size ? await readAt(fh, from, size - from) : Buffer.alloc(0);
+    const restEnd = rest.lastIndexOf(0x0a) + 1;
+    const end = from + restEnd;
+    let source: LoadedColumns['source'];
+    if (!builder) {
+      builder = new ColumnBuilder();
+      source = 'built';
+    } else source = restEnd === 0 ? 'cached' : 'extended';
+    if (restEnd > 0) parseLines(rest.subarray(0, restEnd).toString('utf8'), builder);
+    const columns = builder.done();
+    if (source !== 'cached' && o.write !== false) {
+      const f = from === 0 ? await fingerprint(end, rest) : await fingerprint(end);
+      try {
+        await fs.mkdir(path.dirname(cacheFile), { recursive: true });
+        writeFileAtomic(cacheFile, encodeColumnCache(columns, { consumed: end, ...f }));
+      } catch {
+        // a read-only run directory: the columns are still right, only the next load is slower
+      }
+    }
+    return { columns, source, ...(rebuilt ? { rebuilt } : {}) };
+  } finally {
+    await fh.close();
   }
-  return { columns, source };
 }

@@ -55,7 +55,7 @@ function appendLine(file: string, line: string): void {
 }
 
 /** Writes a whole file atomically (temp file, fsync, rename; the temp file never survives a failure). */
-export function writeFileAtomic(file: string, content: string): void {
+export function writeFileAtomic(file: string, content: string | Uint8Array): void {
   writeFileAtomicSync(file, content);
 }
 

@@ -1,17 +1,19 @@
 // The Compare Runs panel's host: one panel per set of runs (or per sweep). It loads each run's
 // config.json and metric columns (the per-run column cache, in the extension's storage), computes
 // the config diff, the result columns, the seed groups and, for a sweep, the ranking, sensitivity and
-// parallel coordinates, and sends them in one snapshot. Live: a watcher on each run's metrics.jsonl
+// parallel coordinates, and sends them in one snapshot without points; the webview asks for the
+// points of the charts in view (`charts`, decimated to their width: core/experiments/compareView.ts).
+// Live: a watcher on each run's metrics.jsonl
 // and the run registry's events extend that run's columns and push the run again (no polling).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { configDiff, configValueText, flattenConfig, runResults, seedGroups, sensitivity, parallelCoordinates, type RunColumns, type CompareKind } from '../../protocol/compareData';
+import { configDiff, type RunColumns, type CompareKind } from '../../protocol/compareData';
 import { CompareProtocol, CompareRequests, CompareRun, FromWebview, SweepView, ToWebview } from '../../protocol/compareProtocol';
 import type { RunStatus } from '../../protocol/runProgress';
 import { inFolder, loadColumns } from '../../core/experiments/columnCache';
 import { readSweepManifest, type SweepManifest } from '../../core/experiments/sweepManifest';
-import { rankRuns } from '../../core/experiments/ranking';
+import { chartLines, SmoothedCache, sweepView, wireRuns, type HeldRun } from '../../core/experiments/compareView';
 import { STOPPED_EARLY_FILE, directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../common/log';
@@ -39,14 +41,7 @@ export interface ComparePanelServices {
   compareSamples(a: string, b: string): Promise<void>;
 }
 
-interface LoadedRun {
-  id: string;
-  color: number;
-  config: Record<string, unknown>;
-  kind?: CompareKind;
-  columns: RunColumns;
-  status: RunStatus;
-}
+type LoadedRun = HeldRun;
 
 /** The runs of a sweep folder: its manifest's runs that exist on disk, in manifest order. */
 export function sweepRunDirs(sweepDir: string, manifest: SweepManifest): string[] {
@@ -63,9 +58,14 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
   private readonly dirty = new Set<string>();
   private readonly flush = throttle(() => void this.refreshPending(), 200);
   private readonly cache: ReturnType<typeof inFolder>;
+  private readonly smoothed = new SmoothedCache();
   runDirs: string[];
 
   protected readonly requestHandlers: RequestHandlers<typeof CompareRequests> = {
+    charts: async (params) => {
+      await this.loaded;
+      return { charts: chartLines(this.ordered(), params, this.smoothed) };
+    },
     openIteration: async ({ runDir, step }) => ({ opened: await this.s.openIteration(runDir, step) }),
     exportCsv: async ({ csv }) => {
       const base = this.subject.sweepDir ?? this.runDirs[0] ?? '';
@@ -104,10 +104,10 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
   }
 
   /** The runs and their data as the panel holds them (for tests and the bench). */
-  async data(): Promise<{ runs: CompareRun[]; sweep?: SweepView; differing: string[]; identical: string[] }> {
+  async data(): Promise<{ runs: CompareRun[]; sweep?: SweepView; differing: string[]; identical: string[]; columns: Map<string, RunColumns> }> {
     await this.loaded;
     const { differing, identical } = this.diff();
-    return { runs: this.wireRuns(), sweep: this.sweepView(), differing, identical };
+    return { runs: this.wireRuns(), sweep: this.sweepView(), differing, identical, columns: new Map(this.ordered().map((r) => [r.id, r.columns])) };
   }
 
   private async loadAll(): Promise<void> {
@@ -143,7 +143,9 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
     }
     let columns: RunColumns = { steps: [], cols: {} };
     try {
-      columns = (await loadColumns(runDir, this.cache)).columns;
+      const loaded = await loadColumns(runDir, this.cache);
+      columns = loaded.columns;
+      if (loaded.rebuilt) this.log.warn(`compare panel: column cache ${loaded.rebuilt}`);
     } catch (err) {
       this.problems.push(`${path.join(runDir, 'metrics.jsonl')}: ${errorMessage(err)}`);
     }
@@ -202,60 +204,12 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
     return configDiff(this.ordered().map((r) => r.config));
   }
 
-  private ranking() {
-    if (!this.manifest) return undefined;
-    const metric = this.manifest.metric;
-    const ranks = rankRuns(
-      this.ordered().map((r) => ({ id: r.id, rows: rowsOf(r.columns, metric.name) })),
-      metric,
-    );
-    return new Map(ranks.map((r) => [r.id, r]));
-  }
-
   private wireRuns(): CompareRun[] {
-    const ranks = this.ranking();
-    const groups = seedGroups(this.ordered().map((r) => ({ id: r.id, config: r.config })));
-    const groupOf = new Map<string, string>();
-    groups.forEach((g, i) => g.ids.forEach((id) => groupOf.set(id, String(i))));
-    const order = this.runDirs.filter((d) => this.runs.has(d));
-    return order.map((id) => {
-      const r = this.runs.get(id)!;
-      const flat = flattenConfig(r.config);
-      const config: Record<string, string> = {};
-      for (const [k, v] of Object.entries(flat)) config[k] = configValueText(v);
-      const rank = ranks?.get(id);
-      return {
-        id,
-        name: path.basename(id),
-        color: r.color,
-        status: r.status,
-        config,
-        results: runResults(r.columns, r.kind),
-        seedGroup: groupOf.get(id) ?? id,
-        ...(rank?.rank !== undefined ? { rank: rank.rank } : {}),
-        ...(rank?.best !== undefined ? { best: rank.best } : {}),
-        steps: r.columns.steps,
-        cols: r.columns.cols,
-      };
-    });
+    return wireRuns(this.ordered(), this.manifest);
   }
 
   private sweepView(): SweepView | undefined {
-    const m = this.manifest;
-    if (!m) return undefined;
-    const ranks = this.ranking();
-    const byName = new Map(m.runs.map((r) => [r.name, r]));
-    const runs = this.ordered().map((r) => {
-      const entry = byName.get(path.basename(r.id));
-      return { id: r.id, point: entry?.point ?? {}, ...(entry?.seed !== undefined ? { seed: entry.seed } : {}), ...(ranks?.get(r.id)?.best !== undefined ? { value: ranks.get(r.id)!.best } : {}) };
-    });
-    return {
-      name: m.name,
-      metric: m.metric,
-      swept: m.swept,
-      sensitivity: sensitivity(runs, m.swept),
-      ...(m.swept.length >= 2 ? { parallel: parallelCoordinates(runs, m.swept, m.metric.name) } : {}),
-    };
+    return sweepView(this.ordered(), this.manifest);
   }
 
   protected override async sendSnapshot(): Promise<void> {
@@ -287,13 +241,6 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
         break;
     }
   }
-}
-
-/** One metric's column as the ranking's rows. */
-function rowsOf(c: RunColumns, metric: string): { step: number; [k: string]: unknown }[] {
-  const col = c.cols[metric];
-  if (!col) return [];
-  return c.steps.map((step, i) => ({ step, [metric]: col[i] ?? undefined }));
 }
 
 export function comparisonTitle(subject: CompareSubject): string {

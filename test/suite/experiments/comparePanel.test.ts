@@ -12,12 +12,21 @@ import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { Redactor } from '../../../src/core/config/redact';
 import { Log } from '../../../src/vscode/common/log';
 import { ComparePanels, comparePanels } from '../../../src/vscode/experiments/comparePanels';
-import type { ToWebview } from '../../../src/protocol/compareProtocol';
+import { ChartLines, type ChartsParams, type DecodedChartLines, type ToWebview } from '../../../src/protocol/compareProtocol';
 import { activateExtension, EXTENSION_ID, waitFor } from '../helpers';
 import { TransportRecorder } from '../common/recordingTransport';
 
 type Snapshot = Extract<ToWebview, { type: 'snapshot' }>;
 type RunMsg = Extract<ToWebview, { type: 'run' }>;
+
+/** Asks the host for charts as the webview does and returns its reply's charts. */
+async function requestCharts(transport: ReturnType<TransportRecorder['of']>, id: number, params: ChartsParams): Promise<DecodedChartLines[]> {
+  await transport.deliver({ type: 'request', id, method: 'charts', params });
+  const reply = await waitFor('the charts reply', () => transport.sent.find((m) => (m as { id?: number }).id === id) as { ok: boolean; value?: { charts: unknown[] }; error?: string } | undefined);
+  assert.ok(reply.ok, reply.error);
+  // as the webview takes them: checked and decoded
+  return reply.value!.charts.map((c) => ChartLines.parse(c));
+}
 
 const root = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-compare-'));
 
@@ -113,8 +122,21 @@ suite('Compare Runs panel', function () {
     assert.strictEqual(rb!.bestHoldoutReward, 0.35);
     // the cookbook run: NaN is a gap, the async evaluation line joins step 1, the partial line waits
     assert.deepStrictEqual(rc, { kind: 'grpo', steps: 2, lastStep: 1, wallTime: 23.5, finalTrainReward: 0.375, bestTrainReward: 0.375, bestHoldoutReward: 0.3, bestHoldoutStep: 1 });
-    assert.deepStrictEqual(snap.runs[2]!.cols['optim/kl_sample_train_v1'], [null, null]);
-    assert.deepStrictEqual(snap.runs[2]!.cols['progress/tokens_trained'], undefined, 'the cookbook does not log tokens trained');
+    const held = (await panel.data()).columns.get(c)!;
+    assert.deepStrictEqual(held.cols['optim/kl_sample_train_v1'], [null, null]);
+    assert.deepStrictEqual(held.cols['progress/tokens_trained'], undefined, 'the cookbook does not log tokens trained');
+    assert.ok(snap.runs[2]!.keys.includes('optim/kl_sample_train_v1'));
+    assert.ok(!snap.runs[2]!.keys.includes('progress/tokens_trained'));
+    // the snapshot carries no points: the webview asks for the charts in view
+    assert.ok(!JSON.stringify(snap).includes('"cols"'));
+    const charts = await requestCharts(transport, 11, { keys: ['env/all/reward/total', 'progress/tokens_trained'], xAxis: 'tokens', smoothing: 0, width: 600 });
+    assert.deepStrictEqual(charts[0]!.x, [100, 200, 300, 400]);
+    assert.deepStrictEqual(charts[0]!.runs.map((r) => [r.id, r.y, r.steps]), [
+      [a, [0.1, 0.5, 0.4, 0.6], [0, 1, 2, 3]],
+      [b, [0.2, 0.3, 0.7, null], [0, 1, 2, null]],
+      [c, [null, null, null, null], [null, null, null, null]],
+    ]);
+    assert.deepStrictEqual(charts[1]!.runs.map((r) => r.id), [a, b], 'only the runs that have the metric');
     assert.deepStrictEqual(snap.problems, []);
     assert.ok(/script-src 'nonce-[^']+'/.test(panel.panel.webview.html), 'scripts by nonce');
     // the column caches were written in the extension's storage, not in the run directories
@@ -130,8 +152,9 @@ suite('Compare Runs panel', function () {
     const transport = recorder.of(panel.panel);
     await waitFor('the snapshot', () => transport.ofType<Snapshot>('snapshot').at(-1), 30_000);
     fs.appendFileSync(path.join(b, 'metrics.jsonl'), JSON.stringify({ step: 1, 'env/all/reward/total': 0.9, 'progress/tokens_trained': 200 }) + '\n');
-    const msg = await waitFor('the run pushed again', () => transport.ofType<RunMsg>('run').find((m) => m.run.id === b && m.run.steps.length === 2), 30_000);
-    assert.deepStrictEqual(msg.run.cols['env/all/reward/total'], [0.3, 0.9]);
+    const msg = await waitFor('the run pushed again', () => transport.ofType<RunMsg>('run').find((m) => m.run.id === b && m.run.results.steps === 2), 30_000);
+    const [chart] = await requestCharts(transport, 12, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 600 });
+    assert.deepStrictEqual(chart!.runs.find((r) => r.id === b)!.y, [0.3, 0.9]);
     assert.strictEqual(msg.run.results.bestTrainReward, 0.9);
     assert.strictEqual(msg.run.results.tokensTrained, 200);
   });

@@ -1,5 +1,6 @@
 // The Compare Runs panel's pure part: config diff, result columns, x alignment, seed groups and
-// bands, sensitivity and parallel coordinates, CSV; and the per-run column cache over real files.
+// bands, sensitivity and parallel coordinates, CSV, the charts' decimation; and the per-run column
+// cache (a binary file) over real files.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -7,6 +8,7 @@ import * as path from 'path';
 import {
   alignSeries,
   configDiff,
+  decimateLines,
   flattenConfig,
   metricKeyGroups,
   parallelCoordinates,
@@ -18,7 +20,10 @@ import {
   toCsv,
   xValues,
 } from '../../../src/core/experiments/compare';
-import { besideRun, inFolder, loadColumns } from '../../../src/core/experiments/columnCache';
+import { besideRun, decodeColumnCache, encodeColumnCache, inFolder, loadColumns } from '../../../src/core/experiments/columnCache';
+import { chartLines, encodeFloat64s, SmoothedCache, type HeldRun } from '../../../src/core/experiments/compareView';
+import { ChartLines, decodeFloat64s } from '../../../src/protocol/compareProtocol';
+import { emaSmooth } from '../../../src/protocol/smoothing';
 import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 
 const cols = (rows: Record<string, number | null>[]): RunColumns => {
@@ -103,6 +108,109 @@ describe('compare: metrics and the x axis', () => {
       { x: [0], y: undefined },
     ]);
     assert.deepStrictEqual(a, { x: [0, 1, 2, 3], ys: [[1, null, 3, null], [null, 10, null, 30], [null, null, null, null]] });
+  });
+});
+
+describe('compare: decimation to the chart width', () => {
+  /** a deterministic wiggly line: a run's x (increasing, its own spacing) and y with spikes */
+  function line(n: number, seed: number, dx: (i: number) => number) {
+    const x: (number | null)[] = [];
+    const y: (number | null)[] = [];
+    const steps: number[] = [];
+    let t = 0;
+    for (let i = 0; i < n; i++) {
+      t += dx(i);
+      x.push(t);
+      y.push(i % 97 === seed % 97 ? 50 + seed : i % 89 === 3 ? -40 - seed : Math.sin(i / 7 + seed) + ((i * 2654435761 + seed) % 1000) / 5000);
+      steps.push(i);
+    }
+    return { x, y, steps };
+  }
+
+  it('is exact when all lines together have no more points than 2 × buckets: the union of x, steps kept', () => {
+    const a = { x: [0, 1, 2], y: [1, null, 3], steps: [10, 11, 12] };
+    const b = { x: [1, 3], y: [5, 6], steps: [20, 21] };
+    const d = decimateLines([a, b], 4);
+    const aligned = alignSeries([a, b]);
+    assert.deepStrictEqual(d.x, aligned.x);
+    assert.deepStrictEqual(d.ys, aligned.ys);
+    assert.deepStrictEqual(d.x, [0, 1, 2, 3]);
+    assert.deepStrictEqual(d.ys, [[1, null, 3, null], [null, 5, null, 6]]);
+    assert.deepStrictEqual(d.steps, [[10, null, 12, null], [null, 20, null, 21]]);
+  });
+
+  it('keeps each line’s extrema, at most two points per bucket, on one shared increasing x; each point a real row at its step', () => {
+    const B = 100;
+    const lines = [line(5000, 1, () => 1), line(3000, 2, (i) => 1.5 + (i % 3)), line(4000, 3, (i) => (i % 10 === 0 ? 7 : 0.5))];
+    lines[1]!.y[17] = null; // a gap
+    // a run whose rows are not in x order (a bucket's rows do not come together)
+    const back = line(2500, 4, () => 2);
+    const order = back.x.map((_, i) => i).sort((a, b) => ((a * 7919) % 2500) - ((b * 7919) % 2500));
+    lines.push({ x: order.map((i) => back.x[i]!), y: order.map((i) => back.y[i]!), steps: order });
+    const d = decimateLines(lines, B);
+    assert.ok(d.x.length <= 2 * B, `${d.x.length} x values`);
+    for (let i = 1; i < d.x.length; i++) assert.ok(d.x[i]! >= d.x[i - 1]!, `x increasing at ${i}`);
+    const lo = lines.reduce((m, l) => l.x.reduce<number>((a, v) => Math.min(a, v!), m), Infinity);
+    const hi = lines.reduce((m, l) => l.x.reduce<number>((a, v) => Math.max(a, v!), m), -Infinity);
+    const w = (hi - lo) / B;
+    lines.forEach((l, r) => {
+      const ys = d.ys[r]!;
+      const kept = ys.filter((v): v is number => v !== null);
+      const all = l.y.filter((v): v is number => v !== null);
+      assert.strictEqual(Math.max(...kept), Math.max(...all), `run ${r}: its maximum is kept`);
+      assert.strictEqual(Math.min(...kept), Math.min(...all), `run ${r}: its minimum is kept`);
+      // every spike survives: a spike is its bucket's maximum
+      for (let i = 0; i < l.y.length; i++) if (l.y[i] === 50 + r + 1) assert.ok(d.steps[r]!.includes(l.steps[i]!), `run ${r}: the spike at step ${l.steps[i]}`);
+      ys.forEach((v, j) => {
+        if (v === null) return assert.strictEqual(d.steps[r]![j], null);
+        const step = d.steps[r]![j]!;
+        const row = l.steps.indexOf(step);
+        assert.strictEqual(v, l.y[row], `run ${r}: the value drawn at x ${d.x[j]} is its row of step ${step}`);
+        assert.ok(Math.abs(d.x[j]! - l.x[row]!) <= w + 1e-9, `run ${r}: drawn within one bucket of its x`);
+      });
+      assert.ok(kept.length <= 2 * B);
+    });
+  });
+
+  it('the charts reply smooths every run on its full rows, then decimates; a run without the metric has no line', () => {
+    const run = (id: string, n: number, withKey: boolean): HeldRun => {
+      const steps = Array.from({ length: n }, (_, i) => i);
+      const cols: Record<string, (number | null)[]> = { 'time/total': steps.map(() => 0.5) };
+      if (withKey) cols['env/all/reward/total'] = steps.map((i) => (i % 4) / 4);
+      return { id, color: 0, config: {}, columns: { steps, cols }, status: 'completed' };
+    };
+    const held = [run('/r/a', 10, true), run('/r/b', 12, true), run('/r/c', 5, false)];
+    const lines = (...a: Parameters<typeof chartLines>) => chartLines(...a).map((c) => ChartLines.parse(JSON.parse(JSON.stringify(c))));
+    const [small] = lines(held, { keys: ['env/all/reward/total'], xAxis: 'wall', smoothing: 0.6, width: 600 });
+    assert.deepStrictEqual(small!.runs.map((r) => r.id), ['/r/a', '/r/b']);
+    assert.deepStrictEqual(small!.x, Array.from({ length: 12 }, (_, i) => (i + 1) * 0.5));
+    assert.deepStrictEqual(small!.runs[1]!.y, emaSmooth(held[1]!.columns.cols['env/all/reward/total']!, 0.6));
+    const big = [run('/r/a', 3000, true)];
+    const [chart] = lines(big, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 300 });
+    assert.ok(chart!.x.length <= 300, `${chart!.x.length} points for 300 pixels`);
+    assert.strictEqual(Math.max(...chart!.runs[0]!.y.map((v) => v ?? -1)), 0.75);
+    assert.strictEqual(Math.min(...chart!.runs[0]!.y.map((v) => v ?? 1)), 0);
+    // the smoothed columns are kept for the next request (another x axis), and dropped when the rows change
+    const cache = new SmoothedCache();
+    const [viaCache] = lines(held, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0.6, width: 600 }, cache);
+    assert.deepStrictEqual(viaCache!.runs[1]!.y, small!.runs[1]!.y);
+    assert.strictEqual(cache.get(held[1]!, 'env/all/reward/total', 0.6), cache.get(held[1]!, 'env/all/reward/total', 0.6));
+    const grown: HeldRun = { ...held[1]!, columns: { steps: [...held[1]!.columns.steps, 12], cols: { 'env/all/reward/total': [...held[1]!.columns.cols['env/all/reward/total']!, 1] } } };
+    assert.strictEqual(cache.get(grown, 'env/all/reward/total', 0.6).length, 13);
+  });
+
+  it('chart numbers travel as base64 Float64s: exact values, NaN for a gap; a wrong length is named', () => {
+    const values = [0.1, null, -3.25e-12, 1e300, 7];
+    assert.deepStrictEqual(decodeFloat64s(encodeFloat64s(values)), values);
+    const ok = { key: 'k', n: 2, x: encodeFloat64s([1, 2]), runs: [{ id: 'a', y: encodeFloat64s([3, null]), steps: encodeFloat64s([0, null]) }] };
+    assert.deepStrictEqual(ChartLines.parse(ok), { key: 'k', n: 2, x: [1, 2], runs: [{ id: 'a', y: [3, null], steps: [0, null] }] });
+    const bad = ChartLines.safeParse({ ...ok, runs: [{ ...ok.runs[0]!, y: encodeFloat64s([3]) }] });
+    assert.ok(!bad.success);
+    assert.deepStrictEqual(bad.error.issues[0]!.path, ['runs', 0, 'y']);
+    const notBase64 = ChartLines.safeParse({ ...ok, x: 'not base64!' });
+    assert.ok(!notBase64.success);
+    assert.deepStrictEqual(notBase64.error.issues[0]!.path, ['x']);
+    assert.strictEqual(decodeFloat64s('AAAA'), undefined, 'three bytes are not a Float64');
   });
 });
 
@@ -208,6 +316,58 @@ describe('compare: the per-run column cache', () => {
     assert.ok(!fs.existsSync(besideRun(dir)));
     assert.deepStrictEqual(fs.readdirSync(store), [path.basename(where(dir))]);
     assert.strictEqual((await loadColumns(dir, where)).source, 'cached');
+  });
+
+  it('the binary format round-trips steps, values and gaps (NaN and null both read back as null)', () => {
+    const c: RunColumns = { steps: [0, 2, 5], cols: { r: [1.5, null, -3e-9], 'test/x': [null, null, 7] } };
+    const buf = encodeColumnCache(c, { consumed: 42, head: 'h', tail: 't' });
+    const back = decodeColumnCache(buf);
+    assert.deepStrictEqual(back.columns, c);
+    assert.deepStrictEqual([back.consumed, back.head, back.tail], [42, 'h', 't']);
+    // a copy at an odd offset of a bigger buffer reads the same (a Buffer from a pool is not aligned)
+    const shifted = Buffer.concat([Buffer.from([1]), buf]).subarray(1);
+    assert.deepStrictEqual(decodeColumnCache(shifted).columns, c);
+    assert.deepStrictEqual(decodeColumnCache(encodeColumnCache({ steps: [], cols: {} }, { consumed: 0, head: '', tail: '' })).columns, { steps: [], cols: {} });
+  });
+
+  it('a corrupt, truncated or older cache file is rebuilt from metrics.jsonl and named', async () => {
+    write(['{"step": 0, "r": 1}', '{"step": 1, "r": 2}']);
+    const want = { steps: [0, 1], cols: { r: [1, 2] } };
+    await loadColumns(dir);
+    const file = besideRun(dir);
+    const good = fs.readFileSync(file);
+    for (const [what, bytes, says] of [
+      ['truncated', good.subarray(0, good.length - 5), /truncated/],
+      ['garbage', Buffer.from('not a cache at all'), /magic/],
+      ['an older JSON cache', Buffer.from(JSON.stringify({ version: 1, consumed: 0, head: '', tail: '', steps: [], cols: {} })), /magic/],
+      ['a header that does not parse', Buffer.concat([good.subarray(0, 16), Buffer.from('{"version": 2,'.padEnd(good.readUInt32LE(8), ' ')), good.subarray(16 + good.readUInt32LE(8))]), /header/],
+    ] as const) {
+      fs.writeFileSync(file, bytes);
+      const r = await loadColumns(dir);
+      assert.strictEqual(r.source, 'built', what);
+      assert.deepStrictEqual(r.columns, want, what);
+      assert.ok(r.rebuilt?.includes(file) && says.test(r.rebuilt), `${what}: ${r.rebuilt}`);
+      const again = await loadColumns(dir);
+      assert.strictEqual(again.source, 'cached', `${what}: the rebuilt cache is used next time`);
+      assert.strictEqual(again.rebuilt, undefined);
+    }
+  });
+
+  it('extends row by row as a run writes: each load reads only what was appended', async () => {
+    write([]);
+    const lines: string[] = [];
+    for (let s = 0; s < 30; s++) {
+      const line = JSON.stringify({ step: s, r: s * 2, ...(s % 5 === 0 ? { 'test/x': s } : {}) });
+      lines.push(line);
+      fs.appendFileSync(path.join(dir, 'metrics.jsonl'), line + '\n');
+      const r = await loadColumns(dir);
+      assert.strictEqual(r.source, s === 0 ? 'built' : 'extended', `row ${s}`);
+      assert.strictEqual(decodeColumnCache(fs.readFileSync(besideRun(dir))).consumed, lines.join('\n').length + 1);
+    }
+    const final = await loadColumns(dir);
+    assert.strictEqual(final.source, 'cached');
+    assert.deepStrictEqual(final.columns.cols['r'], Array.from({ length: 30 }, (_, s) => s * 2));
+    assert.deepStrictEqual(final.columns.cols['test/x'], Array.from({ length: 30 }, (_, s) => (s % 5 === 0 ? s : null)));
   });
 
   it('a run without metrics.jsonl has no steps', async () => {
