@@ -38,9 +38,14 @@ export interface ConfigDiff {
   differing: string[];
   /** paths every run has with the same value, sorted */
   identical: string[];
+  /** paths that only place or date a run (log_path, created_at, …): they differ between any two runs, so they are shown only with "show all", sorted */
+  bookkeeping: string[];
   /** each run's flattened config, in the order given */
   flat: Record<string, unknown>[];
 }
+
+/** Config paths a run's writer fills with where and when it ran (ours and the cookbook's), not a setting. */
+const RUN_BOOKKEEPING = /^(log_path|created_at|created|started_at)$/;
 
 export function configDiff(configs: readonly unknown[]): ConfigDiff {
   const flat = configs.map((c) => flattenConfig(c ?? {}));
@@ -48,12 +53,17 @@ export function configDiff(configs: readonly unknown[]): ConfigDiff {
   for (const f of flat) for (const k of Object.keys(f)) paths.add(k);
   const differing: string[] = [];
   const identical: string[] = [];
+  const bookkeeping: string[] = [];
   for (const p of [...paths].sort()) {
+    if (RUN_BOOKKEEPING.test(p)) {
+      bookkeeping.push(p);
+      continue;
+    }
     const first = flat[0] && Object.hasOwn(flat[0], p) ? configValueText(flat[0][p]) : undefined;
     const same = flat.every((f) => Object.hasOwn(f, p) && configValueText(f[p]) === first);
     (same && flat.length > 0 ? identical : differing).push(p);
   }
-  return { differing, identical, flat };
+  return { differing, identical, bookkeeping, flat };
 }
 
 // ---------------------------------------------------------------------------------------------------

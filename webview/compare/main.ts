@@ -88,7 +88,8 @@ function fmt(v: number | null | undefined): string {
   const a = Math.abs(v);
   if (Number.isInteger(v) && a < 1e9) return String(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
-  return v.toPrecision(4);
+  // four significant digits without trailing zeros: 0.003, not 0.003000 (which a narrow axis clips to "03000")
+  return String(Number(v.toPrecision(4)));
 }
 
 // ---------------------------------------------------------------------------------------------------

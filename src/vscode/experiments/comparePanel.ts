@@ -200,8 +200,10 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
     return this.runDirs.flatMap((d) => this.runs.get(d) ?? []);
   }
 
-  private diff() {
-    return configDiff(this.ordered().map((r) => r.config));
+  /** The config columns: the differing ones shown, the rest (identical, then bookkeeping) behind "show all". */
+  private diff(): { differing: string[]; identical: string[] } {
+    const d = configDiff(this.ordered().map((r) => r.config));
+    return { differing: d.differing, identical: [...d.identical, ...d.bookkeeping] };
   }
 
   private wireRuns(): CompareRun[] {

@@ -111,8 +111,8 @@ suite('Compare Runs panel', function () {
     assert.strictEqual(snap.title, 'Compare: 3 runs');
     assert.deepStrictEqual(snap.runs.map((r) => r.name), ['arith-lr1', 'arith-lr4', 'math-rl']);
     assert.deepStrictEqual(snap.runs.map((r) => r.color), [0, 1, 2]);
-    assert.deepStrictEqual(snap.differing, ['group_size', 'learning_rate', 'log_path', 'model_name', 'sampling.temperature']);
-    assert.deepStrictEqual(snap.identical, []);
+    assert.deepStrictEqual(snap.differing, ['group_size', 'learning_rate', 'model_name', 'sampling.temperature']);
+    assert.deepStrictEqual(snap.identical, ['log_path'], 'where a run lives differs between any two runs: only behind "show all"');
     assert.strictEqual(snap.runs[0]!.config['learning_rate'], '0.001');
     assert.strictEqual(snap.runs[2]!.config['sampling.temperature'], undefined);
     // as the webview receives them (JSON: no undefined fields)

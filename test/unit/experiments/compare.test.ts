@@ -47,6 +47,15 @@ describe('compare: config diff', () => {
     assert.deepStrictEqual(d.identical, ['model_name', 'reward.file']);
     assert.strictEqual(d.flat[1]!['learning_rate'], 4e-3);
   });
+  it('keeps the fields that only place or date a run (log_path, created_at) out of the differing ones', () => {
+    const d = configDiff([
+      { learning_rate: 1e-3, log_path: '/r/a', created_at: '2026-11-25T10:00:00Z' },
+      { learning_rate: 4e-3, log_path: '/r/b', created_at: '2026-11-25T11:00:00Z' },
+    ]);
+    assert.deepStrictEqual(d.differing, ['learning_rate']);
+    assert.deepStrictEqual(d.identical, []);
+    assert.deepStrictEqual(d.bookkeeping, ['created_at', 'log_path']);
+  });
   it('compares arrays by value', () => {
     assert.deepStrictEqual(configDiff([{ tags: ['a', 'b'] }, { tags: ['a', 'b'] }]).identical, ['tags']);
     assert.deepStrictEqual(configDiff([{ tags: ['a', 'b'] }, { tags: ['b', 'a'] }]).differing, ['tags']);
