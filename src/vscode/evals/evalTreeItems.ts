@@ -25,12 +25,16 @@ export interface EvalResultsNode {
   running?: EvalActivity;
 }
 
+/** How long a search of the workspace for results folders is reused when no watched file changed. */
+const FOLDERS_TTL_MS = 10_000;
+
 /** The eval results rows of the Runs view (RunsSection: runsTree.ts draws what this gives). */
 export class EvalResultsRows extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
-  /** the workspace's results folders, until a watched file changes */
+  /** the workspace's results folders, until a watched file changes (or FOLDERS_TTL_MS has passed) */
   private folders: Promise<EvalFolder[]> | undefined;
+  private foldersAt = 0;
   /** summaries by folder, with the file's mtime and size they were read at */
   private readonly cache = new Map<string, { stamp: string; summary?: EvalSummary; problem?: string }>();
 
@@ -53,6 +57,10 @@ export class EvalResultsRows extends Disposable {
   }
 
   async roots(): Promise<EvalResultsNode[]> {
+    // the watcher's events can lag far behind on a busy machine (a burst of other file events is
+    // queued before them): a listing older than FOLDERS_TTL_MS is searched again when the view asks
+    if (this.folders && Date.now() - this.foldersAt > FOLDERS_TTL_MS) this.folders = undefined;
+    if (!this.folders) this.foldersAt = Date.now();
     this.folders ??= workspaceEvalFolders().catch((err: unknown) => {
       this.folders = undefined;
       throw err;
