@@ -1,22 +1,28 @@
 // The Compare Runs panel at 50 runs × 2,000 steps × 40 metrics (~4 M points, ~150 MB of
 // metrics.jsonl), host and webview together. The host side is the panel's own code without vscode
 // (columnCache.ts loadColumns, compareView.ts wireRuns / chartLines, configDiff, the zod schemas of
-// compareProtocol.ts); the webview is the built bundle dist/webview/compare.js in headless Chromium
+// compareProtocol.ts); the webview is the panel's bundle in headless Chromium
 // (/usr/bin/chromium through playwright-core), its messages carried as the VS Code webview carries
 // them: JSON each way (here over the DevTools protocol), zod-checked at both ends.
 //   1. Node only: the host's loads, cold (no column cache: metrics.jsonl parsed, the cache written)
 //      and warm (the binary cache read and checked against metrics.jsonl's first and last bytes),
 //      each with the snapshot (table data, config diff) and the `charts` reply for the charts in view
 //      (6 keys, each line smoothed then decimated to the width), both JSON round-tripped + zod.
-//   2. Chromium: warm and cold load to the first paint of the table and the charts in view (the page
-//      and the host load together as when the panel opens; ends when every chart in the viewport is
-//      drawn and a frame has gone by); then, on the painted page, hiding a run (its checkbox:
-//      local, no host round trip) and changing the x axis (step → wall time → tokens → step: a
-//      `charts` request answered from the columns in memory, and the redraw), each until the next
-//      frame after the last chart is redrawn.
-// Prints median and worst over REPS; asserts nothing. Browser frames come at ~60 Hz: a figure
-// that ends "after the next frame" includes up to ~16 ms of waiting for it.
+//   2. Chromium, the bundle built as the packaged extension ships it (minified): warm and cold load
+//      to the first paint of the table and the charts in view (the page and the host load together
+//      as when the panel opens; ends when every chart in the viewport is drawn and a frame has gone
+//      by); then, on the painted page, hiding a run (its checkbox: local, no host round trip),
+//      changing the x axis (step → wall time → tokens → step) once the panel has fetched the other
+//      axes' lines ahead (it does so when quiet: the change is a redraw), and changing the smoothing
+//      (every chart in view asked of the host again: the round trip), each until the next frame
+//      after the last chart on screen is redrawn.
+// Prints median and worst over REPS; asserts nothing. Wall time, and the host's CPU (this
+// process); the renderer's own CPU is not printed (Chromium's TaskDuration metric missed the
+// canvas work, which a trace shows on its main thread: TRACE=file.json writes one for an x-axis
+// change). Browser frames come at ~60 Hz: a figure that ends "after the next frame" includes up to
+// ~16 ms of waiting for it.
 //   BENCH=compare node scripts/bench.mjs         RUNS=50 STEPS=2000 METRICS=40 REPS=5 WIDTH=1400 HEIGHT=1000
+//   TRACE=x.json (an x-axis change) / TRACE_LOAD=y.json (a warm load): Chromium traces to read; CHROMIUM_ARGS: extra flags
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -93,10 +99,16 @@ function chartsRoundTrip(held: HeldRun[], xAxis: 'step' | 'wall' | 'tokens', smo
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const stats = (xs: number[]) => `median ${median(xs).toFixed(0).padStart(5)} ms, worst ${Math.max(...xs).toFixed(0).padStart(5)} ms`;
 
-/** The webview page: the built bundle, its acquireVsCodeApi wired to this process. */
-function pageHtml(): string {
-  const dist = path.join(root, 'dist', 'webview');
-  if (!fs.existsSync(path.join(dist, 'compare.js'))) throw new Error(`${dist}/compare.js is missing: run "npm run build" first`);
+/** The panel's bundle as the packaged extension ships it (scripts/build.mjs --production: minified, no source map), built into `dir`. */
+async function buildBundle(dir: string): Promise<string> {
+  const esbuild = await import('esbuild');
+  const out = path.join(dir, 'webview');
+  await esbuild.build({ entryPoints: { compare: path.join(root, 'webview/compare/main.ts') }, outdir: out, bundle: true, minify: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+  return out;
+}
+
+/** The webview page: the bundle, its acquireVsCodeApi wired to this process. */
+function pageHtml(dist: string): string {
   const url = (f: string) => `file://${path.join(dist, f)}`;
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><link rel="stylesheet" href="${url('compare.css')}">
 <style>body { --vscode-font-family: system-ui, sans-serif; --vscode-font-size: 13px; --vscode-foreground: #cccccc; --vscode-editor-background: #1e1e1e; background: #1e1e1e; color: #cccccc; }</style>
@@ -104,10 +116,10 @@ function pageHtml(): string {
 }
 
 /** A page whose webview talks to `host` (messages as JSON, each way). */
-async function openPage(browser: import('playwright-core').Browser, dir: string, onMessage: (msg: unknown, page: Page) => void): Promise<Page> {
+async function openPage(browser: import('playwright-core').Browser, dir: string, dist: string, onMessage: (msg: unknown, page: Page) => void): Promise<Page> {
   const page = await browser.newPage({ viewport: VIEW });
   const file = path.join(dir, 'compare.html');
-  fs.writeFileSync(file, pageHtml());
+  fs.writeFileSync(file, pageHtml(dist));
   page.on('pageerror', (e) => console.log(`[webview] ${e.message}`));
   await page.exposeBinding('__toHost', (_src, json: string) => onMessage(JSON.parse(json), page));
   await page.addInitScript(`{ let state; window.acquireVsCodeApi = () => ({ postMessage: (m) => void window.__toHost(JSON.stringify(m)), getState: () => state, setState: (s) => (state = s) }); }`);
@@ -115,9 +127,10 @@ async function openPage(browser: import('playwright-core').Browser, dir: string,
   return page;
 }
 
+/** A message to the webview: JSON text carried to the page (as VS Code carries it to the webview's frame), parsed there and posted. */
 function send(page: Page, msg: unknown): void {
-  const json = JSON.stringify(msg);
-  void page.evaluate(`window.postMessage(JSON.parse(${JSON.stringify(json)}), '*')`).catch(() => undefined);
+  const post = (json: string) => (globalThis as unknown as { postMessage(m: unknown, origin: string): void }).postMessage(JSON.parse(json), '*');
+  void page.evaluate(post, JSON.stringify(msg)).catch(() => undefined);
 }
 
 /** The panel host's message handling (PanelHost + ComparePanel), over the held runs once loaded. */
@@ -152,37 +165,35 @@ async function painted(page: Page, rows: number): Promise<void> {
   await page.evaluate(NEXT_FRAME_JS);
 }
 
-/** The page's renderer main-thread busy time so far (CDP Performance.getMetrics TaskDuration), ms: stable on a busy machine. */
-async function rendererBusy(page: Page): Promise<number> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
-  const { metrics } = await cdp.send('Performance.getMetrics');
-  await cdp.detach();
-  return (metrics.find((m) => m.name === 'TaskDuration')?.value ?? NaN) * 1000;
+/** Waits until the charts in view have their lines on every x axis (fetched ahead once the panel is quiet). */
+async function fetchedAhead(page: Page): Promise<void> {
+  await page.waitForFunction(`document.getElementById('charts').dataset.ahead === '1'`, undefined, { polling: 50, timeout: 120_000 });
 }
 
-/** Times `act` in the page (wall) and the CPU it took: this process's (the host) and the renderer's main thread. */
-async function timeAct(page: Page, act: 'toggle' | 'step' | 'wall' | 'tokens'): Promise<{ wall: number; cpu: number; sync: number }> {
-  const r0 = await rendererBusy(page);
+type Act = 'toggle' | 'step' | 'wall' | 'tokens' | 'smoothing 0.5' | 'smoothing 0.6';
+
+/** Times `act` in the page (wall) and the host's CPU during it (this process). */
+async function timeAct(page: Page, act: Act): Promise<{ wall: number; cpu: number; sync: number }> {
   const c0 = process.cpuUsage();
   const { wall, sync } = await timeInPage(page, act);
   const c = process.cpuUsage(c0);
-  const r1 = await rendererBusy(page);
-  return { wall, sync, cpu: (c.user + c.system) / 1000 + (r1 - r0) };
+  return { wall, sync, cpu: (c.user + c.system) / 1000 };
 }
 
 /** In the page: times `act` until the charts in view are drawn again and the next frame has gone by. */
-async function timeInPage(page: Page, act: 'toggle' | 'step' | 'wall' | 'tokens'): Promise<{ wall: number; sync: number }> {
+async function timeInPage(page: Page, act: Act): Promise<{ wall: number; sync: number }> {
   const action =
     act === 'toggle'
       ? `document.querySelector('#runs tbody tr input[type=checkbox]').click();`
-      : `const sel = document.getElementById('x-axis'); sel.value = '${act}'; sel.dispatchEvent(new Event('change'));`;
+      : act.startsWith('smoothing')
+        ? `const s = document.getElementById('smoothing'); s.value = '${act.split(' ')[1]}'; s.dispatchEvent(new Event('input'));`
+        : `const sel = document.getElementById('x-axis'); sel.value = '${act}'; sel.dispatchEvent(new Event('change'));`;
   return page.evaluate(`(async () => {
     const t0 = performance.now();
     ${action}
     const sync = performance.now() - t0;
     await new Promise((resolve) => {
-      const done = () => ${IN_VIEW_JS}.every((s) => s.dataset.drawn === '1');
+      const done = () => ${IN_VIEW_JS}.every((s) => s.dataset.drawn === '1' && s.querySelector('canvas'));
       if (done()) return resolve();
       const mo = new MutationObserver(() => { if (done()) { mo.disconnect(); resolve(); } });
       mo.observe(document.getElementById('charts'), { subtree: true, attributes: true, attributeFilter: ['data-drawn'] });
@@ -253,12 +264,14 @@ async function main(): Promise<void> {
     let browser: import('playwright-core').Browser;
     try {
       const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--allow-file-access-from-files'] });
+      browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--allow-file-access-from-files', ...(process.env.CHROMIUM_ARGS ?? '').split(' ').filter(Boolean)] });
     } catch (err) {
       console.log(`Chromium did not start (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): no paint figures`);
       return;
     }
     try {
+      const dist = await buildBundle(tmp);
+      console.log(`the panel's bundle as shipped (minified): ${(fs.statSync(path.join(dist, 'compare.js')).size / 1e3).toFixed(0)} kB`);
       const run = async (cache: CacheLocation, label: string) => {
         const t0 = performance.now();
         const c0 = process.cpuUsage();
@@ -267,11 +280,11 @@ async function main(): Promise<void> {
           return h.held;
         });
         const seen: { readyAt?: number } = {};
-        const page = await openPage(browser, tmp, host(loaded, seen));
+        const page = await openPage(browser, tmp, dist, host(loaded, seen));
         await painted(page, RUNS);
         const ms = performance.now() - t0;
         const c = process.cpuUsage(c0);
-        return { ms, ready: (seen.readyAt ?? NaN) - t0, cpu: (c.user + c.system) / 1000 + (await rendererBusy(page)), page };
+        return { ms, ready: (seen.readyAt ?? NaN) - t0, cpu: (c.user + c.system) / 1000, page };
       };
       const warm: number[] = [];
       const cold: number[] = [];
@@ -283,6 +296,8 @@ async function main(): Promise<void> {
       const toggleSync: number[] = [];
       const axis: Record<string, number[]> = { wall: [], tokens: [], step: [] };
       const axisCpu: Record<string, number[]> = { wall: [], tokens: [], step: [] };
+      const smooth: number[] = [];
+      const smoothCpu: number[] = [];
       let charts = 0;
       for (let rep = 0; rep < REPS; rep++) {
         const folder = fs.mkdtempSync(path.join(tmp, 'cache-'));
@@ -290,11 +305,14 @@ async function main(): Promise<void> {
         cold.push(c.ms);
         coldCpu.push(c.cpu);
         await c.page.close();
+        const traceLoad = process.env.TRACE_LOAD && rep === 0;
+        if (traceLoad) await browser.startTracing(undefined, { path: process.env.TRACE_LOAD, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'cc', 'blink', 'v8', 'loading', 'navigation'] });
         const w = await run(inFolder(folder), 'cached');
+        if (traceLoad) await browser.stopTracing();
         warm.push(w.ms);
         warmCpu.push(w.cpu);
         warmReady.push(w.ready);
-        charts = (await w.page.evaluate(`document.querySelectorAll('section.chart[data-drawn="1"]').length`)) as number;
+        charts = (await w.page.evaluate(`document.querySelectorAll('section.chart[data-drawn="1"]').length`)) as number; // on screen at the first paint
         for (let i = 0; i < 2; i++) {
           const t = await timeAct(w.page, 'toggle');
           toggle.push(t.wall);
@@ -302,18 +320,29 @@ async function main(): Promise<void> {
           toggleSync.push(t.sync);
         }
         for (const a of ['wall', 'tokens', 'step'] as const) {
+          await fetchedAhead(w.page);
+          const trace = process.env.TRACE && rep === 0 && a === 'tokens';
+          if (trace) await browser.startTracing(w.page, { path: process.env.TRACE, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'cc', 'blink', 'v8'] });
           const t = await timeAct(w.page, a);
+          if (trace) await browser.stopTracing();
           axis[a]!.push(t.wall);
           axisCpu[a]!.push(t.cpu);
         }
+        for (const a of ['smoothing 0.5', 'smoothing 0.6'] as const) {
+          await fetchedAhead(w.page);
+          const t = await timeAct(w.page, a);
+          smooth.push(t.wall);
+          smoothCpu.push(t.cpu);
+        }
         await w.page.close();
       }
-      console.log(`Chromium ${VIEW.width}×${VIEW.height}, ${charts} charts drawn (in view + 200 px):`);
-      console.log(`  warm load to first paint of table + charts in view (host + webview): ${stats(warm)}  [target < 1000 ms]; CPU (host + renderer) ${stats(warmCpu)}`);
+      console.log(`Chromium ${VIEW.width}×${VIEW.height}, ${charts} charts on screen at the first paint (those within 200 px of it are drawn a frame later):`);
+      console.log(`  warm load to first paint of table + charts in view (host + webview): ${stats(warm)}  [target < 1000 ms]; host CPU ${stats(warmCpu)}`);
       console.log(`    of which the page (new tab, the bundle loaded) up to its ready message: ${stats(warmReady)}`);
-      console.log(`  cold load (no column cache) to first paint:                          ${stats(cold)}; CPU (host + renderer) ${stats(coldCpu)}`);
-      console.log(`  hide / show a run (local), to the next frame:                        ${stats(toggle)}  [target < 50 ms]; CPU (host + renderer) ${stats(toggleCpu)}; the click's own script (uPlot's redraw) ${stats(toggleSync)}`);
-      for (const a of ['wall', 'tokens', 'step'] as const) console.log(`  x axis → ${a.padEnd(6)} (host request + redraw), to the next frame:      ${stats(axis[a]!)}  [target < 50 ms]; CPU (host + renderer) ${stats(axisCpu[a]!)}`);
+      console.log(`  cold load (no column cache) to first paint:                          ${stats(cold)}; host CPU ${stats(coldCpu)}`);
+      console.log(`  hide / show a run (local), to the next frame:                        ${stats(toggle)}  [target < 50 ms]; host CPU ${stats(toggleCpu)}; the click's own script ${stats(toggleSync)}`);
+      for (const a of ['wall', 'tokens', 'step'] as const) console.log(`  x axis → ${a.padEnd(6)} (lines fetched ahead: a redraw), to the next frame: ${stats(axis[a]!)}  [target < 50 ms]; host CPU ${stats(axisCpu[a]!)}`);
+      console.log(`  smoothing 0.6 ↔ 0.5 (every chart in view asked of the host: the round trip), to the next frame: ${stats(smooth)}; host CPU ${stats(smoothCpu)}`);
     } finally {
       await browser.close();
     }

@@ -1,7 +1,7 @@
 // The messages between the GRPO group breakdown panel (webview/breakdown) and its host
 // (src/vscode/breakdown/breakdownPanel.ts), inside the envelope of panelProtocol.ts. One panel per run
 // directory shows one iteration at a time; stepping to another keeps the webview's filters.
-import { z } from 'zod';
+import * as z from 'zod';
 import { GroupPrompt, SampleSummary } from './sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 

@@ -4,7 +4,7 @@
 // the sweep's ranking and views), then one `run` message per run whose metrics grew. The points
 // travel only on request (`charts`): the charts in view, each line decimated to about the chart's
 // pixel width, so the first paint never waits for 4 M points.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PanelProtocol } from './panelProtocol';
 import { RUN_STATUSES } from './runProgress';
 
@@ -114,18 +114,18 @@ export type ComparePanelState = z.infer<typeof ComparePanelState>;
 // the browser's and Node's (≥ 16) global; src/protocol compiles without the DOM's or Node's types
 declare const atob: (data: string) => string;
 
-/** base64 of Float64 little-endian values → the values, NaN as null (uPlot draws null as a gap); undefined when it is not that. */
-export function decodeFloat64s(b64: string): (number | null)[] | undefined {
+/** base64 of little-endian Float64 (8 bytes each) or Float32 (4) values → the values, NaN as null (uPlot draws null as a gap); undefined when it is not that. */
+export function decodeFloats(b64: string, bytesPer: 4 | 8): (number | null)[] | undefined {
   let bin: string;
   try {
     bin = atob(b64);
   } catch {
     return undefined;
   }
-  if (bin.length % 8 !== 0) return undefined;
+  if (bin.length % bytesPer !== 0) return undefined;
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  const f = new Float64Array(bytes.buffer, 0, bytes.length >> 3);
+  const f = bytesPer === 8 ? new Float64Array(bytes.buffer, 0, bytes.length / 8) : new Float32Array(bytes.buffer, 0, bytes.length / 4);
   const out = new Array<number | null>(f.length);
   for (let i = 0; i < f.length; i++) {
     const v = f[i]!;
@@ -134,28 +134,32 @@ export function decodeFloat64s(b64: string): (number | null)[] | undefined {
   return out;
 }
 
-/** Float64 values as base64 on the wire (no number-to-text and back), the values once parsed. */
-const Float64s = z
-  .string()
-  .max(200_000_000)
-  .transform((b64, ctx) => {
-    const values = decodeFloat64s(b64);
-    if (values) return values;
-    ctx.addIssue({ code: 'custom', message: 'not base64 of Float64 values' });
-    return z.NEVER;
-  });
+/** Float values as base64 on the wire (no number-to-text and back), the values once parsed. */
+function floats(bytesPer: 4 | 8) {
+  return z
+    .string()
+    .max(200_000_000)
+    .transform((b64, ctx) => {
+      const values = decodeFloats(b64, bytesPer);
+      if (values) return values;
+      ctx.addIssue({ code: 'custom', message: `not base64 of Float${bytesPer * 8} values` });
+      return z.NEVER;
+    });
+}
 
 /**
  * One chart's lines, decimated (compareData.ts decimateLines): `n` shared x values and, per run, its
- * y and the step drawn at each x (null: none). On the wire each is base64 of n Float64 values (NaN:
- * none); parsing decodes them and checks their lengths (a wrong one is named by its path).
+ * y and the step drawn at each x (null: none). On the wire each is base64 of n values (NaN: none):
+ * x as Float64 (token counts and wall times keep every digit), y and steps as Float32 (half the
+ * bytes of the reply: a chart shows four significant digits, and steps are whole numbers far below
+ * 2^24); parsing decodes them and checks their lengths (a wrong one is named by its path).
  */
 export const ChartLines = z
   .object({
     key: z.string(),
     n: z.number().int().nonnegative(),
-    x: Float64s,
-    runs: z.array(z.object({ id: z.string(), y: Float64s, steps: Float64s })),
+    x: floats(8),
+    runs: z.array(z.object({ id: z.string(), y: floats(4), steps: floats(4) })),
   })
   .superRefine((c, ctx) => {
     const check = (v: unknown[], p: (string | number)[]) => {

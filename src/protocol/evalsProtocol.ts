@@ -4,7 +4,7 @@
 // metrics over the training step when the targets are a run's checkpoints, and the per-problem matrix
 // (problems × targets coloured by mean reward), whose orders are pure functions here so that the
 // host tests and the webview sort alike.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PanelProtocol } from './panelProtocol';
 
 /** A value with its 95 % interval (bootstrap over problems; none with fewer than 2 problems). */

@@ -4,7 +4,7 @@
 // load, re-shown, reloaded), then appends.
 // Metric values are numbers or null: NaN and ±Infinity (the cookbook writes them) do not survive
 // the JSON transport, and a chart shows null as a gap.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PanelProtocol } from './panelProtocol';
 import { INLINE_EVAL_KEY, inlineEvalsIn, METRIC } from './metricKeys';
 import { RUN_STATUSES } from './runProgress';

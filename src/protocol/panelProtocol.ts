@@ -3,7 +3,7 @@
 // re-shown after being hidden, restored after a reload) and the host answers with a snapshot.
 // Requests carry an id and get exactly one reply; a pending request can be cancelled. Everything
 // else is a notification, typed per panel by its own schemas.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const RequestId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 

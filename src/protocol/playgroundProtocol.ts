@@ -2,7 +2,7 @@
 // (src/vscode/playground/playgroundPanel.ts), inside the envelope of panelProtocol.ts. The webview owns the
 // form (conversation, sides, parameters, reward file); the host samples, streams each result as it
 // arrives, and keeps the form and the last runs in workspace state.
-import { z } from 'zod';
+import * as z from 'zod';
 import { RewardError } from './sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 

@@ -1,6 +1,6 @@
 // The schema of one per-sample record (src/core/runs/sampleRecord.ts reads and writes them). Only zod here: the webview panels
 // import it too.
-import { z } from 'zod';
+import * as z from 'zod';
 import { questionInPrompt } from './promptQuestion';
 
 export const RewardError = z.object({

@@ -22,6 +22,8 @@ registerComponents();
 const client = new PanelClient(CompareProtocol);
 const DEFAULT_SMOOTHING = 0.6;
 const HEIGHT = 190;
+/** A run's line: one CSS pixel, a hairline the canvas strokes fast (50 runs × 9 charts at 1.5 px took ~100 ms to rasterise per redraw in software) */
+const LINE_WIDTH = 1;
 
 const app = byId('app');
 app.innerHTML = `
@@ -264,19 +266,31 @@ interface Chart {
   shape?: string;
   visible: boolean;
   drawn: boolean;
-  /** the host's lines for this chart, and the request they answer (x axis, smoothing, width, rows) */
-  lines?: DecodedChartLines;
-  linesFor?: string;
+  /** the host's lines for this chart by the request they answer (linesKey: x axis, smoothing, width, rows); the other x axes' are fetched ahead */
+  lines: Map<string, DecodedChartLines>;
   /** for a click: each series' run and, per aligned x index, that run's step */
   pickInfo?: { runId: string; steps: (number | null)[] }[];
   /** each series' run (index + 1 = the uPlot series), when every run is its own line */
   seriesRuns?: string[];
+  /** each series' name and colour for the hover readout (band edges: none) */
+  readout?: ({ label: string; color: string } | undefined)[];
+  readoutIdx?: number | null;
+  /** on screen now (the observer above counts 200 px around it as visible) */
+  onScreen: boolean;
 }
 
 const charts = new Map<string, Chart>();
 /** bumped when runs' rows change: every chart's lines are asked for again */
 let rowsVersion = 0;
-let inflight: { key: string; abort: AbortController; keys: Set<string> } | undefined;
+/** `charts` requests on their way, by linesKey: the chart keys each asks for; `ahead`: fetched for an x axis not shown */
+interface Inflight {
+  lk: string;
+  abort: AbortController;
+  keys: Set<string>;
+  ahead: boolean;
+}
+const inflight = new Set<Inflight>();
+const X_AXES: XAxis[] = ['step', 'wall', 'tokens'];
 const observer = new IntersectionObserver(
   (entries) => {
     for (const e of entries) {
@@ -288,6 +302,12 @@ const observer = new IntersectionObserver(
   },
   { rootMargin: '200px' },
 );
+const onScreen = new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    const c = charts.get((e.target as HTMLElement).dataset.key!);
+    if (c) c.onScreen = e.isIntersecting;
+  }
+});
 
 function buildChartList(): void {
   const groups = metricGroupsOfKeys(runs.map((r) => r.keys));
@@ -297,9 +317,11 @@ function buildChartList(): void {
   for (const c of charts.values()) {
     c.plot?.destroy();
     observer.unobserve(c.el);
+    onScreen.unobserve(c.el);
   }
   charts.clear();
   chartsEl.replaceChildren();
+  knownWidth = undefined;
   for (const g of groups) {
     chartsEl.append(el('h2', 'group-title', g.group === 'sft' ? 'SFT' : g.group));
     const grid = el('div', 'charts');
@@ -312,11 +334,13 @@ function buildChartList(): void {
       plotEl.tabIndex = 0;
       plotEl.setAttribute('role', 'img');
       const hintEl = el('div', 'hint');
+      hintEl.append(el('div', 'hint-line', IDLE_HINT));
       section.append(el('h3', undefined, key), plotEl, hintEl);
       grid.append(section);
-      const c: Chart = { key, el: section, plotEl, hintEl, visible: false, drawn: false };
+      const c: Chart = { key, el: section, plotEl, hintEl, visible: false, drawn: false, lines: new Map(), onScreen: false };
       charts.set(key, c);
       observer.observe(section);
+      onScreen.observe(section);
     }
     chartsEl.append(grid);
   }
@@ -329,65 +353,121 @@ function undraw(c: Chart): void {
 }
 
 function invalidateCharts(): void {
+  delete chartsEl.dataset.ahead;
   for (const c of charts.values()) undraw(c);
   scheduleCharts();
 }
 
-/** The plot width of a chart (all charts of the grid are as wide). */
-function plotWidth(c: Chart): number {
-  return Math.max(c.el.clientWidth - 18, 240);
+let knownWidth: number | undefined;
+/** The plot width of the charts (all charts of the grid are as wide): read once until the grid is resized or rebuilt (a read after a redraw forces a layout). */
+function plotWidth(): number {
+  if (knownWidth === undefined) {
+    const first = charts.values().next().value;
+    const w = first?.el.clientWidth ?? 0;
+    if (w === 0) return 240;
+    knownWidth = Math.max(w - 18, 240);
+  }
+  return knownWidth;
 }
 
-/** What a chart's lines depend on besides its key. */
-function linesKey(width: number): string {
-  return `${state.xAxis}|${state.smoothing}|${width}|${rowsVersion}`;
+/** What a chart's lines depend on besides its key: the x axis, the smoothing, the width, the runs' rows. */
+function linesKey(width: number, axis: XAxis = state.xAxis): string {
+  return `${axis}|${state.smoothing}|${width}|${rowsVersion}`;
 }
 
-/** Draws the visible charts whose lines are here; asks the host for the others' lines. */
+/**
+ * Draws the visible charts whose lines are here (those on screen first; those just outside it a
+ * frame later, so that the frame after a change shows the charts the user sees); asks the host for
+ * the others' lines (again those on screen first).
+ */
 function drawVisible(): void {
+  const width = plotWidth();
+  const lk = linesKey(width);
   const want: Chart[] = [];
+  const ready: Chart[] = [];
   for (const c of charts.values()) {
     if (!c.visible || c.drawn) continue;
-    if (c.lines && c.linesFor === linesKey(plotWidth(c))) drawChart(c);
+    if (c.lines.has(lk)) ready.push(c);
     else want.push(c);
   }
-  if (want.length) requestLines(want);
+  const now = ready.some((c) => c.onScreen) ? ready.filter((c) => c.onScreen) : ready;
+  for (const c of now) drawChart(c, c.lines.get(lk)!, width);
+  if (now.length < ready.length) scheduleCharts();
+  if (want.length) {
+    delete chartsEl.dataset.ahead;
+    // the charts on screen first: those around it are asked for when these have come
+    const first = want.some((c) => c.onScreen) ? want.filter((c) => c.onScreen) : want;
+    requestLines(first, width, state.xAxis, false);
+  } else scheduleAhead();
 }
 
 const scheduleCharts = frameScheduler(drawVisible);
 
-/** Asks the host for the lines of these charts; a newer question (another axis, smoothing, width) cancels an older one. */
-function requestLines(want: Chart[]): void {
-  const width = plotWidth(want[0]!);
-  const key = linesKey(width);
-  if (inflight && inflight.key !== key) {
-    inflight.abort.abort();
-    inflight = undefined;
+/**
+ * Asks the host for the lines of these charts on this axis. A question for what is shown cancels
+ * older ones for what is no longer wanted (another axis, smoothing, width, rows); a question asked
+ * ahead (another x axis, so that switching to it is a redraw, no round trip) is cancelled only when
+ * its lines go stale. A chart already asked for under the same key is not asked for again.
+ */
+function requestLines(want: Chart[], width: number, axis: XAxis, ahead: boolean): void {
+  const lk = linesKey(width, axis);
+  const current = new Set(X_AXES.map((a) => linesKey(width, a)));
+  for (const f of inflight) {
+    const stale = !current.has(f.lk) || (!ahead && !f.ahead && f.lk !== lk);
+    if (stale) {
+      f.abort.abort();
+      inflight.delete(f);
+    }
   }
-  const keys = want.map((c) => c.key).filter((k) => !inflight?.keys.has(k));
+  const asked = new Set([...inflight].filter((f) => f.lk === lk).flatMap((f) => [...f.keys]));
+  const keys = want.map((c) => c.key).filter((k) => !asked.has(k));
   if (keys.length === 0) return;
-  const abort = new AbortController();
-  const mine = { key, abort, keys: new Set([...(inflight?.keys ?? []), ...keys]) };
-  inflight = mine;
-  client.request('charts', { keys, xAxis: state.xAxis, smoothing: state.smoothing, width }, abort.signal).then(
+  const mine: Inflight = { lk, abort: new AbortController(), keys: new Set(keys), ahead };
+  inflight.add(mine);
+  client.request('charts', { keys, xAxis: axis, smoothing: state.smoothing, width }, mine.abort.signal).then(
     (r) => {
-      for (const k of keys) mine.keys.delete(k);
-      if (inflight === mine && mine.keys.size === 0) inflight = undefined;
+      inflight.delete(mine);
       for (const lines of r.charts) {
         const c = charts.get(lines.key);
         if (!c) continue;
-        c.lines = lines;
-        c.linesFor = key;
+        // only the lines of this width, smoothing and rows are kept (one per x axis)
+        for (const k of c.lines.keys()) if (!current.has(k)) c.lines.delete(k);
+        c.lines.set(lk, lines);
       }
       // drawn now, not a frame later: the reply is what the charts were waiting for
-      drawVisible();
+      if (lk === linesKey(plotWidth())) drawVisible();
+      else scheduleAhead();
     },
     (err) => {
-      if (abort.signal.aborted) return;
-      if (inflight === mine) inflight = undefined;
+      inflight.delete(mine);
+      if (mine.abort.signal.aborted) return;
       messageEl.textContent = `Could not load the charts: ${errorText(err)}`;
     },
   );
+}
+
+let aheadTimer: ReturnType<typeof setTimeout> | undefined;
+/**
+ * Once the charts in view are drawn and the panel is quiet: their lines on the other x axes.
+ * data-ahead on the charts: every chart in view has its lines on every x axis (the bench waits on it).
+ */
+function scheduleAhead(): void {
+  clearTimeout(aheadTimer);
+  aheadTimer = setTimeout(() => {
+    if ([...inflight].some((f) => !f.ahead)) return;
+    const width = plotWidth();
+    const shown = [...charts.values()].filter((c) => c.visible && c.drawn);
+    let missing = false;
+    for (const axis of X_AXES) {
+      const lk = linesKey(width, axis);
+      const want = shown.filter((c) => !c.lines.has(lk));
+      if (want.length === 0) continue;
+      missing = true;
+      if (axis !== state.xAxis) requestLines(want, width, axis, true);
+    }
+    if (missing) delete chartsEl.dataset.ahead;
+    else chartsEl.dataset.ahead = '1';
+  }, 250);
 }
 
 /** Hiding or showing a run: each drawn chart hides or shows that series (seed groups: their bands are redrawn). */
@@ -400,12 +480,14 @@ function showHidden(): void {
     const u = c.plot;
     const runsOf = c.seriesRuns;
     u.batch(() => runsOf.forEach((id, i) => u.series[i + 1]!.show !== !state.hidden.has(id) && u.setSeries(i + 1, { show: !state.hidden.has(id) })));
+    c.readoutIdx = undefined;
+    showHover(c, u);
   }
   scheduleCharts();
 }
 
 /** The series of one chart: every run a line (hidden runs hidden); with "group seeds" one mean line and band per group of 2+ shown runs. */
-function chartData(c: Chart, lines: DecodedChartLines): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: NonNullable<Chart['pickInfo']>; seriesRuns?: string[] } {
+function chartData(lines: DecodedChartLines): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: NonNullable<Chart['pickInfo']>; seriesRuns?: string[]; readout: Chart['readout'] } {
   const byId = new Map(runs.map((r) => [r.id, r]));
   const present = lines.runs.filter((l) => byId.has(l.id));
   const axis = state.xAxis;
@@ -425,7 +507,7 @@ function chartData(c: Chart, lines: DecodedChartLines): { data: uPlot.AlignedDat
       const color = colorOf(first.color);
       if (members.length === 1) {
         ys.push(members[0]!.y);
-        series.push({ label: first.name, stroke: color, width: 1.5, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) });
+        series.push({ label: first.name, stroke: color, width: LINE_WIDTH, spanGaps: true, points: { show: false }, value: (_u, v) => fmt(v) });
         pick.push({ runId: first.id, steps: members[0]!.steps });
         continue;
       }
@@ -442,24 +524,30 @@ function chartData(c: Chart, lines: DecodedChartLines): { data: uPlot.AlignedDat
       const steps = members[0]!.steps;
       pick.push({ runId: first.id, steps }, { runId: first.id, steps }, { runId: first.id, steps });
     }
-    return { data: [lines.x, ...ys] as uPlot.AlignedData, series, bands, pick };
+    return { data: [lines.x, ...ys] as uPlot.AlignedData, series, bands, pick, readout: readoutOf(series) };
   }
   for (const l of present) {
     const r = byId.get(l.id)!;
     ys.push(l.y);
-    series.push({ label: r.name, show: !state.hidden.has(r.id), stroke: colorOf(r.color), width: r.status === 'stopped early' ? 1 : 1.5, dash: r.status === 'stopped early' ? [4, 3] : undefined, spanGaps: true, points: { show: lines.x.length < 3 }, value: (_u, v) => fmt(v) });
+    series.push({ label: r.name, show: !state.hidden.has(r.id), stroke: colorOf(r.color), width: LINE_WIDTH, dash: r.status === 'stopped early' ? [4, 3] : undefined, spanGaps: true, points: { show: lines.x.length < 3 }, value: (_u, v) => fmt(v) });
     pick.push({ runId: r.id, steps: l.steps });
   }
-  return { data: [lines.x, ...ys] as uPlot.AlignedData, series, bands, pick, seriesRuns: present.map((l) => l.id) };
+  return { data: [lines.x, ...ys] as uPlot.AlignedData, series, bands, pick, seriesRuns: present.map((l) => l.id), readout: readoutOf(series) };
 }
 
-function drawChart(c: Chart): void {
+/** The hover readout's entries: each line's name and colour (a seed band's edges have none). */
+function readoutOf(series: uPlot.Series[]): Chart['readout'] {
+  return series.slice(1).map((s) => (s.class === 'hidden-series' ? undefined : { label: String(s.label), color: String(s.stroke) }));
+}
+
+function drawChart(c: Chart, lines: DecodedChartLines, width: number): void {
   c.drawn = true;
-  const { data, series, bands, pick, seriesRuns } = chartData(c, c.lines!);
+  const { data, series, bands, pick, seriesRuns, readout } = chartData(lines);
   c.pickInfo = pick;
   c.seriesRuns = seriesRuns;
+  c.readout = readout;
+  c.readoutIdx = undefined;
   c.el.dataset.drawn = '1';
-  const width = plotWidth(c);
   const shape = JSON.stringify([series.map((s) => [s.label, s.stroke, s.width]), bands.length, width, theme, state.groupSeeds]);
   const shownLines = series.filter((s, i) => i > 0 && s.show !== false).length;
   c.plotEl.setAttribute('aria-label', `${c.key}: ${shownLines} lines over ${data[0].length} points; click a point to open that run's groups`);
@@ -480,7 +568,8 @@ function drawChart(c: Chart): void {
       height: HEIGHT,
       scales: { x: { time: false } },
       axes: [{ ...axis }, { ...axis, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
-      legend: { show: true, live: true },
+      // no legend: 50 runs × every chart drawn would be thousands of cells updated on each redraw; the table is the key, the readout below a chart gives every run's value under the pointer
+      legend: { show: false },
       cursor: { drag: { x: false, y: false }, focus: { prox: 16 } },
       focus: { alpha: 0.4 },
       bands,
@@ -514,9 +603,40 @@ function nearest(c: Chart, u: uPlot): { runId: string; step: number; name: strin
   return { runId: info.runId, step, name: runs.find((r) => r.id === info.runId)?.name ?? '' };
 }
 
+const IDLE_HINT = "Point at the chart for every run's value; click a line to open that run's groups.";
+
+/** Under the chart: the line nearest the pointer, then every shown line's value at the pointer's x (highest first). */
 function showHover(c: Chart, u: uPlot): void {
+  const idx = u.cursor.idx;
   const n = nearest(c, u);
-  c.hintEl.textContent = n ? `${n.name} · iteration ${n.step} · click to open its groups` : '';
+  const head = n ? `${n.name} · iteration ${n.step} · click to open its groups` : IDLE_HINT;
+  if (idx === null || idx === undefined || !c.readout) {
+    if (c.readoutIdx !== null) c.hintEl.replaceChildren(el('div', 'hint-line', IDLE_HINT));
+    c.readoutIdx = null;
+    return;
+  }
+  const headEl = c.hintEl.firstElementChild;
+  if (c.readoutIdx === idx && headEl) {
+    headEl.textContent = head;
+    return;
+  }
+  c.readoutIdx = idx;
+  const items: { label: string; color: string; v: number }[] = [];
+  c.readout.forEach((r, i) => {
+    const v = u.data[i + 1]?.[idx];
+    if (r && u.series[i + 1]!.show && v !== null && v !== undefined) items.push({ ...r, v });
+  });
+  items.sort((a, b) => b.v - a.v);
+  const list = el('ul', 'readout');
+  list.setAttribute('aria-label', `${c.key} at ${u.series[0]!.label} ${fmt(u.data[0][idx])}`);
+  for (const it of items) {
+    const li = el('li');
+    const sw = el('span', 'swatch');
+    sw.style.background = it.color;
+    li.append(sw, ` ${it.label} `, el('b', undefined, fmt(it.v)));
+    list.append(li);
+  }
+  c.hintEl.replaceChildren(el('div', 'hint-line', head), el('div', 'readout-x', `${u.series[0]!.label} ${fmt(u.data[0][idx])}`), list);
 }
 
 function pickPoint(c: Chart, u: uPlot): void {
@@ -689,6 +809,9 @@ onThemeChange(() => {
   theme = readTheme();
   renderAll();
 });
-new ResizeObserver(() => invalidateCharts()).observe(chartsEl);
+new ResizeObserver(() => {
+  knownWidth = undefined;
+  invalidateCharts();
+}).observe(chartsEl);
 showSmoothing();
 client.ready();

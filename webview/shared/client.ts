@@ -1,7 +1,7 @@
 // A webview's typed handle on its host: acquireVsCodeApi once, notifications each way (parsed with
 // the panel's schemas), requests with pending replies (cancellable), and the saved state typed by
 // the panel's schema. Says `ready` once its handlers are in place.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Reply, RequestMap } from '../../src/protocol/panelProtocol';
 
 interface VsCodeApi {

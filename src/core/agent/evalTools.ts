@@ -4,7 +4,7 @@
 // progress, then the table and the regressed problems.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../errors';
 import { isEvalResultsDir, readEvalResults } from '../evals/results';
 import { runEval, type EvalProgress } from '../evals/runEval';

@@ -11,7 +11,7 @@
 // answered "busy" with the status instead of being queued silently.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Problem } from '../data/types';
 import { GrpoRun } from '../grpo/loop';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';

@@ -6,7 +6,7 @@
 // the sweep folder: progress, then the ranking by the sweep's metric as a compact table.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../errors';
 import { expandSweep } from '../experiments/expand';
 import { rankRuns } from '../experiments/ranking';

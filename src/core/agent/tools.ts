@@ -1,7 +1,7 @@
 // The agent tools, written once: name, description, input schema (zod) and what each does on the
 // session. The MCP server (`tinker-studio mcp`) and VS Code's language-model tools both serve this
 // table, so the two surfaces cannot drift apart.
-import { z } from 'zod';
+import * as z from 'zod';
 import { specFileMatch } from '../spec/kinds';
 import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';

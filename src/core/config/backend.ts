@@ -1,6 +1,6 @@
 // Which Tinker-protocol server the extension talks to, resolved from settings and the environment.
 // Pure: the VS Code adapter reads the raw settings and hands them here.
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { BACKEND_KINDS, DEFAULT_CLOUD_BASE_URL, ResolvedBackend } from './backendKinds';
 import { checkTransport } from './keyOrigin';

@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { type Dispatcher, request } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../runs/runWriter';
 import { formatIssue } from '../spec/issues';
 import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';

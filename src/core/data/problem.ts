@@ -1,6 +1,6 @@
 // One record (a JSONL line or a dataset row) → a problem: the prompt conversation and the ground
 // truth, checked field by field so a bad record is reported with what is wrong in it.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message } from '../render/types';
 import { formatIssue } from '../spec/issues';
 import type { Problem } from './types';

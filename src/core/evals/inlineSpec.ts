@@ -8,7 +8,7 @@
 //   "nll" (SFT only): the token-weighted NLL of a chat file, forward only → test/<name>/nll.
 // The kind is inferred when left out: an SFT entry without a grader is "nll", every other entry is
 // "sampling". `dataset` is an eval spec's dataset (one schema: EvalDatasetSpec).
-import { z } from 'zod';
+import * as z from 'zod';
 import { positiveInt } from '../spec/fields';
 import { EvalDatasetSpec, GraderSpec } from './spec';
 import { INLINE_EVAL_KEY } from '../../protocol/metricKeys';

@@ -5,7 +5,7 @@
 // Every byte read here is parsed with zod; errors name the file, line and field.
 import * as fs from 'fs';
 import * as path from 'path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SampleRecord } from '../../protocol/sampleSchema';
 
 export const SUMMARY_FILE = 'summary.json';

@@ -4,7 +4,7 @@
 // `<file>: <field>: <what is wrong>`, relative paths resolved against the spec's folder.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { datasetSource, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
 import { specJsonSchema } from '../spec/define';
 import { formatIssue } from '../spec/issues';

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RunColumns } from '../../protocol/compareData';
 import { writeFileAtomic } from '../runs/runWriter';
 

@@ -101,15 +101,18 @@ export class SmoothedCache {
   }
 }
 
-/** Values as ChartLines' Float64s (null → NaN). */
-export function encodeFloat64s(values: readonly (number | null)[]): string {
-  const f = new Float64Array(values.length);
+/** Values as ChartLines' Float64s (x) or Float32s (y, steps): null → NaN, base64. */
+export function encodeFloats(values: readonly (number | null)[], bytesPer: 4 | 8): string {
+  const f = bytesPer === 8 ? new Float64Array(values.length) : new Float32Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     f[i] = v === null || v === undefined ? NaN : v;
   }
   return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
 }
+
+/** Above this many lines in one chart, its lines keep a min and a max per three pixel columns, not two. */
+export const DENSE_LINES = 16;
 
 /** The charts' points: per key, every run that has it, smoothed on its full rows, then decimated to about `width` points. */
 export function chartLines(runs: readonly HeldRun[], p: ChartsParams, smoothed?: SmoothedCache): ChartLinesWire[] {
@@ -122,15 +125,16 @@ export function chartLines(runs: readonly HeldRun[], p: ChartsParams, smoothed?:
     }
     return x;
   };
-  // two points (a bucket's min and max) per two pixel columns
-  const buckets = Math.max(8, Math.ceil(p.width / 2));
   return p.keys.map((key) => {
     const shown = runs.filter((r) => r.columns.cols[key]);
+    // two points (a bucket's min and max) per two pixel columns; per three when more than 16 lines
+    // overlap (drawing time grows with lines × points, and so many lines hide the third column's detail)
+    const buckets = Math.max(8, Math.ceil(p.width / (shown.length > DENSE_LINES ? 3 : 2)));
     const lines: ChartLine[] = shown.map((r) => {
       const col = r.columns.cols[key]!;
       return { x: xOf(r), y: p.smoothing > 0 ? (smoothed ? smoothed.get(r, key, p.smoothing) : emaSmooth(col, p.smoothing)) : col, steps: r.columns.steps };
     });
     const d = decimateLines(lines, buckets);
-    return { key, n: d.x.length, x: encodeFloat64s(d.x), runs: shown.map((r, i) => ({ id: r.id, y: encodeFloat64s(d.ys[i]!), steps: encodeFloat64s(d.steps[i]!) })) };
+    return { key, n: d.x.length, x: encodeFloats(d.x, 8), runs: shown.map((r, i) => ({ id: r.id, y: encodeFloats(d.ys[i]!, 4), steps: encodeFloats(d.steps[i]!, 4) })) };
   });
 }

@@ -3,7 +3,7 @@
 // `max_concurrent`. Definitions: docs experiments-reference.md "Sweep files".
 import * as fs from 'fs';
 import * as path from 'path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RunSpecError } from '../spec/text';
 import { formatIssue } from '../spec/issues';
 import { lineColumn, parsePlacedText, placeOf, specTextFormat, type SpecTextFormat } from '../spec/placedText';

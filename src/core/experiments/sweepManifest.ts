@@ -2,7 +2,7 @@
 // the Runs view, the comparison panel and `sweep_status`. Its runs are ordinary run directories beside it.
 import * as fs from 'fs';
 import * as path from 'path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SWEEP_MANIFEST_FILE = 'sweep.json';
 

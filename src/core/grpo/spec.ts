@@ -2,7 +2,7 @@
 // rl/train.Config where it has one, declared to the spec layer (src/core/spec), which reads spec
 // files, words their problems, resolves their paths and builds the JSON schema the editor uses.
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt } from '../spec/fields';
 import { REWARD_FILE_EXTENSIONS } from '../reward/files';

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Tokenizer as HfLibTokenizer } from '@huggingface/tokenizers';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TokenizerFilesError } from './errors';
 import type { Tokenizer } from './types';
 import { errorMessage } from '../errors';

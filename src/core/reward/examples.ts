@@ -2,7 +2,7 @@
 // `<reward name>.examples.jsonl` next to the reward file (one {completion, ground_truth, expected?}
 // per line, each checked with zod, problems reported by line), and cases drawn from a finished run:
 // the dataset's ground truths with the completions the run's model produced.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RewardDiagnostic } from './diagnostics';
 import { lineRange } from './diagnostics';
 import { errorMessage } from '../errors';

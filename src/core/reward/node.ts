@@ -5,7 +5,7 @@
 // without running anything.
 import * as path from 'path';
 import * as vm from 'vm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workerEnvironment } from './env';
 import { RewardLoadError } from './errors';
 import { NODE_WORKER_SOURCE } from './nodeWorkerSource';

@@ -2,7 +2,7 @@
 // for both: the parent sends `load` once, then batches; the worker answers `ready` (or `load_error`),
 // then one `reward`/`failure` per case, in order, as each finishes — so the parent always knows which
 // case is running when a time limit expires or the process dies.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type ToWorker =
   | { type: 'load'; file: string; source: string; format: 'python' | 'commonjs' | 'module'; memoryMb: number }

@@ -3,7 +3,7 @@
 // ...). Only the fields something reads are checked; everything else passes through untouched.
 import * as path from 'node:path';
 import { readIfExists } from '../fs/read';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../errors';
 
 export const RunConfig = z

@@ -3,7 +3,7 @@
 // Reads only; tolerant of runs still being written and of directories written by the Python cookbook.
 import { Dirent, existsSync, promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readIfExists } from '../fs/read';
 import { JsonlProblem, parseJsonl } from './jsonl';
 import { parseRunConfig } from './runConfig';

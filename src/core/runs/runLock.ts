@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { processGoingAway } from './shutdown';
 
 export const RUN_LOCK_FILE = '.tinker-run.lock';

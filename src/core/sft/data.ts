@@ -6,7 +6,7 @@
 // The batch order of each epoch is a shuffle of the train set by (seed, epoch), so a resume at any
 // step rebuilds the same batches.
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { fetchHfRows } from '../data/hf';
 import { readDatasetText } from '../data/jsonl';
 import { holdoutCount } from '../data/pool';

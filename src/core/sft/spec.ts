@@ -1,7 +1,7 @@
 // SFT run specs (`*.sft.json`): the zod schema, with names after the cookbook's supervised/train.Config
 // where it has one, declared to the spec layer (src/core/spec), which reads spec files, words their
 // problems, resolves their paths and builds the JSON schema the editor uses.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
 import { inlineEvalsField } from '../evals/inlineSpec';

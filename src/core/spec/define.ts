@@ -7,7 +7,7 @@
 // schema contributed to the editor.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkBaseUrl, runFields, type RunFieldWords } from './fields';
 import { fieldPath, formatIssue } from './issues';
 import { defaultRunName, specKind, type SpecKind } from './kinds';

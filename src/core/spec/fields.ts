@@ -2,7 +2,7 @@
 // seed, checkpoint cadence, …), declared once with their checks and wording, plus the rules that
 // span fields: base_url only with the custom backend, and "exactly one of" pairs such as a dataset's
 // `path` or `hf`. A kind's schema spreads `runFields(...)` into its own object and adds what is its own.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BackendKind } from '../config/backendKinds';
 import { specKind, type SpecKind } from './kinds';
 

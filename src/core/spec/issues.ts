@@ -1,7 +1,7 @@
 // How a zod issue reads in an error: `dataset.holdout.fraction: must be at most 0.5`, the field path then
 // what is wrong in plain words, with "did you mean" for a misspelt field. Every spec kind, dataset
 // record and run config speaks this way.
-import { z } from 'zod';
+import * as z from 'zod';
 
 type Issue = z.core.$ZodIssue;
 

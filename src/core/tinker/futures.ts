@@ -6,7 +6,7 @@ import { decodeForwardBackwardOutput, decodeSampleResponse } from './proto';
 import { HttpResult, Sleep, Transport, parseJsonBody } from './transport';
 import type { ForwardBackwardOutput, SampleResponse } from './types';
 import { CompleteMetadataResponse, FutureErrorResponse, ForwardBackwardOutputJson, SampleResponseJson, TryAgainResponse } from './wire';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type RequestType = 'CreateModel' | 'ForwardBackward' | 'Forward' | 'OptimStep' | 'SaveWeights' | 'LoadWeights' | 'SaveWeightsForSampler' | 'Sample' | 'UnloadModel';
 

@@ -4,7 +4,7 @@
 // policies can be tested without waiting.
 import { randomUUID } from 'node:crypto';
 import { Dispatcher, request } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CancelledError, ConnectionError, ResponseShapeError, TinkerApiError, errorForStatus } from './errors';
 import { NetworkOptions, Route, createDispatcher, proxySecrets, viaProxy } from './proxy';
 import { describeZodError } from './wire';

@@ -1,7 +1,7 @@
 // zod schemas of the JSON bodies of the Tinker protocol: responses (parsed by the client) and requests
 // (parsed by the embedded engine). Response schemas are loose (unknown fields tolerated: the protocol
 // is forward-compatible); a missing required field is an error that names the field.
-import { z } from 'zod';
+import * as z from 'zod';
 import { LOSS_FNS } from './types';
 
 const num = z.number();

@@ -1,6 +1,6 @@
 // The messages between a W&B tracker (the parent) and its logger child process (wandbLogger.ts),
 // over the child_process IPC channel. Both sides parse what they receive with these schemas.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const finite = z.number().finite();
 

@@ -2,7 +2,7 @@
 // and for LoRA states (weights + Adam moments). Layout: 8-byte magic, u32 LE header length, the JSON
 // header (padded with spaces to a multiple of 4), then the tensors' float32 LE data in header order.
 // Round trips are bit-exact.
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../core/errors';
 
 const TensorEntry = z.object({ name: z.string(), length: z.number().int().nonnegative() });

@@ -2,7 +2,7 @@
 // size limit, JSON answers, and errors as FastAPI-style {"detail": ...} bodies like SkyRL's server.
 import * as http from 'node:http';
 import * as zlib from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeZodError } from '../../core/tinker/wire';
 import { errorMessage } from '../../core/errors';
 

@@ -9,7 +9,7 @@
 // Before a lookup that misses, and before each listing, an engine re-reads the index when it changed.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../../core/fs/atomic';
 import { errorMessage } from '../../core/errors';
 import { withStoreLock } from './storeLock';

@@ -21,8 +21,8 @@ import {
   xValues,
 } from '../../../src/core/experiments/compare';
 import { besideRun, decodeColumnCache, encodeColumnCache, inFolder, loadColumns } from '../../../src/core/experiments/columnCache';
-import { chartLines, encodeFloat64s, SmoothedCache, type HeldRun } from '../../../src/core/experiments/compareView';
-import { ChartLines, decodeFloat64s } from '../../../src/protocol/compareProtocol';
+import { chartLines, DENSE_LINES, encodeFloats, SmoothedCache, type HeldRun } from '../../../src/core/experiments/compareView';
+import { ChartLines, decodeFloats } from '../../../src/protocol/compareProtocol';
 import { emaSmooth } from '../../../src/protocol/smoothing';
 import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 
@@ -193,12 +193,19 @@ describe('compare: decimation to the chart width', () => {
     const [small] = lines(held, { keys: ['env/all/reward/total'], xAxis: 'wall', smoothing: 0.6, width: 600 });
     assert.deepStrictEqual(small!.runs.map((r) => r.id), ['/r/a', '/r/b']);
     assert.deepStrictEqual(small!.x, Array.from({ length: 12 }, (_, i) => (i + 1) * 0.5));
-    assert.deepStrictEqual(small!.runs[1]!.y, emaSmooth(held[1]!.columns.cols['env/all/reward/total']!, 0.6));
+    // y travels as Float32: the smoothed values, rounded to single precision
+    assert.deepStrictEqual(small!.runs[1]!.y, emaSmooth(held[1]!.columns.cols['env/all/reward/total']!, 0.6).map((v) => (v === null ? null : Math.fround(v))));
     const big = [run('/r/a', 3000, true)];
     const [chart] = lines(big, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 300 });
     assert.ok(chart!.x.length <= 300, `${chart!.x.length} points for 300 pixels`);
     assert.strictEqual(Math.max(...chart!.runs[0]!.y.map((v) => v ?? -1)), 0.75);
     assert.strictEqual(Math.min(...chart!.runs[0]!.y.map((v) => v ?? 1)), 0);
+    assert.ok(chart!.x.length > 200, `one line keeps a point per pixel column: ${chart!.x.length} for 300 pixels`);
+    // more than DENSE_LINES lines in one chart: a min and a max per three pixel columns
+    const many = Array.from({ length: DENSE_LINES + 1 }, (_, i) => run(`/r/${i}`, 3000, true));
+    const [dense] = lines(many, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 300 });
+    assert.ok(dense!.x.length <= 200 && dense!.x.length > 150, `${dense!.x.length} points for 300 pixels and ${many.length} lines`);
+    assert.strictEqual(Math.max(...dense!.runs[DENSE_LINES]!.y.map((v) => v ?? -1)), 0.75, 'the extremes are kept');
     // the smoothed columns are kept for the next request (another x axis), and dropped when the rows change
     const cache = new SmoothedCache();
     const [viaCache] = lines(held, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0.6, width: 600 }, cache);
@@ -208,18 +215,29 @@ describe('compare: decimation to the chart width', () => {
     assert.strictEqual(cache.get(grown, 'env/all/reward/total', 0.6).length, 13);
   });
 
-  it('chart numbers travel as base64 Float64s: exact values, NaN for a gap; a wrong length is named', () => {
+  it('chart numbers travel as base64: x as Float64 (exact), y and steps as Float32; NaN for a gap; a wrong length is named', () => {
     const values = [0.1, null, -3.25e-12, 1e300, 7];
-    assert.deepStrictEqual(decodeFloat64s(encodeFloat64s(values)), values);
-    const ok = { key: 'k', n: 2, x: encodeFloat64s([1, 2]), runs: [{ id: 'a', y: encodeFloat64s([3, null]), steps: encodeFloat64s([0, null]) }] };
+    assert.deepStrictEqual(decodeFloats(encodeFloats(values, 8), 8), values);
+    // Float32: what a chart shows (four significant digits) survives; whole steps are exact
+    const f32 = decodeFloats(encodeFloats([0.123456789, null, 2_000_001, -7.5], 4), 4)!;
+    assert.strictEqual(f32[1], null);
+    assert.strictEqual(f32[2], 2_000_001);
+    assert.strictEqual(f32[3], -7.5);
+    assert.ok(Math.abs(f32[0]! - 0.123456789) < 1e-8, String(f32[0]));
+    assert.notStrictEqual(f32[0], 0.123456789, 'Float32 rounds (the test would not see a Float64 sent as y)');
+    const ok = { key: 'k', n: 2, x: encodeFloats([1, 2], 8), runs: [{ id: 'a', y: encodeFloats([3, null], 4), steps: encodeFloats([0, null], 4) }] };
     assert.deepStrictEqual(ChartLines.parse(ok), { key: 'k', n: 2, x: [1, 2], runs: [{ id: 'a', y: [3, null], steps: [0, null] }] });
-    const bad = ChartLines.safeParse({ ...ok, runs: [{ ...ok.runs[0]!, y: encodeFloat64s([3]) }] });
+    const bad = ChartLines.safeParse({ ...ok, runs: [{ ...ok.runs[0]!, y: encodeFloats([3], 4) }] });
     assert.ok(!bad.success);
     assert.deepStrictEqual(bad.error.issues[0]!.path, ['runs', 0, 'y']);
+    const wide = ChartLines.safeParse({ ...ok, runs: [{ ...ok.runs[0]!, y: encodeFloats([3, 4], 8) }] });
+    assert.ok(!wide.success, 'Float64 y values are two Float32s each: the length check names them');
+    assert.deepStrictEqual(wide.error.issues[0]!.path, ['runs', 0, 'y']);
     const notBase64 = ChartLines.safeParse({ ...ok, x: 'not base64!' });
     assert.ok(!notBase64.success);
     assert.deepStrictEqual(notBase64.error.issues[0]!.path, ['x']);
-    assert.strictEqual(decodeFloat64s('AAAA'), undefined, 'three bytes are not a Float64');
+    assert.strictEqual(decodeFloats('AAAA', 8), undefined, 'three bytes are not a Float64');
+    assert.strictEqual(decodeFloats('AAAAAAA=', 4), undefined, 'five bytes are not Float32s');
   });
 });
 
