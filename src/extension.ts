@@ -181,7 +181,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerSweepCommands({ log, sweeps })) own(d);
   own(vscode.languages.registerCodeLensProvider(SWEEP_SELECTOR, own(new SweepCodeLensProvider(sweeps, runs, registry))));
   own(new SpecDiagnostics());
-  for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
+  for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, sweeps, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);
   const contextKeys = own(new ContextKeys(registry, runs, rewards.editor.index));

@@ -107,6 +107,18 @@ export function sweepTests(suffix) {
         // the overlaid charts draw when scrolled into view
         await frame.locator('#charts .chart').first().scrollIntoViewIfNeeded();
         await frame.locator('#charts .chart .uplot canvas').first().waitFor({ timeout: 60_000 });
+        // pointing at a chart lists every run's value at that x under it (the gesture repeated until it shows: a redraw under a still pointer shows nothing new)
+        const over = frame.locator('#charts .chart .u-over').first();
+        const readout = frame.locator('#charts .chart').first().locator('ul.readout li');
+        const until = Date.now() + 60_000;
+        for (let i = 0; (await readout.count()) !== 4; i++) {
+          if (Date.now() > until) throw new Error(`the hover readout under the first chart lists ${await readout.count()} runs, not 4`);
+          const box = await over.boundingBox();
+          if (box) await page.mouse.move(box.x + box.width * (0.55 + (i % 3) * 0.1), box.y + box.height / 2, { steps: 4 });
+          await frame.locator('#charts .chart').first().locator('ul.readout li').nth(3).waitFor({ timeout: 2_000 }).catch(() => undefined);
+        }
+        const values = await readout.allInnerTexts();
+        if (!values.every((t) => /\d/.test(t))) throw new Error(`a readout entry without a value: ${values.join(' | ')}`);
         await screenshot(shot('compare-charts'));
         await frame.locator('#title').scrollIntoViewIfNeeded();
       },

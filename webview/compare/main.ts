@@ -609,12 +609,13 @@ const IDLE_HINT = "Point at the chart for every run's value; click a line to ope
 function showHover(c: Chart, u: uPlot): void {
   const idx = u.cursor.idx;
   const n = nearest(c, u);
-  const head = n ? `${n.name} · iteration ${n.step} · click to open its groups` : IDLE_HINT;
   if (idx === null || idx === undefined || !c.readout) {
     if (c.readoutIdx !== null) c.hintEl.replaceChildren(el('div', 'hint-line', IDLE_HINT));
     c.readoutIdx = null;
     return;
   }
+  const xText = `${u.series[0]!.label} ${fmt(u.data[0][idx])}`;
+  const head = n ? `${xText} · nearest ${n.name}: click to open its iteration ${n.step}` : xText;
   const headEl = c.hintEl.firstElementChild;
   if (c.readoutIdx === idx && headEl) {
     headEl.textContent = head;
@@ -628,7 +629,7 @@ function showHover(c: Chart, u: uPlot): void {
   });
   items.sort((a, b) => b.v - a.v);
   const list = el('ul', 'readout');
-  list.setAttribute('aria-label', `${c.key} at ${u.series[0]!.label} ${fmt(u.data[0][idx])}`);
+  list.setAttribute('aria-label', `${c.key} at ${xText}`);
   for (const it of items) {
     const li = el('li');
     const sw = el('span', 'swatch');
@@ -636,7 +637,7 @@ function showHover(c: Chart, u: uPlot): void {
     li.append(sw, ` ${it.label} `, el('b', undefined, fmt(it.v)));
     list.append(li);
   }
-  c.hintEl.replaceChildren(el('div', 'hint-line', head), el('div', 'readout-x', `${u.series[0]!.label} ${fmt(u.data[0][idx])}`), list);
+  c.hintEl.replaceChildren(el('div', 'hint-line', head), list);
 }
 
 function pickPoint(c: Chart, u: uPlot): void {

@@ -20,6 +20,7 @@ import type { RunTrackingOptions } from '../runs/runTracking';
 import type { RewardRunner } from '../reward/types';
 import type { Message, Renderer } from '../render/types';
 import type { RunEvent, RunResult } from '../runs/runEvents';
+import type { SweepProgress } from '../experiments/runSweep';
 import { parseGrpoSpecValue, type ResolvedGrpoSpec } from '../grpo/spec';
 import type { BackendChoice } from '../spec/fields';
 import { mergeSpec } from '../spec/overrides';
@@ -56,7 +57,18 @@ export interface TrainingSessionOptions {
    * `signal`: a stop during a call cancels the call, a stop between calls ends the session).
    */
   watch?: (runName: string, specFile: string, kind: SpecKind) => RunWatcher;
+  /** where `start_sweep` runs a sweep when the serving process has a sweep runner of its own (the extension host: its runs in the Runs view, Cancel Sweep on its node); without one, in this process beside the session */
+  sweeps?: SweepHost;
   log?: (line: string) => void;
+}
+
+/** A sweep runner of the process that serves the tools (sweepTools.ts startSweep hands sweeps to it). */
+export interface SweepHost {
+  /** runs (or resumes) the sweep to its end; undefined when it did not start or failed (the host has told the person why) */
+  start(sweepFile: string, o: { maxConcurrent?: number; onProgress: (p: SweepProgress) => void }): Promise<{ cancelled: boolean } | undefined>;
+  /** the progress of the sweep running in `dir`, if the host runs it (started by the agent or by the person) */
+  running(dir: string): SweepProgress | undefined;
+  cancel(dir: string): void;
 }
 
 export interface RunWatcher {
@@ -168,6 +180,11 @@ export class TrainingSession {
       connect: this.o.connect,
       log: this.o.log ?? (() => undefined),
     };
+  }
+
+  /** The serving process's own sweep runner, if it has one. */
+  sweepHost(): SweepHost | undefined {
+    return this.o.sweeps;
   }
 
   /** Work the session's tools started beside it (a background sweep) that must stop when the session closes. */

@@ -63,24 +63,35 @@ export async function startSweep(s: TrainingSession, a: StartSweepInput): Promis
   const expanded = await expandSweep(file, spec);
   const dir = path.join(path.resolve(ctx.runsDir), sweepName(file, spec));
   const all = jobs(s);
+  const host = s.sweepHost();
   const running = all.get(dir);
-  if (running && !running.finished) return { text: `already running: ${dir} (${progressText(running.progress)}); call sweep_status`, value: { sweep: dir, running: true, progress: running.progress } };
+  const busy = running && !running.finished ? running.progress : host?.running(dir);
+  if (busy) return { text: `already running: ${dir} (${progressText(busy)}); call sweep_status`, value: { sweep: dir, running: true, progress: busy } };
   const done = expanded.points.filter((p) => isStoppedEarly(path.join(dir, p.name)) || hasFinalCheckpoint(path.join(dir, p.name))).length;
   const abort = new AbortController();
   const job: SweepJob = { progress: { total: expanded.points.length, done, running: [] }, abort, finished: false, done: Promise.resolve() };
   all.set(dir, job);
-  job.done = runSweep({
-    sweepFile: file,
-    runsDir: ctx.runsDir,
-    ...(a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {}),
-    connect: ctx.connect,
-    cacheDir: ctx.cacheDir,
-    ...(ctx.python ? { python: ctx.python } : {}),
-    ...(ctx.tracking ? { tracking: ctx.tracking } : {}),
-    signal: abort.signal,
-    log: (line) => ctx.log(`[sweep] ${line}`),
-    onProgress: (p) => (job.progress = p),
-  })
+  const onProgress = (p: SweepProgress) => (job.progress = p);
+  // in the extension host the window's sweep runner runs it (its runs in the Runs view, Cancel Sweep); else this process
+  const result = host
+    ? (abort.signal.addEventListener('abort', () => host.cancel(dir), { once: true }),
+      host.start(file, { ...(a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {}), onProgress }).then((r) => {
+        if (!r) throw new Error('the sweep did not start or failed: see the Tinker Studio log');
+        return r;
+      }))
+    : runSweep({
+        sweepFile: file,
+        runsDir: ctx.runsDir,
+        ...(a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {}),
+        connect: ctx.connect,
+        cacheDir: ctx.cacheDir,
+        ...(ctx.python ? { python: ctx.python } : {}),
+        ...(ctx.tracking ? { tracking: ctx.tracking } : {}),
+        signal: abort.signal,
+        log: (line) => ctx.log(`[sweep] ${line}`),
+        onProgress,
+      });
+  job.done = result
     .then(
       (r) => void (job.cancelled = r.cancelled),
       (e: unknown) => void (job.error = errorMessage(e)),
@@ -154,12 +165,14 @@ export async function sweepStatus(s: TrainingSession, a: z.output<typeof SweepSt
   if (isSweepFile(given) && fs.existsSync(given) && fs.statSync(given).isFile()) dir = path.join(path.resolve(ctx.runsDir), sweepName(given, readSweepFile(given)));
   else if (!isSweepDir(dir) && isSweepDir(path.resolve(ctx.runsDir, a.sweep))) dir = path.resolve(ctx.runsDir, a.sweep);
   const job = jobs(s).get(dir);
-  const live = Boolean(job && !job.finished);
-  if (!isSweepDir(dir)) return { text: live ? `starting: ${dir} (${progressText(job!.progress)})` : `no sweep in ${dir} (start it with start_sweep)`, value: { sweep: dir, running: live, runs: [] } };
-  const { metric, rows } = sweepStatusRows(dir, new Set(live ? job!.progress.running : []));
+  // live: started by these tools, or (in the extension host) by the person from the window
+  const progress = job && !job.finished ? job.progress : s.sweepHost()?.running(dir);
+  const live = progress !== undefined;
+  if (!isSweepDir(dir)) return { text: progress ? `starting: ${dir} (${progressText(progress)})` : `no sweep in ${dir} (start it with start_sweep)`, value: { sweep: dir, running: live, runs: [] } };
+  const { metric, rows } = sweepStatusRows(dir, new Set(progress?.running ?? []));
   const finished = rows.filter((r) => r.status === 'completed' || r.status === 'stopped early').length;
-  const head = live
-    ? `running: ${progressText(job!.progress)}`
+  const head = progress
+    ? `running: ${progressText(progress)}`
     : job?.error
       ? `stopped: ${job.error}`
       : finished === rows.length

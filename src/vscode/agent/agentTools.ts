@@ -2,10 +2,12 @@
 // person before it spends compute or changes saved state, and an MCP server definition so agents
 // outside agent mode reach the same tools through `tinker-studio mcp`. The extension host owns the
 // session and its loop: the run an agent trains shows in the Runs tree, the status bar and the metrics
-// panel like any other, and "Cancel Run" stops it.
+// panel like any other, and "Cancel Run" stops it; a sweep an agent starts runs in the window's sweep
+// runner (its node in the Runs view, Cancel Sweep), without a progress notification.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TrainingSession } from '../../core/agent/session';
+import type { SweepProgress } from '../../core/experiments/runSweep';
 import type { AgentTool } from '../../core/agent/tools';
 import type { TinkerConnection } from '../connection/connection';
 import type { Log } from '../common/log';
@@ -27,6 +29,12 @@ export interface AgentToolServices {
   extensionPath: string;
   /** the extension's package.json: the tool names it contributes (languageModelTools) */
   packageJSON: unknown;
+  /** the window's sweep runner (experiments/sweepRunner.ts, by shape): an agent's start_sweep runs there, its runs in the Runs view and Cancel Sweep on its node */
+  sweeps: {
+    start(file: string, o: { maxConcurrent?: number; notify?: boolean; onProgress?: (p: SweepProgress) => void }): Promise<{ cancelled: boolean } | undefined>;
+    byDir(dir: string): { progress: SweepProgress } | undefined;
+    cancel(dir: string): boolean;
+  };
 }
 
 const field = (v: unknown, k: string): unknown => (typeof v === 'object' && v !== null && k in v ? (v as { [key: string]: unknown })[k] : undefined);
@@ -73,6 +81,11 @@ export function registerAgentTools(s: AgentToolServices): vscode.Disposable[] {
               void s.runs.refresh();
             },
           };
+        },
+        sweeps: {
+          start: (file, o) => s.sweeps.start(file, { ...o, notify: false }),
+          running: (dir) => s.sweeps.byDir(dir)?.progress,
+          cancel: (dir) => void s.sweeps.cancel(dir),
         },
         log: (line) => s.log.info(`[agent] ${line}`),
       });

@@ -36,6 +36,8 @@ export interface StartSweepOptions {
   maxConcurrent?: number;
   /** show the progress notification (default true); agent tools run without one */
   notify?: boolean;
+  /** each progress report (an agent tool's sweep_status reads it) */
+  onProgress?: (p: SweepProgress) => void;
 }
 
 export interface SweepRunnerServices {
@@ -189,7 +191,7 @@ export class SweepRunner extends Disposable {
       }
     };
     let result: SweepResult | undefined;
-    if (o.notify === false) result = await body();
+    if (o.notify === false) result = await body(o.onProgress);
     else {
       result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Sweep ${name}`, cancellable: true },
@@ -198,6 +200,7 @@ export class SweepRunner extends Disposable {
           let shown = 0;
           try {
             return await body((p) => {
+              o.onProgress?.(p);
               const pct = p.total ? (100 * p.done) / p.total : 0;
               progress.report({ message: describeSweepProgress(p), increment: Math.max(0, pct - shown) });
               shown = Math.max(shown, pct);

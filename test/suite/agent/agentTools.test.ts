@@ -1,7 +1,9 @@
 // The agent tools in VS Code's language-model tool registry: listed in vscode.lm.tools, and
 // vscode.lm.invokeTool runs init_grpo and one train_grpo_step in the extension host, whose run then
 // appears in the Runs view like any other, as "paused (agent)" between calls; Cancel Run ends it.
+// start_sweep runs its sweep in the window's sweep runner: the sweep node, Cancel Sweep, sweep_status.
 import * as assert from 'assert';
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { TinkerStudioTestHandles } from '../../../src/extension';
@@ -58,5 +60,31 @@ suite('agent tools (language-model tools)', function () {
     assert.strictEqual(ended.status, 'cancelled');
     const gone = await vscode.lm.invokeTool('status', { input: {}, toolInvocationToken: undefined }, token);
     assert.match(resultText(gone), /^no session: call init_grpo or init_sft first/);
+  });
+
+  test("start_sweep runs in the window's sweep runner: its node in the Runs view, Cancel Sweep stops it, sweep_status follows", async () => {
+    const spec = writeTinySpec({ name: 'agent-sweep-base', iterations: 40, holdout: false });
+    const file = path.join(path.dirname(spec), 'agent-lr.sweep.json');
+    const sweep = { base: path.basename(spec), method: 'grid', parameters: { learning_rate: { values: [0.001, 0.004] } }, metric: { name: 'env/all/reward/total', goal: 'maximize' } };
+    fs.writeFileSync(file, JSON.stringify(sweep, null, 2) + '\n');
+    const token = new vscode.CancellationTokenSource().token;
+    const invoke = async (name: string, input: object) => resultText(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token));
+    const started = await invoke('start_sweep', { sweep_file: file });
+    const dir = /^sweep started in the background: (.+)$/m.exec(started)?.[1];
+    assert.ok(dir && path.dirname(dir) === runsDir, started);
+    // the window runs it, as if started from the palette: the sweep runner has it, its first run is in the registry
+    const active = await waitFor("the sweep in the window's sweep runner", () => api.sweeps.byDir(dir));
+    assert.strictEqual(active.file, file);
+    const run = await waitFor('its first run in the run registry', () => api.registry.all().find((r) => r.runName === 'learning_rate_0.001' && r.status === 'running'));
+    const n = await waitFor('the sweep node in the Runs view, running', async () => (await api.runsTree.sweepNodes()).find((x) => x.dir === dir && x.running));
+    assert.strictEqual(api.runsTree.getTreeItem(n).contextValue, 'tinker.sweep:running', 'its menu offers Cancel Sweep');
+    assert.match(await invoke('start_sweep', { sweep_file: file }), /^already running: /);
+    assert.match(await invoke('sweep_status', { sweep: dir }), /^running: 0\/2 done/);
+    // Cancel Sweep on its node stops it: each run keeps its resume point
+    await vscode.commands.executeCommand('tinker.cancelSweep', { sweepDir: dir });
+    await waitFor('the sweep to stop', () => (api.sweeps.byDir(dir) ? undefined : true));
+    await waitFor('its run to end', () => (run.status === 'running' || run.status === 'starting' ? undefined : run.status));
+    assert.strictEqual(run.status, 'cancelled');
+    assert.match(await invoke('sweep_status', { sweep: dir }), /^not running: 0\/2 runs finished \(start_sweep resumes it\)/);
   });
 });

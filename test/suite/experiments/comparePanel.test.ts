@@ -60,6 +60,9 @@ function cookbookRun(parent: string): string {
   return dir;
 }
 
+/** Chart y values travel as Float32 (compareProtocol.ts ChartLines): what the webview gets for these. */
+const f32 = (xs: (number | null)[]) => xs.map((v) => (v === null ? null : Math.fround(v)));
+
 suite('Compare Runs panel', function () {
   this.timeout(60_000);
   let api: TinkerStudioTestHandles;
@@ -132,8 +135,8 @@ suite('Compare Runs panel', function () {
     const charts = await requestCharts(transport, 11, { keys: ['env/all/reward/total', 'progress/tokens_trained'], xAxis: 'tokens', smoothing: 0, width: 600 });
     assert.deepStrictEqual(charts[0]!.x, [100, 200, 300, 400]);
     assert.deepStrictEqual(charts[0]!.runs.map((r) => [r.id, r.y, r.steps]), [
-      [a, [0.1, 0.5, 0.4, 0.6], [0, 1, 2, 3]],
-      [b, [0.2, 0.3, 0.7, null], [0, 1, 2, null]],
+      [a, f32([0.1, 0.5, 0.4, 0.6]), [0, 1, 2, 3]],
+      [b, f32([0.2, 0.3, 0.7, null]), [0, 1, 2, null]],
       [c, [null, null, null, null], [null, null, null, null]],
     ]);
     assert.deepStrictEqual(charts[1]!.runs.map((r) => r.id), [a, b], 'only the runs that have the metric');
@@ -154,7 +157,7 @@ suite('Compare Runs panel', function () {
     fs.appendFileSync(path.join(b, 'metrics.jsonl'), JSON.stringify({ step: 1, 'env/all/reward/total': 0.9, 'progress/tokens_trained': 200 }) + '\n');
     const msg = await waitFor('the run pushed again', () => transport.ofType<RunMsg>('run').find((m) => m.run.id === b && m.run.results.steps === 2), 30_000);
     const [chart] = await requestCharts(transport, 12, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 600 });
-    assert.deepStrictEqual(chart!.runs.find((r) => r.id === b)!.y, [0.3, 0.9]);
+    assert.deepStrictEqual(chart!.runs.find((r) => r.id === b)!.y, f32([0.3, 0.9]));
     assert.strictEqual(msg.run.results.bestTrainReward, 0.9);
     assert.strictEqual(msg.run.results.tokensTrained, 200);
   });
