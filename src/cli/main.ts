@@ -92,19 +92,43 @@ const redactor = new Redactor();
 redactor.add(process.env.TINKER_API_KEY?.trim());
 const redactSecrets = (text: string) => redactor.redact(text);
 
-/** The first Ctrl-C (or SIGTERM) aborts `ac` after `say()`; a second exits at once. Remove `onSigint` from both signals when done. */
-function cancelOnInterrupt(say: () => void): { ac: AbortController; onSigint: () => void } {
+interface Interruptible {
+  log: (line: string) => void;
+  /** logged at the first Ctrl-C (or SIGTERM), which aborts the body's signal; a second exits at once (130) */
+  cancelling: string;
+  /** the error line when the body throws after an abort (exit 130); without it every throw is an error (exit 1) */
+  cancelled?: string;
+  /** a progress line may be open on stderr: the error line starts on a line of its own */
+  newline?: boolean;
+}
+
+/**
+ * A command's body under Ctrl-C: `signal` aborts at the first interrupt; a throw is one error line
+ * (secrets redacted); the backends the body opened (`closers`) are closed and the handlers removed
+ * however it ends.
+ */
+async function interruptible(o: Interruptible, body: (signal: AbortSignal, closers: Closer[]) => Promise<number>): Promise<number> {
   const ac = new AbortController();
   let interrupts = 0;
-  const onSigint = () => {
-    if (++interrupts === 1) {
-      say();
-      ac.abort();
-    } else process.exit(130);
+  const onSignal = () => {
+    if (++interrupts > 1) process.exit(130);
+    o.log(o.cancelling);
+    ac.abort();
   };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
-  return { ac, onSigint };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const closers: Closer[] = [];
+  try {
+    return await body(ac.signal, closers);
+  } catch (err) {
+    const cancelled = o.cancelled !== undefined && ac.signal.aborted;
+    process.stderr.write(`${o.newline ? '\n' : ''}tinker-studio: ${redactSecrets(cancelled ? o.cancelled! : errorMessage(err))}\n`);
+    return cancelled ? 130 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    for (const c of closers) await c.close().catch(() => undefined);
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -132,10 +156,7 @@ async function main(argv: string[]): Promise<number> {
   const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
   const log = (line: string) => progress.log(redactSecrets(line));
 
-  const { ac, onSigint } = cancelOnInterrupt(() => log('cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)'));
-
-  const closers: Closer[] = [];
-  try {
+  return interruptible({ log, cancelling: 'cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)' }, async (signal, closers) => {
     const common = {
       ...(args.spec ? { specFile: path.resolve(args.spec) } : {}),
       ...(args.resume ? { resumeDir: path.resolve(args.resume) } : {}),
@@ -144,7 +165,7 @@ async function main(argv: string[]): Promise<number> {
       // the CLI's proxy is the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)
       network: { env: process.env },
       connect: connector(args, cacheDir, closers, log),
-      signal: ac.signal,
+      signal,
       onEvent: (e: Parameters<Progress['onEvent']>[0]) => progress.onEvent(e),
       log,
       // W&B: the spec's wandb_* fields, else WANDB_PROJECT / WANDB_ENTITY; the key from WANDB_API_KEY
@@ -164,23 +185,14 @@ async function main(argv: string[]): Promise<number> {
     if (result.error) process.stderr.write(`error: ${redactSecrets(result.error)}\n`);
     if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
     return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
-  } catch (err) {
-    process.stderr.write(`tinker-studio: ${redactSecrets(errorMessage(err))}\n`);
-    return 1;
-  } finally {
-    for (const c of closers) await c.close().catch(() => undefined);
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
-  }
+  });
 }
 
 /** `tinker-studio sweep`: runs (or resumes) a sweep and prints the ranking. */
 async function sweep(args: SweepArgs, cacheDir: string): Promise<number> {
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
-  const { ac, onSigint } = cancelOnInterrupt(() => log('cancelling the sweep: each run saves a resume point (Ctrl-C again to quit at once); run the same command to resume'));
-  const closers: Closer[] = [];
-  try {
+  return interruptible({ log, cancelling: 'cancelling the sweep: each run saves a resume point (Ctrl-C again to quit at once); run the same command to resume' }, async (signal, closers) => {
     const r = await runSweep({
       sweepFile: args.file,
       runsDir,
@@ -191,7 +203,7 @@ async function sweep(args: SweepArgs, cacheDir: string): Promise<number> {
       network: { env: process.env },
       ...(args.python ? { python: args.python } : {}),
       tracking: { tracker: wandbTrackerFactory({ env: process.env }) },
-      signal: ac.signal,
+      signal,
       log,
       onProgress: (p) => log(`sweep: ${p.done}/${p.total} done${p.running.length ? `, running ${p.running.join(', ')}` : ''}`),
     });
@@ -202,14 +214,7 @@ async function sweep(args: SweepArgs, cacheDir: string): Promise<number> {
     const failed = r.outcomes.filter((x) => x.status === 'failed');
     for (const f of failed) process.stderr.write(`error: ${f.name}: ${redactSecrets(f.error ?? 'failed')}\n`);
     return r.cancelled ? 130 : failed.length ? 1 : 0;
-  } catch (err) {
-    process.stderr.write(`tinker-studio: ${redactSecrets(errorMessage(err))}\n`);
-    return 1;
-  } finally {
-    for (const c of closers) await c.close().catch(() => undefined);
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
-  }
+  });
 }
 
 /** `tinker-studio mcp`: one training session served over stdio until the client disconnects. */
@@ -258,18 +263,9 @@ async function mcp(args: McpArgs, cacheDir: string): Promise<number> {
 async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
   const tty = Boolean(process.stderr.isTTY);
   const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
-  const closers: Closer[] = [];
-  const ac = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    if (++interrupts > 1) process.exit(130);
-    log('cancelling: the samples graded so far are kept; re-run to resume');
-    ac.abort();
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
   let lastShown = 0;
-  try {
+  const o = { log, cancelling: 'cancelling: the samples graded so far are kept; re-run to resume', cancelled: 'cancelled; the graded samples are kept, re-run to resume', newline: true };
+  return interruptible(o, async (signal, closers) => {
     const summary = await runEval({
       specFile: path.resolve(args.spec),
       ...(args.out !== undefined ? { out: path.resolve(args.out) } : {}),
@@ -278,7 +274,7 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
       runsDirs: [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')],
       ...(args.python ? { python: args.python } : {}),
       connect: connector(args, cacheDir, closers, log),
-      signal: ac.signal,
+      signal,
       log,
       onProgress: (p) => {
         const now = Date.now();
@@ -293,34 +289,17 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
     process.stdout.write(`results: ${out}${summary.elapsed_s !== undefined ? ` (${summary.elapsed_s.toFixed(1)} s)` : ''}\n`);
     if (args.inspect) for (const f of exportInspectLogs(out)) process.stdout.write(`Inspect log: ${f}\n`);
     return 0;
-  } catch (err) {
-    process.stderr.write(`\ntinker-studio: ${redactSecrets(ac.signal.aborted ? 'cancelled; the graded samples are kept, re-run to resume' : errorMessage(err))}\n`);
-    return ac.signal.aborted ? 130 : 1;
-  } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
-    for (const c of closers) await c.close().catch(() => undefined);
-  }
+  });
 }
 
 /** `tinker-studio checkpoints …` on the backend the flags name (default: the local engine). */
 async function checkpoints(args: CheckpointsArgs, cacheDir: string): Promise<number> {
   const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
-  const closers: Closer[] = [];
-  const ac = new AbortController();
-  const onSigint = () => ac.abort();
-  process.on('SIGINT', onSigint);
-  try {
+  return interruptible({ log, cancelling: 'cancelling (Ctrl-C again to quit at once)', cancelled: 'cancelled; nothing half-written was left behind' }, async (signal, closers) => {
     const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
     closers.unshift({ close: async () => client.close() });
-    return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal: ac.signal });
-  } catch (err) {
-    process.stderr.write(`tinker-studio: ${redactSecrets(ac.signal.aborted ? 'cancelled; nothing half-written was left behind' : errorMessage(err))}\n`);
-    return ac.signal.aborted ? 130 : 1;
-  } finally {
-    process.off('SIGINT', onSigint);
-    for (const c of closers) await c.close().catch(() => undefined);
-  }
+    return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal });
+  });
 }
 
 main(process.argv.slice(2)).then(

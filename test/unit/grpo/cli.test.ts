@@ -159,6 +159,41 @@ describe('tinker-studio grpo (CLI child process)', function () {
     assertNoPartialLines(runDir);
   });
 
+  it('sweep: Ctrl-C (SIGINT) cancels every run with exit 130 and a resume point; the same command resumes it to the end, every step once', async () => {
+    const work = fs.mkdtempSync(path.join(dir, 'sweep-'));
+    const spec = writeSpec(work, 12);
+    const sweep = { base: path.basename(spec), method: 'grid', parameters: { learning_rate: { values: [0.001, 0.002] } }, metric: { name: 'env/all/reward/total', goal: 'maximize' } };
+    fs.writeFileSync(path.join(work, 'two.sweep.json'), JSON.stringify(sweep));
+    const runsDir = path.join(work, 'runs');
+    const args = ['sweep', 'two.sweep.json', '--runs-dir', runsDir, ...backendArgs()];
+    const child = runCli(args, work);
+    const first = path.join(runsDir, 'two', 'learning_rate_0.001');
+    await child.line(/running learning_rate_0\.001/);
+    // cancelled once the first run has logged two steps (the condition polled, generous limit)
+    const logged = () => (fs.existsSync(path.join(first, 'metrics.jsonl')) ? readMetricsLines(first).length : 0);
+    const until = Date.now() + 120_000;
+    while (logged() < 2) {
+      if (Date.now() > until) throw new Error(`the first run logged ${logged()} steps in 120 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.proc.kill('SIGINT');
+    const done = await child.exited;
+    assert.strictEqual(done.code, 130, done.out);
+    assert.match(done.out, /cancelling the sweep: each run saves a resume point/);
+    assert.match(done.out, /sweep cancelled: .*two \(run the same command to resume\)/);
+    const before = readMetricsLines(first).length;
+    assert.ok(before >= 2 && before < 12, `${before} steps before the cancel`);
+    assertNoPartialLines(first);
+    const again = runCli(args, work);
+    const end = await again.exited;
+    assert.strictEqual(end.code, 0, end.out);
+    assert.match(end.out, /sweep done: /);
+    for (const name of ['learning_rate_0.001', 'learning_rate_0.002']) {
+      const steps = readMetricsLines(path.join(runsDir, 'two', name)).map((l) => l.step);
+      assert.deepStrictEqual(steps, Array.from({ length: 12 }, (_, k) => k), `${name}: steps 0..11, each once`);
+    }
+  });
+
   it('with W&B on (a stand-in W&B server), the first Ctrl-C still cancels cleanly and saves the resume point; the rows reach W&B', async () => {
     const standIn = new WandbStandIn();
     const baseUrl = await standIn.listen();
