@@ -12,8 +12,8 @@
 //      to the first paint of the table and the charts in view (the page and the host load together
 //      as when the panel opens; ends when every chart in the viewport is drawn and a frame has gone
 //      by); then, on the painted page, hiding a run (its checkbox: local, no host round trip),
-//      changing the x axis (step → wall time → tokens → step) once the panel has fetched the other
-//      axes' lines ahead (it does so when quiet: the change is a redraw), and changing the smoothing
+//      changing the x axis (step → wall time → tokens → step) once the panel has drawn the charts on
+//      the other axes ahead (it does so when quiet: the change shows a plot), and changing the smoothing
 //      (every chart in view asked of the host again: the round trip), each until the next frame
 //      after the last chart on screen is redrawn.
 // Prints median and worst over REPS; asserts nothing. Wall time, and the host's CPU (this
@@ -22,7 +22,8 @@
 // change). Browser frames come at ~60 Hz: a figure that ends "after the next frame" includes up to
 // ~16 ms of waiting for it.
 //   BENCH=compare node scripts/bench.mjs         RUNS=50 STEPS=2000 METRICS=40 REPS=5 WIDTH=1400 HEIGHT=1000
-//   TRACE=x.json (an x-axis change) / TRACE_LOAD=y.json (a warm load): Chromium traces to read; CHROMIUM_ARGS: extra flags
+//   TRACE=x.json (an x-axis change) / TRACE_LOAD=y.json (a warm load): Chromium traces to read; PROFILE=z.cpuprofile: the
+//   page's JavaScript during an x-axis change; CHROMIUM_ARGS: extra flags
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -323,8 +324,19 @@ async function main(): Promise<void> {
           await fetchedAhead(w.page);
           const trace = process.env.TRACE && rep === 0 && a === 'tokens';
           if (trace) await browser.startTracing(w.page, { path: process.env.TRACE, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'cc', 'blink', 'v8'] });
+          const profile = process.env.PROFILE && rep === 0 && a === 'tokens' ? await w.page.context().newCDPSession(w.page) : undefined;
+          if (profile) {
+            await profile.send('Profiler.enable');
+            await profile.send('Profiler.setSamplingInterval', { interval: 100 });
+            await profile.send('Profiler.start');
+          }
           const t = await timeAct(w.page, a);
           if (trace) await browser.stopTracing();
+          if (profile) {
+            const { profile: p } = await profile.send('Profiler.stop');
+            fs.writeFileSync(process.env.PROFILE!, JSON.stringify(p));
+            await profile.detach();
+          }
           axis[a]!.push(t.wall);
           axisCpu[a]!.push(t.cpu);
         }
@@ -341,7 +353,7 @@ async function main(): Promise<void> {
       console.log(`    of which the page (new tab, the bundle loaded) up to its ready message: ${stats(warmReady)}`);
       console.log(`  cold load (no column cache) to first paint:                          ${stats(cold)}; host CPU ${stats(coldCpu)}`);
       console.log(`  hide / show a run (local), to the next frame:                        ${stats(toggle)}  [target < 50 ms]; host CPU ${stats(toggleCpu)}; the click's own script ${stats(toggleSync)}`);
-      for (const a of ['wall', 'tokens', 'step'] as const) console.log(`  x axis → ${a.padEnd(6)} (lines fetched ahead: a redraw), to the next frame: ${stats(axis[a]!)}  [target < 50 ms]; host CPU ${stats(axisCpu[a]!)}`);
+      for (const a of ['wall', 'tokens', 'step'] as const) console.log(`  x axis → ${a.padEnd(6)} (drawn ahead while quiet: shown), to the next frame: ${stats(axis[a]!)}  [target < 50 ms]; host CPU ${stats(axisCpu[a]!)}`);
       console.log(`  smoothing 0.6 ↔ 0.5 (every chart in view asked of the host: the round trip), to the next frame: ${stats(smooth)}; host CPU ${stats(smoothCpu)}`);
     } finally {
       await browser.close();

@@ -120,6 +120,20 @@ export function sweepTests(suffix) {
         const values = await readout.allInnerTexts();
         if (!values.every((t) => /\d/.test(t))) throw new Error(`a readout entry without a value: ${values.join(' | ')}`);
         await screenshot(shot('compare-charts'));
+        // another x axis: the chart shows its plot on tokens trained (drawn ahead or on demand), and pointing at it reads that axis
+        await frame.locator('#x-axis').selectOption('tokens');
+        const first = frame.locator('#charts .chart').first();
+        await first.locator('.axis-plot[data-axis="tokens"]:not([hidden]) canvas').first().waitFor({ timeout: 60_000 });
+        const head = first.locator('.hint-line');
+        const until2 = Date.now() + 60_000;
+        for (let i = 0; !/^tokens trained \d/.test((await head.innerText()) ?? ''); i++) {
+          if (Date.now() > until2) throw new Error(`the readout on tokens trained never showed: "${await head.innerText()}"`);
+          const box = await first.locator('.axis-plot[data-axis="tokens"] .u-over').boundingBox();
+          if (box) await page.mouse.move(box.x + box.width * (0.5 + (i % 3) * 0.1), box.y + box.height / 2, { steps: 4 });
+          await first.locator('ul.readout li').nth(3).waitFor({ timeout: 2_000 }).catch(() => undefined);
+        }
+        await frame.locator('#x-axis').selectOption('step');
+        await first.locator('.axis-plot[data-axis="step"]:not([hidden]) canvas').first().waitFor({ timeout: 60_000 });
         await frame.locator('#title').scrollIntoViewIfNeeded();
       },
     },

@@ -4,8 +4,9 @@
 // sweep its ranking, a sensitivity view and parallel coordinates. The snapshot has no points: the
 // charts scrolled into view ask the host for theirs (`charts`: every run's line smoothed and
 // decimated to about the chart's width), again when the x axis, the smoothing or the width changes,
-// or a run's rows grow. Hiding a run is local: its series is hidden, nothing is asked for. A click
-// on a chart point opens that run's group breakdown at that iteration.
+// or a run's rows grow. Once the panel is quiet, each chart in view is also drawn on the other x axes
+// (hidden plots), so that changing the x axis shows one. Hiding a run is local: its series is hidden,
+// nothing is asked for. A click on a chart point opens that run's group breakdown at that iteration.
 import 'uplot/dist/uPlot.min.css';
 import '../shared/base.css';
 import './compare.css';
@@ -257,23 +258,35 @@ function exportCsv(): void {
 // ---------------------------------------------------------------------------------------------------
 // The charts
 
+/** A chart on one x axis: one uPlot. A chart keeps one per x axis; the axes not shown are drawn ahead, hidden, once the panel is quiet, so that changing the x axis shows one. */
+interface Plot {
+  u: uPlot;
+  el: HTMLElement;
+  shape: string;
+  /** what it shows (plotKey of its lines) */
+  drawnFor: string;
+  /** the hidden runs when it was last drawn: hiding a run redraws the plot shown, the others when they are shown or drawn ahead */
+  hiddenFor: string;
+  label: string;
+  /** for a click: each series' run and, per aligned x index, that run's step */
+  pick: { runId: string; steps: (number | null)[] }[];
+  /** each series' run (index + 1 = the uPlot series), when every run is its own line */
+  seriesRuns?: string[];
+  /** each series' name and colour for the hover readout (band edges: none) */
+  readout: ({ label: string; color: string } | undefined)[];
+}
+
 interface Chart {
   key: string;
   el: HTMLElement;
   plotEl: HTMLElement;
   hintEl: HTMLElement;
-  plot?: uPlot;
-  shape?: string;
+  plots: Map<XAxis, Plot>;
   visible: boolean;
+  /** the plot of the current x axis is up to date and shown */
   drawn: boolean;
   /** the host's lines for this chart by the request they answer (linesKey: x axis, smoothing, width, rows); the other x axes' are fetched ahead */
   lines: Map<string, DecodedChartLines>;
-  /** for a click: each series' run and, per aligned x index, that run's step */
-  pickInfo?: { runId: string; steps: (number | null)[] }[];
-  /** each series' run (index + 1 = the uPlot series), when every run is its own line */
-  seriesRuns?: string[];
-  /** each series' name and colour for the hover readout (band edges: none) */
-  readout?: ({ label: string; color: string } | undefined)[];
   readoutIdx?: number | null;
   /** on screen now (the observer above counts 200 px around it as visible) */
   onScreen: boolean;
@@ -315,7 +328,7 @@ function buildChartList(): void {
   if (chartsEl.dataset.keys === wanted) return;
   chartsEl.dataset.keys = wanted;
   for (const c of charts.values()) {
-    c.plot?.destroy();
+    for (const p of c.plots.values()) p.u.destroy();
     observer.unobserve(c.el);
     onScreen.unobserve(c.el);
   }
@@ -337,7 +350,7 @@ function buildChartList(): void {
       hintEl.append(el('div', 'hint-line', IDLE_HINT));
       section.append(el('h3', undefined, key), plotEl, hintEl);
       grid.append(section);
-      const c: Chart = { key, el: section, plotEl, hintEl, visible: false, drawn: false, lines: new Map(), onScreen: false };
+      const c: Chart = { key, el: section, plotEl, hintEl, plots: new Map(), visible: false, drawn: false, lines: new Map(), onScreen: false };
       charts.set(key, c);
       observer.observe(section);
       onScreen.observe(section);
@@ -375,6 +388,36 @@ function linesKey(width: number, axis: XAxis = state.xAxis): string {
   return `${axis}|${state.smoothing}|${width}|${rowsVersion}`;
 }
 
+/** bumped when the theme changes: every plot is drawn again */
+let themeVersion = 0;
+const hiddenKey = () => [...state.hidden].sort().join('\n');
+/** What a plot shows: its lines, drawn with or without seed groups (whose bands are of the shown runs) in this theme. */
+function plotKey(lk: string): string {
+  return `${lk}|${themeVersion}|${state.groupSeeds ? `groups|${hiddenKey()}` : 'runs'}`;
+}
+
+/** Shows this plot of the chart (its other x axes' plots hidden) as up to date. */
+function showPlot(c: Chart, p: Plot): void {
+  syncHidden(p);
+  for (const q of c.plots.values()) q.el.hidden = q !== p;
+  p.u.syncRect(true);
+  c.plotEl.setAttribute('aria-label', p.label);
+  if (c.readoutIdx !== null) c.hintEl.replaceChildren(el('div', 'hint-line', IDLE_HINT));
+  c.readoutIdx = null;
+  c.drawn = true;
+  c.el.dataset.drawn = '1';
+}
+
+/** Hides or shows the plot's runs as the table says (one redraw, when it differs). */
+function syncHidden(p: Plot): void {
+  const now = hiddenKey();
+  if (p.hiddenFor === now || !p.seriesRuns) return;
+  const u = p.u;
+  const runsOf = p.seriesRuns;
+  u.batch(() => runsOf.forEach((id, i) => u.series[i + 1]!.show !== !state.hidden.has(id) && u.setSeries(i + 1, { show: !state.hidden.has(id) })));
+  p.hiddenFor = now;
+}
+
 /**
  * Draws the visible charts whose lines are here (those on screen first; those just outside it a
  * frame later, so that the frame after a change shows the charts the user sees); asks the host for
@@ -383,11 +426,14 @@ function linesKey(width: number, axis: XAxis = state.xAxis): string {
 function drawVisible(): void {
   const width = plotWidth();
   const lk = linesKey(width);
+  const pk = plotKey(lk);
   const want: Chart[] = [];
   const ready: Chart[] = [];
   for (const c of charts.values()) {
     if (!c.visible || c.drawn) continue;
-    if (c.lines.has(lk)) ready.push(c);
+    const drawnAhead = c.plots.get(state.xAxis);
+    if (drawnAhead?.drawnFor === pk) showPlot(c, drawnAhead);
+    else if (c.lines.has(lk)) ready.push(c);
     else want.push(c);
   }
   const now = ready.some((c) => c.onScreen) ? ready.filter((c) => c.onScreen) : ready;
@@ -448,10 +494,11 @@ function requestLines(want: Chart[], width: number, axis: XAxis, ahead: boolean)
 
 let aheadTimer: ReturnType<typeof setTimeout> | undefined;
 /**
- * Once the charts in view are drawn and the panel is quiet: their lines on the other x axes.
- * data-ahead on the charts: every chart in view has its lines on every x axis (the bench waits on it).
+ * Once the charts in view are drawn and the panel is quiet: their lines on the other x axes, then
+ * their plots on those axes drawn (hidden), one chart per task. data-ahead on the charts: every chart
+ * in view has its plot on every x axis drawn and up to date (the bench waits on it).
  */
-function scheduleAhead(): void {
+function scheduleAhead(delay = 250): void {
   clearTimeout(aheadTimer);
   aheadTimer = setTimeout(() => {
     if ([...inflight].some((f) => !f.ahead)) return;
@@ -459,42 +506,56 @@ function scheduleAhead(): void {
     const shown = [...charts.values()].filter((c) => c.visible && c.drawn);
     let missing = false;
     for (const axis of X_AXES) {
+      if (axis === state.xAxis) continue;
       const lk = linesKey(width, axis);
       const want = shown.filter((c) => !c.lines.has(lk));
-      if (want.length === 0) continue;
-      missing = true;
-      if (axis !== state.xAxis) requestLines(want, width, axis, true);
+      if (want.length) {
+        missing = true;
+        requestLines(want, width, axis, true);
+      }
+      // one plot drawn ahead per task (a redraw is a few ms), then look again
+      const stale = shown.find((c) => {
+        const p = c.plots.get(axis);
+        return c.lines.has(lk) && (p?.drawnFor !== plotKey(lk) || p.hiddenFor !== hiddenKey());
+      });
+      if (stale) {
+        const p = stale.plots.get(axis);
+        if (p?.drawnFor === plotKey(lk)) syncHidden(p);
+        else drawChart(stale, stale.lines.get(lk)!, width, axis);
+        delete chartsEl.dataset.ahead;
+        // the next one in the next task, not after the quiet time
+        scheduleAhead(0);
+        return;
+      }
     }
     if (missing) delete chartsEl.dataset.ahead;
     else chartsEl.dataset.ahead = '1';
-  }, 250);
+  }, delay);
 }
 
 /** Hiding or showing a run: each drawn chart hides or shows that series (seed groups: their bands are redrawn). */
 function showHidden(): void {
   for (const c of charts.values()) {
-    if (!c.drawn || !c.plot || !c.seriesRuns || !c.visible) {
+    const p = c.plots.get(state.xAxis);
+    if (!c.drawn || !p?.seriesRuns || !c.visible) {
       undraw(c);
       continue;
     }
-    const u = c.plot;
-    const runsOf = c.seriesRuns;
-    u.batch(() => runsOf.forEach((id, i) => u.series[i + 1]!.show !== !state.hidden.has(id) && u.setSeries(i + 1, { show: !state.hidden.has(id) })));
+    syncHidden(p);
     c.readoutIdx = undefined;
-    showHover(c, u);
+    showHover(c, p, p.u);
   }
   scheduleCharts();
 }
 
 /** The series of one chart: every run a line (hidden runs hidden); with "group seeds" one mean line and band per group of 2+ shown runs. */
-function chartData(lines: DecodedChartLines): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: NonNullable<Chart['pickInfo']>; seriesRuns?: string[]; readout: Chart['readout'] } {
+function chartData(lines: DecodedChartLines, axis: XAxis): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: Plot['pick']; seriesRuns?: string[]; readout: Plot['readout'] } {
   const byId = new Map(runs.map((r) => [r.id, r]));
   const present = lines.runs.filter((l) => byId.has(l.id));
-  const axis = state.xAxis;
   const series: uPlot.Series[] = [{ label: axis === 'step' ? 'step' : axis === 'wall' ? 'wall time (s)' : 'tokens trained' }];
   const ys: (number | null)[][] = [];
   const bands: uPlot.Band[] = [];
-  const pick: NonNullable<Chart['pickInfo']> = [];
+  const pick: Plot['pick'] = [];
   if (state.groupSeeds) {
     const shown = present.filter((l) => !state.hidden.has(l.id));
     const byGroup = new Map<string, typeof shown>();
@@ -536,59 +597,65 @@ function chartData(lines: DecodedChartLines): { data: uPlot.AlignedData; series:
 }
 
 /** The hover readout's entries: each line's name and colour (a seed band's edges have none). */
-function readoutOf(series: uPlot.Series[]): Chart['readout'] {
+function readoutOf(series: uPlot.Series[]): Plot['readout'] {
   return series.slice(1).map((s) => (s.class === 'hidden-series' ? undefined : { label: String(s.label), color: String(s.stroke) }));
 }
 
-function drawChart(c: Chart, lines: DecodedChartLines, width: number): void {
-  c.drawn = true;
-  const { data, series, bands, pick, seriesRuns, readout } = chartData(lines);
-  c.pickInfo = pick;
-  c.seriesRuns = seriesRuns;
-  c.readout = readout;
-  c.readoutIdx = undefined;
-  c.el.dataset.drawn = '1';
+/** Draws the chart's lines on `axis` into its plot for that axis (shown if it is the current axis, else hidden: drawn ahead). */
+function drawChart(c: Chart, lines: DecodedChartLines, width: number, axis: XAxis = state.xAxis): void {
+  const { data, series, bands, pick, seriesRuns, readout } = chartData(lines, axis);
   const shape = JSON.stringify([series.map((s) => [s.label, s.stroke, s.width]), bands.length, width, theme, state.groupSeeds]);
   const shownLines = series.filter((s, i) => i > 0 && s.show !== false).length;
-  c.plotEl.setAttribute('aria-label', `${c.key}: ${shownLines} lines over ${data[0].length} points; click a point to open that run's groups`);
-  if (c.plot && c.shape === shape) {
-    const u = c.plot;
+  const label = `${c.key}: ${shownLines} lines over ${data[0].length} points; click a point to open that run's groups`;
+  const drawn = { drawnFor: plotKey(linesKey(width, axis)), hiddenFor: hiddenKey(), label, pick, seriesRuns, readout };
+  let p = c.plots.get(axis);
+  if (p && p.shape === shape) {
+    const u = p.u;
     u.batch(() => {
       series.forEach((s, i) => i > 0 && u.series[i]!.show !== (s.show !== false) && u.setSeries(i, { show: s.show !== false }));
       u.setData(data);
     });
-    return;
-  }
-  c.plot?.destroy();
-  c.shape = shape;
-  const axis: uPlot.Axis = { stroke: theme.foreground, font: theme.font, grid: { stroke: theme.grid, width: 1 }, ticks: { stroke: theme.grid, width: 1 } };
-  c.plot = new uPlot(
-    {
-      width,
-      height: HEIGHT,
-      scales: { x: { time: false } },
-      axes: [{ ...axis }, { ...axis, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
-      // no legend: 50 runs × every chart drawn would be thousands of cells updated on each redraw; the table is the key, the readout below a chart gives every run's value under the pointer
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false }, focus: { prox: 16 } },
-      focus: { alpha: 0.4 },
-      bands,
-      series,
-      hooks: {
-        ready: [(u) => u.over.addEventListener('click', () => pickPoint(c, u))],
-        setCursor: [(u) => showHover(c, u)],
+    Object.assign(p, drawn);
+  } else {
+    p?.u.destroy();
+    p?.el.remove();
+    const holder = el('div', 'axis-plot');
+    holder.dataset.axis = axis;
+    holder.hidden = true;
+    c.plotEl.append(holder);
+    const tick: uPlot.Axis = { stroke: theme.foreground, font: theme.font, grid: { stroke: theme.grid, width: 1 }, ticks: { stroke: theme.grid, width: 1 } };
+    const made: Plot = { ...drawn, el: holder, shape, u: undefined as unknown as uPlot };
+    made.u = new uPlot(
+      {
+        width,
+        height: HEIGHT,
+        scales: { x: { time: false } },
+        axes: [{ ...tick }, { ...tick, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
+        // no legend: 50 runs × every chart drawn would be thousands of cells updated on each redraw; the table is the key, the readout below a chart gives every run's value under the pointer
+        legend: { show: false },
+        cursor: { drag: { x: false, y: false }, focus: { prox: 16 } },
+        focus: { alpha: 0.4 },
+        bands,
+        series,
+        hooks: {
+          ready: [(u) => u.over.addEventListener('click', () => pickPoint(made, u))],
+          setCursor: [(u) => showHover(c, made, u)],
+        },
       },
-    },
-    data,
-    c.plotEl,
-  );
+      data,
+      holder,
+    );
+    c.plots.set(axis, made);
+    p = made;
+  }
+  if (axis === state.xAxis) showPlot(c, p);
 }
 
 /** The series nearest the cursor at its x: its run and step. */
-function nearest(c: Chart, u: uPlot): { runId: string; step: number; name: string } | undefined {
+function nearest(p: Plot, u: uPlot): { runId: string; step: number; name: string } | undefined {
   const idx = u.cursor.idx;
   const top = u.cursor.top;
-  if (idx === null || idx === undefined || top === undefined || !c.pickInfo) return undefined;
+  if (idx === null || idx === undefined || top === undefined) return undefined;
   let best: { d: number; k: number } | undefined;
   for (let k = 1; k < u.series.length; k++) {
     const v = u.data[k]?.[idx];
@@ -597,7 +664,7 @@ function nearest(c: Chart, u: uPlot): { runId: string; step: number; name: strin
     if (!best || d < best.d) best = { d, k };
   }
   if (!best) return undefined;
-  const info = c.pickInfo[best.k - 1];
+  const info = p.pick[best.k - 1];
   const step = info?.steps[idx];
   if (!info || step === null || step === undefined) return undefined;
   return { runId: info.runId, step, name: runs.find((r) => r.id === info.runId)?.name ?? '' };
@@ -606,10 +673,10 @@ function nearest(c: Chart, u: uPlot): { runId: string; step: number; name: strin
 const IDLE_HINT = "Point at the chart for every run's value; click a line to open that run's groups.";
 
 /** Under the chart: the line nearest the pointer, then every shown line's value at the pointer's x (highest first). */
-function showHover(c: Chart, u: uPlot): void {
+function showHover(c: Chart, p: Plot, u: uPlot): void {
   const idx = u.cursor.idx;
-  const n = nearest(c, u);
-  if (idx === null || idx === undefined || !c.readout) {
+  const n = nearest(p, u);
+  if (idx === null || idx === undefined) {
     if (c.readoutIdx !== null) c.hintEl.replaceChildren(el('div', 'hint-line', IDLE_HINT));
     c.readoutIdx = null;
     return;
@@ -623,7 +690,7 @@ function showHover(c: Chart, u: uPlot): void {
   }
   c.readoutIdx = idx;
   const items: { label: string; color: string; v: number }[] = [];
-  c.readout.forEach((r, i) => {
+  p.readout.forEach((r, i) => {
     const v = u.data[i + 1]?.[idx];
     if (r && u.series[i + 1]!.show && v !== null && v !== undefined) items.push({ ...r, v });
   });
@@ -640,8 +707,8 @@ function showHover(c: Chart, u: uPlot): void {
   c.hintEl.replaceChildren(el('div', 'hint-line', head), list);
 }
 
-function pickPoint(c: Chart, u: uPlot): void {
-  const n = nearest(c, u);
+function pickPoint(p: Plot, u: uPlot): void {
+  const n = nearest(p, u);
   if (!n) return;
   client.request('openIteration', { runDir: n.runId, step: n.step }).then(
     (r) => {
@@ -774,7 +841,7 @@ xAxisEl.addEventListener('change', () => {
   state.xAxis = xAxisEl.value as XAxis;
   saveState();
   for (const c of charts.values()) undraw(c);
-  // ask at once (no frame's wait); the charts keep their lines until the new ones arrive
+  // at once (no frame's wait): the plots drawn ahead are shown, the others drawn or asked for; a chart keeps its plot until then
   drawVisible();
 });
 function showSmoothing(): void {
@@ -808,6 +875,7 @@ byId('samples').addEventListener('click', () => {
 });
 onThemeChange(() => {
   theme = readTheme();
+  themeVersion++;
   renderAll();
 });
 new ResizeObserver(() => {
