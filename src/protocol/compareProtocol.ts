@@ -108,6 +108,8 @@ export const ComparePanelState = z.object({
   smoothing: z.number().min(0).max(0.99).optional(),
   hidden: z.array(z.string()).optional(),
   groupSeeds: z.boolean().optional(),
+  /** the sweep's sensitivity and parallel coordinates folded away */
+  sweepCollapsed: z.boolean().optional(),
 });
 export type ComparePanelState = z.infer<typeof ComparePanelState>;
 

@@ -9,6 +9,7 @@ export const readmeShots = {
   'sweep-node': 'sweep-node',
   'compare-sweep': 'sweep-comparison',
   'compare-charts': 'compare-charts',
+  'compare-table-charts': 'compare-table-charts',
 };
 
 export const tests = sweepTests('');

@@ -2,7 +2,7 @@
 // a short arithmetic spec started from the sweep file through "Tinker: Start Sweep" on the local engine;
 // the Runs view's sweep node (progress, then its four runs under it), Compare Runs from its context
 // menu (table + overlaid charts, the best run marked) and the sweep's sensitivity view, with
-// screenshots: sweep-running, sweep-node, sweep-node-tooltip, compare-sweep, compare-charts, sweep-sensitivity. Completion is observed in the UI, never waited out.
+// screenshots: sweep-running, sweep-node, sweep-node-tooltip, compare-sweep, compare-charts, compare-table-charts, sweep-sensitivity. Completion is observed in the UI, never waited out.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +135,26 @@ export function sweepTests(suffix) {
         await frame.locator('#x-axis').selectOption('step');
         await first.locator('.axis-plot[data-axis="step"]:not([hidden]) canvas').first().waitFor({ timeout: 60_000 });
         await frame.locator('#title').scrollIntoViewIfNeeded();
+      },
+    },
+    {
+      name: "sweep: folding the sweep's views brings the overlaid charts up under the runs table",
+      async run({ page, screenshot }) {
+        const frame = await webviewWith(page, '#sweep');
+        await frame.locator('#title').scrollIntoViewIfNeeded();
+        await frame.locator('#sweep > summary').click();
+        await frame.locator('#sweep:not([open])').waitFor({ timeout: 15_000 });
+        // the first row of charts is now on screen under the table, and draws
+        const chart = frame.locator('#charts .chart').first();
+        await chart.locator('.axis-plot:not([hidden]) canvas').first().waitFor({ timeout: 60_000 });
+        const box = await chart.boundingBox();
+        const view = page.viewportSize();
+        if (!box || !view || box.y + box.height / 2 > view.height) throw new Error(`the first chart is not on screen under the table: ${JSON.stringify(box)}`);
+        await frame.locator('table#runs tbody tr').nth(3).waitFor({ state: 'visible', timeout: 10_000 });
+        await page.mouse.move(1100, 790);
+        await screenshot(shot('compare-table-charts'));
+        await frame.locator('#sweep > summary').click();
+        await frame.locator('#sweep[open]').waitFor({ timeout: 15_000 });
       },
     },
     {

@@ -42,14 +42,14 @@ app.innerHTML = `
   </div>
   <p id="message" role="status"></p>
   <div class="table-wrap"><table class="runs" id="runs" aria-label="Runs"></table></div>
-  <section class="sweep" id="sweep" hidden aria-label="Sweep"></section>
+  <details class="sweep" id="sweep" hidden open aria-label="Sweep"></details>
   <main id="charts" aria-label="Charts"></main>`;
 
 const titleEl = byId('title');
 const messageEl = byId('message');
 const tableEl = byId('runs');
 const chartsEl = byId('charts');
-const sweepEl = byId('sweep');
+const sweepEl = byId('sweep') as HTMLDetailsElement;
 const xAxisEl = byId('x-axis') as HTMLSelectElement;
 const smoothingEl = inputById('smoothing');
 const groupSeedsEl = byId('group-seeds');
@@ -63,6 +63,7 @@ let state = {
   smoothing: saved?.smoothing ?? DEFAULT_SMOOTHING,
   hidden: new Set(saved?.hidden ?? []),
   groupSeeds: saved?.groupSeeds ?? false,
+  sweepCollapsed: saved?.sweepCollapsed ?? false,
 };
 let runs: CompareRun[] = [];
 let differing: string[] = [];
@@ -74,7 +75,7 @@ const selected = new Set<string>();
 let theme = readTheme();
 
 function saveState(): void {
-  client.setState({ runDirs: state.runDirs, ...(state.sweepDir ? { sweepDir: state.sweepDir } : {}), xAxis: state.xAxis, smoothing: state.smoothing, hidden: [...state.hidden], groupSeeds: state.groupSeeds });
+  client.setState({ runDirs: state.runDirs, ...(state.sweepDir ? { sweepDir: state.sweepDir } : {}), xAxis: state.xAxis, smoothing: state.smoothing, hidden: [...state.hidden], groupSeeds: state.groupSeeds, sweepCollapsed: state.sweepCollapsed });
 }
 
 /** A run's colour: the theme's chart colours first, then hues spread by the golden angle. */
@@ -357,6 +358,20 @@ function buildChartList(): void {
     }
     chartsEl.append(grid);
   }
+  primeVisibility();
+}
+
+/**
+ * Which new charts are on screen (and within the observer's 200 px), read once: the panel's first
+ * request for lines goes out now, not after the observers' first report a frame or two later.
+ */
+function primeVisibility(): void {
+  const h = window.innerHeight;
+  for (const c of charts.values()) {
+    const r = c.el.getBoundingClientRect();
+    c.onScreen = r.bottom > 0 && r.top < h;
+    c.visible = r.bottom > -200 && r.top < h + 200;
+  }
 }
 
 /** A chart to draw again (data-drawn: what the UI tests and the bench wait for). */
@@ -411,10 +426,11 @@ function showPlot(c: Chart, p: Plot): void {
 /** Hides or shows the plot's runs as the table says (one redraw, when it differs). */
 function syncHidden(p: Plot): void {
   const now = hiddenKey();
-  if (p.hiddenFor === now || !p.seriesRuns) return;
-  const u = p.u;
+  if (p.hiddenFor === now) return;
+  // seed groups have no series per run: their plots are drawn again instead (plotKey holds the hidden runs)
   const runsOf = p.seriesRuns;
-  u.batch(() => runsOf.forEach((id, i) => u.series[i + 1]!.show !== !state.hidden.has(id) && u.setSeries(i + 1, { show: !state.hidden.has(id) })));
+  const u = p.u;
+  if (runsOf) u.batch(() => runsOf.forEach((id, i) => u.series[i + 1]!.show !== !state.hidden.has(id) && u.setSeries(i + 1, { show: !state.hidden.has(id) })));
   p.hiddenFor = now;
 }
 
@@ -734,7 +750,10 @@ function renderSweep(): void {
   if (!sweep) return;
   const colorById = new Map(runs.map((r) => [r.id, colorOf(r.color)]));
   const nameById = new Map(runs.map((r) => [r.id, r.name]));
-  const parts: Element[] = [el('h2', 'group-title', `Sweep ${sweep.name}: ${sweep.metric.name} (${sweep.metric.goal}) against each swept field`)];
+  // a summary: the sweep's views fold away (the choice kept with the panel), bringing the charts up under the table
+  const summary = el('summary');
+  summary.append(el('h2', 'group-title', `Sweep ${sweep.name}: ${sweep.metric.name} (${sweep.metric.goal}) against each swept field`));
+  const parts: Element[] = [summary];
   const grid = el('div', 'charts');
   const W = 380;
   const H = 200;
@@ -795,7 +814,13 @@ function renderSweep(): void {
     parts.push(el('h2', 'group-title', 'Parallel coordinates'), wrap);
   }
   sweepEl.replaceChildren(...parts);
+  sweepEl.open = !state.sweepCollapsed;
 }
+sweepEl.addEventListener('toggle', () => {
+  if (sweepEl.hidden || state.sweepCollapsed === !sweepEl.open) return;
+  state.sweepCollapsed = !sweepEl.open;
+  saveState();
+});
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -804,6 +829,8 @@ function renderAll(): void {
   renderSweep();
   buildChartList();
   invalidateCharts();
+  // the charts in view asked for in this task (a frame sooner)
+  drawVisible();
 }
 
 client.onNotification((msg: ToWebview) => {
