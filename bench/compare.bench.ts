@@ -31,6 +31,8 @@ import type { Page } from 'playwright-core';
 import { loadColumns, inFolder, type CacheLocation } from '../src/core/experiments/columnCache';
 import { chartLines, SmoothedCache, wireRuns, type HeldRun } from '../src/core/experiments/compareView';
 import { configDiff } from '../src/protocol/compareData';
+import { readDirectoryState } from '../src/core/runs/runDirectory';
+import { directoryRunStatus } from '../src/core/runs/runStatus';
 import { ChartsParams, CompareRequests, ToWebview } from '../src/protocol/compareProtocol';
 import { Envelope } from '../src/protocol/panelProtocol';
 
@@ -64,13 +66,15 @@ function makeRuns(parent: string): string[] {
   return dirs;
 }
 
-/** The host's load of every run, as ComparePanel.loadAll does it: config.json and the columns. */
+/** The host's load of every run, as ComparePanel.loadAll does it: config.json, the columns and the directory's status. */
 async function loadHost(dirs: string[], cache: CacheLocation): Promise<{ held: HeldRun[]; sources: string[] }> {
   const loaded = await Promise.all(
     dirs.map(async (d, i) => {
       const config = JSON.parse(await fs.promises.readFile(path.join(d, 'config.json'), 'utf8')) as Record<string, unknown>;
       const c = await loadColumns(d, cache);
-      return { run: { id: d, color: i, config, columns: c.columns, status: 'completed' as const }, source: c.source };
+      // the status as ComparePanel.statusOf reads it (no window registry here)
+      const status = directoryRunStatus(await readDirectoryState(d));
+      return { run: { id: d, color: i, config, columns: c.columns, status }, source: c.source };
     }),
   );
   return { held: loaded.map((l) => l.run), sources: loaded.map((l) => l.source) };

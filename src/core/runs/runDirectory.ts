@@ -10,7 +10,7 @@ import { parseRunConfig } from './runConfig';
 import { METRIC } from '../../protocol/metricKeys';
 import { mergeMetrics } from '../../protocol/metricsRows';
 import { runLockState } from './runLock';
-import { STOPPED_EARLY_FILE } from './runStatus';
+import { STOPPED_EARLY_FILE, type DirectoryState } from './runStatus';
 import { errorMessage } from '../errors';
 
 /** One line of checkpoints.jsonl; unknown keys are preserved. */
@@ -147,8 +147,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   }
 
   const last = metrics[metrics.length - 1];
-  const finished = checkpoints.some((c) => c.name === 'final');
-  const lock = runLockState(dir);
+  const state = await stateOf(dir, checkpoints);
   const withReward = [...metrics].reverse().find((m) => typeof m[METRIC.reward] === 'number');
   return {
     dir,
@@ -159,13 +158,27 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     lastStep: last?.step,
     lastReward: withReward ? (withReward[METRIC.reward] as number) : undefined,
     checkpoints,
-    finished,
-    interrupted: !finished && lock === 'stale',
-    stoppedEarly: await exists(path.join(dir, STOPPED_EARLY_FILE)),
-    locked: lock === 'held',
+    finished: state.finished,
+    interrupted: state.interrupted,
+    stoppedEarly: state.stoppedEarly,
+    locked: state.locked,
     modifiedMs,
     problems,
   };
+}
+
+/** What a run's status rests on: its final checkpoint, its lock, the median rule's marker. */
+async function stateOf(dir: string, checkpoints: readonly CheckpointRecord[]): Promise<Required<DirectoryState> & { locked: boolean }> {
+  const finished = checkpoints.some((c) => c.name === 'final');
+  const lock = runLockState(dir);
+  return { finished, interrupted: !finished && lock === 'stale', stoppedEarly: await exists(path.join(dir, STOPPED_EARLY_FILE)), locked: lock === 'held' };
+}
+
+/** A run directory's state (runStatus.ts directoryRunStatus) without reading its metrics.jsonl: checkpoints.jsonl, the lock, the marker. */
+export async function readDirectoryState(dir: string): Promise<Required<DirectoryState>> {
+  const file = path.join(dir, 'checkpoints.jsonl');
+  const text = await readIfExists(file);
+  return stateOf(dir, text === undefined ? [] : parseRecords(text, file, CheckpointRecord).records);
 }
 
 /** Run directories directly under `runsDir`, in its sweep folders (`<sweep>/<point>/`, marked by sweep.json), and `runsDir` itself if it is one; newest first. */

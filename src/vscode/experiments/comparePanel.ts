@@ -171,8 +171,9 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
     const active = reportedRunStatus(this.s.registry.byDir(runDir));
     if (active) return active;
     try {
-      const { summarizeRun } = await import('../../core/runs/runDirectory');
-      return directoryRunStatus(await summarizeRun(runDir));
+      // the directory's checkpoints, lock and marker: not its metrics.jsonl, which the column cache has already read
+      const { readDirectoryState } = await import('../../core/runs/runDirectory');
+      return directoryRunStatus(await readDirectoryState(runDir));
     } catch {
       return 'not finished';
     }

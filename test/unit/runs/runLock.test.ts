@@ -5,10 +5,16 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { summarizeRun } from '../../../src/core/runs/runDirectory';
+import { readDirectoryState, summarizeRun } from '../../../src/core/runs/runDirectory';
 import { RUN_LOCK_FILE, RunDirectoryLockedError, lockRunDirectory, runLockState } from '../../../src/core/runs/runLock';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 import { holdInChild, killHolder } from './lockHolder';
+
+/** readDirectoryState (no metrics.jsonl read: the Compare Runs panel's status) agrees with summarizeRun (the Runs view's). */
+async function sameState(dir: string): Promise<void> {
+  const s = await summarizeRun(dir);
+  assert.deepStrictEqual(await readDirectoryState(dir), { finished: s.finished, interrupted: s.interrupted, stoppedEarly: s.stoppedEarly, locked: s.locked });
+}
 
 describe('run directory lock', () => {
   let root: string;
@@ -47,6 +53,7 @@ describe('run directory lock', () => {
       assert.strictEqual(runLockState(w.dir), 'held');
       assert.strictEqual((await summarizeRun(w.dir)).interrupted, false, 'a run still being written is not interrupted');
       assert.strictEqual((await summarizeRun(w.dir)).locked, true);
+      await sameState(w.dir);
     } finally {
       await killHolder(child);
     }
@@ -55,12 +62,19 @@ describe('run directory lock', () => {
     assert.strictEqual(s.interrupted, true);
     assert.strictEqual(s.locked, false);
     assert.strictEqual(s.finished, false);
+    await sameState(w.dir);
     // resuming takes the directory over, and a run with a final checkpoint is never interrupted
     const again = RunWriter.open(w.dir);
     assert.strictEqual(runLockState(w.dir), 'held');
     again.appendCheckpoint({ name: 'final', batch: 1, state_path: 'tinker://m/weights/final' });
     again.close();
     assert.strictEqual((await summarizeRun(w.dir)).interrupted, false);
+    await sameState(w.dir);
+    assert.strictEqual((await readDirectoryState(w.dir)).finished, true);
+    // the state never reads metrics.jsonl (the Compare Runs panel has its columns from the cache): a metrics "file" that cannot be read does not matter
+    fs.rmSync(path.join(w.dir, 'metrics.jsonl'));
+    fs.mkdirSync(path.join(w.dir, 'metrics.jsonl'));
+    assert.deepStrictEqual(await readDirectoryState(w.dir), { finished: true, interrupted: false, stoppedEarly: false, locked: false });
   });
 
   it('a run stopped because its process is going away (window reload, VS Code deactivating) reads as interrupted; one stopped otherwise does not', async () => {
