@@ -358,20 +358,6 @@ function buildChartList(): void {
     }
     chartsEl.append(grid);
   }
-  primeVisibility();
-}
-
-/**
- * Which new charts are on screen (and within the observer's 200 px), read once: the panel's first
- * request for lines goes out now, not after the observers' first report a frame or two later.
- */
-function primeVisibility(): void {
-  const h = window.innerHeight;
-  for (const c of charts.values()) {
-    const r = c.el.getBoundingClientRect();
-    c.onScreen = r.bottom > 0 && r.top < h;
-    c.visible = r.bottom > -200 && r.top < h + 200;
-  }
 }
 
 /** A chart to draw again (data-drawn: what the UI tests and the bench wait for). */
@@ -829,8 +815,6 @@ function renderAll(): void {
   renderSweep();
   buildChartList();
   invalidateCharts();
-  // the charts in view asked for in this task (a frame sooner)
-  drawVisible();
 }
 
 client.onNotification((msg: ToWebview) => {

@@ -72,17 +72,15 @@ export async function startSweep(s: TrainingSession, a: StartSweepInput): Promis
   const job: SweepJob = { progress: { total: expanded.points.length, done, running: [] }, abort, finished: false, done: Promise.resolve() };
   all.set(dir, job);
   const onProgress = (p: SweepProgress) => (job.progress = p);
+  const maxConcurrent = a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {};
+  if (host) abort.signal.addEventListener('abort', () => host.cancel(dir), { once: true });
   // in the extension host the window's sweep runner runs it (its runs in the Runs view, Cancel Sweep); else this process
-  const result = host
-    ? (abort.signal.addEventListener('abort', () => host.cancel(dir), { once: true }),
-      host.start(file, { ...(a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {}), onProgress }).then((r) => {
-        if (!r) throw new Error('the sweep did not start or failed: see the Tinker Studio log');
-        return r;
-      }))
+  const result: Promise<{ cancelled: boolean }> = host
+    ? host.start(file, { ...maxConcurrent, onProgress }).then((r) => r ?? Promise.reject(new Error('the sweep did not start or failed: see the Tinker Studio log')))
     : runSweep({
         sweepFile: file,
         runsDir: ctx.runsDir,
-        ...(a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {}),
+        ...maxConcurrent,
         connect: ctx.connect,
         cacheDir: ctx.cacheDir,
         ...(ctx.python ? { python: ctx.python } : {}),

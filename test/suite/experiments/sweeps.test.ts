@@ -19,7 +19,7 @@ import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 import type { ComparePanel } from '../../../src/vscode/experiments/comparePanel';
 import type { SweepNode } from '../../../src/vscode/runs/sweepItems';
 import type { TinkerStudioTestHandles } from '../../../src/extension';
-import { checkpointNames, writeTinySpec } from '../runs/grpoFixtures';
+import { checkpointNames, jsonlField, writeTinySpec } from '../runs/grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
 const RUN_TIMEOUT = 300_000;
@@ -28,15 +28,7 @@ const METRIC = { name: 'optim/lr', goal: 'maximize' as const };
 const RULE = { min_iter: 1, min_runs: 1 };
 
 /** Every step of a run's metrics.jsonl, one entry per line (a repeated step shows twice). */
-function rawSteps(runDir: string): number[] {
-  const file = path.join(runDir, 'metrics.jsonl');
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => (JSON.parse(l) as { step: number }).step);
-}
+const rawSteps = (runDir: string): number[] => jsonlField<number>(runDir, 'metrics.jsonl', 'step');
 
 function writeSweep(specFile: string, name: string, extra: Record<string, unknown> = {}): string {
   const file = path.join(path.dirname(specFile), `${name}.sweep.json`);

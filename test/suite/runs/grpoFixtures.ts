@@ -62,12 +62,17 @@ export function loggedSteps(runDir: string): number[] {
   return [...steps].sort((a, b) => a - b);
 }
 
-export function checkpointNames(runDir: string): string[] {
-  const file = path.join(runDir, 'checkpoints.jsonl');
-  if (!fs.existsSync(file)) return [];
+/** One field of every line of a run directory's JSON-lines file, in file order (a repeated line shows twice); none when the file is missing. */
+export function jsonlField<T>(runDir: string, file: string, field: string): T[] {
+  const full = path.join(runDir, file);
+  if (!fs.existsSync(full)) return [];
   return fs
-    .readFileSync(file, 'utf8')
+    .readFileSync(full, 'utf8')
     .split('\n')
     .filter((l) => l.trim())
-    .map((l) => (JSON.parse(l) as { name: string }).name);
+    .map((l) => (JSON.parse(l) as Record<string, T>)[field]!);
+}
+
+export function checkpointNames(runDir: string): string[] {
+  return jsonlField<string>(runDir, 'checkpoints.jsonl', 'name');
 }
