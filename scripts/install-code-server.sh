@@ -113,13 +113,24 @@ install_host() {
   (cd "$dest" && "${inner_npm[@]}" rebuild --no-audit --no-fund)
   rm -rf "$dest/tmp"
 
-  local got
-  got="$("$node_home/bin/node" "$dest/node_modules/code-server/out/node/entry.js" --version)"
+  # The version check is code-server's first start: it writes a default config.yaml (with a generated
+  # password) into $XDG_CONFIG_HOME/code-server and may create $XDG_DATA_HOME/code-server, and logs a
+  # line before the version. It runs with both folders in a temporary folder of the install folder, so
+  # setup writes nothing into the user's home, and the version is read from the line that starts with it.
+  local got version_home
+  version_home="$dest/.version-check"
+  rm -rf "$version_home"
+  mkdir -p "$version_home/config" "$version_home/data"
+  got="$(env XDG_CONFIG_HOME="$version_home/config" XDG_DATA_HOME="$version_home/data" \
+    "$node_home/bin/node" "$dest/node_modules/code-server/out/node/entry.js" --version)"
+  rm -rf "$version_home"
   echo "[code-server $host] installed: $got"
-  case "$(node -e 'console.log(process.argv[1].split(/\s/)[0])' "$got")" in
-    "$version") ;;
-    *) echo "[code-server $host] expected version $version, got: $got" >&2; return 1 ;;
-  esac
+  local got_version
+  got_version="$(printf '%s\n' "$got" | grep -Eo '^[0-9]+\.[0-9]+\.[0-9]+ ' | head -n 1 | tr -d ' ' || true)"
+  if [ "$got_version" != "$version" ]; then
+    echo "[code-server $host] expected version $version, got: ${got_version:-no version line in:} $got" >&2
+    return 1
+  fi
   if [ "$("$node_home/bin/node" -p 'process.versions.node.split(".")[0]')" != "$node_major" ]; then
     echo "[code-server $host] $node_home/bin/node is not Node $node_major" >&2
     return 1

@@ -3,7 +3,7 @@
 // and concatenated; a generation suffix where sampling starts; SFT weights on the last assistant
 // output, or on every assistant output.
 import { RendererError } from './errors';
-import type { Message, ParsedResponse, Renderer, Role, StopSequences, SupervisedExample, Tokenizer, TrainOnWhat } from './types';
+import type { Message, ParsedResponse, Renderer, Role, StopSequences, SupervisedExample, Tokenizer, ToolSpec, TrainOnWhat } from './types';
 
 export interface RenderedMessage {
   /** role delimiters: weight 0 */
@@ -37,6 +37,13 @@ export abstract class LayoutRenderer implements Renderer {
   /** By default the header of an empty message of `role`. */
   protected generationSuffix(role: Role, ctx: RenderContext): number[] {
     return this.renderMessage({ role, content: '' }, ctx).header;
+  }
+
+  /** No tool calling unless a renderer says so (the cookbook's base raises NotImplementedError). */
+  readonly supportsTools: boolean = false;
+
+  createConversationPrefixWithTools(_tools: readonly ToolSpec[], _systemPrompt?: string): Message[] {
+    throw new RendererError(`renderer ${this.name} has no tool calling (as in the cookbook): choose a renderer of a model family that declares tools`);
   }
 
   abstract stopSequences(): StopSequences;

@@ -3,15 +3,12 @@
 // sampled completion back into a message. Everything the GRPO loop, the playground and the dry runs
 // know about a model family goes through these two interfaces.
 
-export type Role = 'system' | 'user' | 'assistant' | 'tool';
+import type { ChatMessage, Role as ChatRole, ToolCall, ToolSpec, UnparsedToolCall } from '../../protocol/chatMessage';
 
-export interface Message {
-  role: Role;
-  /** the visible text of the message */
-  content: string;
-  /** reasoning text (`<think>…</think>` for Qwen3), when the family has it */
-  thinking?: string;
-}
+export type Role = ChatRole;
+/** A chat message: text, reasoning, tool calls and tool results (src/protocol/chatMessage.ts). */
+export type Message = ChatMessage;
+export type { ToolCall, ToolSpec, UnparsedToolCall };
 
 export interface Tokenizer {
   /** e.g. "Qwen/Qwen3-8B" or "byte" */
@@ -53,8 +50,17 @@ export interface SupervisedExample {
   weights: number[];
 }
 
-/** Which assistant turns an SFT example trains (the cookbook's TrainOnWhat values we support). */
-export type TrainOnWhat = 'last_assistant_message' | 'all_assistant_messages';
+/** Which tokens an SFT example trains (the cookbook's TrainOnWhat values). */
+export const TRAIN_ON_WHAT = [
+  'last_assistant_message',
+  'last_assistant_turn',
+  'all_assistant_messages',
+  'all_messages',
+  'all_tokens',
+  'all_user_and_system_messages',
+  'customized',
+] as const;
+export type TrainOnWhat = (typeof TRAIN_ON_WHAT)[number];
 
 export interface Renderer {
   /** the cookbook's renderer name, e.g. "qwen3_disable_thinking", or "chatml" for the engine's models */
@@ -67,4 +73,15 @@ export interface Renderer {
   parseResponse(tokens: readonly number[]): ParsedResponse;
   /** tokens and per-token weights for SFT (default: trained on the last assistant message) */
   buildSupervisedExample(messages: readonly Message[], trainOnWhat?: TrainOnWhat): SupervisedExample;
+  /**
+   * Whether the renderer can declare tools, render tool calls and parse them back. False where the
+   * cookbook's renderer has no tool calling (llama3, role_colon).
+   */
+  readonly supportsTools: boolean;
+  /**
+   * The messages that start a conversation declaring `tools` (the cookbook's
+   * `create_conversation_prefix_with_tools`): usually one system message holding the declaration and
+   * `systemPrompt`. Throws a RendererError naming the renderer when it has no tool calling.
+   */
+  createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt?: string): Message[];
 }

@@ -13,6 +13,7 @@ import { holdoutCount } from '../data/pool';
 import { DatasetError } from '../data/problem';
 import { mulberry32, shuffled } from '../data/prng';
 import type { Message } from '../render/types';
+import { ChatMessage, cleanMessage } from '../../protocol/chatMessage';
 import type { NetworkOptions } from '../tinker/proxy';
 import { formatIssue } from '../spec/issues';
 import type { SftDatasetSpec } from './spec';
@@ -31,7 +32,7 @@ export interface ChatSplit {
 }
 
 const ChatMessages = z
-  .array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), thinking: z.string().optional() }))
+  .array(ChatMessage)
   .min(1)
   .refine((m) => m.some((x) => x.role === 'assistant'), { message: 'has no assistant message to train on' });
 
@@ -59,7 +60,7 @@ export function recordToChat(value: unknown, f: ChatFields, where: string): { ok
   if (rec[f.messagesField] !== undefined) {
     const r = ChatMessages.safeParse(rec[f.messagesField]);
     if (!r.success) return { ok: false, reason: formatIssue({ ...r.error.issues[0]!, path: [f.messagesField, ...r.error.issues[0]!.path] }) };
-    messages = r.data.map((m) => ({ role: m.role, content: m.content, ...(m.thinking !== undefined ? { thinking: m.thinking } : {}) }));
+    messages = r.data.map(cleanMessage);
   } else {
     const p = rec[f.promptField];
     const c = rec[f.completionField];
