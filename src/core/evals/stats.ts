@@ -6,8 +6,19 @@ import { mulberry32 } from '../data/prng';
 
 export const DEFAULT_BOOTSTRAP = 2000;
 export const DEFAULT_PERMUTATIONS = 10000;
-/** float slack when comparing a flipped mean with the observed one (equal sums in another order) */
-const EPS = 1e-12;
+/**
+ * The relative slack of every comparison of floating-point values in the eval statistics: two sums of
+ * the same numbers in another order differ in the last bits, and must compare equal. The sign-flip test
+ * (a flipped sum against the observed one), wins/losses/ties and the regressed problems all use it.
+ */
+export const FLOAT_TOLERANCE = 1e-12;
+
+/** x against y within FLOAT_TOLERANCE (relative to the larger magnitude): −1 below, 0 equal, 1 above. */
+export function compareWithTolerance(x: number, y: number): -1 | 0 | 1 {
+  const slack = FLOAT_TOLERANCE * (1 + Math.max(Math.abs(x), Math.abs(y)));
+  const d = x - y;
+  return d > slack ? 1 : d < -slack ? -1 : 0;
+}
 
 /** Unbiased pass@k for a problem with n samples, c correct: 1 − C(n−c, k)/C(n, k) = 1 − ∏_{i=n−c+1}^{n} (1 − k/i). */
 export function passAtK(n: number, c: number, k: number): number {
@@ -82,14 +93,15 @@ export function signFlipTest(d: readonly number[], opts: { permutations?: number
   if (N === 0) return { p: 1, permutations: 1, exact: true };
   let total = 0;
   for (const x of d) total += x;
-  const observed = Math.abs(total) - EPS * (1 + Math.abs(total));
+  const observed = Math.abs(total);
+  const atLeastObserved = (sum: number) => compareWithTolerance(Math.abs(sum), observed) >= 0;
   if (N <= 30 && 2 ** N <= M) {
     const count = 2 ** N;
     let hits = 0;
     for (let mask = 0; mask < count; mask++) {
       let s = 0;
       for (let i = 0; i < N; i++) s += mask & (1 << i) ? -d[i]! : d[i]!;
-      if (Math.abs(s) >= observed) hits++;
+      if (atLeastObserved(s)) hits++;
     }
     return { p: hits / count, permutations: count, exact: true };
   }
@@ -98,7 +110,7 @@ export function signFlipTest(d: readonly number[], opts: { permutations?: number
   for (let m = 0; m < M; m++) {
     let s = 0;
     for (let i = 0; i < N; i++) s += rand() < 0.5 ? -d[i]! : d[i]!;
-    if (Math.abs(s) >= observed) hits++;
+    if (atLeastObserved(s)) hits++;
   }
   return { p: (1 + hits) / (1 + M), permutations: M, exact: false };
 }
@@ -123,15 +135,17 @@ export function mcnemarExact(b: number, c: number): number {
   return Math.min(1, 2 * binomHalfCdf(Math.min(b, c), b + c));
 }
 
-export function winsLossesTies(d: readonly number[]): { wins: number; losses: number; ties: number } {
+/** Problems A won, lost and tied against B (A's value above, below or equal to B's within FLOAT_TOLERANCE). */
+export function winsLossesTies(a: readonly number[], b: readonly number[]): { wins: number; losses: number; ties: number } {
   let wins = 0;
   let losses = 0;
   let ties = 0;
-  for (const x of d) {
-    if (x > 0) wins++;
-    else if (x < 0) losses++;
+  a.forEach((x, i) => {
+    const c = compareWithTolerance(x, b[i]!);
+    if (c > 0) wins++;
+    else if (c < 0) losses++;
     else ties++;
-  }
+  });
   return { wins, losses, ties };
 }
 
@@ -166,7 +180,7 @@ export function pairedComparison(
     p_value: perm.p,
     permutations: perm.permutations,
     exact: perm.exact,
-    ...winsLossesTies(d),
+    ...winsLossesTies(a, b),
   };
   if (opts.correct) {
     let bc = 0;
