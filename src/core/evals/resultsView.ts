@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { ComparisonView, Estimate, EvalMetricView, EvalSnapshot, EvalTargetView } from '../../protocol/evalsProtocol';
 import type { SampleRecord } from '../../protocol/sampleSchema';
 import { EvalSummary, readEvalResults, readTargetSamples, SUMMARY_FILE, TARGETS_DIR, TargetSummary } from './results';
-import { bootstrapMean, Interval } from './stats';
+import { bootstrapMeans, EVAL_STATS_SEED, Interval } from './stats';
 
 const DEFAULT_THRESHOLD = 0.5;
 
@@ -94,7 +94,7 @@ export function snapshotFromSamples(input: { name: string; dir: string; targets:
         problems.push(r.problem_id);
       }
   const values: Array<Array<Estimate | null>> = defs.map(() => []);
-  const rewards = input.targets.map((t, ti) => {
+  const rewards = input.targets.map((t) => {
     const counts = new Uint32Array(problems.length);
     const sums = defs.map(() => new Float64Array(problems.length));
     for (const r of t.records) {
@@ -103,7 +103,9 @@ export function snapshotFromSamples(input: { name: string; dir: string; targets:
       defs.forEach((d, di) => (sums[di]![p]! += d.of(r)));
     }
     const sampled = problems.flatMap((_, p) => (counts[p] ? [p] : []));
-    defs.forEach((_, di) => values[di]!.push(sampled.length ? estimate(bootstrapMean(sampled.map((p) => sums[di]![p]! / counts[p]!), { seed: ti + 1 })) : null));
+    // one resampling of the target's problems for every statistic, as summary.json does
+    const intervals = sampled.length ? bootstrapMeans(defs.map((_, di) => sampled.map((p) => sums[di]![p]! / counts[p]!)), { seed: EVAL_STATS_SEED }) : [];
+    defs.forEach((_, di) => values[di]!.push(sampled.length ? estimate(intervals[di]) : null));
     return problems.map((_, p) => (counts[p] ? sums[0]![p]! / counts[p]! : null));
   });
   return {

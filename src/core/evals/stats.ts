@@ -7,6 +7,12 @@ import { mulberry32 } from '../data/prng';
 export const DEFAULT_BOOTSTRAP = 2000;
 export const DEFAULT_PERMUTATIONS = 10000;
 /**
+ * The seed of every random draw of an eval's statistics, recorded in summary.json as bootstrap.seed:
+ * each target's one resampling of its problems (all its per-problem statistics), the paired bootstrap
+ * of each comparison and its sign-flip draws. With it and B the intervals are reproducible.
+ */
+export const EVAL_STATS_SEED = 1;
+/**
  * The relative slack of every comparison of floating-point values in the eval statistics: two sums of
  * the same numbers in another order differ in the last bits, and must compare equal. The sign-flip test
  * (a flipped sum against the observed one), wins/losses/ties and the regressed problems all use it.
@@ -73,6 +79,47 @@ export function bootstrapMean(values: readonly number[], opts: { resamples?: num
   means.sort();
   const sorted = Array.from(means);
   return { value, lo: quantileSorted(sorted, 0.025), hi: quantileSorted(sorted, 0.975) };
+}
+
+/**
+ * Several per-problem statistics of one target with their 95 % bootstrap intervals from ONE resampling
+ * of the problems: `columns[j][i]` is statistic j on problem i (NaN where problem i has no value, e.g.
+ * a grader's `format` it did not report). Each of the B draws picks the same problems for every
+ * statistic, so statistics that are the same quantity (reward and pass@1 on 0/1 rewards) get the same
+ * interval. A statistic's resampled mean is over the drawn problems that have a value (a draw with none
+ * is left out). With one problem draw sequence, `bootstrapMeans([xs])` equals `bootstrapMean(xs)`.
+ */
+export function bootstrapMeans(columns: ReadonlyArray<readonly number[]>, opts: { resamples?: number; seed?: number } = {}): Interval[] {
+  const n = columns[0]?.length ?? 0;
+  for (const c of columns) if (c.length !== n) throw new RangeError(`bootstrap columns need the same problems (${c.length} vs ${n})`);
+  const present = columns.map((c) => c.filter((x) => !Number.isNaN(x)));
+  const values = present.map((xs) => mean(xs));
+  if (n < 2) return values.map((value) => ({ value }));
+  const B = opts.resamples ?? DEFAULT_BOOTSTRAP;
+  const rand = mulberry32(opts.seed ?? 0);
+  const draws = columns.map(() => new Float64Array(B));
+  const kept = columns.map(() => 0);
+  const sums = new Float64Array(columns.length);
+  const counts = new Uint32Array(columns.length);
+  for (let b = 0; b < B; b++) {
+    sums.fill(0);
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      const pick = Math.floor(rand() * n);
+      for (let j = 0; j < columns.length; j++) {
+        const x = columns[j]![pick]!;
+        if (Number.isNaN(x)) continue;
+        sums[j]! += x;
+        counts[j]!++;
+      }
+    }
+    for (let j = 0; j < columns.length; j++) if (counts[j]) draws[j]![kept[j]!++] = sums[j]! / counts[j]!;
+  }
+  return columns.map((_, j) => {
+    if (present[j]!.length < 2) return { value: values[j]! };
+    const sorted = Array.from(draws[j]!.subarray(0, kept[j]!)).sort((x, y) => x - y);
+    return { value: values[j]!, lo: quantileSorted(sorted, 0.025), hi: quantileSorted(sorted, 0.975) };
+  });
 }
 
 export interface PermutationResult {

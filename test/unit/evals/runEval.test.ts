@@ -11,6 +11,7 @@ import { readEvalResults, readTargetSamples } from '../../../src/core/evals/resu
 import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
 import { exportInspectLogs } from '../../../src/core/evals/inspectLog';
 import { formatEvalTable } from '../../../src/core/evals/table';
+import { bootstrapMean } from '../../../src/core/evals/stats';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
@@ -75,6 +76,8 @@ describe('eval runner on the engine', function () {
     assert.ok(Math.abs(t.metrics.reward.value - meanReward) < 1e-12);
     assert.ok(t.metrics.reward.lo! <= t.metrics.reward.value && t.metrics.reward.value <= t.metrics.reward.hi!);
     assert.strictEqual(t.metrics.pass_at['pass@1']!.value, samples.filter((r) => r.reward >= 0.5).length / 160);
+    // 0/1 rewards: reward and pass@1 are the same per-problem quantity, so one resampling gives one interval
+    assert.deepStrictEqual(t.metrics.pass_at['pass@1'], t.metrics.reward);
     assert.strictEqual(summary.problems.length, 40);
     assert.ok(summary.complete);
   });
@@ -144,6 +147,12 @@ describe('eval runner on the engine', function () {
     assert.deepStrictEqual([c.wins, c.losses, c.ties, c.diff.value, c.p_value], [0, 0, 8, 0, 1]);
     assert.strictEqual(c.mcnemar_p, 1);
     for (const row of s.problems) assert.deepStrictEqual(Object.keys(row.targets).sort(), s.targets.map((t) => t.id).sort());
+    // summary.json's bootstrap seed is the one the intervals used: every target's reward interval again from it
+    for (const t of s.targets) {
+      const again = bootstrapMean(s.problems.map((p) => p.targets[t.id]!.reward), { resamples: s.bootstrap.resamples, seed: s.bootstrap.seed });
+      assert.deepStrictEqual(t.metrics.reward, again, `${t.id}: reward interval from bootstrap.seed ${s.bootstrap.seed}`);
+      assert.deepStrictEqual(t.metrics.pass_at['pass@1'], t.metrics.reward, `${t.id}: pass@1 = reward on 0/1 rewards`);
+    }
 
     // Export as Inspect log: one log per target, each sample an epoch, scores and stop reasons carried over
     const files = exportInspectLogs(path.join(path.dirname(file), 'evals', 'holdout'));

@@ -1,6 +1,6 @@
 // Evaluation statistics against brute force and hand-computed tables (docs/experiments-reference.md).
 import * as assert from 'assert';
-import { bootstrapMean, compareWithTolerance, FLOAT_TOLERANCE, mcnemarExact, pairedComparison, passAtK, signFlipTest, winsLossesTies } from '../../../src/core/evals/stats';
+import { bootstrapMean, bootstrapMeans, mean, compareWithTolerance, FLOAT_TOLERANCE, mcnemarExact, pairedComparison, passAtK, signFlipTest, winsLossesTies } from '../../../src/core/evals/stats';
 import type { EvalSummary } from '../../../src/core/evals/results';
 import { regressedProblems } from '../../../src/core/evals/table';
 
@@ -99,5 +99,18 @@ describe('eval statistics', () => {
     assert.strictEqual(compareWithTolerance(y, x), 0);
     assert.strictEqual(compareWithTolerance(0.5, 0.4), 1);
     assert.ok(FLOAT_TOLERANCE > 0 && FLOAT_TOLERANCE < 1e-9);
+  });
+
+  it('one resampling of the problems serves every statistic: equal columns get equal intervals; one column equals bootstrapMean', () => {
+    const xs = [0, 1, 1, 0, 1, 0.5, 0, 1, 1, 1];
+    const [a, b, c] = bootstrapMeans([xs, xs, xs.map((x) => 2 * x)], { seed: 5, resamples: 3000 });
+    assert.deepStrictEqual(a, b);
+    assert.deepStrictEqual(a, bootstrapMean(xs, { seed: 5, resamples: 3000 }));
+    assert.ok(Math.abs(c!.lo! - 2 * a!.lo!) < 1e-12 && Math.abs(c!.hi! - 2 * a!.hi!) < 1e-12, 'the same draws: a scaled column gets the scaled interval');
+    // a column without a value on some problems (NaN): its mean over the problems that have one
+    const partial = bootstrapMeans([xs, xs.map((x, i) => (i < 3 ? NaN : x))], { seed: 5 })[1]!;
+    assert.strictEqual(partial.value, mean(xs.slice(3)));
+    assert.ok(partial.lo! <= partial.value && partial.value <= partial.hi!);
+    assert.deepStrictEqual(bootstrapMeans([[1], [2]]), [{ value: 1 }, { value: 2 }]);
   });
 });
