@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ComparisonView, Estimate, EvalMetricView, EvalSnapshot, EvalTargetView } from '../../protocol/evalsProtocol';
-import type { SampleRecord } from '../../protocol/sampleSchema';
+import { stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import { EvalSummary, readEvalResults, readTargetSamples, SUMMARY_FILE, TARGETS_DIR, TargetSummary } from './results';
 import { bootstrapMeans, EVAL_STATS_SEED, Interval } from './stats';
 
@@ -82,7 +82,7 @@ export function snapshotFromSamples(input: { name: string; dir: string; targets:
   const defs: Array<{ key: string; label: string; goal: 'maximize' | 'minimize'; percent: boolean; of(s: SampleRecord): number }> = [
     { key: 'reward', label: 'mean reward', goal: 'maximize', percent: false, of: (s) => s.reward },
     { key: 'pass@1', label: 'pass@1', goal: 'maximize', percent: true, of: (s) => (s.reward >= threshold ? 1 : 0) },
-    { key: 'stop_rate', label: 'stop rate', goal: 'maximize', percent: true, of: (s) => (s.stop_reason === 'length' ? 0 : 1) },
+    { key: 'stop_rate', label: 'stop rate', goal: 'maximize', percent: true, of: (s) => (stoppedOnItsOwn(s) ? 1 : 0) },
     { key: 'completion_tokens', label: 'mean tokens', goal: 'minimize', percent: false, of: (s) => s.completion_tokens.length },
   ];
   const index = new Map<string, number>();

@@ -20,7 +20,7 @@ import type { RewardRunner } from '../reward/types';
 import { listRuns, readMetricsRowsSync, type CheckpointRecord } from '../runs/runDirectory';
 import { parseRunConfig } from '../runs/runConfig';
 import { questionOf } from '../../protocol/promptQuestion';
-import { recordedRewardError, type SampleRecord } from '../../protocol/sampleSchema';
+import { recordedRewardError, stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import type { ServiceClient, SamplingClient } from '../tinker/client';
 import { textInput, type SamplingParams } from '../tinker/types';
 import {
@@ -407,7 +407,7 @@ export function summarize(a: {
     const hasFormat = rows.some((recs) => recs.some((r) => r.format !== undefined));
     const columns: number[][] = [
       per((recs) => mean(recs.map((r) => r.reward))),
-      per((recs) => mean(recs.map((r) => (r.termination === 'stop_sequence' ? 1 : 0)))),
+      per((recs) => mean(recs.map((r) => (stoppedOnItsOwn(r) ? 1 : 0)))),
       per((recs) => mean(recs.map((r) => r.completion_tokens.length))),
       ...Array.from({ length: n }, (_, k) => per((recs) => passAtK(n, recs.filter((r) => r.reward >= thr).length, k + 1))),
       ...(hasFormat ? [per((recs) => mean(recs.filter((r) => r.format !== undefined).map((r) => r.format!)))] : []),
