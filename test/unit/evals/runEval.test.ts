@@ -6,7 +6,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runEval } from '../../../src/core/evals/runEval';
+import { loadEvalProblems, runEval } from '../../../src/core/evals/runEval';
+import { mulberry32, shuffled } from '../../../src/core/data/prng';
 import { readEvalResults, readTargetSamples } from '../../../src/core/evals/results';
 import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
 import { exportInspectLogs } from '../../../src/core/evals/inspectLog';
@@ -161,6 +162,8 @@ describe('eval runner on the engine', function () {
     assert.strictEqual(log.version, 2);
     assert.strictEqual(log.status, 'success');
     assert.strictEqual(log.eval.dataset.samples, 8);
+    assert.strictEqual(log.eval.dataset.shuffled, true, 'the problems are the dataset shuffled with seed 0');
+    assert.deepStrictEqual(log.eval.dataset.sample_ids, s.problems.map((p) => p.problem_id));
     assert.strictEqual(log.samples.length, 8);
     const recs = readTargetSamples(path.join(path.dirname(file), 'evals', 'holdout'), s.targets[1]!.id);
     const first = recs.find((r) => r.problem_id === log.samples[0].id)!;
@@ -203,6 +206,19 @@ describe('eval runner on the engine', function () {
     const s2 = await runEval({ specFile: plain, connect, cacheDir: cacheDir() });
     assert.strictEqual(s2.targets[0]!.metrics.format, undefined);
     assert.doesNotMatch(formatEvalTable(s2), /format/);
+  });
+
+  it('max_problems takes the first problems of the dataset shuffled with seed 0, as its description says, not the first of the file', async () => {
+    const all = await loadEvalProblems({ path: path.join(EXAMPLE, 'holdout.jsonl'), prompt_field: 'question', ground_truth_field: 'answer', on_invalid_line: 'error' } as never, { specDir: EXAMPLE, cacheDir: cacheDir() });
+    const five = await loadEvalProblems({ path: path.join(EXAMPLE, 'holdout.jsonl'), prompt_field: 'question', ground_truth_field: 'answer', on_invalid_line: 'error', max_problems: 5 } as never, { specDir: EXAMPLE, cacheDir: cacheDir() });
+    assert.deepStrictEqual(five.map((p) => p.id), all.slice(0, 5).map((p) => p.id));
+    const fileOrder = all.map((p) => p.id).sort((a, b) => Number(a.split(':').pop()) - Number(b.split(':').pop()));
+    assert.notDeepStrictEqual(five.map((p) => p.id), fileOrder.slice(0, 5), 'not the first lines of the file');
+    const shuffledSeed0 = shuffled(fileOrder, mulberry32(0));
+    assert.deepStrictEqual(all.map((p) => p.id), shuffledSeed0);
+    const described = (evalSpecJsonSchema() as { properties: { dataset: { properties?: { max_problems?: { description?: string } }; anyOf?: unknown } } }).properties.dataset;
+    assert.match(JSON.stringify(described), /shuffled with seed 0 first/);
+    assert.doesNotMatch(JSON.stringify(evalSpecJsonSchema()), /the first ones of the file\)/);
   });
 
   it('spec errors name the file and the field', async () => {
