@@ -2,7 +2,7 @@
 // bench: groups from sample summaries, the header's statistics, the filtered, sorted view, and the
 // text search, which runs in the host over the whole texts (the webview has previews only) with each
 // group's text lowered once.
-import type { GroupPrompt, SampleSummary } from './sampleSchema';
+import { stoppedOnItsOwn, type GroupPrompt, type SampleSummary } from './sampleSchema';
 
 /** The cookbook's split of groups by learning signal (threshold 0.5, as env/all/by_group/frac_*). */
 export type GroupKind = 'mixed' | 'all-good' | 'all-bad';
@@ -30,7 +30,7 @@ export function classify(rewards: readonly number[]): GroupKind {
 }
 
 export function isTruncated(s: SampleSummary): boolean {
-  return s.stop_reason === 'length';
+  return !stoppedOnItsOwn(s);
 }
 
 export function buildGroups(records: readonly SampleSummary[], prompts: readonly GroupPrompt[]): BreakdownGroup[] {

@@ -42,6 +42,16 @@ export const SampleRecord = z.object({
 });
 export type SampleRecord = z.infer<typeof SampleRecord>;
 
+/**
+ * The one definition of "stopped" behind every stop rate (summary.json, the results panel, the Inspect
+ * export, the breakdown's "truncated"): the sampler ended the completion itself — a stop sequence, a stop
+ * string or the end-of-sequence token — rather than cutting it at max_tokens (stop_reason "length").
+ * Whether the renderer then parsed a well-formed message (`termination`) is a different question.
+ */
+export function stoppedOnItsOwn(r: Pick<SampleRecord, 'stop_reason'>): boolean {
+  return r.stop_reason !== 'length';
+}
+
 /** Characters of a completion the breakdown's list carries; the whole sample loads when selected. */
 export const PREVIEW_CHARS = 160;
 

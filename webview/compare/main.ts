@@ -18,6 +18,7 @@ import { readTheme, withAlpha } from '../shared/theme';
 import { CompareProtocol, CompareRun, SweepView, ToWebview, type DecodedChartLines } from '../../src/protocol/compareProtocol';
 import { RESULT_COLUMNS, metricGroupsOfKeys, seedBand, toCsv, type XAxis } from '../../src/protocol/compareData';
 import { errorText } from '../../src/protocol/panelProtocol';
+import { integerAxis } from '../../src/protocol/axisTicks';
 
 registerComponents();
 const client = new PanelClient(CompareProtocol);
@@ -632,7 +633,8 @@ function drawChart(c: Chart, lines: DecodedChartLines, width: number, axis: XAxi
         width,
         height: HEIGHT,
         scales: { x: { time: false } },
-        axes: [{ ...tick }, { ...tick, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
+        // steps and tokens are counts: whole-number ticks (wall time may have fractions)
+        axes: [{ ...tick, ...(axis === 'wall' ? {} : integerAxis) }, { ...tick, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
         // no legend: 50 runs × every chart drawn would be thousands of cells updated on each redraw; the table is the key, the readout below a chart gives every run's value under the pointer
         legend: { show: false },
         cursor: { drag: { x: false, y: false }, focus: { prox: 16 } },

@@ -4,6 +4,7 @@
 // the cursor (the way into that iteration's group breakdown).
 import uPlot from 'uplot';
 import type { ChartSpec } from '../../src/protocol/metricsProtocol';
+import { integerAxis } from '../../src/protocol/axisTicks';
 import { emaSmooth } from '../shared/smoothing';
 import { ChartTheme, withAlpha } from '../shared/theme';
 
@@ -130,7 +131,7 @@ export class ChartView {
         width: Math.max(o.width, 200),
         height: HEIGHT,
         scales: { x: { time: false }, y: this.spec.unit === 'fraction' ? { range: [0, 1] } : {} },
-        axes: [{ ...axis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, space: 22, values: (_u, ticks) => ticks.map(tick) }],
+        axes: [{ ...axis, ...integerAxis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, space: 22, values: (_u, ticks) => ticks.map(tick) }],
         legend: { show: true, live: true },
         cursor: { drag: { x: false, y: false } },
         hooks: {

@@ -29,7 +29,7 @@ export const EvaluateInput = z.object({
 export type EvaluateInput = z.output<typeof EvaluateInput>;
 
 export const EvalStatusInput = z.object({
-  results: z.string().min(1).describe('the results folder evaluate returned (or an *.eval.json spec: its default folder)'),
+  results: z.string().min(1).describe("the results folder evaluate returned, the eval's name (e.g. agent-2026-…, or holdout for evals/holdout/), or an *.eval.json spec (its default folder)"),
 });
 
 interface Job {
@@ -41,15 +41,20 @@ interface Job {
 
 const jobs = new Map<string, Job>();
 
-function specFor(s: TrainingSession, a: EvaluateInput): string {
+/** An inline eval's spec file: beside its results, inside its folder, and not an *.eval.json (no eval spec of the workspace). */
+export const INLINE_SPEC_FILE = 'spec.json';
+
+/** The spec to run and its results folder: a spec file's default folder (`evals/<name>/` beside it, as the CLI and the editor put it), or for inline targets `evals/agent-<time>/` under the workspace, its spec inside. */
+function specFor(s: TrainingSession, a: EvaluateInput): { specFile: string; out?: string } {
   const { baseDir } = s.evalContext();
-  if (a.spec_file) return path.resolve(baseDir, a.spec_file);
+  if (a.spec_file) return { specFile: path.resolve(baseDir, a.spec_file) };
   if (!a.targets || !a.dataset || !a.grader) throw new Error('evaluate: give spec_file, or targets + dataset + grader');
   const name = `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const dir = path.join(baseDir, 'evals');
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${name}.eval.json`);
+  const out = path.join(baseDir, 'evals', name);
+  fs.mkdirSync(out, { recursive: true });
+  const file = path.join(out, INLINE_SPEC_FILE);
   const spec = {
+    name,
     dataset: { path: path.resolve(baseDir, a.dataset), ...(a.max_problems ? { max_problems: a.max_problems } : {}) },
     grader: { file: path.resolve(baseDir, a.grader) },
     n: a.n ?? 1,
@@ -60,20 +65,22 @@ function specFor(s: TrainingSession, a: EvaluateInput): string {
     targets: a.targets,
   };
   fs.writeFileSync(file, JSON.stringify(spec, null, 2) + '\n');
-  return file;
+  return { specFile: file, out };
 }
 
-function resultsDirOf(specFile: string): string {
-  return path.join(path.dirname(specFile), 'evals', evalNameOf(specFile));
+/** A spec's default results folder, as runEval writes it: `evals/<spec name>/` beside the spec (its `name` field, else the file name). */
+async function defaultResultsDir(specFile: string): Promise<string> {
+  const loaded = await parseEvalSpecFile(specFile).catch(() => undefined);
+  return path.join(path.dirname(specFile), 'evals', loaded?.spec.name ?? evalNameOf(specFile));
 }
 
 export async function evaluate(s: TrainingSession, a: EvaluateInput, signal?: AbortSignal): Promise<{ text: string; value: unknown }> {
   const ctx = s.evalContext();
-  const specFile = specFor(s, a);
-  const out = resultsDirOf(specFile);
+  const { specFile, out: inlineOut } = specFor(s, a);
+  const loaded = await parseEvalSpecFile(specFile);
+  const out = inlineOut ?? path.join(loaded.dir, 'evals', loaded.spec.name);
   const running = jobs.get(out);
   if (running && !running.finished) return { text: `already running: ${out} (${running.progress.done}/${running.progress.total} samples); call eval_status`, value: { results: out, running: true } };
-  const loaded = await parseEvalSpecFile(specFile);
   const job: Job = { progress: { done: 0, total: 0 }, finished: false, done: Promise.resolve() };
   jobs.set(out, job);
   const run = runEval({
@@ -103,9 +110,27 @@ export async function evaluate(s: TrainingSession, a: EvaluateInput, signal?: Ab
   return { text: `${formatEvalTable(summary)}\nresults: ${out}`, value: { results: out, summary } };
 }
 
+/**
+ * The results folder eval_status means: a results folder, an *.eval.json spec (its default folder), or
+ * an eval's name (`agent-2026-…`, `holdout`): the folder `evals/<name>/` under the workspace, or an eval
+ * this server runs by that name.
+ */
+async function resultsDirFor(baseDir: string, given: string): Promise<string> {
+  const p = path.resolve(baseDir, given);
+  if (p.toLowerCase().endsWith('.eval.json')) return defaultResultsDir(p);
+  if (jobs.has(p) || isEvalResultsDir(p)) return p;
+  const isName = !given.includes('/') && !given.includes('\\');
+  if (isName) {
+    const byName = [...jobs.keys()].find((dir) => path.basename(dir) === given);
+    if (byName) return byName;
+    const under = path.join(baseDir, 'evals', given);
+    if (jobs.has(under) || isEvalResultsDir(under)) return under;
+  }
+  return p;
+}
+
 export async function evalStatus(s: TrainingSession, a: z.output<typeof EvalStatusInput>): Promise<{ text: string; value: unknown }> {
-  const p = path.resolve(s.evalContext().baseDir, a.results);
-  const dir = p.toLowerCase().endsWith('.eval.json') ? resultsDirOf(p) : p;
+  const dir = await resultsDirFor(s.evalContext().baseDir, a.results);
   const job = jobs.get(dir);
   const head = job && !job.finished ? `running: ${job.progress.done}/${job.progress.total} samples\n` : job?.error ? `the last run stopped: ${job.error}\n` : '';
   if (!isEvalResultsDir(dir)) return { text: `${head}${head ? '' : `no eval results in ${dir}`}`.trim(), value: { results: dir, running: Boolean(job && !job.finished) } };

@@ -2,6 +2,7 @@
 // session. The MCP server (`tinker-studio mcp`) and VS Code's language-model tools both serve this
 // table, so the two surfaces cannot drift apart.
 import * as z from 'zod';
+import { formatIssue, nearestName } from '../spec/issues';
 import { specFileMatch } from '../spec/kinds';
 import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
@@ -17,13 +18,52 @@ export interface AgentTool {
   run(session: TrainingSession, input: unknown, signal?: AbortSignal): Promise<{ text: string; value: unknown }>;
 }
 
+/**
+ * Every tool's arguments are checked here, strictly: an argument the tool does not take is an error that
+ * names it and lists the ones it accepts (a misspelt `max_problem` must not run an eval without its
+ * limit), and a bad value names the argument and what it must be. Both surfaces meet the same schema:
+ * the MCP SDK parses with it before the call (its message is the one built here), the language-model
+ * tools through run().
+ */
+export function strictToolInput<S extends z.ZodObject>(name: string, input: S): z.ZodObject<S['shape'], z.core.$strict> {
+  const accepted = Object.keys(input.shape);
+  return z.strictObject(input.shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? unknownArgumentsText(name, issue.keys, accepted) : undefined),
+  }) as z.ZodObject<S['shape'], z.core.$strict>;
+}
+
+function unknownArgumentsText(name: string, keys: readonly string[], accepted: readonly string[]): string {
+  const each = keys.map((k) => {
+    const near = nearestName(k, accepted);
+    return `"${k}"${near ? ` (did you mean "${near}"?)` : ''}`;
+  });
+  const takes = accepted.length ? `it accepts ${accepted.join(', ')}` : 'it takes no arguments';
+  return `${name}: unknown argument${keys.length > 1 ? 's' : ''} ${each.join(', ')}; ${takes}`;
+}
+
+/** The tool's input errors as one line: `evaluate: max_problems: must be at least 1 (got -3)`. */
+export function toolInputError(name: string, schema: z.ZodObject, error: z.ZodError): Error {
+  // the unknown arguments first: a misspelt name is usually why a required one is missing
+  const issues = [...error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+  const parts = issues.map((i) => (i.code === 'unrecognized_keys' ? i.message : `${name}: ${formatIssue(i, schema)}${gotText(i)}`));
+  return new Error(parts.join('; '));
+}
+
+/** ` (got -3)` after a number out of bounds (formatIssue gives the bound only). */
+function gotText(i: z.core.$ZodIssue): string {
+  if (i.code !== 'too_small' && i.code !== 'too_big') return '';
+  return typeof i.input === 'number' ? ` (got ${i.input})` : '';
+}
+
 function tool<S extends z.ZodObject>(t: Omit<AgentTool, 'input' | 'run'> & { input: S; run: (s: TrainingSession, a: z.output<S>, signal?: AbortSignal) => Promise<{ text: string; value: unknown }> }): AgentTool {
+  const input = strictToolInput(t.name, t.input);
   return {
     ...t,
-    run: (s, raw, signal) => {
-      const parsed = t.input.safeParse(raw ?? {});
-      if (!parsed.success) throw new Error(`${t.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ')}`);
-      return t.run(s, parsed.data, signal);
+    input,
+    run: async (s, raw, signal) => {
+      const parsed = input.safeParse(raw ?? {}, { reportInput: true });
+      if (!parsed.success) throw toolInputError(t.name, input, parsed.error);
+      return t.run(s, parsed.data as z.output<S>, signal);
     },
   };
 }

@@ -31,7 +31,7 @@ export const InlineEvalSpec = z
     grader: GraderSpec.optional().describe("The grader (a reward file). Default in GRPO specs: the run's reward file; required for SFT sampling evaluators."),
     every: positiveInt().describe('Evaluate every this many steps (at step 0, every, 2·every, …), before the step\'s update; may be larger than eval_every.'),
     n: positiveInt().default(1).describe('Samples per problem (sampling); pass@1 … pass@n are logged.'),
-    max_problems: positiveInt().optional().describe('At most this many problems (or chats) of the dataset, the first ones of the file.'),
+    max_problems: positiveInt().optional().describe('At most this many problems: the first ones of the dataset shuffled with seed 0 (the same problems at every step); for an NLL evaluator, at most this many chats, the first ones of the file.'),
     temperature: z.number().min(0).default(1).describe('Sampling temperature (sampling; 1 as the holdout).'),
     max_tokens: positiveInt().optional().describe("Most tokens sampled per completion (sampling). Default: the run's max_tokens (GRPO); required for SFT sampling evaluators."),
   })

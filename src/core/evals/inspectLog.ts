@@ -46,7 +46,8 @@ export function inspectLogOf(summary: EvalSummary, targetId: string, samples: re
       task_file: summary.spec_file,
       task_attribs: {},
       task_args: {},
-      dataset: { name: summary.name, location: summary.spec_file, samples: summary.problems.length, sample_ids: problemIds, shuffled: false },
+      // the eval takes its problems from the dataset shuffled with seed 0 (loadEvalProblems), in that order
+      dataset: { name: summary.name, location: summary.spec_file, samples: summary.problems.length, sample_ids: problemIds, shuffled: true },
       model,
       model_args: {},
       config: { epochs: summary.n, epochs_reducer: ['mean'] },

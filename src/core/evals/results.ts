@@ -108,7 +108,7 @@ export const EvalSummary = z.object({
   complete: z.boolean(),
   n: z.number().int().positive(),
   correct_threshold: z.number(),
-  /** bootstrap resamples behind every interval, and its seed */
+  /** bootstrap resamples behind every interval, and the seed of every draw (each target's one resampling of its problems, the paired bootstrap, the sign-flip draws) */
   bootstrap: z.object({ resamples: z.number().int().positive(), seed: z.number().int() }),
   /** the baseline target's id */
   baseline: z.string(),

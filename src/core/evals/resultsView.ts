@@ -6,9 +6,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ComparisonView, Estimate, EvalMetricView, EvalSnapshot, EvalTargetView } from '../../protocol/evalsProtocol';
-import type { SampleRecord } from '../../protocol/sampleSchema';
+import { stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import { EvalSummary, readEvalResults, readTargetSamples, SUMMARY_FILE, TARGETS_DIR, TargetSummary } from './results';
-import { bootstrapMean, Interval } from './stats';
+import { bootstrapMeans, EVAL_STATS_SEED, Interval } from './stats';
 
 const DEFAULT_THRESHOLD = 0.5;
 
@@ -82,7 +82,7 @@ export function snapshotFromSamples(input: { name: string; dir: string; targets:
   const defs: Array<{ key: string; label: string; goal: 'maximize' | 'minimize'; percent: boolean; of(s: SampleRecord): number }> = [
     { key: 'reward', label: 'mean reward', goal: 'maximize', percent: false, of: (s) => s.reward },
     { key: 'pass@1', label: 'pass@1', goal: 'maximize', percent: true, of: (s) => (s.reward >= threshold ? 1 : 0) },
-    { key: 'stop_rate', label: 'stop rate', goal: 'maximize', percent: true, of: (s) => (s.stop_reason === 'length' ? 0 : 1) },
+    { key: 'stop_rate', label: 'stop rate', goal: 'maximize', percent: true, of: (s) => (stoppedOnItsOwn(s) ? 1 : 0) },
     { key: 'completion_tokens', label: 'mean tokens', goal: 'minimize', percent: false, of: (s) => s.completion_tokens.length },
   ];
   const index = new Map<string, number>();
@@ -94,7 +94,7 @@ export function snapshotFromSamples(input: { name: string; dir: string; targets:
         problems.push(r.problem_id);
       }
   const values: Array<Array<Estimate | null>> = defs.map(() => []);
-  const rewards = input.targets.map((t, ti) => {
+  const rewards = input.targets.map((t) => {
     const counts = new Uint32Array(problems.length);
     const sums = defs.map(() => new Float64Array(problems.length));
     for (const r of t.records) {
@@ -103,7 +103,9 @@ export function snapshotFromSamples(input: { name: string; dir: string; targets:
       defs.forEach((d, di) => (sums[di]![p]! += d.of(r)));
     }
     const sampled = problems.flatMap((_, p) => (counts[p] ? [p] : []));
-    defs.forEach((_, di) => values[di]!.push(sampled.length ? estimate(bootstrapMean(sampled.map((p) => sums[di]![p]! / counts[p]!), { seed: ti + 1 })) : null));
+    // one resampling of the target's problems for every statistic, as summary.json does
+    const intervals = sampled.length ? bootstrapMeans(defs.map((_, di) => sampled.map((p) => sums[di]![p]! / counts[p]!)), { seed: EVAL_STATS_SEED }) : [];
+    defs.forEach((_, di) => values[di]!.push(sampled.length ? estimate(intervals[di]) : null));
     return problems.map((_, p) => (counts[p] ? sums[0]![p]! / counts[p]! : null));
   });
   return {

@@ -20,7 +20,7 @@ import type { RewardRunner } from '../reward/types';
 import { listRuns, readMetricsRowsSync, type CheckpointRecord } from '../runs/runDirectory';
 import { parseRunConfig } from '../runs/runConfig';
 import { questionOf } from '../../protocol/promptQuestion';
-import { recordedRewardError, type SampleRecord } from '../../protocol/sampleSchema';
+import { recordedRewardError, stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import type { ServiceClient, SamplingClient } from '../tinker/client';
 import { textInput, type SamplingParams } from '../tinker/types';
 import {
@@ -37,7 +37,7 @@ import {
 } from './results';
 import { parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget } from './spec';
 import type { NetworkOptions } from '../tinker/proxy';
-import { bootstrapMean, DEFAULT_BOOTSTRAP, mean, pairedComparison, passAtK } from './stats';
+import { bootstrapMeans, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED, mean, pairedComparison, passAtK } from './stats';
 
 export interface EvalProgress {
   done: number;
@@ -381,7 +381,6 @@ export function summarize(a: {
   const { spec, problems } = a;
   const n = spec.n;
   const thr = spec.grader.correct_threshold;
-  const boot = (xs: number[], salt: number) => bootstrapMean(xs, { resamples: a.resamples, seed: salt });
   /** per target: problem index → its n samples (only complete problems) */
   const perTarget = new Map<string, Map<number, SampleRecord[]>>();
   for (const t of a.targets) {
@@ -398,13 +397,25 @@ export function summarize(a: {
     perTarget.set(t.id, m);
   }
   let complete = true;
-  const targets: TargetSummary[] = a.targets.map((t, ti) => {
+  const targets: TargetSummary[] = a.targets.map((t) => {
     const m = perTarget.get(t.id)!;
     if (m.size < problems.length) complete = false;
     const rows = [...m.values()];
     const per = (f: (recs: SampleRecord[]) => number) => rows.map(f);
+    // every per-problem statistic of the target from one resampling of its problems (reward and pass@1
+    // are the same quantity on 0/1 rewards: the same interval); a problem without a `format` is NaN there
+    const hasFormat = rows.some((recs) => recs.some((r) => r.format !== undefined));
+    const columns: number[][] = [
+      per((recs) => mean(recs.map((r) => r.reward))),
+      per((recs) => mean(recs.map((r) => (stoppedOnItsOwn(r) ? 1 : 0)))),
+      per((recs) => mean(recs.map((r) => r.completion_tokens.length))),
+      ...Array.from({ length: n }, (_, k) => per((recs) => passAtK(n, recs.filter((r) => r.reward >= thr).length, k + 1))),
+      ...(hasFormat ? [per((recs) => mean(recs.filter((r) => r.format !== undefined).map((r) => r.format!)))] : []),
+    ];
+    const [reward, stop_rate, completion_tokens, ...rest] = bootstrapMeans(columns, { resamples: a.resamples, seed: EVAL_STATS_SEED });
     const pass_at: Record<string, { value: number; lo?: number; hi?: number }> = {};
-    for (let k = 1; k <= n; k++) pass_at[`pass@${k}`] = boot(per((recs) => passAtK(n, recs.filter((r) => r.reward >= thr).length, k)), 100 + ti * 31 + k);
+    for (let k = 1; k <= n; k++) pass_at[`pass@${k}`] = rest[k - 1]!;
+    const format = hasFormat ? rest[n] : undefined;
     return {
       id: t.id,
       label: t.label,
@@ -414,14 +425,12 @@ export function summarize(a: {
       samples: m.size * n,
       n,
       metrics: {
-        reward: boot(per((recs) => mean(recs.map((r) => r.reward))), 1 + ti),
+        reward: reward!,
         pass_at,
-        stop_rate: boot(per((recs) => mean(recs.map((r) => (r.termination === 'stop_sequence' ? 1 : 0)))), 200 + ti),
+        stop_rate: stop_rate!,
         // the grader's format, where it reports one: per problem, the mean over its samples that have it
-        ...(rows.some((recs) => recs.some((r) => r.format !== undefined))
-          ? { format: boot(rows.map((recs) => recs.filter((r) => r.format !== undefined)).filter((recs) => recs.length > 0).map((recs) => mean(recs.map((r) => r.format!))), 400 + ti) }
-          : {}),
-        completion_tokens: boot(per((recs) => mean(recs.map((r) => r.completion_tokens.length))), 300 + ti),
+        ...(format ? { format } : {}),
+        completion_tokens: completion_tokens!,
       },
       reward_errors: rows.reduce((s, recs) => s + recs.filter((r) => r.reward_error).length, 0),
     };
@@ -438,7 +447,7 @@ export function summarize(a: {
       common.map((pi) => meanOf(base.get(pi)!)),
       {
         resamples: a.resamples,
-        seed: 7,
+        seed: EVAL_STATS_SEED,
         ...(n === 1 ? { correct: { a: common.map((pi) => m.get(pi)![0]!.reward >= thr), b: common.map((pi) => base.get(pi)![0]!.reward >= thr) } } : {}),
       },
     );
@@ -463,7 +472,7 @@ export function summarize(a: {
     complete,
     n,
     correct_threshold: thr,
-    bootstrap: { resamples: a.resamples, seed: 1 },
+    bootstrap: { resamples: a.resamples, seed: EVAL_STATS_SEED },
     baseline: a.baseline,
     targets,
     comparisons,

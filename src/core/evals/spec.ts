@@ -21,7 +21,7 @@ export const EvalDatasetSpec = oneSource(
     prompt_field: z.string().min(1).default('question').describe('Field holding the question (a string) or a chat list [{role, content}, …]; a line without it may give `messages`.'),
     ground_truth_field: z.string().min(1).default('answer').describe('Field holding the ground truth passed to the grader.'),
     system_prompt: z.string().optional().describe('System message put before every question.'),
-    max_problems: positiveInt().optional().describe('Evaluate at most this many problems (the first ones of the file).'),
+    max_problems: positiveInt().optional().describe('Evaluate at most this many problems: the dataset is shuffled with seed 0 first (the same order on every run, for every target), then the first ones of that order are taken.'),
     on_invalid_line: onInvalidLine('problem'),
   }),
 ).describe('The problems: `path` (JSONL) or `hf` (a Hugging Face dataset), with the same fields as a GRPO dataset.');

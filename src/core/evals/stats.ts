@@ -6,8 +6,25 @@ import { mulberry32 } from '../data/prng';
 
 export const DEFAULT_BOOTSTRAP = 2000;
 export const DEFAULT_PERMUTATIONS = 10000;
-/** float slack when comparing a flipped mean with the observed one (equal sums in another order) */
-const EPS = 1e-12;
+/**
+ * The seed of every random draw of an eval's statistics, recorded in summary.json as bootstrap.seed:
+ * each target's one resampling of its problems (all its per-problem statistics), the paired bootstrap
+ * of each comparison and its sign-flip draws. With it and B the intervals are reproducible.
+ */
+export const EVAL_STATS_SEED = 1;
+/**
+ * The relative slack of every comparison of floating-point values in the eval statistics: two sums of
+ * the same numbers in another order differ in the last bits, and must compare equal. The sign-flip test
+ * (a flipped sum against the observed one), wins/losses/ties and the regressed problems all use it.
+ */
+export const FLOAT_TOLERANCE = 1e-12;
+
+/** x against y within FLOAT_TOLERANCE (relative to the larger magnitude): −1 below, 0 equal, 1 above. */
+export function compareWithTolerance(x: number, y: number): -1 | 0 | 1 {
+  const slack = FLOAT_TOLERANCE * (1 + Math.max(Math.abs(x), Math.abs(y)));
+  const d = x - y;
+  return d > slack ? 1 : d < -slack ? -1 : 0;
+}
 
 /** Unbiased pass@k for a problem with n samples, c correct: 1 − C(n−c, k)/C(n, k) = 1 − ∏_{i=n−c+1}^{n} (1 − k/i). */
 export function passAtK(n: number, c: number, k: number): number {
@@ -64,6 +81,47 @@ export function bootstrapMean(values: readonly number[], opts: { resamples?: num
   return { value, lo: quantileSorted(sorted, 0.025), hi: quantileSorted(sorted, 0.975) };
 }
 
+/**
+ * Several per-problem statistics of one target with their 95 % bootstrap intervals from ONE resampling
+ * of the problems: `columns[j][i]` is statistic j on problem i (NaN where problem i has no value, e.g.
+ * a grader's `format` it did not report). Each of the B draws picks the same problems for every
+ * statistic, so statistics that are the same quantity (reward and pass@1 on 0/1 rewards) get the same
+ * interval. A statistic's resampled mean is over the drawn problems that have a value (a draw with none
+ * is left out). With one problem draw sequence, `bootstrapMeans([xs])` equals `bootstrapMean(xs)`.
+ */
+export function bootstrapMeans(columns: ReadonlyArray<readonly number[]>, opts: { resamples?: number; seed?: number } = {}): Interval[] {
+  const n = columns[0]?.length ?? 0;
+  for (const c of columns) if (c.length !== n) throw new RangeError(`bootstrap columns need the same problems (${c.length} vs ${n})`);
+  const present = columns.map((c) => c.filter((x) => !Number.isNaN(x)));
+  const values = present.map((xs) => mean(xs));
+  if (n < 2) return values.map((value) => ({ value }));
+  const B = opts.resamples ?? DEFAULT_BOOTSTRAP;
+  const rand = mulberry32(opts.seed ?? 0);
+  const draws = columns.map(() => new Float64Array(B));
+  const kept = columns.map(() => 0);
+  const sums = new Float64Array(columns.length);
+  const counts = new Uint32Array(columns.length);
+  for (let b = 0; b < B; b++) {
+    sums.fill(0);
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      const pick = Math.floor(rand() * n);
+      for (let j = 0; j < columns.length; j++) {
+        const x = columns[j]![pick]!;
+        if (Number.isNaN(x)) continue;
+        sums[j]! += x;
+        counts[j]!++;
+      }
+    }
+    for (let j = 0; j < columns.length; j++) if (counts[j]) draws[j]![kept[j]!++] = sums[j]! / counts[j]!;
+  }
+  return columns.map((_, j) => {
+    if (present[j]!.length < 2) return { value: values[j]! };
+    const sorted = Array.from(draws[j]!.subarray(0, kept[j]!)).sort((x, y) => x - y);
+    return { value: values[j]!, lo: quantileSorted(sorted, 0.025), hi: quantileSorted(sorted, 0.975) };
+  });
+}
+
 export interface PermutationResult {
   p: number;
   /** permutations drawn, or 2^N when enumerated */
@@ -82,14 +140,15 @@ export function signFlipTest(d: readonly number[], opts: { permutations?: number
   if (N === 0) return { p: 1, permutations: 1, exact: true };
   let total = 0;
   for (const x of d) total += x;
-  const observed = Math.abs(total) - EPS * (1 + Math.abs(total));
+  const observed = Math.abs(total);
+  const atLeastObserved = (sum: number) => compareWithTolerance(Math.abs(sum), observed) >= 0;
   if (N <= 30 && 2 ** N <= M) {
     const count = 2 ** N;
     let hits = 0;
     for (let mask = 0; mask < count; mask++) {
       let s = 0;
       for (let i = 0; i < N; i++) s += mask & (1 << i) ? -d[i]! : d[i]!;
-      if (Math.abs(s) >= observed) hits++;
+      if (atLeastObserved(s)) hits++;
     }
     return { p: hits / count, permutations: count, exact: true };
   }
@@ -98,7 +157,7 @@ export function signFlipTest(d: readonly number[], opts: { permutations?: number
   for (let m = 0; m < M; m++) {
     let s = 0;
     for (let i = 0; i < N; i++) s += rand() < 0.5 ? -d[i]! : d[i]!;
-    if (Math.abs(s) >= observed) hits++;
+    if (atLeastObserved(s)) hits++;
   }
   return { p: (1 + hits) / (1 + M), permutations: M, exact: false };
 }
@@ -123,15 +182,17 @@ export function mcnemarExact(b: number, c: number): number {
   return Math.min(1, 2 * binomHalfCdf(Math.min(b, c), b + c));
 }
 
-export function winsLossesTies(d: readonly number[]): { wins: number; losses: number; ties: number } {
+/** Problems A won, lost and tied against B (A's value above, below or equal to B's within FLOAT_TOLERANCE). */
+export function winsLossesTies(a: readonly number[], b: readonly number[]): { wins: number; losses: number; ties: number } {
   let wins = 0;
   let losses = 0;
   let ties = 0;
-  for (const x of d) {
-    if (x > 0) wins++;
-    else if (x < 0) losses++;
+  a.forEach((x, i) => {
+    const c = compareWithTolerance(x, b[i]!);
+    if (c > 0) wins++;
+    else if (c < 0) losses++;
     else ties++;
-  }
+  });
   return { wins, losses, ties };
 }
 
@@ -166,7 +227,7 @@ export function pairedComparison(
     p_value: perm.p,
     permutations: perm.permutations,
     exact: perm.exact,
-    ...winsLossesTies(d),
+    ...winsLossesTies(a, b),
   };
   if (opts.correct) {
     let bc = 0;

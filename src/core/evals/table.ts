@@ -2,6 +2,7 @@
 // comparisons with the baseline, and the problems a target regressed on. The CLI prints it and the
 // agent tools (evaluate, eval_status) return it.
 import type { Estimate, EvalSummary, ProblemRow } from './results';
+import { compareWithTolerance } from './stats';
 
 function fmt(x: number, digits: number): string {
   return Number.isFinite(x) ? x.toFixed(digits) : '—';
@@ -51,13 +52,13 @@ export function formatEvalTable(s: EvalSummary): string {
   return lines.join('\n');
 }
 
-/** Problems where `target`'s mean reward is below the baseline's, worst first. */
+/** Problems where `target`'s mean reward is below the baseline's (beyond FLOAT_TOLERANCE: the losses of the paired comparison), worst first. */
 export function regressedProblems(s: EvalSummary, target: string): Array<{ row: ProblemRow; diff: number }> {
   const out: Array<{ row: ProblemRow; diff: number }> = [];
   for (const row of s.problems) {
     const a = row.targets[target];
     const b = row.targets[s.baseline];
-    if (a && b && a.reward < b.reward) out.push({ row, diff: a.reward - b.reward });
+    if (a && b && compareWithTolerance(a.reward, b.reward) < 0) out.push({ row, diff: a.reward - b.reward });
   }
   return out.sort((x, y) => x.diff - y.diff);
 }

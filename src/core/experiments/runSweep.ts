@@ -113,7 +113,8 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     const has = fs.existsSync(path.join(runDir, 'config.json'));
     const rows = has ? readMetricsRowsSync(runDir) : [];
     const finished = has && (isStoppedEarly(runDir) || hasFinalCheckpoint(runDir));
-    curves.set(p.name, { id: p.name, rows: [...rows], finished });
+    // only a completed run votes past its last step; a stopped one only at the steps it reached
+    curves.set(p.name, { id: p.name, rows: [...rows], completed: has && !isStoppedEarly(runDir) && hasFinalCheckpoint(runDir) });
     if (finished) outcomes.set(p.name, { name: p.name, dir: runDir, status: 'skipped', stepsRun: 0, stepsSaved: 0, ms: 0 });
     else queue.push(p);
   }
@@ -183,7 +184,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
       stepsSaved = Math.max(0, endStep - (stoppedAt + 1));
       writeFileAtomic(path.join(runDir, STOPPED_EARLY_FILE), `${JSON.stringify({ step: stoppedAt, metric: s.metric, steps_saved: stepsSaved, at: new Date().toISOString() }, null, 2)}\n`);
     }
-    if (status === 'completed' || status === 'stopped early') curve.finished = true;
+    if (status === 'completed') curve.completed = true;
     error ??= result?.error;
     if (error) log(`${p.name}: failed: ${error}`);
     outcomes.set(p.name, { name: p.name, dir: runDir, status, stepsRun, stepsSaved, ms: Date.now() - started, ...(error ? { error } : {}) });

@@ -37,7 +37,7 @@ export const SweepFile = z
     early_terminate: z
       .strictObject({ type: z.literal('median'), min_iter: z.number().int().min(0).default(1), min_runs: z.number().int().min(1).default(3) })
       .optional()
-      .describe('The median stopping rule: at each step ≥ min_iter, stop a run whose best-so-far metric is worse than the median of at least min_runs other runs at that step.'),
+      .describe('The median stopping rule: at each step ≥ min_iter, stop a run whose best-so-far metric is worse than the median of at least min_runs other runs at that step (completed runs count at every later step, runs stopped early only at the steps they reached).'),
   })
   .superRefine((s, ctx) => {
     if (s.method === 'random' && s.run_cap === undefined) ctx.addIssue({ code: 'custom', path: ['run_cap'], message: 'method "random" needs run_cap (how many points to draw)' });

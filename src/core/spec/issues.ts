@@ -31,7 +31,7 @@ export function formatIssue(issue: Issue, root?: z.core.$ZodType): string {
       return issue.keys
         .map((key) => {
           const known = root ? knownKeysAt(root, issue.path) : [];
-          const near = closest(key, known);
+          const near = nearestName(key, known);
           return `${where([key])}: unknown field${near ? ` (did you mean "${near}"?)` : ''}`;
         })
         .join('; ');
@@ -92,7 +92,7 @@ function unwrap(s: z.core.$ZodType): z.core.$ZodType {
 }
 
 /** The known name within edit distance 2 of `key`, if one is that close. */
-function closest(key: string, known: readonly string[]): string | undefined {
+export function nearestName(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestD = 3;
   for (const k of known) {

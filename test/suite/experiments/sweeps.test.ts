@@ -159,7 +159,7 @@ suite('Sweeps from the extension host', function () {
       assert.ok(checkpointNames(path.join(sweepDir, p)).length > 0, `${p} keeps its checkpoints`);
     }
     // the recorded curves say the same: at step 1 each stopped run is below the median of the runs before it
-    const curve = (p: string, finished: boolean) => ({ id: p, rows: readMetricsRowsSync(path.join(sweepDir, p)), finished });
+    const curve = (p: string, completed: boolean) => ({ id: p, rows: readMetricsRowsSync(path.join(sweepDir, p)), completed });
     assert.strictEqual(medianStops(curve(POINTS[2]!, false), [curve(POINTS[0]!, true), curve(POINTS[1]!, true)], 1, METRIC, RULE), true);
     assert.strictEqual(medianStops(curve(POINTS[1]!, false), [curve(POINTS[0]!, true)], 1, METRIC, RULE), false, 'the better run was not stopped');
     assert.deepStrictEqual(r.ranking.map((x) => [x.id, x.rank]), [[POINTS[1], 1], [POINTS[2], 2], [POINTS[0], 3], [POINTS[3], 4]]);

@@ -57,6 +57,31 @@ describe('agent eval tools', function () {
     assert.match(st.text, new RegExp(`results: ${results.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
+  it('inline targets: results in evals/agent-<time>/ (not evals/evals/…), the spec inside; eval_status takes the name or the folder', async () => {
+    const r = await tool('evaluate').run(session, { targets: ['tinker-studio/arith-gpt'], dataset: 'holdout.jsonl', grader: 'reward.py', n: 1, max_problems: 3, max_tokens: 4 });
+    const results = (r.value as { results: string }).results;
+    const name = path.basename(results);
+    assert.match(name, /^agent-\d{4}-/);
+    assert.strictEqual(results, path.join(dir, 'evals', name));
+    assert.ok(fs.existsSync(path.join(results, 'summary.json')));
+    assert.ok(fs.existsSync(path.join(results, 'spec.json')), 'the inline spec is kept beside its results');
+    assert.ok(!fs.existsSync(path.join(dir, 'evals', 'evals')), 'no doubled results folder');
+    assert.deepStrictEqual(fs.readdirSync(path.join(dir, 'evals')).filter((f) => f.endsWith('.eval.json')), [], 'no stray eval spec in evals/');
+    for (const given of [name, results, path.relative(dir, results)]) {
+      const st = await tool('eval_status').run(session, { results: given });
+      assert.strictEqual((st.value as { results: string }).results, results, given);
+      assert.match(st.text, /arith-gpt \(baseline\)\s+3 /, given);
+    }
+    // a spec file, or its name, finds its default folder, named by the spec's `name` field when it has one
+    fs.writeFileSync(path.join(dir, 'named.eval.json'), JSON.stringify({ name: 'renamed', dataset: { path: 'holdout.jsonl', max_problems: 2 }, grader: { file: 'reward.py' }, max_tokens: 4, seed: 1, targets: ['tinker-studio/arith-gpt'] }));
+    const named = await tool('evaluate').run(session, { spec_file: 'named.eval.json' });
+    assert.strictEqual((named.value as { results: string }).results, path.join(dir, 'evals', 'renamed'));
+    for (const given of ['named.eval.json', 'renamed']) {
+      const st = await tool('eval_status').run(session, { results: given });
+      assert.strictEqual((st.value as { results: string }).results, path.join(dir, 'evals', 'renamed'), given);
+    }
+  });
+
   it('a large eval answers at once with its folder; eval_status follows it to the end', async () => {
     fs.writeFileSync(
       path.join(dir, 'big.eval.json'),

@@ -78,6 +78,21 @@ describe('agent tools over MCP (tinker-studio mcp, local engine)', function () {
     assert.strictEqual(before.structuredContent?.run_name, undefined, 'a refused init leaves no session');
   });
 
+  it('refuses an unknown or misspelt argument, naming it and the accepted ones; its schema says so', async () => {
+    const tools = await client.listTools();
+    for (const t of tools.tools) assert.strictEqual((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, t.name);
+    const bogus = await call('evaluate', { spec_file: 'holdout.eval.json', bogus: 1 });
+    assert.ok(bogus.isError, textOf(bogus));
+    assert.match(textOf(bogus), /evaluate: unknown argument "bogus"; it accepts spec_file, targets, dataset, grader, n, max_problems, max_tokens, temperature, backend/);
+    const misspelt = await call('train_grpo_step', { num_iteration: 2 });
+    assert.ok(misspelt.isError);
+    assert.match(textOf(misspelt), /train_grpo_step: unknown argument "num_iteration" \(did you mean "num_iterations"\?\)/);
+    const limit = await call('evaluate', { spec_file: 'holdout.eval.json', limit: -3 });
+    assert.ok(limit.isError);
+    assert.match(textOf(limit), /unknown argument "limit"/);
+    assert.ok(!fs.existsSync(path.join(path.dirname(EXAMPLE), 'evals')), 'no eval started');
+  });
+
   it('trains step by step, samples, saves, loads and finishes one ordinary run directory', async () => {
     const init = await ok('init_grpo', {
       spec_file: 'arith.grpo.json',

@@ -8,6 +8,9 @@ import type { SampleRecord } from '../../../src/protocol/sampleSchema';
 import { bestOf, sortProblems } from '../../../src/protocol/evalsProtocol';
 import { readEvalSnapshot, snapshotFromSamples, snapshotFromSummary } from '../../../src/core/evals/resultsView';
 import { EvalSummary, targetSamplesFile } from '../../../src/core/evals/results';
+import { summarize } from '../../../src/core/evals/runEval';
+import { parseEvalSpecValue } from '../../../src/core/evals/spec';
+import { stoppedOnItsOwn } from '../../../src/protocol/sampleSchema';
 
 function sample(problem: string, k: number, reward: number, stop = 'stop'): SampleRecord {
   return {
@@ -103,5 +106,28 @@ describe('eval results panel data', () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('one stop rate: summary.json and the panel count a sample stopped when the sampler ended it (not at max_tokens), whatever the renderer parsed', () => {
+    const rec = (problem: string, k: number, stop_reason: string, termination: string): SampleRecord => ({ ...sample(problem, k, 1), stop_reason, termination });
+    // an end-of-sequence stop (eos) and a stop string the renderer did not parse (malformed) are stops; "length" is not
+    const records = [rec('p1', 0, 'stop', 'eos'), rec('p1', 1, 'stop', 'malformed'), rec('p2', 0, 'length', 'malformed'), rec('p2', 1, 'stop', 'stop_sequence')];
+    assert.deepStrictEqual(records.map(stoppedOnItsOwn), [true, true, false, true]);
+    const { spec } = parseEvalSpecValue({ dataset: { path: 'd.jsonl' }, grader: { file: 'r.py' }, n: 2, max_tokens: 4, targets: ['m'] }, path.join(os.tmpdir(), 'stop.eval.json'));
+    const summary = summarize({
+      spec,
+      specFile: path.join(os.tmpdir(), 'stop.eval.json'),
+      targets: [{ id: 'm', label: 'm', source: { kind: 'base', model: 'm' }, model: 'm' }],
+      baseline: 'm',
+      problems: ['p1', 'p2'].map((id) => ({ id, messages: [{ role: 'user', content: `Q ${id}` }], groundTruth: '1' })),
+      have: new Map([['m', new Map(records.map((r) => [`${r.problem_id}\u0000${r.traj_idx}`, r]))]]),
+      resamples: 200,
+    });
+    const fromSamples = snapshotFromSamples({ name: 'stop', dir: '/tmp/stop', targets: [{ id: 'm', records }] });
+    const panel = fromSamples.metrics.find((m) => m.key === 'stop_rate')!.values[0]!;
+    assert.strictEqual(summary.targets[0]!.metrics.stop_rate.value, 0.75);
+    assert.strictEqual(panel.mean, 0.75);
+    const fromSummary = snapshotFromSummary('/tmp/stop', summary).metrics.find((m) => m.key === 'stop_rate')!.values[0]!;
+    assert.strictEqual(fromSummary.mean, 0.75);
   });
 });

@@ -6,11 +6,13 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runEval } from '../../../src/core/evals/runEval';
+import { loadEvalProblems, runEval } from '../../../src/core/evals/runEval';
+import { mulberry32, shuffled } from '../../../src/core/data/prng';
 import { readEvalResults, readTargetSamples } from '../../../src/core/evals/results';
 import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
 import { exportInspectLogs } from '../../../src/core/evals/inspectLog';
 import { formatEvalTable } from '../../../src/core/evals/table';
+import { bootstrapMean } from '../../../src/core/evals/stats';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
@@ -75,6 +77,8 @@ describe('eval runner on the engine', function () {
     assert.ok(Math.abs(t.metrics.reward.value - meanReward) < 1e-12);
     assert.ok(t.metrics.reward.lo! <= t.metrics.reward.value && t.metrics.reward.value <= t.metrics.reward.hi!);
     assert.strictEqual(t.metrics.pass_at['pass@1']!.value, samples.filter((r) => r.reward >= 0.5).length / 160);
+    // 0/1 rewards: reward and pass@1 are the same per-problem quantity, so one resampling gives one interval
+    assert.deepStrictEqual(t.metrics.pass_at['pass@1'], t.metrics.reward);
     assert.strictEqual(summary.problems.length, 40);
     assert.ok(summary.complete);
   });
@@ -144,6 +148,12 @@ describe('eval runner on the engine', function () {
     assert.deepStrictEqual([c.wins, c.losses, c.ties, c.diff.value, c.p_value], [0, 0, 8, 0, 1]);
     assert.strictEqual(c.mcnemar_p, 1);
     for (const row of s.problems) assert.deepStrictEqual(Object.keys(row.targets).sort(), s.targets.map((t) => t.id).sort());
+    // summary.json's bootstrap seed is the one the intervals used: every target's reward interval again from it
+    for (const t of s.targets) {
+      const again = bootstrapMean(s.problems.map((p) => p.targets[t.id]!.reward), { resamples: s.bootstrap.resamples, seed: s.bootstrap.seed });
+      assert.deepStrictEqual(t.metrics.reward, again, `${t.id}: reward interval from bootstrap.seed ${s.bootstrap.seed}`);
+      assert.deepStrictEqual(t.metrics.pass_at['pass@1'], t.metrics.reward, `${t.id}: pass@1 = reward on 0/1 rewards`);
+    }
 
     // Export as Inspect log: one log per target, each sample an epoch, scores and stop reasons carried over
     const files = exportInspectLogs(path.join(path.dirname(file), 'evals', 'holdout'));
@@ -152,6 +162,8 @@ describe('eval runner on the engine', function () {
     assert.strictEqual(log.version, 2);
     assert.strictEqual(log.status, 'success');
     assert.strictEqual(log.eval.dataset.samples, 8);
+    assert.strictEqual(log.eval.dataset.shuffled, true, 'the problems are the dataset shuffled with seed 0');
+    assert.deepStrictEqual(log.eval.dataset.sample_ids, s.problems.map((p) => p.problem_id));
     assert.strictEqual(log.samples.length, 8);
     const recs = readTargetSamples(path.join(path.dirname(file), 'evals', 'holdout'), s.targets[1]!.id);
     const first = recs.find((r) => r.problem_id === log.samples[0].id)!;
@@ -194,6 +206,19 @@ describe('eval runner on the engine', function () {
     const s2 = await runEval({ specFile: plain, connect, cacheDir: cacheDir() });
     assert.strictEqual(s2.targets[0]!.metrics.format, undefined);
     assert.doesNotMatch(formatEvalTable(s2), /format/);
+  });
+
+  it('max_problems takes the first problems of the dataset shuffled with seed 0, as its description says, not the first of the file', async () => {
+    const all = await loadEvalProblems({ path: path.join(EXAMPLE, 'holdout.jsonl'), prompt_field: 'question', ground_truth_field: 'answer', on_invalid_line: 'error' } as never, { specDir: EXAMPLE, cacheDir: cacheDir() });
+    const five = await loadEvalProblems({ path: path.join(EXAMPLE, 'holdout.jsonl'), prompt_field: 'question', ground_truth_field: 'answer', on_invalid_line: 'error', max_problems: 5 } as never, { specDir: EXAMPLE, cacheDir: cacheDir() });
+    assert.deepStrictEqual(five.map((p) => p.id), all.slice(0, 5).map((p) => p.id));
+    const fileOrder = all.map((p) => p.id).sort((a, b) => Number(a.split(':').pop()) - Number(b.split(':').pop()));
+    assert.notDeepStrictEqual(five.map((p) => p.id), fileOrder.slice(0, 5), 'not the first lines of the file');
+    const shuffledSeed0 = shuffled(fileOrder, mulberry32(0));
+    assert.deepStrictEqual(all.map((p) => p.id), shuffledSeed0);
+    const described = (evalSpecJsonSchema() as { properties: { dataset: { properties?: { max_problems?: { description?: string } }; anyOf?: unknown } } }).properties.dataset;
+    assert.match(JSON.stringify(described), /shuffled with seed 0 first/);
+    assert.doesNotMatch(JSON.stringify(evalSpecJsonSchema()), /the first ones of the file\)/);
   });
 
   it('spec errors name the file and the field', async () => {

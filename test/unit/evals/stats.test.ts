@@ -1,6 +1,8 @@
 // Evaluation statistics against brute force and hand-computed tables (docs/experiments-reference.md).
 import * as assert from 'assert';
-import { bootstrapMean, mcnemarExact, pairedComparison, passAtK, signFlipTest, winsLossesTies } from '../../../src/core/evals/stats';
+import { bootstrapMean, bootstrapMeans, mean, compareWithTolerance, FLOAT_TOLERANCE, mcnemarExact, pairedComparison, passAtK, signFlipTest, winsLossesTies } from '../../../src/core/evals/stats';
+import type { EvalSummary } from '../../../src/core/evals/results';
+import { regressedProblems } from '../../../src/core/evals/table';
 
 /** pass@k by enumeration: the share of k-subsets of n samples (c correct) holding at least one correct sample. */
 function bruteForcePassAtK(n: number, c: number, k: number): number {
@@ -72,10 +74,43 @@ describe('eval statistics', () => {
     const b = [0, 1, 0, 0.5, 0];
     const r = pairedComparison(a, b, { seed: 1, correct: { a: [true, true, true, false, true], b: [false, true, false, true, false] } });
     assert.strictEqual(r.diff.value, (1 + 0 + 0.5 - 0.5 + 1) / 5);
-    assert.deepStrictEqual(winsLossesTies([1, 0, 0.5, -0.5, 1]), { wins: 3, losses: 1, ties: 1 });
+    assert.deepStrictEqual(winsLossesTies(a, b), { wins: 3, losses: 1, ties: 1 });
     assert.deepStrictEqual([r.wins, r.losses, r.ties], [3, 1, 1]);
     assert.strictEqual(r.mcnemar_p, mcnemarExact(3, 1));
     assert.ok(r.exact && r.permutations === 32);
     assert.throws(() => pairedComparison([1], [1, 2]), /same problems/);
+  });
+
+  it('equal values summed in another order are ties, not wins or losses, nor regressed problems (one tolerance, the permutation test\'s)', () => {
+    const x = (0.1 + 0.2 + 0.3) / 3; // 0.20000000000000004
+    const y = (0.3 + 0.2 + 0.1) / 3; // 0.19999999999999998
+    assert.notStrictEqual(x, y, 'the premise: the two orders differ in the last bit');
+    const summary = {
+      baseline: 'base',
+      problems: [
+        { problem_id: 'p0', question: '', ground_truth: '', targets: { base: { reward: x, correct: 0, samples: 3 }, tuned: { reward: y, correct: 0, samples: 3 } } },
+        { problem_id: 'p1', question: '', ground_truth: '', targets: { base: { reward: 1, correct: 1, samples: 3 }, tuned: { reward: 0.5, correct: 1, samples: 3 } } },
+      ],
+    } as unknown as EvalSummary;
+    const r = pairedComparison([x, y, 1], [y, x, 0], { seed: 1 });
+    assert.deepStrictEqual([r.wins, r.losses, r.ties], [1, 0, 2]);
+    assert.deepStrictEqual(regressedProblems(summary, 'tuned').map((p) => p.row.problem_id), ['p1']);
+    assert.strictEqual(compareWithTolerance(x, y), 0);
+    assert.strictEqual(compareWithTolerance(y, x), 0);
+    assert.strictEqual(compareWithTolerance(0.5, 0.4), 1);
+    assert.ok(FLOAT_TOLERANCE > 0 && FLOAT_TOLERANCE < 1e-9);
+  });
+
+  it('one resampling of the problems serves every statistic: equal columns get equal intervals; one column equals bootstrapMean', () => {
+    const xs = [0, 1, 1, 0, 1, 0.5, 0, 1, 1, 1];
+    const [a, b, c] = bootstrapMeans([xs, xs, xs.map((x) => 2 * x)], { seed: 5, resamples: 3000 });
+    assert.deepStrictEqual(a, b);
+    assert.deepStrictEqual(a, bootstrapMean(xs, { seed: 5, resamples: 3000 }));
+    assert.ok(Math.abs(c!.lo! - 2 * a!.lo!) < 1e-12 && Math.abs(c!.hi! - 2 * a!.hi!) < 1e-12, 'the same draws: a scaled column gets the scaled interval');
+    // a column without a value on some problems (NaN): its mean over the problems that have one
+    const partial = bootstrapMeans([xs, xs.map((x, i) => (i < 3 ? NaN : x))], { seed: 5 })[1]!;
+    assert.strictEqual(partial.value, mean(xs.slice(3)));
+    assert.ok(partial.lo! <= partial.value && partial.value <= partial.hi!);
+    assert.deepStrictEqual(bootstrapMeans([[1], [2]]), [{ value: 1 }, { value: 2 }]);
   });
 });

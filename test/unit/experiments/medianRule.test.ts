@@ -4,7 +4,7 @@ import { bestUpTo, median, medianStops, CurveRun } from '../../../src/core/exper
 
 const M = { name: 'r', goal: 'maximize' as const };
 const rule = { min_iter: 2, min_runs: 3 };
-const curve = (id: string, values: number[], finished = false): CurveRun => ({ id, rows: values.map((r, step) => ({ step, r })), finished });
+const curve = (id: string, values: number[], completed = false): CurveRun => ({ id, rows: values.map((r, step) => ({ step, r })), completed });
 
 describe('sweeps: median stopping rule', () => {
   it('median and best-so-far', () => {
@@ -29,11 +29,15 @@ describe('sweeps: median stopping rule', () => {
     assert.strictEqual(medianStops(curve('a', [0, 0, 0]), others, 1, M, { min_iter: 1, min_runs: 3 }), true);
   });
 
-  it('runs that finished before s count with their value at s', () => {
+  it('runs that completed before s count with their value at s; stopped or unfinished ones only where they reached', () => {
     const others = [curve('b', [0.9, 0.9, 0.9, 0.9]), curve('c', [0.9, 0.9, 0.9, 0.9]), curve('d', [0.1, 0.8], true)];
     // at s=3: b 0.9, c 0.9, d (finished at step 1) 0.8 → median 0.9
     assert.strictEqual(medianStops(curve('a', [0.5, 0.5, 0.5, 0.85]), others, 3, M, rule), true);
     assert.strictEqual(medianStops(curve('a', [0.5, 0.5, 0.5, 0.85]), others.slice(0, 2).concat(curve('d', [0.1, 0.8], false)), 3, M, rule), false, 'unfinished and behind: does not count');
+    // three runs stopped early at step 0 with a collapsed value: at s=2 only the two completed runs vote
+    const collapsed = [curve('b', [0.9, 0.9, 0.9], true), curve('c', [0.9, 0.9, 0.9], true), curve('s1', [0]), curve('s2', [0]), curve('s3', [0])];
+    assert.strictEqual(medianStops(curve('a', [0.5, 0.5, 0.5]), collapsed, 2, M, { min_iter: 1, min_runs: 2 }), true, 'the stopped runs do not vote at step 2');
+    assert.strictEqual(medianStops(curve('a', [0.5, 0.5, 0.5]), collapsed, 0, M, { min_iter: 0, min_runs: 2 }), false, 'at step 0, which they reached, they do');
   });
 
   it('minimize: a run above the median is stopped', () => {

@@ -80,6 +80,36 @@ describe('sweeps: the scheduler on the embedded engine', function () {
     assert.deepStrictEqual(again.ranking.map((x) => x.status), ['completed', 'completed', 'stopped early', 'stopped early']);
   });
 
+  it('median rule: runs stopped early vote only at the steps they reached, not with a frozen value later', async () => {
+    // five runs already done on disk (the sweep resumes past them): two completed at lr ≈ 0.01, three
+    // stopped early at step 0 with a collapsed value; the one left (optim/lr 0.001 at every step) is
+    // checked from step 1, where only the two completed runs vote (median 0.0095): it is stopped. Had the
+    // stopped runs voted with their frozen 0.0001–0.0003, the median would be 0.0003 and it would go on.
+    const file = path.join(dir, 'frozen.sweep.json');
+    const values = [0.01, 0.009, 0.0001, 0.0002, 0.0003, 0.001];
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ base: 'base.grpo.json', method: 'grid', parameters: { learning_rate: { values } }, metric: { name: 'optim/lr', goal: 'maximize' }, early_terminate: { type: 'median', min_iter: 1, min_runs: 2 } }),
+    );
+    const runsDir = path.join(dir, 'runs-frozen');
+    const fake = (lr: number, steps: number, ended: 'completed' | 'stopped') => {
+      const runDir = path.join(runsDir, 'frozen', `learning_rate_${lr}`);
+      fs.mkdirSync(runDir, { recursive: true });
+      fs.writeFileSync(path.join(runDir, 'config.json'), JSON.stringify({ learning_rate: lr }));
+      fs.writeFileSync(path.join(runDir, 'metrics.jsonl'), Array.from({ length: steps }, (_, step) => JSON.stringify({ step, 'optim/lr': lr }) + '\n').join(''));
+      if (ended === 'completed') fs.writeFileSync(path.join(runDir, 'checkpoints.jsonl'), JSON.stringify({ name: 'final', step: steps }) + '\n');
+      else fs.writeFileSync(path.join(runDir, 'stopped_early.json'), JSON.stringify({ step: 0, metric: { name: 'optim/lr', goal: 'maximize' }, steps_saved: 2 }));
+    };
+    fake(0.01, 3, 'completed');
+    fake(0.009, 3, 'completed');
+    for (const lr of [0.0001, 0.0002, 0.0003]) fake(lr, 1, 'stopped');
+    const r = await runSweep(opts(file, runsDir));
+    assert.deepStrictEqual(r.outcomes.map((o) => o.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'stopped early']);
+    const last = path.join(runsDir, 'frozen', 'learning_rate_0.001');
+    assert.deepStrictEqual(readMetricsRowsSync(last).map((x) => x.step), [0, 1], 'stopped at step 1');
+    assert.strictEqual(JSON.parse(fs.readFileSync(path.join(last, 'stopped_early.json'), 'utf8')).step, 1);
+  });
+
   it('cancel mid-sweep, then the same call resumes: every run ends with steps 0..2, none lost or repeated; seeds name the points', async () => {
     const file = path.join(dir, 'seeds.sweep.json');
     fs.writeFileSync(file, JSON.stringify({ base: 'base.grpo.json', method: 'grid', parameters: { learning_rate: { values: [0.001, 0.002] } }, seeds: [1, 2], max_concurrent: 2, metric: { name: 'env/all/reward/total', goal: 'maximize' } }));
