@@ -15,7 +15,7 @@ import { readSweepFile, sweepName } from '../experiments/sweepFile';
 import { isSweepDir, readSweepManifest } from '../experiments/sweepManifest';
 import { readMetricsRowsSync } from '../runs/runDirectory';
 import { isSweepFile } from '../spec/kinds';
-import type { TrainingSession } from './session';
+import type { SweepHost, TrainingSession } from './session';
 
 export const StartSweepInput = z.object({
   sweep_file: z.string().min(1).describe('a *.sweep.json or *.sweep.yaml file, relative to the workspace'),
@@ -34,6 +34,22 @@ interface SweepJob {
   finished: boolean;
   error?: string;
   cancelled?: boolean;
+  /** the window's sweep runner has had it: from then on that runner says whether it runs */
+  hostHad?: boolean;
+}
+
+/**
+ * What is running of a sweep, if anything. In the extension host the window's sweep runner is the one
+ * source of truth once it has had the sweep: the tool's own job settles only when the runner's promise
+ * does, a little after the runner has dropped a stopped sweep.
+ */
+function liveProgress(job: SweepJob | undefined, host: SweepHost | undefined, dir: string): SweepProgress | undefined {
+  const hostProgress = host?.running(dir);
+  if (hostProgress) {
+    if (job) job.hostHad = true;
+    return hostProgress;
+  }
+  return job && !job.finished && !job.hostHad ? job.progress : undefined;
 }
 
 /** The sweeps each session started, by folder; a session's close stops them. */
@@ -64,14 +80,16 @@ export async function startSweep(s: TrainingSession, a: StartSweepInput): Promis
   const dir = path.join(path.resolve(ctx.runsDir), sweepName(file, spec));
   const all = jobs(s);
   const host = s.sweepHost();
-  const running = all.get(dir);
-  const busy = running && !running.finished ? running.progress : host?.running(dir);
+  const busy = liveProgress(all.get(dir), host, dir);
   if (busy) return { text: `already running: ${dir} (${progressText(busy)}); call sweep_status`, value: { sweep: dir, running: true, progress: busy } };
   const done = expanded.points.filter((p) => isStoppedEarly(path.join(dir, p.name)) || hasFinalCheckpoint(path.join(dir, p.name))).length;
   const abort = new AbortController();
   const job: SweepJob = { progress: { total: expanded.points.length, done, running: [] }, abort, finished: false, done: Promise.resolve() };
   all.set(dir, job);
-  const onProgress = (p: SweepProgress) => (job.progress = p);
+  const onProgress = (p: SweepProgress) => {
+    job.progress = p;
+    if (host) job.hostHad = true;
+  };
   const maxConcurrent = a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {};
   if (host) abort.signal.addEventListener('abort', () => host.cancel(dir), { once: true });
   // in the extension host the window's sweep runner runs it (its runs in the Runs view, Cancel Sweep); else this process
@@ -164,7 +182,7 @@ export async function sweepStatus(s: TrainingSession, a: z.output<typeof SweepSt
   else if (!isSweepDir(dir) && isSweepDir(path.resolve(ctx.runsDir, a.sweep))) dir = path.resolve(ctx.runsDir, a.sweep);
   const job = jobs(s).get(dir);
   // live: started by these tools, or (in the extension host) by the person from the window
-  const progress = job && !job.finished ? job.progress : s.sweepHost()?.running(dir);
+  const progress = liveProgress(job, s.sweepHost(), dir);
   const live = progress !== undefined;
   if (!isSweepDir(dir)) return { text: progress ? `starting: ${dir} (${progressText(progress)})` : `no sweep in ${dir} (start it with start_sweep)`, value: { sweep: dir, running: live, runs: [] } };
   const { metric, rows } = sweepStatusRows(dir, new Set(progress?.running ?? []));
