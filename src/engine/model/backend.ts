@@ -181,14 +181,24 @@ export class LocalBackend implements ComputeBackend {
     const V = m.base.config.vocabSize;
     let lossSum = 0;
     // validate everything before touching the gradients
+    // targets per position: 1 (shape (N,)) or K (shape (N, K), cross_entropy's top-K form)
+    const perPosition: number[] = [];
     const targets = data.map((d, i) => {
       const t = d.lossFnInputs.target_tokens;
       if (!t) throw new Error(`datum ${i}: loss_fn_inputs.target_tokens is required`);
-      if (t.data.length !== d.tokens.length) {
-        throw new Error(`datum ${i}: target_tokens has ${t.data.length} values but model_input has ${d.tokens.length} tokens`);
-      }
-      if (d.tokens.length === 0) throw new Error(`datum ${i}: model_input is empty`);
-      if (d.tokens.length > m.base.config.ctx) throw new Error(`datum ${i}: ${d.tokens.length} tokens is longer than the model's context of ${m.base.config.ctx}`);
+      const n = d.tokens.length;
+      if (t.shape.length === 2) {
+        const [rows, K] = t.shape as [number, number];
+        if (lossFn !== 'cross_entropy') throw new Error(`datum ${i}: target_tokens of shape (N, K) = (${rows}, ${K}) are taken by cross_entropy only; ${lossFn} needs (N,)`);
+        if (rows !== n) throw new Error(`datum ${i}: target_tokens has ${rows} rows but model_input has ${n} tokens`);
+        if (K < 1) throw new Error(`datum ${i}: target_tokens of shape (${rows}, ${K}) has no targets per position`);
+        perPosition.push(K);
+      } else if (t.shape.length === 1) {
+        if (t.data.length !== n) throw new Error(`datum ${i}: target_tokens has ${t.data.length} values but model_input has ${n} tokens`);
+        perPosition.push(1);
+      } else throw new Error(`datum ${i}: target_tokens must have shape (N,) or (N, K), got (${t.shape.join(', ')})`);
+      if (n === 0) throw new Error(`datum ${i}: model_input is empty`);
+      if (n > m.base.config.ctx) throw new Error(`datum ${i}: ${n} tokens is longer than the model's context of ${m.base.config.ctx}`);
       return Int32Array.from(t.data);
     });
     // datums that cannot move the weights (zero advantages or weights) are forwarded together, last,
@@ -235,7 +245,7 @@ export class LocalBackend implements ComputeBackend {
         }
         const fwd = gpt.forward(all, lens, parents);
         const members = units.slice(i, j).flatMap((u) => u.members);
-        const contributions = members.reduce((n, k) => n + data[k]!.tokens.length, 0);
+        const contributions = members.reduce((n, k) => n + data[k]!.tokens.length * perPosition[k]!, 0);
         const tg = new Int32Array(contributions);
         const rowIdx = new Int32Array(contributions);
         const dlp = new Float32Array(contributions);
@@ -243,25 +253,28 @@ export class LocalBackend implements ComputeBackend {
         let e = 0;
         for (const k of members) {
           const d = data[k]!;
-          const n = d.tokens.length;
+          const K = perPosition[k]!;
+          const n = d.tokens.length * K;
           const rows = rowsOf.get(k)!;
+          // entry t·K + j: the j-th target of position t
           const lp = new Float64Array(n);
           for (let t = 0; t < n; t++) {
             const target = targets[k]![t]!;
             if (!(target >= 0 && target < V)) throw new Error(`datum ${k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
-            lp[t] = fwd.logprobs[rows[t]! * V + target]!;
+            lp[t] = fwd.logprobs[rows[Math.floor(t / K)]! * V + target]!;
           }
-          const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, k);
+          const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig, targetShape: d.lossFnInputs.target_tokens!.shape }, k);
           lossSum += out.loss;
           for (let t = 0; t < n; t++, e++) {
             tg[e] = targets[k]![t]!;
-            rowIdx[e] = rows[t]!;
+            rowIdx[e] = rows[Math.floor(t / K)]!;
             dlp[e] = out.grad[t]!;
             if (out.grad[t] !== 0) moves = true;
           }
+          const shape = [...d.lossFnInputs.target_tokens!.shape];
           outputs[k] = {
-            logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape: [n] },
-            elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [n] },
+            logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape },
+            elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [...shape] },
           };
         }
         // a zero upstream gradient adds exactly zero to every parameter's gradient
