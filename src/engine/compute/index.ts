@@ -11,6 +11,8 @@
 // SharedArrayBuffer: postMessage shares allocF32 arrays instead of copying them and refuses them in
 // a transfer list, so send `.slice()` copies across a MessagePort. Use threads: 1 when the engine
 // already keeps both cores busy with its own threads.
+// parallelFor() runs the model's other loops (src/engine/compute/tasks.ts) split the same way: the
+// helper thread runs its half of the index range on the same shared memory.
 import { ComputeOptions, GemmKernel, TaskArray } from './kernel';
 import { GemmOptions, gemmReference } from './reference';
 import { TASKS, Task } from './tasks';
