@@ -2,13 +2,23 @@
 // forward_backward + optim_step with LoRA and with full-parameter training, and sampling tokens/s (in this thread, and through the worker thread the server uses),
 // on the shipped model (tinker-studio/arith-gpt, or the random model of the same architecture when
 // the weights file is missing). The GEMM kernel runs with THREADS threads (default: 1, then 2 in a
-// second process — the engine process uses 2). Prints figures; asserts nothing.
-//   BENCH=engine node scripts/bench.mjs        BATCH=64 SEQ=32 RANK=8 REPS=3
+// second process — the engine process uses 2). Then forward_backward alone, at 1 and 2 threads and
+// their ratio, for arith-gpt and for a 256-position model of the arith-chat shape (the real
+// tinker-studio/arith-chat when it is served, else a random 4-layer d=160 stand-in): at the demo's
+// shapes (64 groups × 8 of a chat prompt and a 1–6-token completion, importance_sampling, the
+// prompt forwarded once per group) and at full-context sequences (16 × 64 tokens for arith-gpt,
+// 16 × 256 for the chat model, cross_entropy). Prints figures and the load average; asserts nothing.
+//   BENCH=engine node scripts/bench.mjs        BATCH=64 SEQ=32 RANK=8 REPS=3   ONLY=fb (just the forward_backward table)
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { EngineDatum, SamplingParams } from '../src/engine/contract';
 import { initCompute } from '../src/engine/compute';
 import { LocalBackend, createComputeBackend } from '../src/engine/model';
+import { ENGINE_MEMORY_MB } from '../src/engine/model/backend';
+import type { GptConfig } from '../src/engine/model/gpt';
 import { ARITH_MODEL, RANDOM_MODEL, encodeChat } from '../src/engine/model/models';
 import { errorMessage } from '../src/core/errors';
 
@@ -51,8 +61,96 @@ async function timed(reps: number, fn: () => Promise<unknown>): Promise<{ wall: 
   return runs.sort((a, b) => a.wall - b.wall)[Math.floor(runs.length / 2)]!;
 }
 
-async function run(threads: 1 | 2): Promise<void> {
-  const info = await initCompute({ threads, log: () => undefined });
+const CHAT_MODEL = 'tinker-studio/arith-chat';
+/** the arith-chat shape until its weights land: 4 layers, d = 160, 256 positions */
+const CHAT_STANDIN: GptConfig = { vocabSize: 259, ctx: 256, d: 160, nLayer: 4, nHead: 4, ffn: 640 };
+
+interface FbFigure {
+  label: string;
+  threads: 1 | 2;
+  tokens: number;
+  ms: number;
+}
+
+/** 64 groups × 8: a chat prompt, then 1–6 completion tokens; advantages ±0.5 on the completion. */
+function demoBatch(): EngineDatum[] {
+  const out: EngineDatum[] = [];
+  for (let g = 0; g < 64; g++) {
+    const prompt = encodeChat(`<|im_start|>user\nWhat is ${(g * 37) % 1000} + ${(g * 113) % 1000}?<|im_end|>\n<|im_start|>assistant\n`);
+    for (let j = 0; j < 8; j++) {
+      const len = 1 + ((g + j) % 6);
+      const completion = Array.from({ length: len }, (_, t) => (t === len - 1 ? 258 : 48 + ((g * 7 + j * 3 + t) % 10)));
+      const all = [...prompt, ...completion];
+      const n = all.length - 1;
+      const adv = j % 2 === 0 ? 0.5 : -0.5;
+      out.push({
+        tokens: Int32Array.from(all.slice(0, -1)),
+        lossFnInputs: {
+          target_tokens: { dtype: 'int64', data: Float64Array.from(all.slice(1)), shape: [n] },
+          logprobs: { dtype: 'float32', data: new Float32Array(n).fill(-1.5), shape: [n] },
+          advantages: { dtype: 'float32', data: Float32Array.from({ length: n }, (_, t) => (t >= prompt.length - 1 ? adv : 0)), shape: [n] },
+        },
+      });
+    }
+  }
+  return out;
+}
+
+/** `count` sequences of `len` tokens of addition chats, every target weighted 1. */
+function longBatch(count: number, len: number): EngineDatum[] {
+  return Array.from({ length: count }, (_, i) => {
+    let toks: number[] = [];
+    for (let j = 0; toks.length < len + 1; j++) {
+      const a = (i * 37 + j * 11) % 1000;
+      const b = (i * 7 + j * 131) % 1000;
+      toks = toks.concat(encodeChat(`<|im_start|>user\nWhat is ${a} + ${b}?<|im_end|>\n<|im_start|>assistant\n${a + b}<|im_end|>\n`));
+    }
+    toks = toks.slice(0, len + 1);
+    return {
+      tokens: Int32Array.from(toks.slice(0, -1)),
+      lossFnInputs: {
+        target_tokens: { dtype: 'int64', data: Float64Array.from(toks.slice(1)), shape: [len] },
+        weights: { dtype: 'float32', data: new Float32Array(len).fill(1), shape: [len] },
+      },
+    };
+  });
+}
+
+/** forward_backward alone (LoRA rank RANK on attn+mlp+unembed), median of REPS after a warm-up. */
+async function forwardBackwardFigures(threads: 1 | 2): Promise<FbFigure[]> {
+  const figures: FbFigure[] = [];
+  const lora = { rank: RANK, seed: 1, trainAttn: true, trainMlp: true, trainUnembed: true };
+  const measure = async (backend: LocalBackend, model: string, label: string, data: EngineDatum[], loss: 'importance_sampling' | 'cross_entropy') => {
+    await backend.createTrainingModel('fb', model, lora);
+    const t = await timed(REPS, () => backend.forwardBackward('fb', data, loss, {}, false));
+    await backend.releaseTrainingModel('fb');
+    const tokens = data.reduce((n, d) => n + d.tokens.length, 0);
+    figures.push({ label, threads, tokens, ms: t.wall });
+    console.log(`  forward_backward ${label.padEnd(58)} ${((tokens / t.wall) * 1000).toFixed(0).padStart(6)} tokens/s  (${t.wall.toFixed(0)} ms, CPU ${t.cpu.toFixed(0)} ms)`);
+  };
+  const gptBackend = new LocalBackend({ gemmThreads: threads });
+  const gptModel = gptBackend.listBaseModels().some((m) => m.name === ARITH_MODEL) ? ARITH_MODEL : RANDOM_MODEL;
+  await measure(gptBackend, gptModel, `${gptModel}, demo shapes (64 × 8, ≤ 6 new tokens)`, demoBatch(), 'importance_sampling');
+  await measure(gptBackend, gptModel, `${gptModel}, 16 × 64-token sequences`, longBatch(16, 64), 'cross_entropy');
+  await gptBackend.close();
+  const served = new LocalBackend({ gemmThreads: threads });
+  const hasChat = served.listBaseModels().some((m) => m.name === CHAT_MODEL);
+  await served.close();
+  const chatBackend = hasChat ? new LocalBackend({ gemmThreads: threads }) : new LocalBackend({ gemmThreads: threads, config: CHAT_STANDIN, weightsDir: '/nonexistent' });
+  const chatModel = hasChat ? CHAT_MODEL : RANDOM_MODEL;
+  const chatLabel = hasChat ? CHAT_MODEL : 'arith-chat shape (random, 4 × d160, 256 pos.)';
+  await measure(chatBackend, chatModel, `${chatLabel}, demo shapes`, demoBatch(), 'importance_sampling');
+  await measure(chatBackend, chatModel, `${chatLabel}, 16 × 256-token sequences`, longBatch(16, 256), 'cross_entropy');
+  await chatBackend.close();
+  return figures;
+}
+
+async function run(threads: 1 | 2): Promise<FbFigure[]> {
+  const info = await initCompute({ threads, memoryMB: ENGINE_MEMORY_MB, log: () => undefined });
+  if (process.env.ONLY === 'fb') {
+    console.log(`forward_backward, GEMM: ${info.kernel}, ${info.threads} thread(s); load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    return forwardBackwardFigures(threads);
+  }
   let backend: LocalBackend;
   try {
     backend = new LocalBackend({ gemmThreads: threads });
@@ -129,15 +227,29 @@ async function run(threads: 1 | 2): Promise<void> {
   });
   line(`sample, 64 concurrent requests × 1 sequence, engine worker (${generated} tokens)`, viaWorker, generated, 'in all');
   await worker.close();
+  console.log(`forward_backward alone; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  return forwardBackwardFigures(threads);
 }
 
 async function main(): Promise<void> {
   const asked = process.env.THREADS;
-  await run(asked === '2' ? 2 : 1);
+  const figures = await run(asked === '2' ? 2 : 1);
+  if (process.env.FB_RESULTS) fs.writeFileSync(process.env.FB_RESULTS, JSON.stringify(figures));
   if (asked === undefined) {
     // the kernel's thread count is fixed per process: measure 2 threads in a fresh one
     console.log('');
-    spawnSync(process.execPath, [__filename], { stdio: 'inherit', env: { ...process.env, THREADS: '2' } });
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'engine-bench-')), 'fb.json');
+    spawnSync(process.execPath, [__filename], { stdio: 'inherit', env: { ...process.env, THREADS: '2', FB_RESULTS: file } });
+    if (!fs.existsSync(file)) return;
+    const two = JSON.parse(fs.readFileSync(file, 'utf8')) as FbFigure[];
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    console.log(`\nforward_backward tokens/s, 1 and 2 GEMM/compute threads (load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; on a busy machine the ratio understates)`);
+    for (const f of figures) {
+      const g = two.find((x) => x.label === f.label);
+      const r1 = (f.tokens / f.ms) * 1000;
+      const r2 = g ? (g.tokens / g.ms) * 1000 : NaN;
+      console.log(`  ${f.label.padEnd(62)} ${r1.toFixed(0).padStart(6)}  ${r2.toFixed(0).padStart(6)}  ×${(r2 / r1).toFixed(2)}`);
+    }
   }
 }
 

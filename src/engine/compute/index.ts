@@ -11,11 +11,15 @@
 // SharedArrayBuffer: postMessage shares allocF32 arrays instead of copying them and refuses them in
 // a transfer list, so send `.slice()` copies across a MessagePort. Use threads: 1 when the engine
 // already keeps both cores busy with its own threads.
-import { ComputeOptions, GemmKernel } from './kernel';
+// parallelFor() runs the model's other loops (src/engine/compute/tasks.ts) split the same way: the
+// helper thread runs its half of the index range on the same shared memory.
+import { ComputeOptions, GemmKernel, TaskArray } from './kernel';
 import { GemmOptions, gemmReference } from './reference';
+import { TASKS, Task } from './tasks';
 import { errorMessage } from '../../core/errors';
 
-export { ComputeOptions, GemmKernel } from './kernel';
+export { ComputeOptions, GemmKernel, TaskArray } from './kernel';
+export { TASKS } from './tasks';
 export { GemmOptions, gemmReference, gemmStrides } from './reference';
 
 export interface ComputeInfo {
@@ -72,6 +76,29 @@ export function gemm(a: Float32Array, b: Float32Array, c: Float32Array, m: numbe
 }
 
 /**
+ * Runs `task` (one of src/engine/compute/tasks.ts) over the index range [0, n): split with the GEMM
+ * helper thread when there is one (this thread [0, split), the helper the rest), else all here. The
+ * results are the same either way (each output is computed by one thread, in a fixed order). Arrays
+ * in the kernel's memory (allocF32) are shared; others are copied in, and `outputs` back out.
+ */
+export function parallelFor(task: Task, n: number, inputs: readonly TaskArray[], outputs: readonly TaskArray[], nums: readonly number[], split?: number): void {
+  if (kernel) {
+    kernel.parallelFor(TASKS.indexOf(task), n, inputs, outputs, nums, split);
+    return;
+  }
+  task([...inputs, ...outputs] as Array<Float32Array | Int32Array>, nums as number[], 0, n);
+}
+
+/**
+ * A zeroed Int32Array of `length` elements inside the kernel's memory when there is room, else an
+ * ordinary one (release with freeF32 too).
+ */
+export function allocI32(length: number): Int32Array {
+  const f = kernel?.alloc(length);
+  return f ? new Int32Array(f.buffer, f.byteOffset, length) : new Int32Array(length);
+}
+
+/**
  * A zeroed Float32Array of `length` elements inside the kernel's memory when there is room (then
  * gemm on it copies nothing), else an ordinary Float32Array. Never detaches. Release it with freeF32
  * when done, or its bytes stay taken for the life of the thread.
@@ -80,8 +107,17 @@ export function allocF32(length: number): Float32Array {
   return kernel?.alloc(length) ?? new Float32Array(length);
 }
 
+/**
+ * Like allocF32, but takes the kernel's memory only while at least `keepFreeBytes` stay free after
+ * it (room for gemm's own copies of operands from outside), else an ordinary Float32Array.
+ */
+export function allocF32Sparing(length: number, keepFreeBytes: number): Float32Array {
+  if (kernel && kernel.largestFreeBytes() >= length * 4 + keepFreeBytes) return allocF32(length);
+  return new Float32Array(length);
+}
+
 /** Gives an allocF32 array's bytes back; the array must not be used afterwards. Other arrays: no-op. */
-export function freeF32(arr: Float32Array): void {
+export function freeF32(arr: Float32Array | Int32Array): void {
   if (kernel?.owns(arr)) kernel.free(arr);
 }
 

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { buildGemmModule, DEFAULT_SHAPE, workspaceBytes } from './gemmKernel';
 import { Heap } from './heap';
 import { checkGemmArgs, GemmOptions, gemmReference, GemmStrides } from './reference';
+import { TASKS } from './tasks';
 
 export interface ComputeOptions {
   /** size of the kernel's memory in MiB, fixed for its lifetime (default 256) */
@@ -25,10 +26,25 @@ type DotBTExport = (
   a: number, b: number, c: number, m: number, n: number, k: number, lda: number, ldb: number, ldc: number, alpha: number, accumulate: number,
 ) => void;
 
-// control block at byte 0: [seq, done, 14 gemm arguments, helper failed]; alpha is held as float bits
-const CTRL_INTS = 17;
+// control block at byte 0 (CTRL_BYTES): [seq, done, 14 gemm arguments, helper failed, job kind (0
+// gemm, 1 task), task index, array count, lo, hi]; alpha is held as float bits. Task arrays are
+// described from int slot ARR_SLOT on as (byte offset, length, type 0 f32 / 1 i32) triples, task
+// numbers as float64 from byte NUM_BYTE on.
+const CTRL_BYTES = 1024;
 const FAILED_SLOT = 16;
 const ALPHA_SLOT = 2 + 11;
+const KIND_SLOT = 17;
+const TASK_SLOT = 18;
+const NARR_SLOT = 19;
+const LO_SLOT = 20;
+const HI_SLOT = 21;
+const ARR_SLOT = 32;
+const MAX_TASK_ARRAYS = 32;
+const NUM_BYTE = 768;
+const MAX_TASK_NUMS = 32;
+
+/** An array a task reads or writes: in the kernel's memory, or copied there around the task. */
+export type TaskArray = Float32Array | Float64Array | Int32Array;
 
 // The helper thread: instantiates the same module on the shared memory and runs jobs posted in the
 // control block until seq goes negative. Plain JS so that no extra file has to be bundled.
@@ -36,8 +52,10 @@ const HELPER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
 const { module, memory } = workerData;
 const gemm = new WebAssembly.Instance(module, { env: { memory } }).exports.gemm;
-const ctrl = new Int32Array(memory.buffer, 0, ${CTRL_INTS});
-const ctrlF = new Float32Array(memory.buffer, 0, ${CTRL_INTS});
+const ctrl = new Int32Array(memory.buffer, 0, ${CTRL_BYTES / 4});
+const ctrlF = new Float32Array(memory.buffer, 0, ${CTRL_BYTES / 4});
+const nums = new Float64Array(memory.buffer, ${NUM_BYTE}, ${MAX_TASK_NUMS});
+const TASKS = [${TASKS.map((f) => f.toString()).join(', ')}];
 parentPort.postMessage('ready');
 let seen = 0;
 for (;;) {
@@ -46,7 +64,16 @@ for (;;) {
   if (seen < 0) break;
   const x = ctrl;
   try {
-    gemm(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], ctrlF[${ALPHA_SLOT}], x[14], x[15]);
+    if (x[${KIND_SLOT}] === 0) {
+      gemm(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], ctrlF[${ALPHA_SLOT}], x[14], x[15]);
+    } else {
+      const arrs = [];
+      for (let i = 0; i < x[${NARR_SLOT}]; i++) {
+        const o = ${ARR_SLOT} + 3 * i;
+        arrs.push(x[o + 2] === 1 ? new Int32Array(memory.buffer, x[o], x[o + 1]) : new Float32Array(memory.buffer, x[o], x[o + 1]));
+      }
+      TASKS[x[${TASK_SLOT}]](arrs, Array.from(nums), x[${LO_SLOT}], x[${HI_SLOT}]);
+    }
   } catch (err) {
     // never leave the caller parked in Atomics.wait
     Atomics.store(ctrl, ${FAILED_SLOT}, 1);
@@ -66,6 +93,7 @@ export class GemmKernel {
   private readonly heap: Heap;
   private readonly ctrl: Int32Array;
   private readonly ctrlF: Float32Array;
+  private readonly ctrlNums: Float64Array;
   private readonly ws: [number, number];
   private helper: Worker | undefined;
   private seq = 0;
@@ -83,11 +111,12 @@ export class GemmKernel {
     if (typeof gemm !== 'function' || typeof dotBT !== 'function') throw new Error('compute: the generated module lacks its exports');
     this.gemmFn = gemm;
     this.dotBTFn = dotBT;
-    this.ctrl = new Int32Array(memory.buffer, 0, CTRL_INTS);
-    this.ctrlF = new Float32Array(memory.buffer, 0, CTRL_INTS);
+    this.ctrl = new Int32Array(memory.buffer, 0, CTRL_BYTES / 4);
+    this.ctrlF = new Float32Array(memory.buffer, 0, CTRL_BYTES / 4);
+    this.ctrlNums = new Float64Array(memory.buffer, NUM_BYTE, MAX_TASK_NUMS);
     const wsBytes = workspaceBytes(DEFAULT_SHAPE);
-    this.ws = [256, 256 + wsBytes];
-    this.heap = new Heap(256 + 2 * wsBytes, memory.buffer.byteLength);
+    this.ws = [CTRL_BYTES, CTRL_BYTES + wsBytes];
+    this.heap = new Heap(CTRL_BYTES + 2 * wsBytes, memory.buffer.byteLength);
     this.minParallelFlops = opts.minParallelFlops ?? 2 ** 22;
   }
 
@@ -125,7 +154,7 @@ export class GemmKernel {
     await w.terminate();
   }
 
-  owns(arr: Float32Array): boolean {
+  owns(arr: TaskArray): boolean {
     return arr.buffer === this.memory.buffer;
   }
 
@@ -138,9 +167,13 @@ export class GemmKernel {
     return v;
   }
 
-  free(arr: Float32Array): void {
+  free(arr: TaskArray): void {
     if (!this.owns(arr)) throw new Error('compute: freeF32 got an array that was not allocated by allocF32');
     this.heap.release(arr.byteOffset);
+  }
+
+  largestFreeBytes(): number {
+    return this.heap.largestFree();
   }
 
   heapUsedBytes(): number {
@@ -217,15 +250,92 @@ export class GemmKernel {
     this.ctrlF[ALPHA_SLOT] = alpha;
     x[14] = acc;
     x[15] = this.ws[1];
-    const seq = (this.seq = (this.seq + 1) & 0x3fffffff || 1);
-    Atomics.store(x, 0, seq);
-    Atomics.notify(x, 0);
+    x[KIND_SLOT] = 0;
+    const seq = this.post();
     this.gemmFn(mine[0]!, mine[1]!, mine[2]!, mine[3]!, mine[4]!, k, sai, sap, sbp, sbj, ldc, alpha, acc, this.ws[0]);
+    this.join(seq, 'its half of the product');
+  }
+
+  /** Hands the job written in the control block to the helper; returns its sequence number. */
+  private post(): number {
+    const seq = (this.seq = (this.seq + 1) & 0x3fffffff || 1);
+    Atomics.store(this.ctrl, 0, seq);
+    Atomics.notify(this.ctrl, 0);
+    return seq;
+  }
+
+  /** Waits for the helper to finish job `seq` (always, even when this thread's part threw). */
+  private join(seq: number, what: string): void {
+    const x = this.ctrl;
     for (;;) {
       const done = Atomics.load(x, 1);
       if (done === seq) break;
       Atomics.wait(x, 1, done);
     }
-    if (Atomics.exchange(x, FAILED_SLOT, 0) !== 0) throw new Error('compute: the gemm helper thread failed on its half of the product');
+    if (Atomics.exchange(x, FAILED_SLOT, 0) !== 0) throw new Error(`compute: the helper thread failed on ${what}`);
+  }
+
+  /**
+   * Runs TASKS[task] over the index range [0, n): with the helper thread, this thread does [0, split)
+   * and the helper [split, n) (split defaults to n/2); else all of it here. Arrays outside the
+   * kernel's memory are copied in (and `outputs` back out) when the range is split; float64 arrays,
+   * a full memory or n < 2 run it all on this thread. Each task computes every output of its range
+   * the same way whatever the split, so the results do not depend on the thread count.
+   */
+  parallelFor(task: number, n: number, inputs: readonly TaskArray[], outputs: readonly TaskArray[], nums: readonly number[], split = Math.floor(n / 2)): void {
+    const fn = TASKS[task]!;
+    const arrays = [...inputs, ...outputs];
+    if (!this.helper || n < 2 || split <= 0 || split >= n || arrays.some((x) => x instanceof Float64Array) || arrays.length > MAX_TASK_ARRAYS || nums.length > MAX_TASK_NUMS) {
+      fn(arrays as Array<Float32Array | Int32Array>, nums as number[], 0, n);
+      return;
+    }
+    const temps: TaskArray[] = [];
+    try {
+      const placed: Array<Float32Array | Int32Array> = [];
+      for (const x of arrays as Array<Float32Array | Int32Array>) {
+        if (this.owns(x)) {
+          placed.push(x);
+          continue;
+        }
+        const f = this.alloc(x.length);
+        if (!f) {
+          fn(arrays as Array<Float32Array | Int32Array>, nums as number[], 0, n);
+          return;
+        }
+        const t = x instanceof Int32Array ? new Int32Array(f.buffer, f.byteOffset, x.length) : f;
+        t.set(x);
+        temps.push(t);
+        placed.push(t);
+      }
+      const c = this.ctrl;
+      placed.forEach((x, i) => {
+        const o = ARR_SLOT + 3 * i;
+        c[o] = x.byteOffset;
+        c[o + 1] = x.length;
+        c[o + 2] = x instanceof Int32Array ? 1 : 0;
+      });
+      c[NARR_SLOT] = placed.length;
+      c[TASK_SLOT] = task;
+      c[LO_SLOT] = split;
+      c[HI_SLOT] = n;
+      c[KIND_SLOT] = 1;
+      this.ctrlNums.fill(0);
+      this.ctrlNums.set(nums);
+      const seq = this.post();
+      let mine: unknown;
+      try {
+        fn(placed, nums as number[], 0, split);
+      } catch (err) {
+        mine = err;
+      }
+      this.join(seq, `task ${fn.name}`);
+      if (mine !== undefined) throw mine;
+      outputs.forEach((x, i) => {
+        const p = placed[inputs.length + i]!;
+        if (p !== x) x.set(p);
+      });
+    } finally {
+      for (const t of temps) this.free(t);
+    }
   }
 }

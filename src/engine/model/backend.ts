@@ -16,7 +16,8 @@ import type {
   StateDescription,
 } from '../contract';
 import { AdamState, adamStep, newAdamState } from './adam';
-import { Gpt, GptConfig, LoraSpec, Params, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
+import { allocF32Sparing, freeF32 } from '../compute';
+import { Gpt, GptConfig, LoraSpec, Params, Scratch, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
 import { checkLossConfig, computeLoss } from './losses';
 import { DecodeParams, Generation, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';
@@ -28,6 +29,12 @@ export const WEIGHTS_MAGIC = 'TSWGHT01';
 export const LORA_ALPHA = 32;
 /** datums are processed in micro-batches of about this many tokens to bound memory */
 const MICRO_BATCH_TOKENS = 4096;
+/**
+ * The compute kernel's memory for the engine (MiB): a micro-batch's activations live there while it
+ * is forwarded and backpropagated (4,096 tokens of a 4-layer d=160 model with 256-token sequences
+ * take some 600 MiB); when it is full the rest goes to ordinary arrays, which is correct but slower.
+ */
+export const ENGINE_MEMORY_MB = 1536;
 /** sequences decoded in lockstep at most (a few MB of KV cache at the engine's context) */
 const MAX_BATCH_STREAMS = 1024;
 
@@ -158,25 +165,40 @@ export class LocalBackend implements ComputeBackend {
     return writeTensorFile(WEIGHTS_MAGIC, { ...meta, config: m.base.config }, ordered);
   }
 
-  private gpt(m: TrainingModel): Gpt {
-    return m.mode === 'full' ? new Gpt(m.base.config, m.trainable, undefined, undefined, f32) : new Gpt(m.base.config, m.base.params, m.trainable, m.spec, f32);
+  private gpt(m: TrainingModel, alloc: (n: number) => Float32Array = f32, scratch?: Scratch): Gpt {
+    return m.mode === 'full'
+      ? new Gpt(m.base.config, m.trainable, undefined, undefined, alloc, scratch)
+      : new Gpt(m.base.config, m.base.params, m.trainable, m.spec, alloc, scratch);
   }
 
   async forwardBackward(modelId: string, data: EngineDatum[], lossFn: LossFn, lossFnConfig: Record<string, number>, forwardOnly: boolean): Promise<ForwardBackwardResult> {
     const m = this.model(modelId);
     checkLossConfig(lossFn, lossFnConfig);
-    const gpt = this.gpt(m);
+    // a micro-batch's activations live in the compute kernel's memory (shared with its helper thread,
+    // no copies around the GEMM) and are given back when it is done
+    const arena = new Arena();
+    const gpt = this.gpt(m, (n) => arena.alloc(n), arena);
     const V = m.base.config.vocabSize;
     let lossSum = 0;
     // validate everything before touching the gradients
+    // targets per position: 1 (shape (N,)) or K (shape (N, K), cross_entropy's top-K form)
+    const perPosition: number[] = [];
     const targets = data.map((d, i) => {
       const t = d.lossFnInputs.target_tokens;
       if (!t) throw new Error(`datum ${i}: loss_fn_inputs.target_tokens is required`);
-      if (t.data.length !== d.tokens.length) {
-        throw new Error(`datum ${i}: target_tokens has ${t.data.length} values but model_input has ${d.tokens.length} tokens`);
-      }
-      if (d.tokens.length === 0) throw new Error(`datum ${i}: model_input is empty`);
-      if (d.tokens.length > m.base.config.ctx) throw new Error(`datum ${i}: ${d.tokens.length} tokens is longer than the model's context of ${m.base.config.ctx}`);
+      const n = d.tokens.length;
+      if (t.shape.length === 2) {
+        const [rows, K] = t.shape as [number, number];
+        if (lossFn !== 'cross_entropy') throw new Error(`datum ${i}: target_tokens of shape (N, K) = (${rows}, ${K}) are taken by cross_entropy only; ${lossFn} needs (N,)`);
+        if (rows !== n) throw new Error(`datum ${i}: target_tokens has ${rows} rows but model_input has ${n} tokens`);
+        if (K < 1) throw new Error(`datum ${i}: target_tokens of shape (${rows}, ${K}) has no targets per position`);
+        perPosition.push(K);
+      } else if (t.shape.length === 1) {
+        if (t.data.length !== n) throw new Error(`datum ${i}: target_tokens has ${t.data.length} values but model_input has ${n} tokens`);
+        perPosition.push(1);
+      } else throw new Error(`datum ${i}: target_tokens must have shape (N,) or (N, K), got (${t.shape.join(', ')})`);
+      if (n === 0) throw new Error(`datum ${i}: model_input is empty`);
+      if (n > m.base.config.ctx) throw new Error(`datum ${i}: ${n} tokens is longer than the model's context of ${m.base.config.ctx}`);
       return Int32Array.from(t.data);
     });
     // datums that cannot move the weights (zero advantages or weights) are forwarded together, last,
@@ -190,70 +212,78 @@ export class LocalBackend implements ComputeBackend {
     const unitSizes = units.map((u) => unitTokens(u, data));
     const outputs = new Array<ForwardBackwardResult['outputs'][number]>(data.length);
     let i = 0;
-    while (i < units.length) {
-      let j = i;
-      let tokens = 0;
-      while (j < units.length && (j === i || tokens + unitSizes[j]! <= MICRO_BATCH_TOKENS)) tokens += unitSizes[j++]!;
-      // one root sequence per shared prefix, then each datum's remaining tokens continuing it
-      const all = new Int32Array(tokens);
-      const lens: number[] = [];
-      const parents: number[] = [];
-      const rowsOf = new Map<number, Int32Array>();
-      let at = 0;
-      for (const u of units.slice(i, j)) {
-        const root = lens.length;
-        const rootStart = at;
-        if (u.prefix > 0) {
-          all.set(data[u.members[0]!]!.tokens.subarray(0, u.prefix), at);
-          lens.push(u.prefix);
-          parents.push(-1);
-          at += u.prefix;
+    try {
+      while (i < units.length) {
+        let j = i;
+        let tokens = 0;
+        while (j < units.length && (j === i || tokens + unitSizes[j]! <= MICRO_BATCH_TOKENS)) tokens += unitSizes[j++]!;
+        // one root sequence per shared prefix, then each datum's remaining tokens continuing it
+        const all = new Int32Array(tokens);
+        const lens: number[] = [];
+        const parents: number[] = [];
+        const rowsOf = new Map<number, Int32Array>();
+        let at = 0;
+        for (const u of units.slice(i, j)) {
+          const root = lens.length;
+          const rootStart = at;
+          if (u.prefix > 0) {
+            all.set(data[u.members[0]!]!.tokens.subarray(0, u.prefix), at);
+            lens.push(u.prefix);
+            parents.push(-1);
+            at += u.prefix;
+          }
+          for (const k of u.members) {
+            const tk = data[k]!.tokens;
+            all.set(tk.subarray(u.prefix), at);
+            lens.push(tk.length - u.prefix);
+            parents.push(u.prefix > 0 ? root : -1);
+            const rows = new Int32Array(tk.length);
+            for (let t = 0; t < tk.length; t++) rows[t] = t < u.prefix ? rootStart + t : at + t - u.prefix;
+            rowsOf.set(k, rows);
+            at += tk.length - u.prefix;
+          }
         }
-        for (const k of u.members) {
-          const tk = data[k]!.tokens;
-          all.set(tk.subarray(u.prefix), at);
-          lens.push(tk.length - u.prefix);
-          parents.push(u.prefix > 0 ? root : -1);
-          const rows = new Int32Array(tk.length);
-          for (let t = 0; t < tk.length; t++) rows[t] = t < u.prefix ? rootStart + t : at + t - u.prefix;
-          rowsOf.set(k, rows);
-          at += tk.length - u.prefix;
+        const fwd = gpt.forward(all, lens, parents);
+        const members = units.slice(i, j).flatMap((u) => u.members);
+        const contributions = members.reduce((n, k) => n + data[k]!.tokens.length * perPosition[k]!, 0);
+        const tg = new Int32Array(contributions);
+        const rowIdx = new Int32Array(contributions);
+        const dlp = new Float32Array(contributions);
+        let moves = false;
+        let e = 0;
+        for (const k of members) {
+          const d = data[k]!;
+          const K = perPosition[k]!;
+          const n = d.tokens.length * K;
+          const rows = rowsOf.get(k)!;
+          // entry t·K + j: the j-th target of position t
+          const lp = new Float64Array(n);
+          for (let t = 0; t < n; t++) {
+            const target = targets[k]![t]!;
+            if (!(target >= 0 && target < V)) throw new Error(`datum ${k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
+            lp[t] = fwd.logprobs[rows[Math.floor(t / K)]! * V + target]!;
+          }
+          const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig, targetShape: d.lossFnInputs.target_tokens!.shape }, k);
+          lossSum += out.loss;
+          for (let t = 0; t < n; t++, e++) {
+            tg[e] = targets[k]![t]!;
+            rowIdx[e] = rows[Math.floor(t / K)]!;
+            dlp[e] = out.grad[t]!;
+            if (out.grad[t] !== 0) moves = true;
+          }
+          const shape = [...d.lossFnInputs.target_tokens!.shape];
+          outputs[k] = {
+            logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape },
+            elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [...shape] },
+          };
         }
+        // a zero upstream gradient adds exactly zero to every parameter's gradient
+        if (!forwardOnly && moves) gpt.backward(fwd, tg, dlp, m.grads, rowIdx);
+        arena.release();
+        i = j;
       }
-      const fwd = gpt.forward(all, lens, parents);
-      const members = units.slice(i, j).flatMap((u) => u.members);
-      const contributions = members.reduce((n, k) => n + data[k]!.tokens.length, 0);
-      const tg = new Int32Array(contributions);
-      const rowIdx = new Int32Array(contributions);
-      const dlp = new Float32Array(contributions);
-      let moves = false;
-      let e = 0;
-      for (const k of members) {
-        const d = data[k]!;
-        const n = d.tokens.length;
-        const rows = rowsOf.get(k)!;
-        const lp = new Float64Array(n);
-        for (let t = 0; t < n; t++) {
-          const target = targets[k]![t]!;
-          if (!(target >= 0 && target < V)) throw new Error(`datum ${k}: target token ${target} is outside the vocabulary (0..${V - 1})`);
-          lp[t] = fwd.logprobs[rows[t]! * V + target]!;
-        }
-        const out = computeLoss(lossFn, { logprobs: lp, inputs: d.lossFnInputs, config: lossFnConfig }, k);
-        lossSum += out.loss;
-        for (let t = 0; t < n; t++, e++) {
-          tg[e] = targets[k]![t]!;
-          rowIdx[e] = rows[t]!;
-          dlp[e] = out.grad[t]!;
-          if (out.grad[t] !== 0) moves = true;
-        }
-        outputs[k] = {
-          logprobs: { dtype: 'float32', data: Float32Array.from(lp), shape: [n] },
-          elementwise_loss: { dtype: 'float32', data: out.elementwise, shape: [n] },
-        };
-      }
-      // a zero upstream gradient adds exactly zero to every parameter's gradient
-      if (!forwardOnly && moves) gpt.backward(fwd, tg, dlp, m.grads, rowIdx);
-      i = j;
+    } finally {
+      arena.release();
     }
     return { outputs, metrics: { 'loss:sum': lossSum } };
   }
@@ -484,6 +514,30 @@ function serveBatch(sampler: Sampler, batch: readonly QueuedSample[]): void {
       q.reject(err instanceof Error ? err : new Error(String(err)));
     }
   });
+}
+
+/**
+ * Float32Arrays from the compute kernel's memory (ordinary ones when it is full), given back together
+ * (release) or back to a mark (the backward pass's per-layer scratch).
+ */
+class Arena implements Scratch {
+  private readonly live: Float32Array[] = [];
+  alloc(n: number): Float32Array {
+    // leave room for gemm's copies of operands from outside (weights): a gemm that cannot copy them
+    // in would fall back to the reference, which rounds differently
+    const a = allocF32Sparing(n, 64 << 20);
+    this.live.push(a);
+    return a;
+  }
+  mark(): number {
+    return this.live.length;
+  }
+  releaseTo(mark: number): void {
+    for (const a of this.live.splice(mark)) freeF32(a);
+  }
+  release(): void {
+    this.releaseTo(0);
+  }
 }
 
 function zerosLike(p: Params): Params {

@@ -1,7 +1,7 @@
 // Worker-thread side of WorkerBackend: a LocalBackend answering method calls from the parent.
 import { parentPort, workerData } from 'node:worker_threads';
 import { initCompute } from '../compute';
-import { LocalBackend, LocalBackendOptions } from './backend';
+import { ENGINE_MEMORY_MB, LocalBackend, LocalBackendOptions } from './backend';
 import { errorMessage } from '../../core/errors';
 
 const options = workerData as LocalBackendOptions;
@@ -23,7 +23,7 @@ const methods: Record<string, (...args: never[]) => unknown> = {
 // Calls start one at a time, in arrival order: the model is not re-entrant. A sample call is not
 // waited for: it only queues its request, so the sample calls that arrive together are served as
 // one batch (LocalBackend.sample).
-let queue: Promise<unknown> = initCompute({ threads: options.gemmThreads ?? 1, log: (l) => console.error(`[engine] ${l}`) });
+let queue: Promise<unknown> = initCompute({ threads: options.gemmThreads ?? 1, memoryMB: ENGINE_MEMORY_MB, log: (l) => console.error(`[engine] ${l}`) });
 const reply = (id: number, run: () => unknown) =>
   Promise.resolve()
     .then(run)

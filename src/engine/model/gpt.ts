@@ -2,7 +2,19 @@
 // causal multi-head attention and a GELU MLP, learned positions, an unembedding tied to the token
 // embedding. Forward keeps what backward needs; backward fills gradients of whatever is trainable
 // (the LoRA adapters, or every base weight in full-training mode used for pretraining).
-import { Arr, gelu, geluBackward, layerNorm, layerNormBackward, logSoftmaxRow, matmul, matmulAT, matmulBT } from './ops';
+import { Arr, layerNormBackward, matmul, matmulAT, matmulBT } from './ops';
+import { parallelFor } from '../compute';
+import {
+  attnBackwardTask,
+  attnForwardTask,
+  dlogitsTask,
+  elementwiseTask,
+  geluBackwardTask,
+  geluTask,
+  layerNormBackwardTask,
+  layerNormTask,
+  logSoftmaxTask,
+} from '../compute/tasks';
 
 export interface GptConfig {
   vocabSize: number;
@@ -27,6 +39,12 @@ export const ATTN_LINEARS = ['wq', 'wk', 'wv', 'wo'] as const;
 export const MLP_LINEARS = ['w1', 'w2'] as const;
 
 export type Params = Map<string, Arr>;
+
+/** Where the arrays of `alloc` can be given back early: everything allocated after a mark. */
+export interface Scratch {
+  mark(): number;
+  releaseTo(mark: number): void;
+}
 
 /** Shapes of the base weights, in a fixed order (the order of the weights file). */
 export function baseShapes(c: GptConfig): Array<[string, number[]]> {
@@ -126,8 +144,8 @@ interface LayerCache {
   q: Arr;
   k: Arr;
   v: Arr;
-  /** per sequence, per head: L×(parent length + L) attention probabilities */
-  probs: Arr[];
+  /** attention probabilities: per sequence, per head, L×(parent length + L) (see attnMeta) */
+  probs: Arr;
   attnOut: Arr;
   lin: Record<string, LinearCache>;
   h: Arr;
@@ -155,15 +173,35 @@ export interface ForwardResult {
     offsets: number[];
     /** per sequence: the first row of the parent it continues (0 for a root) */
     parentStarts: number[];
+    /** per sequence: start, length, offset, parent start, first probs index (attention tasks) */
+    attnMeta: Int32Array;
+    /** longest attended width (offset + length) */
+    maxWidth: number;
   };
 }
 
-/** Key/value row of the j-th position sequence `si` attends to: its parent's rows, then its own. */
-function attendedRow(c: Pick<ForwardResult['cache'], 'seqStarts' | 'offsets' | 'parentStarts'>, si: number): (j: number) => number {
-  const off = c.offsets[si]!;
-  const ps = c.parentStarts[si]!;
-  const s = c.seqStarts[si]!;
-  return (j) => (j < off ? ps + j : s + j - off);
+// The non-GEMM loops run as compute tasks (src/engine/compute/tasks.ts), split over the GEMM helper
+// thread when there is one; every output is computed by one thread in a fixed order, so results do
+// not depend on the thread count.
+
+/** c = x + α·y elementwise (α = 1: an exact sum) */
+function addScaled(c: Arr, x: Arr, y: Arr, alpha: number, n: number): void {
+  parallelFor(elementwiseTask, n, [x, y], [c], [0, alpha]);
+}
+
+/** x ·= α elementwise */
+function scaleInPlace(x: Arr, alpha: number, n: number): void {
+  parallelFor(elementwiseTask, n, [], [x], [2, alpha]);
+}
+
+function layerNormRows(x: Arr, g: Arr, b: Arr, y: Arr, mean: Arr, rstd: Arr, rows: number, d: number): void {
+  parallelFor(layerNormTask, rows, [x, g, b], [y, mean, rstd], [d]);
+}
+
+/** dx += LN backward; g and b gradients (accumulated over rows, in row order) on this thread. */
+function layerNormBackwardRows(dy: Arr, x: Arr, g: Arr, mean: Arr, rstd: Arr, dx: Arr, dg: Arr | undefined, db: Arr | undefined, rows: number, d: number): void {
+  if (dg || db) layerNormBackward(dy, x, g, mean, rstd, dx, dg, db, rows, d);
+  else parallelFor(layerNormBackwardTask, rows, [dy, x, g, mean, rstd], [dx], [d]);
 }
 
 export class Gpt {
@@ -175,6 +213,7 @@ export class Gpt {
     readonly lora: Params | undefined,
     readonly loraSpec: LoraSpec | undefined,
     readonly alloc: (n: number) => Arr,
+    private readonly scratch?: Scratch,
   ) {
     this.scale = loraSpec ? loraSpec.alpha / loraSpec.rank : 0;
   }
@@ -202,7 +241,7 @@ export class Gpt {
       matmul(x, ad.A, xa, T, r, din);
       const t = this.alloc(T * dout);
       matmul(xa, ad.B, t, T, dout, r);
-      for (let i = 0; i < y.length; i++) y[i] += this.scale * t[i]!;
+      addScaled(y, y, t, this.scale, y.length);
       entry.xa = xa;
     }
     cache[name] = entry;
@@ -221,7 +260,7 @@ export class Gpt {
       const r = this.loraSpec!.rank;
       const dxa = this.alloc(T * r);
       matmulBT(dy, ad.B, dxa, T, r, dout);
-      for (let i = 0; i < dxa.length; i++) dxa[i] *= this.scale;
+      scaleInPlace(dxa, this.scale, dxa.length);
       const gB = grads.get(`${name}.B`);
       if (gB) {
         const tmp = this.alloc(r * dout);
@@ -233,7 +272,7 @@ export class Gpt {
       // dx += dxa · Aᵀ
       const t2 = this.alloc(T * din);
       matmulBT(dxa, ad.A, t2, T, din, r);
-      for (let i = 0; i < dx.length; i++) dx[i] += t2[i]!;
+      addScaled(dx, dx, t2, 1, dx.length);
     }
     return dx;
   }
@@ -282,74 +321,48 @@ export class Gpt {
     const layers: LayerCache[] = [];
     const hd = d / nHead;
     const invSqrt = 1 / Math.sqrt(hd);
+    const attnMeta = new Int32Array(seqLens.length * 5);
+    let probsLen = 0;
+    let maxWidth = 0;
+    seqLens.forEach((L, si) => {
+      const W = offsets[si]! + L;
+      attnMeta.set([seqStarts[si]!, L, offsets[si]!, parentStarts[si]!, probsLen], si * 5);
+      probsLen += nHead * L * W;
+      maxWidth = Math.max(maxWidth, W);
+    });
     for (let l = 0; l < this.c.nLayer; l++) {
       const p = `h${l}.`;
       const lin: Record<string, LinearCache> = {};
       const ln1 = this.alloc(T * d);
       const ln1Mean = this.alloc(T);
       const ln1Rstd = this.alloc(T);
-      layerNorm(x, this.w(p + 'ln1.g'), this.w(p + 'ln1.b'), ln1, ln1Mean, ln1Rstd, T, d);
+      layerNormRows(x, this.w(p + 'ln1.g'), this.w(p + 'ln1.b'), ln1, ln1Mean, ln1Rstd, T, d);
       const q = this.linear(p + 'wq', ln1, T, d, d, lin);
       const k = this.linear(p + 'wk', ln1, T, d, d, lin);
       const v = this.linear(p + 'wv', ln1, T, d, d, lin);
       const attnOut = this.alloc(T * d);
-      const probs: Arr[] = [];
-      seqStarts.forEach((s, si) => {
-        const L = seqLens[si]!;
-        const off = offsets[si]!;
-        const row = attendedRow({ seqStarts, offsets, parentStarts }, si);
-        const W = off + L;
-        for (let h = 0; h < nHead; h++) {
-          const P = this.alloc(L * W);
-          for (let i = 0; i < L; i++) {
-            const qi = (s + i) * d + h * hd;
-            const last = off + i;
-            let max = -Infinity;
-            for (let j = 0; j <= last; j++) {
-              const kj = row(j) * d + h * hd;
-              let dot = 0;
-              for (let e = 0; e < hd; e++) dot += q[qi + e]! * k[kj + e]!;
-              const sc = dot * invSqrt;
-              P[i * W + j] = sc;
-              if (sc > max) max = sc;
-            }
-            let sum = 0;
-            for (let j = 0; j <= last; j++) {
-              const ev = Math.exp(P[i * W + j]! - max);
-              P[i * W + j] = ev;
-              sum += ev;
-            }
-            const oi = (s + i) * d + h * hd;
-            for (let j = 0; j <= last; j++) {
-              const pij = P[i * W + j]! / sum;
-              P[i * W + j] = pij;
-              const vj = row(j) * d + h * hd;
-              for (let e = 0; e < hd; e++) attnOut[oi + e] += pij * v[vj + e]!;
-            }
-          }
-          probs.push(P);
-        }
-      });
+      const probs = this.alloc(probsLen);
+      parallelFor(attnForwardTask, nHead, [q, k, v, attnMeta], [attnOut, probs], [d, hd, seqLens.length, invSqrt]);
       const o = this.linear(p + 'wo', attnOut, T, d, d, lin);
       const h1 = this.alloc(T * d);
-      for (let i = 0; i < h1.length; i++) h1[i] = x[i]! + o[i]!;
+      addScaled(h1, x, o, 1, h1.length);
       const ln2 = this.alloc(T * d);
       const ln2Mean = this.alloc(T);
       const ln2Rstd = this.alloc(T);
-      layerNorm(h1, this.w(p + 'ln2.g'), this.w(p + 'ln2.b'), ln2, ln2Mean, ln2Rstd, T, d);
+      layerNormRows(h1, this.w(p + 'ln2.g'), this.w(p + 'ln2.b'), ln2, ln2Mean, ln2Rstd, T, d);
       const up = this.linear(p + 'w1', ln2, T, d, ffn, lin);
       const act = this.alloc(T * ffn);
-      gelu(up, act, T * ffn);
+      parallelFor(geluTask, T * ffn, [up], [act], []);
       const down = this.linear(p + 'w2', act, T, ffn, d, lin);
       const out = this.alloc(T * d);
-      for (let i = 0; i < out.length; i++) out[i] = h1[i]! + down[i]!;
+      addScaled(out, h1, down, 1, out.length);
       layers.push({ xIn: x, ln1, ln1Mean, ln1Rstd, q, k, v, probs, attnOut, lin, h: h1, ln2, ln2Mean, ln2Rstd, up, act });
       x = out;
     }
     const lnf = this.alloc(T * d);
     const lnfMean = this.alloc(T);
     const lnfRstd = this.alloc(T);
-    layerNorm(x, this.w('lnf.g'), this.w('lnf.b'), lnf, lnfMean, lnfRstd, T, d);
+    layerNormRows(x, this.w('lnf.g'), this.w('lnf.b'), lnf, lnfMean, lnfRstd, T, d);
     const logits = this.alloc(T * V);
     matmulBT(lnf, tok, logits, T, V, d);
     let unembedXa: Arr | undefined;
@@ -360,10 +373,10 @@ export class Gpt {
       matmul(lnf, ua.A, unembedXa, T, r, d);
       const t = this.alloc(T * V);
       matmul(unembedXa, ua.B, t, T, V, r);
-      for (let i = 0; i < logits.length; i++) logits[i] += this.scale * t[i]!;
+      addScaled(logits, logits, t, this.scale, logits.length);
     }
-    for (let t = 0; t < T; t++) logSoftmaxRow(logits, t * V, V);
-    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, offsets, parentStarts } };
+    parallelFor(logSoftmaxTask, T, [], [logits], [V]);
+    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, offsets, parentStarts, attnMeta, maxWidth } };
   }
 
   /**
@@ -380,14 +393,8 @@ export class Gpt {
     if (targets.length !== dLogprob.length || (rows ? rows.length !== targets.length : targets.length !== T)) throw new Error('backward: targets, gradients and rows disagree in length');
     // dlogits = Σ g · (onehot(target) − softmax) over a position's contributions
     const dlogits = this.alloc(T * V);
-    for (let e = 0; e < targets.length; e++) {
-      const g = dLogprob[e]!;
-      if (g === 0) continue;
-      const t = rows ? rows[e]! : e;
-      const o = t * V;
-      for (let i = 0; i < V; i++) dlogits[o + i] -= g * Math.exp(lp[o + i]!);
-      dlogits[o + targets[e]!] += g;
-    }
+    const rowOf = rows ?? Int32Array.from(targets, (_, e) => e);
+    parallelFor(dlogitsTask, T, [lp, targets, dLogprob, rowOf], [dlogits], [V, targets.length]);
     const tok = this.w('tok');
     const dlnf = this.alloc(T * d);
     matmul(dlogits, tok, dlnf, T, d, V);
@@ -404,76 +411,44 @@ export class Gpt {
       }
       const dxa = this.alloc(T * r);
       matmulBT(dlogits, ua.B, dxa, T, r, V);
-      for (let i = 0; i < dxa.length; i++) dxa[i] *= this.scale;
+      scaleInPlace(dxa, this.scale, dxa.length);
       const gA = grads.get('unembed.A');
       if (gA) matmulAT(lnf, dxa, gA, d, r, T, true);
       const t2 = this.alloc(T * d);
       matmulBT(dxa, ua.A, t2, T, d, r);
-      for (let i = 0; i < dlnf.length; i++) dlnf[i] += t2[i]!;
+      addScaled(dlnf, dlnf, t2, 1, dlnf.length);
     }
     let dx = this.alloc(T * d);
-    layerNormBackward(dlnf, xFinal, this.w('lnf.g'), lnfMean, lnfRstd, dx, grads.get('lnf.g'), grads.get('lnf.b'), T, d);
+    layerNormBackwardRows(dlnf, xFinal, this.w('lnf.g'), lnfMean, lnfRstd, dx, grads.get('lnf.g'), grads.get('lnf.b'), T, d);
     const hd = d / nHead;
     const invSqrt = 1 / Math.sqrt(hd);
     for (let l = this.c.nLayer - 1; l >= 0; l--) {
       const p = `h${l}.`;
       const c = layers[l]!;
+      // this layer's temporaries go back when dxIn, the next layer's input gradient, is done
+      const dxIn = this.alloc(T * d);
+      const mark = this.scratch?.mark();
       // MLP
       const dAct = this.linearBackward(p + 'w2', dx, T, ffn, d, c.lin, grads);
       const dUp = this.alloc(T * ffn);
-      geluBackward(c.up, dAct, dUp, T * ffn);
+      parallelFor(geluBackwardTask, T * ffn, [c.up, dAct], [dUp], []);
       const dLn2 = this.linearBackward(p + 'w1', dUp, T, d, ffn, c.lin, grads);
       const dh = this.alloc(T * d);
       dh.set(dx);
-      layerNormBackward(dLn2, c.h, this.w(p + 'ln2.g'), c.ln2Mean, c.ln2Rstd, dh, grads.get(p + 'ln2.g'), grads.get(p + 'ln2.b'), T, d);
+      layerNormBackwardRows(dLn2, c.h, this.w(p + 'ln2.g'), c.ln2Mean, c.ln2Rstd, dh, grads.get(p + 'ln2.g'), grads.get(p + 'ln2.b'), T, d);
       // attention
       const dAttnOut = this.linearBackward(p + 'wo', dh, T, d, d, c.lin, grads);
       const dq = this.alloc(T * d);
       const dk = this.alloc(T * d);
       const dv = this.alloc(T * d);
-      let pi = 0;
-      seqStarts.forEach((s, si) => {
-        const L = seqLens[si]!;
-        const off = offsets[si]!;
-        const row = attendedRow(fwd.cache, si);
-        const W = off + L;
-        for (let h = 0; h < nHead; h++) {
-          const P = c.probs[pi++]!;
-          for (let i = 0; i < L; i++) {
-            const oi = (s + i) * d + h * hd;
-            const last = off + i;
-            // dP_ij = dout_i · v_j ; dv_j += P_ij dout_i (a shared prefix's rows gather every continuation's)
-            let rowDot = 0;
-            const dP = new Float64Array(last + 1);
-            for (let j = 0; j <= last; j++) {
-              const vj = row(j) * d + h * hd;
-              let dot = 0;
-              for (let e = 0; e < hd; e++) {
-                dot += dAttnOut[oi + e]! * c.v[vj + e]!;
-                dv[vj + e] += P[i * W + j]! * dAttnOut[oi + e]!;
-              }
-              dP[j] = dot;
-              rowDot += dot * P[i * W + j]!;
-            }
-            for (let j = 0; j <= last; j++) {
-              const dS = P[i * W + j]! * (dP[j]! - rowDot) * invSqrt;
-              if (dS === 0) continue;
-              const kj = row(j) * d + h * hd;
-              for (let e = 0; e < hd; e++) {
-                dq[oi + e] += dS * c.k[kj + e]!;
-                dk[kj + e] += dS * c.q[oi + e]!;
-              }
-            }
-          }
-        }
-      });
+      parallelFor(attnBackwardTask, nHead, [dAttnOut, c.q, c.k, c.v, c.probs, fwd.cache.attnMeta], [dq, dk, dv], [d, hd, seqLens.length, invSqrt, fwd.cache.maxWidth]);
       const dLn1 = this.linearBackward(p + 'wq', dq, T, d, d, c.lin, grads);
       const dLn1k = this.linearBackward(p + 'wk', dk, T, d, d, c.lin, grads);
       const dLn1v = this.linearBackward(p + 'wv', dv, T, d, d, c.lin, grads);
-      for (let i = 0; i < dLn1.length; i++) dLn1[i] += dLn1k[i]! + dLn1v[i]!;
-      const dxIn = this.alloc(T * d);
+      parallelFor(elementwiseTask, dLn1.length, [dLn1k, dLn1v], [dLn1], [1, 0]);
       dxIn.set(dh);
-      layerNormBackward(dLn1, c.xIn, this.w(p + 'ln1.g'), c.ln1Mean, c.ln1Rstd, dxIn, grads.get(p + 'ln1.g'), grads.get(p + 'ln1.b'), T, d);
+      layerNormBackwardRows(dLn1, c.xIn, this.w(p + 'ln1.g'), c.ln1Mean, c.ln1Rstd, dxIn, grads.get(p + 'ln1.g'), grads.get(p + 'ln1.b'), T, d);
+      if (mark !== undefined) this.scratch!.releaseTo(mark);
       dx = dxIn;
     }
     const gPos = grads.get('pos');

@@ -3,8 +3,10 @@
 import type { InputTensor, LossFn } from '../contract';
 
 export interface LossInputs {
-  /** per position: learner log-prob of the target */
+  /** per target (row-major over target_tokens' shape): learner log-prob of the target */
   logprobs: Float64Array;
+  /** target_tokens' shape, (N,) or (N, K) (cross_entropy's top-K form); default (N,) */
+  targetShape?: readonly number[];
   inputs: Record<string, InputTensor>;
   config: Record<string, number>;
 }
@@ -19,7 +21,7 @@ export interface LossOut {
 function need(inputs: Record<string, InputTensor>, name: string, n: number, datum: number): InputTensor['data'] {
   const t = inputs[name];
   if (!t) throw new Error(`datum ${datum}: loss_fn_inputs.${name} is required by this loss`);
-  if (t.data.length !== n) throw new Error(`datum ${datum}: loss_fn_inputs.${name} has ${t.data.length} values but the datum has ${n} positions`);
+  if (t.data.length !== n) throw new Error(`datum ${datum}: loss_fn_inputs.${name} has ${t.data.length} values but the datum has ${n} targets`);
   return t.data;
 }
 
@@ -47,6 +49,11 @@ export function computeLoss(loss: LossFn, x: LossInputs, datum: number): LossOut
   switch (loss) {
     case 'cross_entropy': {
       const w = need(x.inputs, 'weights', n, datum);
+      const ts = x.targetShape ?? [n];
+      const ws = x.inputs.weights!.shape;
+      if (ts.length !== ws.length || ts.some((v, i) => v !== ws[i])) {
+        throw new Error(`datum ${datum}: loss_fn_inputs.weights has shape (${ws.join(', ')}) but target_tokens has shape (${ts.join(', ')}); cross_entropy needs them equal`);
+      }
       for (let t = 0; t < n; t++) {
         el[t] = -lp[t]! * w[t]!;
         grad[t] = -w[t]!;

@@ -3,6 +3,7 @@
 // A·B (forward), A·Bᵀ (input gradients) and Aᵀ·B (weight gradients).
 
 import { gemm } from '../compute';
+import { geluBackwardTask, geluTask, layerNormBackwardTask, layerNormTask, logSoftmaxTask } from '../compute/tasks';
 
 export type Arr = Float32Array | Float64Array;
 
@@ -92,81 +93,43 @@ export function matmulAT(a: Arr, b: Arr, c: Arr, m: number, n: number, k: number
   dotTiles(transposed(a, k, m), transposed(b, k, n), c, m, n, k, accumulate);
 }
 
-const LN_EPS = 1e-5;
+// The loops below are the compute tasks (src/engine/compute/tasks.ts) run whole on this thread;
+// the training forward/backward splits them with the GEMM helper thread (gpt.ts).
 
 /** y = (x − mean) / std · g + b per row; keeps mean and 1/std per row for the backward pass. */
 export function layerNorm(x: Arr, g: Arr, b: Arr, y: Arr, mean: Arr, rstd: Arr, rows: number, d: number): void {
-  for (let r = 0; r < rows; r++) {
-    const o = r * d;
-    let mu = 0;
-    for (let i = 0; i < d; i++) mu += x[o + i]!;
-    mu /= d;
-    let v = 0;
-    for (let i = 0; i < d; i++) {
-      const t = x[o + i]! - mu;
-      v += t * t;
-    }
-    const rs = 1 / Math.sqrt(v / d + LN_EPS);
-    mean[r] = mu;
-    rstd[r] = rs;
-    for (let i = 0; i < d; i++) y[o + i] = (x[o + i]! - mu) * rs * g[i]! + b[i]!;
-  }
+  layerNormTask([x, g, b, y, mean, rstd], [d], 0, rows);
 }
 
-/** dx += LN backward; dg, db accumulate. */
+/** dx += LN backward; dg, db accumulate (over rows, in row order). */
 export function layerNormBackward(dy: Arr, x: Arr, g: Arr, mean: Arr, rstd: Arr, dx: Arr, dg: Arr | undefined, db: Arr | undefined, rows: number, d: number): void {
+  layerNormBackwardTask([dy, x, g, mean, rstd, dx], [d], 0, rows);
+  if (!dg && !db) return;
   for (let r = 0; r < rows; r++) {
     const o = r * d;
     const mu = mean[r]!;
     const rs = rstd[r]!;
-    let sumDyG = 0;
-    let sumDyGXhat = 0;
     for (let i = 0; i < d; i++) {
       const xhat = (x[o + i]! - mu) * rs;
-      const dyg = dy[o + i]! * g[i]!;
-      sumDyG += dyg;
-      sumDyGXhat += dyg * xhat;
       if (dg) dg[i] += dy[o + i]! * xhat;
       if (db) db[i] += dy[o + i]!;
-    }
-    const mDyG = sumDyG / d;
-    const mDyGX = sumDyGXhat / d;
-    for (let i = 0; i < d; i++) {
-      const xhat = (x[o + i]! - mu) * rs;
-      dx[o + i] += rs * (dy[o + i]! * g[i]! - mDyG - xhat * mDyGX);
     }
   }
 }
 
-const GELU_C = Math.sqrt(2 / Math.PI);
-
-// With s = 1 / (1 + e^(2u)), tanh(u) = 1 − 2s: one Math.exp is much cheaper than Math.tanh, and
-// e^(2u) overflowing to Infinity still gives the right limits (s = 0, and s = 1 for very negative u).
-
-/** GELU, tanh approximation (GPT-2's): 0.5·v·(1 + tanh(u)) = v·(1 − s). */
+// GELU, tanh approximation (GPT-2's): 0.5·v·(1 + tanh(u)) = v·(1 − s) with s = 1 / (1 + e^(2u)):
+// one Math.exp is much cheaper than Math.tanh, and e^(2u) overflowing to Infinity still gives the
+// right limits (s = 0, and s = 1 for very negative u). y may be x.
 export function gelu(x: Arr, y: Arr, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const v = x[i]!;
-    y[i] = v - v / (1 + Math.exp(2 * GELU_C * (v + 0.044715 * v * v * v)));
-  }
+  geluTask([x, y], [], 0, n);
 }
 
 /** d gelu/dv = 0.5·(1 + t) + 0.5·v·(1 − t²)·u' = (1 − s) + 2·v·s·(1 − s)·u'. */
 export function geluBackward(x: Arr, dy: Arr, dx: Arr, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const v = x[i]!;
-    const sg = 1 / (1 + Math.exp(2 * GELU_C * (v + 0.044715 * v * v * v)));
-    const dInner = GELU_C * (1 + 3 * 0.044715 * v * v);
-    dx[i] = dy[i]! * (1 - sg + 2 * v * sg * (1 - sg) * dInner);
-  }
+  geluBackwardTask([x, dy, dx], [], 0, n);
 }
 
 /** In-place log-softmax of one row; returns nothing, row becomes log-probabilities. */
 export function logSoftmaxRow(row: Arr, off: number, n: number): void {
-  let max = -Infinity;
-  for (let i = 0; i < n; i++) if (row[off + i]! > max) max = row[off + i]!;
-  let s = 0;
-  for (let i = 0; i < n; i++) s += Math.exp(row[off + i]! - max);
-  const lse = max + Math.log(s);
-  for (let i = 0; i < n; i++) row[off + i] = row[off + i]! - lse;
+  logSoftmaxTask([row.subarray(off, off + n)], [n], 0, 1);
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { EngineDatum, InputTensor, LoraConfig, LossFn } from '../contract';
 import { decodeForwardBackwardRequest } from '../../core/tinker/proto';
 import type { Datum, ForwardBackwardOutput, ForwardBackwardRequestData, TensorData } from '../../core/tinker/types';
+import { denseTensor } from '../../core/tinker/tensors';
 import * as W from '../../core/tinker/wire';
 import { FutureError, FutureResult } from './futures';
 import { HttpError, Reply, Router, decodedBody, parseJson } from './http';
@@ -322,10 +323,13 @@ function toEngineDatum(d: Datum, i: number): EngineDatum {
   return { tokens, lossFnInputs };
 }
 
+/** A loss input as dense row-major values: CSR-encoded 2-D tensors (as the SDK sends them) decoded. */
 function toInputTensor(t: TensorData, i: number, name: string): InputTensor {
-  if (t.sparse_crow_indices) throw new FutureError(`datum ${i}: loss_fn_inputs.${name} is sparse; the local engine takes dense tensors`);
-  const data = t.dtype === 'float32' ? Float32Array.from(t.data) : Float64Array.from(t.data);
-  return { dtype: t.dtype, data, shape: t.shape ?? [data.length] };
+  try {
+    return denseTensor(t, `datum ${i}: loss_fn_inputs.${name}`);
+  } catch (err) {
+    throw new FutureError(errorMessage(err));
+  }
 }
 
 function normalizeStrings(metadata: Record<string, unknown> | null | undefined): Record<string, string> | null {

@@ -63,4 +63,34 @@ describe('GEMM threads 1 and 2 give the same engine results', function () {
       assert.ok(Buffer.from(w1!).equals(Buffer.from(w2!)), `step ${step}: weights and Adam moments`);
     }
   });
+
+  it('long sequences (256 positions), shared prefixes and top-K cross_entropy are bit-identical too', async () => {
+    const config = { vocabSize: 259, ctx: 256, d: 32, nLayer: 2, nHead: 4, ffn: 64 };
+    const pair = [await createComputeBackend({ inWorker: true, gemmThreads: 1, config, weightsDir: '/nonexistent' }), await createComputeBackend({ inWorker: true, gemmThreads: 2, config, weightsDir: '/nonexistent' })];
+    try {
+      const lora = { rank: 4, seed: 2, trainAttn: true, trainMlp: true, trainUnembed: true };
+      const K = 3;
+      const data: EngineDatum[] = Array.from({ length: 6 }, (_, i) => {
+        // three datums share a 180-token prefix; the others are full-context sequences of their own
+        const n = i < 3 ? 200 + i * 10 : 256 - i;
+        const tokens = Int32Array.from({ length: n }, (_, t) => (i < 3 && t < 180 ? (t * 7) % 256 : (t * 13 + i * 31) % 256));
+        const targets = Float64Array.from({ length: n * K }, (_, e) => (Math.floor(e / K) * 11 + (e % K) * 5 + i) % 259);
+        const weights = Float32Array.from({ length: n * K }, (_, e) => [0.6, 0.3, 0.1][e % K]!);
+        return { tokens, lossFnInputs: { target_tokens: { dtype: 'int64', data: targets, shape: [n, K] }, weights: { dtype: 'float32', data: weights, shape: [n, K] } } };
+      });
+      const outs = [];
+      for (const b of pair) {
+        await b.createTrainingModel('m', RANDOM_MODEL, lora);
+        const fb = await b.forwardBackward('m', data, 'cross_entropy', {}, false);
+        const opt = await b.optimStep('m', { learningRate: 4e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 });
+        outs.push({ lp: fb.outputs.map((o) => Array.from(o.logprobs!.data)), loss: fb.metrics, opt, state: Buffer.from(await b.exportState('m', true)) });
+      }
+      assert.deepStrictEqual(outs[1]!.lp, outs[0]!.lp, 'log-probs');
+      assert.deepStrictEqual(outs[1]!.loss, outs[0]!.loss, 'loss');
+      assert.deepStrictEqual(outs[1]!.opt, outs[0]!.opt, 'optimizer metrics');
+      assert.ok(outs[1]!.state.equals(outs[0]!.state), 'weights and Adam moments');
+    } finally {
+      for (const b of pair) await b.close();
+    }
+  });
 });

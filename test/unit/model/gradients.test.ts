@@ -116,7 +116,7 @@ describe('loss gradients with respect to learner log-probs', () => {
     assert.throws(() => computeLoss('importance_sampling', { logprobs: lp, inputs: { logprobs: inputs.logprobs }, config: {} }, 3), /datum 3: loss_fn_inputs\.advantages is required/);
     assert.throws(
       () => computeLoss('cross_entropy', { logprobs: lp, inputs: { weights: { dtype: 'float32', data: new Float32Array(2), shape: [2] } }, config: {} }, 0),
-      /weights has 2 values but the datum has 6 positions/,
+      /weights has 2 values but the datum has 6 targets/,
     );
   });
 });
