@@ -126,9 +126,10 @@ describe('distillation runs on the engine', function () {
 
   it('distils from {"run": "latest", "checkpoint": "final"} on prompt-only data, one sample per group: groups kept, teacher log-probs kept per sample, teacher_kl logged', async () => {
     // the teacher: two GRPO iterations, then its `final` sampler checkpoint
-    const teacherSpec = write('teacher.grpo.json', { ...BASE, iterations: 2, groups_per_batch: 2, group_size: 2, learning_rate: 0.02, dataset: { path: 'train.jsonl' }, reward: { file: 'reward.py', workers: 1 } });
+    const teacherSpec = write('teacher.grpo.json', { ...BASE, iterations: 2, groups_per_batch: 3, group_size: 4, learning_rate: 0.02, sampling_seed: 1, dataset: { path: 'train.jsonl' }, reward: { file: 'reward.py', workers: 1 } });
     const t = await startGrpoRun({ specFile: teacherSpec, runsDir: runsDir(), connect, cacheDir: path.join(dir, 'cache') });
     assert.strictEqual(t.status, 'completed', t.error);
+    assert.ok(readMetricsLines(t.runDir).some((row) => (row['env/all/by_group/frac_mixed'] as number) > 0), 'the teacher had a gradient to learn from');
     const final = readCheckpointLines(t.runDir).find((c) => c.name === 'final')!;
 
     const specFile = write('student.grpo.json', { ...BASE, iterations: 2, groups_per_batch: 3, group_size: 1, dataset: { path: 'prompts.jsonl' }, teacher: { run: 'latest', checkpoint: 'final' } });

@@ -85,7 +85,7 @@ describe('GRPO run spec', () => {
       ['zero iterations', (s) => ({ ...s, iterations: 0 }), 'arith.grpo.json: iterations: must be at least 1'],
       ['a fractional LoRA rank', (s) => ({ ...s, lora_rank: 8.5 }), 'arith.grpo.json: lora_rank: must be a whole number, not 8.5'],
       ['a number given as text', (s) => ({ ...s, temperature: 'hot' }), 'arith.grpo.json: temperature: must be a number, not "hot"'],
-      ['a group of one', (s) => ({ ...s, group_size: 1 }), 'arith.grpo.json: group_size: must be at least 2 (advantages are centred within a group, so one sample learns nothing)'],
+      ['a group of one', (s) => ({ ...s, group_size: 1 }), 'arith.grpo.json: group_size: must be at least 2 (advantages are centred within a group, so one sample learns nothing); 1 is allowed with a teacher'],
       ['a zero learning rate', (s) => ({ ...s, learning_rate: 0 }), 'arith.grpo.json: learning_rate: must be greater than 0'],
       ['an unknown backend', (s) => ({ ...s, backend: 'gpu' }), 'arith.grpo.json: backend: must be one of "local", "cloud", "custom" (got "gpu")'],
       ['an unknown loss', (s) => ({ ...s, loss_fn: 'cispo' }), 'arith.grpo.json: loss_fn: must be one of "importance_sampling", "ppo" (got "cispo")'],
@@ -267,7 +267,8 @@ describe('GRPO run spec', () => {
       const props = schema.properties as Record<string, { default?: unknown }>;
       assert.strictEqual(props.lora_rank?.default, 32);
       assert.strictEqual(props.loss_fn?.default, 'importance_sampling');
-      assert.deepStrictEqual(schema.required, ['model', 'max_tokens', 'iterations', 'dataset', 'reward']);
+      // dataset and reward are required unless the spec distils (dataset_configs, teacher): the rules say so
+      assert.deepStrictEqual(schema.required, ['model', 'max_tokens', 'iterations']);
     });
 
     it('is the file the build writes and the manifest contributes for *.grpo.json', () => {
