@@ -28,6 +28,19 @@ export function registerDistillCommands(s: DistillCommandServices): vscode.Dispo
 
 const TITLE = 'Tinker: Distill Dataset';
 
+/** The command's argument (all optional: what is missing is asked); `reward: null` means no filter. */
+interface DistillArg {
+  teacher?: string;
+  prompts?: string;
+  out?: string;
+  n?: number;
+  reward?: string | null;
+  max_tokens?: number;
+  temperature?: number;
+  seed?: number;
+  open?: boolean;
+}
+
 async function distillDataset(s: DistillCommandServices, arg: unknown): Promise<DistillDataResult | undefined> {
   const { z } = await import('zod');
   const Given = z
@@ -45,7 +58,7 @@ async function distillDataset(s: DistillCommandServices, arg: unknown): Promise<
     .strict();
   const parsed = arg === undefined || arg instanceof vscode.Uri ? { success: true as const, data: {} } : Given.safeParse(arg);
   if (!parsed.success) throw new Error(`${TITLE}: unexpected argument (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-  const g: z.output<typeof Given> = parsed.data;
+  const g: DistillArg = parsed.data;
   const here = vscode.workspace.workspaceFolders?.[0]?.uri;
 
   const teacher =
