@@ -200,7 +200,7 @@ export const GRPO_SPEC = defineSpec({
 
 /** The rules that tie the dataset, the reward, the teacher and the KL fields together. */
 function checkDistillation(
-  s: { dataset?: unknown; dataset_configs?: ReadonlyArray<{ dataset: DatasetSpec }>; teacher?: unknown; reward?: unknown; group_size: number; kl_penalty_coef?: number; kl_reference?: unknown; eval_every: number },
+  s: { dataset?: unknown; dataset_configs?: ReadonlyArray<{ dataset: DatasetSpec }>; teacher?: unknown; reward?: unknown; group_size: number; kl_penalty_coef?: number; kl_reference?: unknown; eval_every: number; evals?: ReadonlyArray<{ grader?: unknown }> },
   ctx: z.core.$RefinementCtx,
 ): void {
   const distill = s.teacher !== undefined || s.dataset_configs !== undefined;
@@ -218,6 +218,10 @@ function checkDistillation(
     ctx.addIssue({ code: 'custom', path: ['kl_reference'], message: 'required when kl_penalty_coef > 0 (the model the KL is measured against, e.g. {"model": "<the base model>"})' });
   if (distill && s.kl_penalty_coef === 0 && s.reward === undefined)
     ctx.addIssue({ code: 'custom', path: ['kl_penalty_coef'], message: 'is 0 and there is no reward: nothing to learn from' });
+  if (s.reward === undefined)
+    s.evals?.forEach((e, i) => {
+      if (e.grader === undefined) ctx.addIssue({ code: 'custom', path: ['evals', i, 'grader'], message: 'is required: this spec has no reward file to grade with' });
+    });
   if (s.reward === undefined && s.eval_every > 0) {
     const holdouts = s.dataset_configs ? s.dataset_configs.map((c, i) => [i, c.dataset] as const) : s.dataset ? [[-1, s.dataset as DatasetSpec] as const] : [];
     for (const [i, d] of holdouts)

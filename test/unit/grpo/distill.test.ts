@@ -52,6 +52,7 @@ describe('distillation spec', () => {
     await refused({ dataset: { path: 'p.jsonl', holdout: { fraction: 0.1 } }, teacher: { model: 'a' }, eval_every: 5 }, /dataset\.holdout: a holdout is scored with the reward/);
     await refused({ ...d, dataset_configs: [{ dataset: { path: 'p.jsonl' }, teacher: { model: 'a' }, groups_per_batch: 1 }] }, /give "dataset" \(with "teacher"\) or "dataset_configs", not both/);
     await refused({ teacher: { model: 'a' } }, /dataset: required/);
+    await refused({ ...d, teacher: { model: 'a' }, evals: [{ name: 'h', dataset: { path: 'p.jsonl' }, every: 5 }] }, /evals\.0\.grader: is required: this spec has no reward file/);
     const { spec } = await parse({ reward: { file: 'reward.py' }, ...d, kl_penalty_coef: 0.1, kl_reference: { model: BASE.model }, kl_discount_factor: 0.5 });
     assert.deepStrictEqual([spec.kl_penalty_coef, spec.kl_discount_factor], [0.1, 0.5]);
   });
