@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // On-policy distillation vs GRPO on the embedded engine, through the CLI. Run from the repository
 // after `npm run build`:
-//   node examples/distill-arithmetic/run.mjs [runs folder] [--seeds 1,2,3] [--teacher <run dir>]
+//   node examples/distill-arithmetic/run.mjs [runs folder] [--seeds 1,2,3] [--teacher <run dir>] [--cache-dir DIR]
 // 1. the teacher: teacher.grpo.json (the GRPO demo's settings, 41 iterations) unless --teacher names
 //    a finished run with a `final` sampler checkpoint;
 // 2. its holdout reward: teacher.eval.json on that run's `final`;
@@ -25,7 +25,8 @@ const flag = (name) => {
 const positional = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
 const runs = path.resolve(positional[0] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'distill-arithmetic-')));
 const seeds = (flag('--seeds') ?? '1,2,3').split(',').map(Number);
-const cache = path.join(runs, '.cache');
+// the engine's checkpoint store lives in the cache folder: a --teacher run must have used the same one
+const cache = path.resolve(flag('--cache-dir') ?? path.join(runs, '.cache'));
 const KEY = 'test/holdout/env/all/reward/total';
 
 function cliRun(argv, runsDir) {
@@ -71,7 +72,7 @@ try {
 } finally {
   fs.rmSync(evalFile, { force: true });
 }
-const teacherReward = JSON.parse(fs.readFileSync(path.join(evalOut, 'summary.json'), 'utf8')).targets[0].metrics.reward.mean;
+const teacherReward = JSON.parse(fs.readFileSync(path.join(evalOut, 'summary.json'), 'utf8')).targets[0].metrics.reward.value;
 
 // 3. the students: the teacher pinned to that run (the spec's {"run": "latest"} would do in a folder with no other run)
 const rows = [];
