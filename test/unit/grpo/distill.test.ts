@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { batchSources } from '../../../src/core/grpo/loop';
 import { parseGrpoSpecValue } from '../../../src/core/grpo/spec';
-import { startGrpoRun } from '../../../src/core/grpo/start';
+import { resolveSecondModels, startGrpoRun } from '../../../src/core/grpo/start';
 import { checkSameTokenizer } from '../../../src/core/grpo/teachers';
 import type { Problem } from '../../../src/core/data/types';
 import { SampleRecord } from '../../../src/core/runs/sampleRecord';
@@ -52,7 +52,7 @@ describe('distillation spec', () => {
     await refused({ dataset: { path: 'p.jsonl', holdout: { fraction: 0.1 } }, teacher: { model: 'a' }, eval_every: 5 }, /dataset\.holdout: a holdout is scored with the reward/);
     await refused({ ...d, dataset_configs: [{ dataset: { path: 'p.jsonl' }, teacher: { model: 'a' }, groups_per_batch: 1 }] }, /give "dataset" \(with "teacher"\) or "dataset_configs", not both/);
     await refused({ teacher: { model: 'a' } }, /dataset: required/);
-    await refused({ ...d, teacher: { model: 'a' }, evals: [{ name: 'h', dataset: { path: 'p.jsonl' }, every: 5 }] }, /evals\.0\.grader: is required: this spec has no reward file/);
+    await refused({ ...d, teacher: { model: 'a' }, evals: [{ name: 'h', dataset: { path: 'p.jsonl' }, every: 5 }] }, /evals\[0\]\.grader: is required: this spec has no reward file/);
     const { spec } = await parse({ reward: { file: 'reward.py' }, ...d, kl_penalty_coef: 0.1, kl_reference: { model: BASE.model }, kl_discount_factor: 0.5 });
     assert.deepStrictEqual([spec.kl_penalty_coef, spec.kl_discount_factor], [0.1, 0.5]);
   });
@@ -65,6 +65,15 @@ describe('distillation spec', () => {
     assert.deepStrictEqual(at(0), ['0:a0', '0:a1', '1:b0']);
     assert.deepStrictEqual(at(1), ['0:a2', '0:a0', '1:b1']);
     assert.deepStrictEqual(at(2), ['0:a1', '0:a2', '1:b0']);
+  });
+
+  it('a resume scores with the teacher its config.json stored, not whatever "latest" names now', async () => {
+    const { spec } = await parse({ dataset: { path: 'p.jsonl' }, teacher: { run: 'latest', checkpoint: 'final' } });
+    const service = { weightsInfo: () => Promise.reject(new Error('must not ask')) } as unknown as Parameters<typeof resolveSecondModels>[1];
+    const o = { specDir: dir, runsDir: path.join(dir, 'no-runs'), cacheDir: path.join(dir, 'none') };
+    await assert.rejects(resolveSecondModels(spec, service, o), /teacher\.run: "latest": no run with a sampler checkpoint "final"/);
+    const stored = { teachers_resolved: [{ label: 'old/final', model: 'tinker-studio/random-gpt', sampler_path: 'tinker://old/sampler_weights/final' }] };
+    assert.deepStrictEqual(await resolveSecondModels(spec, service, { ...o, stored }), { teachers: stored.teachers_resolved });
   });
 
   it('a teacher of another tokenizer is refused without loading anything', async () => {
