@@ -57,6 +57,8 @@ export const RewardSpec = z
 
 const PPO_KEYS = ['clip_low_threshold', 'clip_high_threshold'];
 
+const GROUP_SIZE_MESSAGE = 'must be at least 2 (advantages are centred within a group, so one sample learns nothing); 1 is allowed with a teacher';
+
 /**
  * A second model the run scores its samples with (a distillation teacher, a KL reference): a base
  * model, a tinker:// sampler checkpoint, or a named sampler checkpoint of a run directory.
@@ -138,7 +140,11 @@ export const GRPO_SPEC = defineSpec({
   fields: {
     eval_every: z.number().int().min(0).default(20).describe('Evaluate on the holdout every this many iterations, before the update (0: never).'),
     groups_per_batch: positiveInt().default(16).describe('Problems (groups) per iteration (with `dataset_configs`, each dataset gives its own).'),
-    group_size: positiveInt().default(8).describe('Samples per problem; advantages are centred within each group (at least 2, or 1 with a teacher).'),
+    group_size: z
+      .number()
+      .int()
+      .min(1, { message: GROUP_SIZE_MESSAGE })
+      .default(8).describe('Samples per problem; advantages are centred within each group (at least 2, or 1 with a teacher).'),
     max_tokens: positiveInt().describe('Most tokens sampled per completion.'),
     temperature: z.number().min(0).default(1).describe('Sampling temperature (0 = greedy).'),
     stop: z
@@ -211,8 +217,8 @@ function checkDistillation(
     ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'required (or "dataset_configs" for multi-teacher distillation)' });
   }
   if (s.reward === undefined && !distill) ctx.addIssue({ code: 'custom', path: ['reward'], message: 'required (unless a "teacher" is given: on-policy distillation needs no reward)' });
-  if (s.group_size < 2 && !distill)
-    ctx.addIssue({ code: 'custom', path: ['group_size'], message: 'must be at least 2 (advantages are centred within a group, so one sample learns nothing); 1 is allowed with a teacher' });
+  if (s.group_size === 1 && !distill)
+    ctx.addIssue({ code: 'custom', path: ['group_size'], message: GROUP_SIZE_MESSAGE });
   if (distill && s.kl_reference !== undefined) ctx.addIssue({ code: 'custom', path: ['kl_reference'], message: 'not used with a teacher (the KL is to the teacher)' });
   if (!distill && (s.kl_penalty_coef ?? 0) > 0 && s.kl_reference === undefined)
     ctx.addIssue({ code: 'custom', path: ['kl_reference'], message: 'required when kl_penalty_coef > 0 (the model the KL is measured against, e.g. {"model": "<the base model>"})' });
