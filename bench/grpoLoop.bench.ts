@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     });
     let scored: ReturnType<typeof attachRewards> = [];
     t('rewards', () => (scored = attachRewards(groups, outcomes)));
-    let built: ReturnType<typeof buildDatums> = { advantages: [], datums: [] };
+    let built: ReturnType<typeof buildDatums> = { advantages: [], datums: [], origin: [] };
     t('datums', () => (built = buildDatums(scored)));
     t('wire', () => {
       const body = encodeForwardBackwardRequest({ model_id: 'm', seq_id: 1, data: built.datums.map(toWireDatum), loss_fn: 'importance_sampling', loss_fn_config: null });

@@ -8,6 +8,7 @@ import { registerBreakdownCommands } from './vscode/breakdown/breakdownCommands'
 import { breakdownPanels } from './vscode/breakdown/breakdownPanels';
 import { evalPanels } from './vscode/evals/evalPanels';
 import { registerEvalCommands } from './vscode/evals/evalCommands';
+import { registerDistillCommands } from './vscode/distill/distillCommand';
 import { registerEvalSampleDocuments } from './vscode/evals/evalSampleDocuments';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
@@ -172,6 +173,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(evals.registerSerializer());
   own(registerEvalSampleDocuments());
   for (const d of registerEvalCommands({ log, evals, runs, connection, apiKeys, cacheDir })) own(d);
+  for (const d of registerDistillCommands({ log, connection, apiKeys, cacheDir })) own(d);
   for (const d of registerConnectionCommands({ log, apiKeys, wandbKeys, connection })) own(d);
   for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
   for (const d of registerRunCommands({ log, runs, registry, runner, connection, metrics })) own(d);

@@ -44,7 +44,24 @@ export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> 
   inspect?: boolean;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | { command: 'help' };
+/** `tinker-studio distill-data --teacher <model|tinker://…> --prompts <jsonl> --out <chats.jsonl>`: off-policy distillation data. */
+export interface DistillDataArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
+  command: 'distill-data';
+  teacher: string;
+  prompts: string;
+  out: string;
+  n?: number;
+  reward?: string;
+  minReward?: number;
+  maxTokens?: number;
+  temperature?: number;
+  seed?: number;
+  renderer?: string;
+  model?: string;
+  promptField?: string;
+}
+
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | DistillDataArgs | { command: 'help' };
 
 const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
   `tinker-studio ${k.id} <spec${k.extension}> [options]`,
@@ -54,6 +71,9 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio sweep <file.sweep.json|.yaml> [--max-concurrent N] [options]
        tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
+       tinker-studio distill-data --teacher <model | tinker://…> --prompts <jsonl> --out <chats.jsonl>
+                    [--n N] [--reward <file> [--min-reward R]] [--max-tokens N] [--temperature T] [--seed S]
+                    [--renderer NAME] [--model BASE] [--prompt-field F] [options]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
@@ -69,6 +89,12 @@ the next call reconnects.
 intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
 spec (or --out DIR), and re-running resumes, sampling only what is missing; --inspect also writes
 them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`.
+"distill-data" samples a teacher (a base model, or a tinker:// sampler checkpoint whose base model
+the server names, or --model) N times (default 1) on each prompt of a JSONL file ("question" or a
+"messages" chat; "answer" is the reward's ground truth) and writes the answers as SFT chats
+({"messages": [...], "distilled": {teacher, sampling settings, sample, reward}}) with
+<out>.provenance.json beside; --reward keeps only the samples scoring at least --min-reward (default
+0.5). Defaults: --max-tokens 256, --temperature 1; the local backend unless --backend.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 
@@ -96,8 +122,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
   if (command === 'sweep') return parseSweepArgs(rest);
   if (command === 'eval') return parseEvalArgs(rest);
+  if (command === 'distill-data') return parseDistillDataArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'distill-data', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
@@ -134,5 +161,64 @@ function parseEvalArgs(rest: readonly string[]): EvalArgs {
     ...(v.python !== undefined ? { python: v.python } : {}),
     ...(v.out !== undefined ? { out: v.out } : {}),
     ...(flags.has('inspect') ? { inspect: true } : {}),
+  };
+}
+
+const DISTILL_OPTIONS = {
+  ...BACKEND_OPTIONS,
+  python: { type: 'string' },
+  teacher: { type: 'string' },
+  prompts: { type: 'string' },
+  out: { type: 'string' },
+  n: { type: 'string' },
+  reward: { type: 'string' },
+  'min-reward': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  temperature: { type: 'string' },
+  seed: { type: 'string' },
+  renderer: { type: 'string' },
+  model: { type: 'string' },
+  'prompt-field': { type: 'string' },
+} as const;
+
+function parseDistillDataArgs(rest: readonly string[]): DistillDataArgs {
+  const { values: v, positionals } = readOptions(DISTILL_OPTIONS, rest);
+  if (positionals.length) throw new UsageError(`distill-data takes no positional argument (got "${positionals[0]}")`);
+  for (const k of ['teacher', 'prompts', 'out'] as const) if (v[k] === undefined) throw new UsageError(`distill-data needs --${k}`);
+  const int = (k: 'n' | 'max-tokens' | 'seed', min: number) => {
+    const s = v[k];
+    if (s === undefined) return undefined;
+    if (!/^\d+$/.test(s) || Number(s) < min) throw new UsageError(`--${k} must be a whole number ≥ ${min} (got "${s}")`);
+    return Number(s);
+  };
+  const num = (k: 'min-reward' | 'temperature') => {
+    const s = v[k];
+    if (s === undefined) return undefined;
+    const x = Number(s);
+    if (s.trim() === '' || !Number.isFinite(x) || (k === 'temperature' && x < 0)) throw new UsageError(`--${k} must be a number${k === 'temperature' ? ' ≥ 0' : ''} (got "${s}")`);
+    return x;
+  };
+  const n = int('n', 1);
+  const maxTokens = int('max-tokens', 1);
+  const seed = int('seed', 0);
+  const minReward = num('min-reward');
+  const temperature = num('temperature');
+  if (minReward !== undefined && v.reward === undefined) throw new UsageError('--min-reward needs --reward');
+  return {
+    command: 'distill-data',
+    teacher: v.teacher!,
+    prompts: v.prompts!,
+    out: v.out!,
+    ...backendArgs(v),
+    ...(v.python !== undefined ? { python: v.python } : {}),
+    ...(n !== undefined ? { n } : {}),
+    ...(v.reward !== undefined ? { reward: v.reward } : {}),
+    ...(minReward !== undefined ? { minReward } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(v.renderer !== undefined ? { renderer: v.renderer } : {}),
+    ...(v.model !== undefined ? { model: v.model } : {}),
+    ...(v['prompt-field'] !== undefined ? { promptField: v['prompt-field'] } : {}),
   };
 }

@@ -16,7 +16,8 @@ import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
 import { tinkerStudioCacheDir } from '../engine/storeDir';
 import { TrainingSession } from '../core/agent/session';
-import { EvalArgs, GrpoArgs, McpArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
+import { DistillDataArgs, EvalArgs, GrpoArgs, McpArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
+import { distillData } from '../core/distill/distillData';
 import { rankingTable, runSweep } from '../core/experiments/runSweep';
 import { runEval } from '../core/evals/runEval';
 import { formatEvalTable } from '../core/evals/table';
@@ -151,6 +152,7 @@ async function main(argv: string[]): Promise<number> {
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);
   if (args.command === 'eval') return evaluate(args, cacheDir);
+  if (args.command === 'distill-data') return distill(args, cacheDir);
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const tty = Boolean(process.stderr.isTTY);
   const progress = new Progress({ write: (t) => process.stderr.write(t), isTTY: tty, columns: process.stderr.columns });
@@ -288,6 +290,46 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
     const out = args.out !== undefined ? path.resolve(args.out) : path.join(path.dirname(path.resolve(args.spec)), 'evals', summary.name);
     process.stdout.write(`results: ${out}${summary.elapsed_s !== undefined ? ` (${summary.elapsed_s.toFixed(1)} s)` : ''}\n`);
     if (args.inspect) for (const f of exportInspectLogs(out)) process.stdout.write(`Inspect log: ${f}\n`);
+    return 0;
+  });
+}
+
+/** `tinker-studio distill-data`: samples a teacher on a prompt set into SFT chats (off-policy distillation). */
+async function distill(args: DistillDataArgs, cacheDir: string): Promise<number> {
+  const tty = Boolean(process.stderr.isTTY);
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  let lastShown = 0;
+  const o = { log, cancelling: 'cancelling: nothing is written (Ctrl-C again to quit at once)', cancelled: 'cancelled; the output file was not written', newline: true };
+  return interruptible(o, async (signal, closers) => {
+    const connect = connector(args, cacheDir, closers, log);
+    const r = await distillData({
+      teacher: args.teacher,
+      prompts: args.prompts,
+      out: args.out,
+      ...(args.n !== undefined ? { n: args.n } : {}),
+      ...(args.reward !== undefined ? { reward: args.reward } : {}),
+      ...(args.minReward !== undefined ? { minReward: args.minReward } : {}),
+      ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
+      ...(args.temperature !== undefined ? { temperature: args.temperature } : {}),
+      ...(args.seed !== undefined ? { seed: args.seed } : {}),
+      ...(args.renderer !== undefined ? { renderer: args.renderer } : {}),
+      ...(args.model !== undefined ? { model: args.model } : {}),
+      ...(args.promptField !== undefined ? { promptField: args.promptField } : {}),
+      ...(args.python !== undefined ? { python: args.python } : {}),
+      connect: () => connect({ backend: args.backend ?? 'local', ...(args.baseUrl ? { base_url: args.baseUrl } : {}) }),
+      cacheDir,
+      network: { env: process.env },
+      signal,
+      log,
+      onProgress: (done, total) => {
+        const now = Date.now();
+        if (done < total && now - lastShown < (tty ? 200 : 5000)) return;
+        lastShown = now;
+        const line = `sampled ${done}/${total}`;
+        process.stderr.write(tty ? `\r${line}\x1b[K${done === total ? '\n' : ''}` : `${line}\n`);
+      },
+    });
+    process.stdout.write(`${r.kept} of ${r.sampled} samples kept (${r.prompts} prompts)${r.rewardErrors ? `, ${r.rewardErrors} reward errors` : ''}\nchats: ${r.out}\nprovenance: ${r.provenanceFile}\n`);
     return 0;
   });
 }

@@ -75,7 +75,14 @@ export const BreakdownRequests = {
   /** one sample in full: its completion, the content the reward saw, token ids and log-probs (the detail and token view) */
   sample: {
     params: z.object({ ref: IterationRef, groupIdx: z.number().int().nonnegative(), trajIdx: z.number().int().nonnegative() }),
-    result: z.object({ completion: z.string(), content: z.string(), tokens: z.array(z.number().int()), logprobs: z.array(z.number()) }),
+    result: z.object({
+      completion: z.string(),
+      content: z.string(),
+      tokens: z.array(z.number().int()),
+      logprobs: z.array(z.number()),
+      /** a distillation run's teacher log-prob of each token */
+      teacher_logprobs: z.array(z.number()).optional(),
+    }),
   },
   /** the groups whose prompt or a completion contains `text` (case-insensitive) */
   search: {

@@ -21,7 +21,14 @@ export const METRIC = {
   testNll: 'test/nll',
   /** cumulative tokens sent to forward_backward so far (GRPO: the datums' tokens; SFT: the batches' tokens) */
   tokensTrained: 'progress/tokens_trained',
+  /** on-policy distillation: mean reverse KL of the samples to the teacher, per action token (teacher_kl/dataset_<i> per dataset) */
+  teacherKl: 'teacher_kl',
+  /** the KL penalty to a reference model (grpo-reference §1.7): mean log π_sampler − log π_reference per action token */
+  klPolicyBase: 'kl_policy_base',
 } as const;
+
+/** teacher_kl/dataset_<i>: a multi-teacher run's KL to each dataset's teacher. */
+export const TEACHER_KL_OF = /^teacher_kl\/dataset_(\d+)$/;
 
 /** The keys of an inline evaluator named `name` (a GRPO/SFT spec's `evals`): the holdout's shapes under test/<name>/. */
 export const INLINE_EVAL_KEY = {

@@ -6,7 +6,7 @@
 // the JSON transport, and a chart shows null as a gap.
 import * as z from 'zod';
 import type { PanelProtocol } from './panelProtocol';
-import { INLINE_EVAL_KEY, inlineEvalsIn, METRIC } from './metricKeys';
+import { INLINE_EVAL_KEY, inlineEvalsIn, METRIC, TEACHER_KL_OF } from './metricKeys';
 import { RUN_STATUSES } from './runProgress';
 
 export const MetricRow = z.object({
@@ -140,6 +140,26 @@ export const CHARTS: ChartSpec[] = [
   },
   { id: 'lr', title: 'Learning rate', series: [{ key: METRIC.lr, label: 'lr', color: 'orange' }] },
 ];
+
+/**
+ * The chart of the KL to a second model, when the run logs one: a distillation run's `teacher_kl`
+ * (and, with several teachers, each dataset's `teacher_kl/dataset_<i>`), a run with the KL penalty's
+ * `kl_policy_base`. Lower teacher KL: the student samples what the teacher would.
+ */
+export function teacherKlCharts(keys: Iterable<string>): ChartSpec[] {
+  const all = [...keys];
+  const datasets = all.flatMap((k) => {
+    const m = TEACHER_KL_OF.exec(k);
+    return m ? [Number(m[1])] : [];
+  });
+  const colors: ChartColor[] = ['orange', 'green', 'purple', 'yellow', 'red'];
+  const series: ChartSpec['series'] = [];
+  if (all.includes(METRIC.teacherKl)) series.push({ key: METRIC.teacherKl, label: 'teacher KL', color: 'blue' });
+  if (datasets.length > 1)
+    for (const [j, i] of [...new Set(datasets)].sort((a, b) => a - b).entries()) series.push({ key: `teacher_kl/dataset_${i}`, label: `dataset ${i}`, color: colors[j % colors.length]! });
+  if (all.includes(METRIC.klPolicyBase)) series.push({ key: METRIC.klPolicyBase, label: 'KL to reference', color: 'red' });
+  return series.length ? [{ id: 'teacher-kl', title: all.includes(METRIC.teacherKl) ? 'KL to the teacher' : 'KL to the reference model', series }] : [];
+}
 
 /**
  * The charts of a run's inline evaluators (the spec's `evals`), one per evaluator, found from the

@@ -39,6 +39,8 @@ export const SampleRecord = z.object({
   reward_error: RewardError.optional(),
   /** the grader's `format` metric, when the reward function returned {"reward", "format"} */
   format: z.number().optional(),
+  /** a distillation run's teacher log-prob of each completion token (aligned with completion_tokens) */
+  teacher_logprobs: z.array(z.number()).optional(),
 });
 export type SampleRecord = z.infer<typeof SampleRecord>;
 
@@ -60,7 +62,7 @@ export const PREVIEW_CHARS = 160;
  * (the prompt is sent once per group), and the completion's first characters only. At 1,024 groups ×
  * 16 samples × 256 tokens the whole records are ~20 MB of JSON; these are ~15× less.
  */
-export const SampleSummary = SampleRecord.omit({ completion_tokens: true, logprobs: true, prompt: true, completion: true, content: true }).extend({
+export const SampleSummary = SampleRecord.omit({ completion_tokens: true, logprobs: true, teacher_logprobs: true, prompt: true, completion: true, content: true }).extend({
   token_count: z.number().int().nonnegative(),
   /** the completion's first PREVIEW_CHARS characters, whitespace runs as one space */
   preview: z.string(),

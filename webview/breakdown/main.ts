@@ -339,8 +339,13 @@ function renderDetail(): void {
   const strip = el('div', 'tokens');
   strip.setAttribute('aria-label', 'per-token log-probabilities');
   strip.textContent = 'loading tokens…';
-  void loadSample(completion, strip, g.groupIdx, s.traj_idx);
-  parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
+  // a distillation run's samples: the same tokens shaded by the reverse KL to the teacher (filled in when the sample loads)
+  const teacherHead = el('h3', '', 'Tokens by KL to the teacher (darker = the teacher disagrees more)');
+  const teacherStrip = el('div', 'tokens teacher');
+  teacherStrip.setAttribute('aria-label', 'per-token KL to the teacher');
+  teacherHead.hidden = teacherStrip.hidden = true;
+  void loadSample(completion, strip, g.groupIdx, s.traj_idx, { head: teacherHead, strip: teacherStrip });
+  parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, teacherHead, teacherStrip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
   detailEl.replaceChildren(...parts);
 }
 
@@ -357,7 +362,7 @@ function link(text: string, onClick: () => void): HTMLAnchorElement {
 let sampleRequest: AbortController | undefined;
 
 /** Fills the whole completion and the token strip of the selected sample; a newer selection cancels the request. */
-async function loadSample(completion: HTMLElement, strip: HTMLElement, groupIdx: number, trajIdx: number): Promise<void> {
+async function loadSample(completion: HTMLElement, strip: HTMLElement, groupIdx: number, trajIdx: number, teacher: { head: HTMLElement; strip: HTMLElement }): Promise<void> {
   if (!snapshot) return;
   sampleRequest?.abort();
   const abort = (sampleRequest = new AbortController());
@@ -375,6 +380,21 @@ async function loadSample(completion: HTMLElement, strip: HTMLElement, groupIdx:
         return cell;
       }),
     );
+    const tlp = full.teacher_logprobs;
+    if (tlp && tlp.length === tokens.length) {
+      teacher.head.hidden = teacher.strip.hidden = false;
+      teacher.strip.replaceChildren(
+        ...tokens.map((tok, i) => {
+          const kl = (logprobs[i] ?? 0) - tlp[i]!;
+          const cell = el('span', 'tok kl');
+          // 0 where the teacher is as sure as the student (or surer), towards 1 as it finds the token unlikely
+          cell.style.opacity = String(0.12 + 0.88 * (1 - Math.exp(-Math.max(kl, 0))));
+          cell.dataset.kl = kl.toFixed(3);
+          cell.title = `token ${i}: id ${tok}, teacher log-prob ${tlp[i]!.toFixed(3)} (p ${Math.exp(tlp[i]!).toFixed(2)}), student ${(logprobs[i] ?? 0).toFixed(3)}, log π_student − log π_teacher ${kl.toFixed(3)}`;
+          return cell;
+        }),
+      );
+    }
   } catch (err) {
     if (!abort.signal.aborted) strip.textContent = `Could not load the tokens: ${errorText(err)}`;
   }

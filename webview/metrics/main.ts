@@ -8,7 +8,7 @@ import './metrics.css';
 import { PanelClient } from '../shared/client';
 import { isChecked, registerComponents } from '../shared/components';
 import { byId, frameScheduler, inputById, onThemeChange } from '../shared/dom';
-import { CHARTS, inlineEvalCharts, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../../src/protocol/metricsProtocol';
+import { CHARTS, inlineEvalCharts, teacherKlCharts, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../../src/protocol/metricsProtocol';
 import { readTheme } from '../shared/theme';
 import { renderFindings } from '../shared/findings';
 import { diagnoseMetrics } from '../../src/protocol/doctor';
@@ -96,7 +96,8 @@ function render(): void {
     column: (key: string) => steps.map((s) => rows.get(s)?.[key] ?? null),
   };
   renderFindings(byId('findings'), diagnoseMetrics(steps, data.column));
-  for (const spec of inlineEvalCharts(keysSeen)) {
+  // the teacher-KL chart (distillation, KL penalty) and the inline evaluators' charts, as their keys appear
+  for (const spec of [...teacherKlCharts(keysSeen), ...inlineEvalCharts(keysSeen)]) {
     const known = evalCharts.get(spec.id);
     if (known && known.seriesKeys === spec.series.map((x) => x.key).join('\n')) continue;
     known?.el.remove();

@@ -22,6 +22,8 @@ export interface StepReport {
   groups: { total: number; mixed: number; all_good: number; all_bad: number };
   frac_truncated: number | null;
   kl: number | null;
+  /** a distillation run's mean reverse KL to the teacher (teacher_kl) at the last step; absent otherwise */
+  teacher_kl?: number;
   entropy: number | null;
   seconds: number;
   reward_errors: string[];
@@ -94,6 +96,7 @@ export function stepReport(o: {
     groups: { total: g, mixed: count(METRIC.fracMixed), all_good: count(METRIC.fracAllGood), all_bad: count(METRIC.fracAllBad) },
     frac_truncated: num(last, METRIC.fracTruncated),
     kl: num(last, METRIC.klV1),
+    ...(num(last, METRIC.teacherKl) !== null ? { teacher_kl: num(last, METRIC.teacherKl)! } : {}),
     entropy: num(last, METRIC.entropy),
     seconds: ran.reduce((s, r) => s + (num(r, METRIC.timeTotal) ?? 0), 0),
     reward_errors: o.rewardErrors.slice(0, 3),
@@ -115,7 +118,7 @@ export function stepReportText(r: StepReport): string {
     `${steps} done (${r.steps_done}/${r.steps_total}), ${r.seconds.toFixed(1)} s`,
     `reward ${f3(r.reward_mean)} (trend ${signed(r.reward_trend)})${r.test_reward !== null ? `, holdout ${f3(r.test_reward)}` : ''}`,
     `groups: ${r.groups.mixed} mixed, ${r.groups.all_good} all-good (ALL-1), ${r.groups.all_bad} all-bad (ALL-0) of ${r.groups.total}; truncated ${f3(r.frac_truncated)}`,
-    `KL ${r.kl === null ? '–' : r.kl.toExponential(2)}, entropy ${f3(r.entropy)}`,
+    `KL ${r.kl === null ? '–' : r.kl.toExponential(2)}, entropy ${f3(r.entropy)}${r.teacher_kl !== undefined ? `, KL to the teacher ${f3(r.teacher_kl)}` : ''}`,
   ];
   if (r.reward_errors.length > 0) lines.push(`reward errors: ${r.reward_errors.join(' | ')}`);
   for (const s of r.samples) lines.push(`${s.which} (${s.problem_id}, reward ${f3(s.reward)}): ${JSON.stringify(s.completion)}`);

@@ -407,7 +407,7 @@ export class TrainingSession {
       const pool = (c.held!.run as GrpoRun).pool;
       const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_problems: pool.train.length, holdout_problems: pool.holdout.length, iterations: spec.iterations, run_dir: c.runDir, step: c.step };
       const where = c.step > 0 ? `Resumed ${c.runDir} at iteration ${c.step}: call train_grpo_step to continue.` : 'Nothing trained yet: call train_grpo_step.';
-      const text = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; reward ${spec.reward.file}. ${where}\nrun directory: ${c.runDir}`;
+      const text = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; ${spec.reward ? `reward ${spec.reward.file}` : 'no reward'}${spec.teacher || spec.dataset_configs ? ', distilling from a teacher' : ''}. ${where}\nrun directory: ${c.runDir}`;
       return { text, value };
     });
   }

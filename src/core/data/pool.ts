@@ -27,6 +27,8 @@ export interface PromptPoolOptions {
   /** how the datasets-server is reached (proxy …); default: the environment */
   network?: NetworkOptions;
   onProgress?: (rows: number, total: number) => void;
+  /** prompt-only data: records need no ground truth (a distillation run without a reward) */
+  groundTruthOptional?: boolean;
 }
 
 type Loaded = { problems: Problem[]; skipped: PromptPool['skipped'] };
@@ -36,6 +38,7 @@ export async function loadPromptPool(dataset: DatasetSpec, opts: PromptPoolOptio
     promptField: dataset.prompt_field,
     groundTruthField: dataset.ground_truth_field,
     ...(dataset.system_prompt !== undefined ? { systemPrompt: dataset.system_prompt } : {}),
+    ...(opts.groundTruthOptional ? { groundTruthOptional: true } : {}),
   };
   const main = await loadSource(dataset, fields, opts);
   const rand = mulberry32(opts.seed);

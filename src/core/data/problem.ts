@@ -17,6 +17,8 @@ export interface ProblemFields {
   promptField: string;
   groundTruthField: string;
   systemPrompt?: string;
+  /** prompt-only data (a distillation run without a reward): a record without a ground truth gets "" */
+  groundTruthOptional?: boolean;
 }
 
 /** A chat list as a prompt: roles and text; it must end with the user turn the model answers. */
@@ -60,6 +62,7 @@ export function recordToProblem(record: unknown, fields: ProblemFields, id: stri
     return { ok: false, reason: `field "${promptKey}" must be a string or a chat list [{role, content}, …], not ${kindOf(promptValue)}` };
   }
 
+  if (!rec.has(groundTruthField) && fields.groundTruthOptional) return { ok: true, problem: { id, messages: problemToMessages(prompt, fields.systemPrompt), groundTruth: '' } };
   if (!rec.has(groundTruthField)) return { ok: false, reason: `missing field "${groundTruthField}"` };
   const truth = GroundTruth.safeParse(rec.get(groundTruthField));
   if (!truth.success) return { ok: false, reason: `field "${groundTruthField}" must be a string or a number, not ${kindOf(rec.get(groundTruthField))}` };

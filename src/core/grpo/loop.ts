@@ -10,6 +10,10 @@
 //   6. datums, then forward_backward + optim_step submitted back to back; KL/entropy metrics;
 //   7. a fresh sampler: from the checkpoint saved at s = i+1 when s % save_every == 0, else an
 //      ephemeral snapshot; 8. one metrics.jsonl line, then the checkpoint record.
+// On-policy distillation (a teacher) and the KL penalty to a reference model (grpo-reference §1.7)
+// score the sampled tokens with a second sampler after the rewards (klAdvantages.ts): the teacher's
+// log-probs of every sample are kept in the samples file; the per-token KL advantage is added to
+// the datums' advantages before the update.
 // A `final` checkpoint follows the last iteration. Cancelling (the signal) stops between phases: a
 // step whose update was not submitted is dropped whole; a step whose update was submitted is finished
 // and written. Then a state checkpoint at the current step is saved so a resume repeats nothing.
@@ -25,7 +29,8 @@ import type { SamplingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
 import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
 import { writeGroupRecords } from './records';
-import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam } from './rollout';
+import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam, zeroRewards } from './rollout';
+import { alignToDatum, applyReferenceKlPenalty, applyTeacherKl, KL_METRIC, scoreSampled, type SequenceScorer } from './klAdvantages';
 import { SpanTimer } from './spanTimer';
 import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep';
 import type { GrpoRunResult } from '../runs/runEvents';
@@ -64,13 +69,25 @@ export interface GrpoLoopConfig {
   stop?: string[];
   /** save the best policy as it is reached (autoCheckpoint.ts) */
   autoCheckpoint?: AutoCheckpointConfig;
+  /**
+   * per-token KL advantages: 'teacher' (on-policy distillation, the reverse KL to the dataset's
+   * teacher) or 'reference' (§1.7's penalty to a reference model, re-centred on the batch mean)
+   */
+  kl?: { mode: 'teacher' | 'reference'; coef: number; discount: number };
 }
 
 export interface RunGrpoOptions extends RunCoreParts {
   config: GrpoLoopConfig;
   renderer: Renderer;
   pool: PromptPool;
-  reward: RewardRunner;
+  /** absent: prompt-only distillation, every sample scores 0 */
+  reward?: RewardRunner;
+  /** the train problems of each dataset and its groups per iteration (multi-teacher); default: pool.train, config.groupsPerBatch */
+  sources?: ReadonlyArray<{ train: readonly Problem[]; groupsPerBatch: number }>;
+  /** kl.mode 'teacher': the teacher of each source (one per source) */
+  teachers?: readonly SequenceScorer[];
+  /** kl.mode 'reference': the reference model */
+  reference?: SequenceScorer;
   /** the spec's inline evaluators (evals/inline.ts), run next to the holdout */
   evals?: readonly SamplingEvaluator[];
 }
@@ -79,6 +96,11 @@ export interface RunGrpoOptions extends RunCoreParts {
 export function batchProblems(train: readonly Problem[], i: number, groupsPerBatch: number): Problem[] {
   if (train.length === 0) throw new Error('the train split is empty');
   return Array.from({ length: groupsPerBatch }, (_, k) => train[(i * groupsPerBatch + k) % train.length]!);
+}
+
+/** The groups of batch i over several datasets: each dataset's problems read cyclically, its share at a time, dataset by dataset. */
+export function batchSources(sources: ReadonlyArray<{ train: readonly Problem[]; groupsPerBatch: number }>, i: number): Array<{ problem: Problem; dataset: number }> {
+  return sources.flatMap((s, d) => batchProblems(s.train, i, s.groupsPerBatch).map((problem) => ({ problem, dataset: d })));
 }
 
 /** A whole run in one call: create → advance to the end → `final` (or a resume point on cancel). */
@@ -96,6 +118,29 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
 
   constructor(private readonly o: RunGrpoOptions) {
     super(o, { ...o.config, rendererName: o.renderer.name }, o.config.iterations);
+    const kl = o.config.kl;
+    if (kl?.mode === 'teacher' && (o.teachers?.length ?? 0) !== (o.sources?.length ?? 1)) throw new Error(`${o.teachers?.length ?? 0} teachers for ${o.sources?.length ?? 1} datasets`);
+    if (kl?.mode === 'reference' && !o.reference) throw new Error('the KL penalty needs a reference model');
+  }
+
+  private get sources(): ReadonlyArray<{ train: readonly Problem[]; groupsPerBatch: number }> {
+    return this.o.sources ?? [{ train: this.o.pool.train, groupsPerBatch: this.o.config.groupsPerBatch }];
+  }
+
+  private score(groups: readonly RolloutGroup[], signal: AbortSignal): Promise<RolloutGroup<ScoredRollout>[]> {
+    return this.o.reward ? scoreGroups(groups, this.o.reward, signal) : Promise.resolve(zeroRewards(groups));
+  }
+
+  /** Each sample's teacher log-probs (distillation), attached to its rollout. */
+  private async scoreWithTeachers(groups: readonly RolloutGroup<ScoredRollout>[], signal: AbortSignal): Promise<void> {
+    const teachers = this.o.teachers!;
+    await Promise.all(
+      groups.flatMap((g) =>
+        g.rollouts.map(async (r) => {
+          if (r.tokens.length > 0) r.teacherLogprobs = await scoreSampled(teachers[g.dataset ?? 0]!, g.promptTokens, r.tokens, signal);
+        }),
+      ),
+    );
   }
 
   get pool(): PromptPool {
@@ -147,7 +192,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
         return g;
       }),
     );
-    const scored = await scoreGroups(groups, this.o.reward, signal);
+    const scored = await this.score(groups, signal);
     this.reportRewardErrors(i, scored, 'eval', io);
     await this.writeRecords(i, 'eval/test', scored, computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward))));
     return prefixKeys(trajectoryMetrics(trajectoryStats(scored)), 'test');
@@ -179,7 +224,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     const metrics: Record<string, number> = { 'progress/batch': i, [METRIC.lr]: c.learningRate, 'progress/done_frac': (i + 1) / this.endStep };
 
     // the holdout and the inline evaluators due at i run in parallel, with the sampler of the weights after i updates
-    const holdoutDue = c.evalEvery > 0 && i % c.evalEvery === 0 && this.o.pool.holdout.length > 0;
+    const holdoutDue = c.evalEvery > 0 && i % c.evalEvery === 0 && this.o.pool.holdout.length > 0 && this.o.reward !== undefined;
     const inlineDue = dueAt(this.o.evals ?? [], i);
     if (holdoutDue || inlineDue.length > 0) {
       const sampler = this.sampler!;
@@ -216,27 +261,33 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
       checkCancel();
     }
 
-    const problems = batchProblems(this.o.pool.train, i, c.groupsPerBatch);
+    const problems = batchSources(this.sources, i);
     const total = problems.length * c.groupSize;
     let sampled = 0;
     emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
     const current = this.sampler!;
     const groups = await timer.time('sampling', () =>
       Promise.all(
-        problems.map(async (p, k) => {
+        problems.map(async ({ problem: p, dataset }, k) => {
           const g = await sampleGroup(current, this.o.renderer, p, this.promptOf(p), c.groupSize, this.seeded(this.params().train, i, 'train', k), signal);
           sampled += g.rollouts.length;
           emit({ type: 'phase', step: i, phase: 'sampling', done: sampled, total });
-          return g;
+          return this.o.sources ? { ...g, dataset } : g;
         }),
       ),
     );
     checkCancel();
     emit({ type: 'phase', step: i, phase: 'rewards', done: 0, total });
-    const scored = await timer.time('rewards', () => scoreGroups(groups, this.o.reward, signal));
+    const scored = await timer.time('rewards', () => this.score(groups, signal));
     emit({ type: 'phase', step: i, phase: 'rewards', done: total, total });
     this.reportRewardErrors(i, scored, 'train', io);
     checkCancel();
+    if (c.kl?.mode === 'teacher') {
+      emit({ type: 'phase', step: i, phase: 'teacher', done: 0, total });
+      await timer.time('compute_teacher_logprobs', () => this.scoreWithTeachers(scored, signal));
+      emit({ type: 'phase', step: i, phase: 'teacher', done: total, total });
+      checkCancel();
+    }
 
     // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
     const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
@@ -245,7 +296,19 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
     if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
     Object.assign(metrics, trajectoryMetrics(trajectoryStats(kept)));
-    const { datums } = buildDatums(kept);
+    const { datums, origin } = buildDatums(kept);
+    if (c.kl?.mode === 'teacher') {
+      const at = origin.map(({ group, traj }) => ({ g: kept[group]!, r: kept[group]!.rollouts[traj]! }));
+      const teacher = at.map(({ g, r }) => alignToDatum(g.promptTokens.length, r.teacherLogprobs!));
+      Object.assign(metrics, applyTeacherKl(datums, teacher, at.map(({ g }) => g.dataset ?? 0), c.kl.coef, c.kl.discount));
+    } else if (c.kl?.mode === 'reference' && c.kl.coef > 0) {
+      const reference = this.o.reference!;
+      const ref = await timer.time('compute_kl_penalty', () =>
+        Promise.all(origin.map(async ({ group, traj }) => alignToDatum(kept[group]!.promptTokens.length, await scoreSampled(reference, kept[group]!.promptTokens, kept[group]!.rollouts[traj]!.tokens, signal)))),
+      );
+      checkCancel();
+      Object.assign(metrics, applyReferenceKlPenalty(datums, ref, c.kl.coef, c.kl.discount));
+    }
 
     // The rewards of step i were earned by the weights after i updates: a new best is saved now,
     // before this step's update changes them.
@@ -275,7 +338,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
 
     recordStep(this.o.writer, io, i, metrics, { timer, t0 }, [autoRecord, record]);
     this.stepDone(i, record);
-    log(`step ${i}/${this.endStep}: reward ${fmt(metrics[METRIC.reward])}, frac_mixed ${fmt(metrics[METRIC.fracMixed])}, truncated ${fmt(metrics[METRIC.fracTruncated])}, kl_v1 ${exp(metrics[METRIC.klV1])}, entropy ${fmt(metrics[METRIC.entropy])}${metrics[METRIC.testReward] !== undefined ? `, test reward ${fmt(metrics[METRIC.testReward])}` : ''}, ${fmt(metrics[METRIC.timeTotal])} s`);
+    log(`step ${i}/${this.endStep}: reward ${fmt(metrics[METRIC.reward])}, frac_mixed ${fmt(metrics[METRIC.fracMixed])}, truncated ${fmt(metrics[METRIC.fracTruncated])}, kl_v1 ${exp(metrics[METRIC.klV1])}, entropy ${fmt(metrics[METRIC.entropy])}${metrics[KL_METRIC.teacher] !== undefined ? `, teacher_kl ${fmt(metrics[KL_METRIC.teacher])}` : ''}${metrics[KL_METRIC.policyBase] !== undefined ? `, kl_policy_base ${fmt(metrics[KL_METRIC.policyBase])}` : ''}${metrics[METRIC.testReward] !== undefined ? `, test reward ${fmt(metrics[METRIC.testReward])}` : ''}, ${fmt(metrics[METRIC.timeTotal])} s`);
   }
 }
 

@@ -72,6 +72,7 @@ export function sampleRecords(renderer: Renderer, groups: readonly RolloutGroup<
       };
       if (r.rewardError) rec.reward_error = recordedRewardError(r.rewardError);
       if (r.graderFormat !== undefined) rec.format = r.graderFormat;
+      if (r.teacherLogprobs) rec.teacher_logprobs = r.teacherLogprobs;
       return rec;
     });
   });

@@ -23,12 +23,16 @@ export interface ScoredRollout extends Rollout {
   metrics: Record<string, number>;
   /** the grader's own `format`, when the reward function returned one */
   graderFormat?: number;
+  /** a distillation run's teacher log-prob of each sampled token */
+  teacherLogprobs?: number[];
 }
 
 export interface RolloutGroup<R extends Rollout = Rollout> {
   problem: Problem;
   promptTokens: number[];
   rollouts: R[];
+  /** the dataset (and teacher) the problem came from, in a multi-teacher run */
+  dataset?: number;
 }
 
 /** The `stop` sampling parameter for a renderer's stop sequences (strings or token ids). */
@@ -81,6 +85,11 @@ export function attachRewards(groups: readonly RolloutGroup[], outcomes: readonl
   }));
   if (k !== outcomes.length) throw new Error('the reward runner returned more outcomes than cases');
   return scored;
+}
+
+/** Prompt-only data (distillation without a reward): every rollout scores 0, so the KL to the teacher is the whole signal. */
+export function zeroRewards(groups: readonly RolloutGroup[]): RolloutGroup<ScoredRollout>[] {
+  return groups.map((g) => ({ ...g, rollouts: g.rollouts.map((r): ScoredRollout => ({ ...r, reward: 0, metrics: stepMetrics(r.response, 0) })) }));
 }
 
 /** Scores every rollout of every group in one batch through the reward runner. */

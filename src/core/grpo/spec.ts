@@ -57,6 +57,50 @@ export const RewardSpec = z
 
 const PPO_KEYS = ['clip_low_threshold', 'clip_high_threshold'];
 
+const GROUP_SIZE_MESSAGE = 'must be at least 2 (advantages are centred within a group, so one sample learns nothing); 1 is allowed with a teacher';
+
+/**
+ * A second model the run scores its samples with (a distillation teacher, a KL reference): a base
+ * model, a tinker:// sampler checkpoint, or a named sampler checkpoint of a run directory.
+ */
+export const ModelSourceSpec = z
+  .strictObject({
+    model: z.string().min(1).optional().describe('A base model, e.g. "Qwen/Qwen3-8B" or "tinker-studio/arith-gpt".'),
+    checkpoint: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A tinker:// sampler path (alone), or, with `run`, the name of one of that run\'s sampler checkpoints (e.g. "final").'),
+    run: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A run directory (relative to the spec file) or "latest": the newest run next to the spec (its `runs` folder, its folder, the runs folder) that is not itself a distillation run and has the named checkpoint.'),
+  })
+  .superRefine((t, ctx) => {
+    if (t.run !== undefined) {
+      if (t.model !== undefined) ctx.addIssue({ code: 'custom', path: ['model'], message: 'not used with "run" (the run\'s config.json names its model)' });
+      if (t.checkpoint === undefined) ctx.addIssue({ code: 'custom', path: ['checkpoint'], message: 'give the name of the run\'s sampler checkpoint, e.g. "final"' });
+      else if (t.checkpoint.startsWith('tinker://')) ctx.addIssue({ code: 'custom', path: ['checkpoint'], message: 'with "run", a checkpoint name such as "final"; a tinker:// path goes without "run"' });
+    } else if ((t.model === undefined) === (t.checkpoint === undefined)) {
+      ctx.addIssue({ code: 'custom', message: t.model === undefined ? 'give "model" (a base model), "checkpoint" (a tinker:// sampler path) or "run" and "checkpoint"' : 'give either "model" or "checkpoint", not both' });
+    } else if (t.checkpoint !== undefined && !t.checkpoint.startsWith('tinker://')) {
+      ctx.addIssue({ code: 'custom', path: ['checkpoint'], message: 'must be a tinker:// sampler path, e.g. tinker://<run id>/sampler_weights/final (or add "run" to name a run\'s checkpoint)' });
+    }
+  });
+export type ModelSourceSpec = z.output<typeof ModelSourceSpec>;
+
+/** One dataset of a multi-teacher distillation (the cookbook's DistillationDatasetConfig). */
+export const DistillDatasetSpec = z
+  .strictObject({
+    dataset: DatasetSpec,
+    teacher: ModelSourceSpec.describe('The teacher of this dataset\'s prompts.'),
+    groups_per_batch: positiveInt().describe('Groups of this dataset in each iteration.'),
+  })
+  .describe('A dataset and its teacher.');
+export type DistillDatasetSpec = z.output<typeof DistillDatasetSpec>;
+
+
 /** Saving the best policy as it is reached (src/core/grpo/autoCheckpoint.ts). */
 export const AutoCheckpointSpec = z
   .strictObject({
@@ -84,16 +128,23 @@ export const GRPO_SPEC = defineSpec({
     learningRate: "Adam learning rate (constant). Default: the cookbook's get_lr formula for the model.",
     seed: 'Seed of the dataset shuffle and holdout split.',
   },
-  files: [['dataset', 'path'], ['dataset', 'holdout', 'path'], ['reward', 'file'], ['evals', '*', 'dataset', 'path'], ['evals', '*', 'grader', 'file']],
+  files: [
+    ['dataset', 'path'],
+    ['dataset', 'holdout', 'path'],
+    ['dataset_configs', '*', 'dataset', 'path'],
+    ['dataset_configs', '*', 'dataset', 'holdout', 'path'],
+    ['reward', 'file'],
+    ['evals', '*', 'dataset', 'path'],
+    ['evals', '*', 'grader', 'file'],
+  ],
   fields: {
     eval_every: z.number().int().min(0).default(20).describe('Evaluate on the holdout every this many iterations, before the update (0: never).'),
-    groups_per_batch: positiveInt().default(16).describe('Problems (groups) per iteration.'),
+    groups_per_batch: positiveInt().default(16).describe('Problems (groups) per iteration (with `dataset_configs`, each dataset gives its own).'),
     group_size: z
       .number()
       .int()
-      .min(2, { message: 'must be at least 2 (advantages are centred within a group, so one sample learns nothing)' })
-      .default(8)
-      .describe('Samples per problem; advantages are centred within each group.'),
+      .min(1, { message: GROUP_SIZE_MESSAGE })
+      .default(8).describe('Samples per problem; advantages are centred within each group (at least 2, or 1 with a teacher).'),
     max_tokens: positiveInt().describe('Most tokens sampled per completion.'),
     temperature: z.number().min(0).default(1).describe('Sampling temperature (0 = greedy).'),
     stop: z
@@ -101,8 +152,23 @@ export const GRPO_SPEC = defineSpec({
       .optional()
       .describe("Stop strings, replacing the renderer's stop sequences."),
     iterations: positiveInt().describe('Training iterations (batches) to run.'),
-    dataset: DatasetSpec,
-    reward: RewardSpec,
+    dataset: DatasetSpec.optional(),
+    reward: RewardSpec.optional(),
+    teacher: ModelSourceSpec.optional().describe(
+      'On-policy distillation: the teacher scores every sampled token (compute_logprobs) and the per-token advantage −kl_penalty_coef·(log π_sampler − log π_teacher) (reverse KL) is added to the reward advantage. With a teacher, `reward` is optional (prompt-only data) and `group_size` may be 1. The teacher must share the student\'s tokenizer.',
+    ),
+    dataset_configs: z
+      .array(DistillDatasetSpec)
+      .min(1)
+      .optional()
+      .describe('Multi-teacher distillation, instead of `dataset` and `teacher`: each iteration takes `groups_per_batch` groups of each dataset, scored by that dataset\'s teacher.'),
+    kl_penalty_coef: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('With a teacher: the weight of the reverse KL to it (default 1.0). Without: the KL penalty to `kl_reference`, re-centred on the batch mean (default 0: off).'),
+    kl_discount_factor: z.number().min(0).max(1).default(0).describe('Each token\'s KL advantage becomes the discounted sum of its own and the later tokens\' (0: none).'),
+    kl_reference: ModelSourceSpec.optional().describe('The reference model of the KL penalty (required when kl_penalty_coef > 0 without a teacher); usually the base model.'),
     sampling_seed: optionalSeed(
       'Fixes sampling: each request is seeded from this, the iteration and the group (or holdout problem), so the same spec on the local engine gives the same run. Absent: unseeded, as the cookbook.',
     ),
@@ -122,6 +188,7 @@ export const GRPO_SPEC = defineSpec({
     evals: inlineEvalsField('grpo'),
   },
   refine: (s, ctx) => {
+    checkDistillation(s, ctx);
     if (s.auto_checkpoint?.metric === 'holdout' && s.eval_every === 0)
       ctx.addIssue({ code: 'custom', path: ['auto_checkpoint', 'metric'], message: '"holdout" needs eval_every > 0 (the holdout reward is measured only at evaluations)' });
     if (s.loss_fn_config !== undefined) {
@@ -137,6 +204,38 @@ export const GRPO_SPEC = defineSpec({
   },
 });
 
+/** The rules that tie the dataset, the reward, the teacher and the KL fields together. */
+function checkDistillation(
+  s: { dataset?: unknown; dataset_configs?: ReadonlyArray<{ dataset: DatasetSpec }>; teacher?: unknown; reward?: unknown; group_size: number; kl_penalty_coef?: number; kl_reference?: unknown; eval_every: number; evals?: ReadonlyArray<{ grader?: unknown }> },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const distill = s.teacher !== undefined || s.dataset_configs !== undefined;
+  if (s.dataset_configs !== undefined) {
+    if (s.dataset !== undefined) ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'give "dataset" (with "teacher") or "dataset_configs", not both' });
+    if (s.teacher !== undefined) ctx.addIssue({ code: 'custom', path: ['teacher'], message: 'with "dataset_configs", each dataset names its own teacher' });
+  } else if (s.dataset === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'required (or "dataset_configs" for multi-teacher distillation)' });
+  }
+  if (s.reward === undefined && !distill) ctx.addIssue({ code: 'custom', path: ['reward'], message: 'required (unless a "teacher" is given: on-policy distillation needs no reward)' });
+  if (s.group_size === 1 && !distill)
+    ctx.addIssue({ code: 'custom', path: ['group_size'], message: GROUP_SIZE_MESSAGE });
+  if (distill && s.kl_reference !== undefined) ctx.addIssue({ code: 'custom', path: ['kl_reference'], message: 'not used with a teacher (the KL is to the teacher)' });
+  if (!distill && (s.kl_penalty_coef ?? 0) > 0 && s.kl_reference === undefined)
+    ctx.addIssue({ code: 'custom', path: ['kl_reference'], message: 'required when kl_penalty_coef > 0 (the model the KL is measured against, e.g. {"model": "<the base model>"})' });
+  if (distill && s.kl_penalty_coef === 0 && s.reward === undefined)
+    ctx.addIssue({ code: 'custom', path: ['kl_penalty_coef'], message: 'is 0 and there is no reward: nothing to learn from' });
+  if (s.reward === undefined)
+    s.evals?.forEach((e, i) => {
+      if (e.grader === undefined) ctx.addIssue({ code: 'custom', path: ['evals', i, 'grader'], message: 'is required: this spec has no reward file to grade with' });
+    });
+  if (s.reward === undefined && s.eval_every > 0) {
+    const holdouts = s.dataset_configs ? s.dataset_configs.map((c, i) => [i, c.dataset] as const) : s.dataset ? [[-1, s.dataset as DatasetSpec] as const] : [];
+    for (const [i, d] of holdouts)
+      if (d.holdout !== undefined)
+        ctx.addIssue({ code: 'custom', path: i < 0 ? ['dataset', 'holdout'] : ['dataset_configs', i, 'dataset', 'holdout'], message: 'a holdout is scored with the reward: add "reward", or score the student with "evals" (a grader)' });
+  }
+}
+
 /** The zod schema of a GRPO spec; its output (defaults applied, paths as written) and input (defaults optional). */
 export const GrpoSpec = GRPO_SPEC.schema;
 export type GrpoSpec = z.output<typeof GrpoSpec>;
@@ -144,3 +243,20 @@ export type GrpoSpecInput = z.input<typeof GrpoSpec>;
 /** A spec ready to run: named, and every file path absolute. */
 export type ResolvedGrpoSpec = Resolved<GrpoSpec>;
 export const { parseText: parseGrpoSpecText, parseFile: parseGrpoSpecFile, parseValue: parseGrpoSpecValue, resolve: resolveGrpoSpec, jsonSchema: grpoSpecJsonSchema } = GRPO_SPEC;
+
+/** A spec's datasets with their teachers and batch shares: `dataset_configs`, or the one `dataset` (with `teacher`, if any). */
+export function specDatasets(spec: Pick<GrpoSpec, 'dataset' | 'dataset_configs' | 'teacher' | 'groups_per_batch'>): Array<{ dataset: DatasetSpec; teacher?: ModelSourceSpec; groups_per_batch: number }> {
+  if (spec.dataset_configs) return spec.dataset_configs;
+  if (!spec.dataset) throw new Error('the spec has no dataset');
+  return [{ dataset: spec.dataset, ...(spec.teacher ? { teacher: spec.teacher } : {}), groups_per_batch: spec.groups_per_batch }];
+}
+
+/** The spec's (first) dataset: the one whose problems the playground and the reward tools show. */
+export function mainDataset(spec: Pick<GrpoSpec, 'dataset' | 'dataset_configs' | 'teacher' | 'groups_per_batch'>): DatasetSpec {
+  return specDatasets(spec)[0]!.dataset;
+}
+
+/** Whether the spec distills from a teacher (on-policy distillation). */
+export function isDistillation(spec: Pick<GrpoSpec, 'teacher' | 'dataset_configs'>): boolean {
+  return spec.teacher !== undefined || spec.dataset_configs !== undefined;
+}

@@ -27,7 +27,10 @@ import { loadRenderer } from '../render';
 import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
-import { GRPO_SPEC, parseGrpoSpecFile, type ResolvedGrpoSpec } from './spec';
+import { GRPO_SPEC, isDistillation, parseGrpoSpecFile, specDatasets, type ResolvedGrpoSpec } from './spec';
+import { checkSameTokenizer, resolveModelSource, samplerOf, scorerOf, type ResolvedModelSource } from './teachers';
+import type { SequenceScorer } from './klAdvantages';
+import type { PromptPool } from '../data/types';
 import type { RunWriter } from '../runs/runWriter';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
 import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
@@ -81,6 +84,11 @@ export function loopConfig(spec: ResolvedGrpoSpec, learningRate: number): GrpoLo
     seed: spec.seed,
     samplingSeed: spec.sampling_seed,
     stop: spec.stop,
+    ...(isDistillation(spec)
+      ? { kl: { mode: 'teacher' as const, coef: spec.kl_penalty_coef ?? 1, discount: spec.kl_discount_factor } }
+      : (spec.kl_penalty_coef ?? 0) > 0
+        ? { kl: { mode: 'reference' as const, coef: spec.kl_penalty_coef!, discount: spec.kl_discount_factor } }
+        : {}),
     ...(spec.auto_checkpoint
       ? {
           autoCheckpoint: {
@@ -103,7 +111,7 @@ export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
 }
 
 /** A GRPO run ready to advance (its service client connected, its reward workers started), or the answer for a finished one. */
-export type PreparedGrpoRun = { done: GrpoRunResult; run?: undefined } | { done?: undefined; run: GrpoRun; spec: ResolvedGrpoSpec; renderer: Renderer; reward: RewardRunner; close(): Promise<void> };
+export type PreparedGrpoRun = { done: GrpoRunResult; run?: undefined } | { done?: undefined; run: GrpoRun; spec: ResolvedGrpoSpec; renderer: Renderer; reward?: RewardRunner; close(): Promise<void> };
 
 /**
  * Everything startGrpoRun does before the loop: the spec, renderer, prompt pool, reward runner, the
@@ -130,8 +138,14 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
   for (const w of warnings) log(`warning: ${w}`);
   const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
-  const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
-  logSkipped(pool.skipped, log);
+  const datasets = specDatasets(spec);
+  const pools: PromptPool[] = [];
+  for (const d of datasets) {
+    const p = await loadPromptPool(d.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(spec.reward ? {} : { groundTruthOptional: true }) });
+    logSkipped(p.skipped, log);
+    pools.push(p);
+  }
+  const pool: PromptPool = pools.length === 1 ? pools[0]! : { train: pools.flatMap((p) => p.train), holdout: pools.flatMap((p) => p.holdout), skipped: pools.flatMap((p) => p.skipped) };
   log(`${pool.train.length} train problems, ${pool.holdout.length} holdout problems; renderer ${renderer.name}; lr ${learningRate}`);
 
   let reward: RewardRunner | undefined;
@@ -145,15 +159,70 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
     await tracked?.finish();
   };
   try {
-    reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
-    evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir, runReward: reward, runMaxTokens: spec.max_tokens, log }, o);
+    if (spec.reward) reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
+    evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir, ...(reward ? { runReward: reward } : {}), runMaxTokens: spec.max_tokens, log }, o);
     service = await o.connect(spec);
-    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate });
+    const models = await resolveSecondModels(spec, service, { specDir, runsDir: o.runsDir, cacheDir: o.cacheDir, network: o.network, stored: resume?.readConfig(), signal: o.signal });
+    for (const t of models.teachers) log(`teacher: ${t.label} (${t.model})`);
+    if (models.reference) log(`KL reference: ${models.reference.label} (${models.reference.model})`);
+    const teachers: SequenceScorer[] = [];
+    for (const t of models.teachers) teachers.push(scorerOf(await samplerOf(service, t, o.signal)));
+    const reference = models.reference ? scorerOf(await samplerOf(service, models.reference, o.signal)) : undefined;
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, {
+      rendererName: renderer.name,
+      learningRate,
+      ...(models.teachers.length ? { teachers_resolved: models.teachers } : {}),
+      ...(models.reference ? { kl_reference_resolved: models.reference } : {}),
+    });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'grpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
-    const run = new GrpoRun({ service, config: loopConfig(spec, learningRate), renderer, pool, reward, evals: evals.list.filter((e) => e.kind === 'sampling'), writer, resumeFrom, log });
-    return { run, spec, renderer, reward, close };
+    const run = new GrpoRun({
+      service,
+      config: loopConfig(spec, learningRate),
+      renderer,
+      pool,
+      ...(reward ? { reward } : {}),
+      ...(pools.length > 1 ? { sources: pools.map((p, i) => ({ train: p.train, groupsPerBatch: datasets[i]!.groups_per_batch })) } : {}),
+      ...(teachers.length ? { teachers } : {}),
+      ...(reference ? { reference } : {}),
+      evals: evals.list.filter((e) => e.kind === 'sampling'),
+      writer,
+      resumeFrom,
+      log,
+    });
+    return { run, spec, renderer, ...(reward ? { reward } : {}), close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+/**
+ * The run's teachers (one per dataset) and KL reference, resolved — or, on resume, as config.json
+ * stored them, so "latest" keeps naming the run it named — and each teacher's tokenizer checked
+ * against the student's. Runs before the run directory exists: a problem leaves nothing behind.
+ */
+export async function resolveSecondModels(
+  spec: ResolvedGrpoSpec,
+  service: ServiceClient,
+  o: { specDir: string; runsDir: string; cacheDir: string; network?: NetworkOptions | undefined; stored?: unknown; signal?: AbortSignal | undefined },
+): Promise<{ teachers: ResolvedModelSource[]; reference?: ResolvedModelSource }> {
+  const stored = (typeof o.stored === 'object' && o.stored !== null ? o.stored : {}) as { teachers_resolved?: ResolvedModelSource[]; kl_reference_resolved?: ResolvedModelSource };
+  const where = { specDir: o.specDir, runsDirs: [o.runsDir], service, ...(o.signal ? { signal: o.signal } : {}) };
+  const net = { cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) };
+  const teachers: ResolvedModelSource[] = [];
+  if (isDistillation(spec)) {
+    const datasets = specDatasets(spec);
+    for (const [i, d] of datasets.entries()) {
+      const field = spec.dataset_configs ? `dataset_configs.${i}.teacher` : 'teacher';
+      const t = stored.teachers_resolved?.[i] ?? (await resolveModelSource(d.teacher!, { field, ...where }));
+      await checkSameTokenizer(spec.model, t, field, net);
+      teachers.push(t);
+    }
+  }
+  let reference: ResolvedModelSource | undefined;
+  if (!isDistillation(spec) && (spec.kl_penalty_coef ?? 0) > 0 && spec.kl_reference) {
+    reference = stored.kl_reference_resolved ?? (await resolveModelSource(spec.kl_reference, { field: 'kl_reference', ...where }));
+    await checkSameTokenizer(spec.model, reference, 'kl_reference', net);
+  }
+  return { teachers, ...(reference ? { reference } : {}) };
 }

@@ -35,18 +35,24 @@ export interface BatchDatums {
   advantages: number[][];
   /** datums in group order, then trajectory order */
   datums: RLDatum[];
+  /** the group and trajectory of each datum (an empty completion makes none) */
+  origin: Array<{ group: number; traj: number }>;
 }
 
 export function buildDatums(groups: readonly RolloutGroup<ScoredRollout>[]): BatchDatums {
   const advantages = computeAdvantages(groups.map((g) => g.rollouts.map((r) => r.reward)));
   const datums: RLDatum[] = [];
+  const origin: BatchDatums['origin'] = [];
   groups.forEach((g, p) =>
     g.rollouts.forEach((r, t) => {
       // an empty completion has no action token to train on (its reward still counted in the mean)
-      if (r.tokens.length > 0) datums.push(trajectoryToDatum(g.promptTokens, r.tokens, r.logprobs, advantages[p]![t]!));
+      if (r.tokens.length > 0) {
+        datums.push(trajectoryToDatum(g.promptTokens, r.tokens, r.logprobs, advantages[p]![t]!));
+        origin.push({ group: p, traj: t });
+      }
     }),
   );
-  return { advantages, datums };
+  return { advantages, datums, origin };
 }
 
 export interface TrainStepOptions {

@@ -4,7 +4,7 @@ import { loadPromptPool } from '../data/pool';
 import type { Problem } from '../data/types';
 import type { Role } from '../render/types';
 import { readRunConfig, rewardFileOfConfig, specFileOfConfig } from '../runs/runConfig';
-import { parseGrpoSpecFile } from '../grpo/spec';
+import { mainDataset, parseGrpoSpecFile } from '../grpo/spec';
 
 export interface RunProblems {
   holdout: Problem[];
@@ -20,7 +20,7 @@ export async function runProblems(runDir: string, cacheDir: string, signal?: Abo
   const specFile = specFileOfConfig(config);
   if (!specFile) throw new Error(`the config.json of ${runDir} names no spec file, so its dataset is not known (a tinker-cookbook run)`);
   const { spec, dir } = await parseGrpoSpecFile(specFile);
-  const pool = await loadPromptPool(spec.dataset, { specDir: dir, seed: spec.seed, cacheDir, ...(signal ? { signal } : {}) });
+  const pool = await loadPromptPool(mainDataset(spec), { specDir: dir, seed: spec.seed, cacheDir, ...(signal ? { signal } : {}) });
   const rewardFile = rewardFileOfConfig(config, runDir);
   return { holdout: pool.holdout, train: pool.train, ...(rewardFile ? { rewardFile } : {}) };
 }

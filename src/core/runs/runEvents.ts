@@ -2,8 +2,8 @@
 // host, the CLI or an agent session) and whoever shows it: events while it runs, and the result of
 // each stretch it ran.
 
-/** 'rewards' is GRPO's; SFT steps report 'eval', 'training' and 'checkpoint'. */
-export type RunPhase = 'eval' | 'sampling' | 'rewards' | 'training' | 'checkpoint';
+/** 'rewards' is GRPO's ('teacher': a distillation run's teacher scoring the samples); SFT steps report 'eval', 'training' and 'checkpoint'. */
+export type RunPhase = 'eval' | 'sampling' | 'rewards' | 'teacher' | 'training' | 'checkpoint';
 
 export type RunEvent =
   /** the run directory is ready; steps [startStep, endStep) will run (startStep > 0 on resume) */

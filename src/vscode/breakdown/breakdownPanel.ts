@@ -32,7 +32,7 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
     sample: async ({ ref, groupIdx, trajIdx }) => {
       const s = (await this.samplesOf(ref)).records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
       if (!s) throw new Error(`iteration ${ref.iteration} has no sample ${trajIdx} in group ${groupIdx}`);
-      return { completion: s.completion, content: s.content, tokens: s.completion_tokens, logprobs: s.logprobs };
+      return { completion: s.completion, content: s.content, tokens: s.completion_tokens, logprobs: s.logprobs, ...(s.teacher_logprobs ? { teacher_logprobs: s.teacher_logprobs } : {}) };
     },
     search: async ({ ref, text }) => {
       const read = await this.samplesOf(ref);

@@ -31,6 +31,7 @@ export const COMMAND = {
   openEvalResults: 'tinker.openEvalResults',
   runEval: 'tinker.runEval',
   evaluateCheckpoints: 'tinker.evaluateCheckpoints',
+  distillDataset: 'tinker.distillDataset',
   openPlayground: 'tinker.openPlayground',
   openInPlayground: 'tinker.openInPlayground',
   newRewardFunction: 'tinker.newRewardFunction',

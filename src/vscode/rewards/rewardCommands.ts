@@ -159,7 +159,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
   const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === target.toString());
   const source = open?.getText();
   const python = rewardLanguage(file) === 'python' ? (await resolvePython(target, d.log)).path : undefined;
-  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), environment: rewardEnvironmentSetting(), range: rewardRangeSetting(), ...(info.spec ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
+  const common = { file, ...(source !== undefined ? { source } : {}), ...(python ? { python } : {}), environment: rewardEnvironmentSetting(), range: rewardRangeSetting(), ...(info.spec?.reward ? { timeoutMs: info.spec.reward.timeout_ms } : {}) };
   try {
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Dry run of ${path.basename(file)}`, cancellable: true },
@@ -220,7 +220,7 @@ async function freshDryRun(
 ): Promise<DryRunReport> {
   const [{ loadPromptPool }, { loadRenderer }] = await Promise.all([import('../../core/data/pool'), import('../../core/render')]);
   const { renderer } = await loadRenderer({ model: spec.model, ...(spec.renderer ? { renderer: spec.renderer } : {}), cacheDir: d.cacheDir, network: readNetworkSettings() });
-  const pool = await loadPromptPool(spec.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: d.cacheDir, network: readNetworkSettings(), signal });
+  const pool = await loadPromptPool(spec.dataset ?? spec.dataset_configs![0]!.dataset, { specDir: path.dirname(specFile), seed: spec.seed, cacheDir: d.cacheDir, network: readNetworkSettings(), signal });
   const service = await d.connection.open(await readBackendFor(spec.backend, spec.base_url));
   try {
     const sampler = await service.createSamplingClient({ baseModel: spec.model }, signal);

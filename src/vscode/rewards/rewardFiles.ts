@@ -76,7 +76,9 @@ export class RewardFileIndex extends Disposable {
       const text = await fs.readFile(specFile, 'utf8');
       const { parseGrpoSpecText, resolveGrpoSpec } = await import('../../core/grpo/spec'); // zod: after activation
       const spec = resolveGrpoSpec(parseGrpoSpecText(text, path.basename(specFile)), specFile);
-      this.bySpec.set(specFile, { rewardFile: spec.reward.file, spec });
+      // a distillation spec may have no reward
+      if (spec.reward) this.bySpec.set(specFile, { rewardFile: spec.reward.file, spec });
+      else this.bySpec.delete(specFile);
     } catch (err) {
       // an unreadable or invalid spec names no reward file (the JSON schema reports its problems)
       this.bySpec.delete(specFile);

@@ -194,7 +194,7 @@ export class RewardValidator extends Disposable {
         examples,
         ...(examplesText !== undefined ? { examplesText } : {}),
         range: rewardRangeSetting(),
-        timeoutMs: info.spec?.reward.timeout_ms ?? 10_000,
+        timeoutMs: info.spec?.reward?.timeout_ms ?? 10_000,
         ...(python ? { python } : {}),
         environment: rewardEnvironmentSetting(),
         signal,

@@ -70,6 +70,21 @@ describe('agent step report', () => {
     }
   });
 
+  it("a distillation run's report gives the KL to the teacher of the last step", () => {
+    const dir = runDir([0, 0]);
+    try {
+      const file = path.join(dir, 'metrics.jsonl');
+      const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((l, i) => JSON.stringify({ ...JSON.parse(l), teacher_kl: i === 0 ? 0.9 : 0.25 }));
+      fs.writeFileSync(file, rows.join('\n') + '\n');
+      const r = stepReport({ runDir: dir, firstStep: 1, lastStep: 1, stepsTotal: 2, groupsPerBatch: 8, rewardErrors: [] });
+      assert.strictEqual(r.teacher_kl, 0.25);
+      assert.match(stepReportText(r), /entropy 0\.500, KL to the teacher 0\.250$/m);
+      assert.strictEqual(stepReport({ runDir: runDir([0]), firstStep: 0, lastStep: 0, stepsTotal: 1, groupsPerBatch: 8, rewardErrors: [] }).teacher_kl, undefined);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads the samples with the run\'s sample-record schema: a line that is no sample record is not quoted', () => {
     const dir = runDir([0.1, 0.3]);
     try {

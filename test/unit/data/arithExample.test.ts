@@ -27,7 +27,7 @@ describe('the arithmetic example', () => {
     const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-arith-'));
     try {
       const { spec, dir: specDir } = await parseGrpoSpecFile(path.join(dir, 'arith.grpo.json'));
-      const pool = await loadPromptPool(spec.dataset, { specDir, seed: spec.seed, cacheDir });
+      const pool = await loadPromptPool(spec.dataset!, { specDir, seed: spec.seed, cacheDir });
       assert.strictEqual(pool.train.length, 8971);
       assert.strictEqual(pool.holdout.length, 1029);
       assert.deepStrictEqual(pool.skipped, []);

@@ -47,10 +47,10 @@ describe('GRPO run spec', () => {
       assert.strictEqual(spec.seed, 0);
       assert.strictEqual(spec.loss_fn, 'importance_sampling');
       assert.strictEqual(spec.remove_constant_reward_groups, false);
-      assert.strictEqual(spec.dataset.prompt_field, 'question');
-      assert.strictEqual(spec.dataset.ground_truth_field, 'answer');
-      assert.strictEqual(spec.dataset.on_invalid_line, 'stop');
-      assert.strictEqual(spec.reward.timeout_ms, 10000);
+      assert.strictEqual(spec.dataset!.prompt_field, 'question');
+      assert.strictEqual(spec.dataset!.ground_truth_field, 'answer');
+      assert.strictEqual(spec.dataset!.on_invalid_line, 'stop');
+      assert.strictEqual(spec.reward!.timeout_ms, 10000);
     });
 
     it('leaves the learning rate, renderer and name to be chosen later', () => {
@@ -58,12 +58,12 @@ describe('GRPO run spec', () => {
       assert.strictEqual(spec.learning_rate, undefined);
       assert.strictEqual(spec.renderer, undefined);
       assert.strictEqual(spec.name, undefined);
-      assert.strictEqual(spec.dataset.holdout, undefined);
+      assert.strictEqual(spec.dataset!.holdout, undefined);
     });
 
     it('reads a Hugging Face source with the train split by default', () => {
       const spec = parseGrpoSpecText(JSON.stringify({ ...minimal(), dataset: { hf: { dataset: 'openai/gsm8k', config: 'main' } } }), 'g.grpo.json');
-      assert.deepStrictEqual(spec.dataset.hf, { dataset: 'openai/gsm8k', config: 'main', split: 'train' });
+      assert.deepStrictEqual(spec.dataset!.hf, { dataset: 'openai/gsm8k', config: 'main', split: 'train' });
     });
 
     it('names a run after its file', () => {
@@ -85,7 +85,7 @@ describe('GRPO run spec', () => {
       ['zero iterations', (s) => ({ ...s, iterations: 0 }), 'arith.grpo.json: iterations: must be at least 1'],
       ['a fractional LoRA rank', (s) => ({ ...s, lora_rank: 8.5 }), 'arith.grpo.json: lora_rank: must be a whole number, not 8.5'],
       ['a number given as text', (s) => ({ ...s, temperature: 'hot' }), 'arith.grpo.json: temperature: must be a number, not "hot"'],
-      ['a group of one', (s) => ({ ...s, group_size: 1 }), 'arith.grpo.json: group_size: must be at least 2 (advantages are centred within a group, so one sample learns nothing)'],
+      ['a group of one', (s) => ({ ...s, group_size: 1 }), 'arith.grpo.json: group_size: must be at least 2 (advantages are centred within a group, so one sample learns nothing); 1 is allowed with a teacher'],
       ['a zero learning rate', (s) => ({ ...s, learning_rate: 0 }), 'arith.grpo.json: learning_rate: must be greater than 0'],
       ['an unknown backend', (s) => ({ ...s, backend: 'gpu' }), 'arith.grpo.json: backend: must be one of "local", "cloud", "custom" (got "gpu")'],
       ['an unknown loss', (s) => ({ ...s, loss_fn: 'cispo' }), 'arith.grpo.json: loss_fn: must be one of "importance_sampling", "ppo" (got "cispo")'],
@@ -180,16 +180,16 @@ describe('GRPO run spec', () => {
       assert.strictEqual(loaded.file, file);
       assert.strictEqual(loaded.dir, dir);
       assert.strictEqual(loaded.spec.name, 'my-run');
-      assert.strictEqual(loaded.spec.dataset.path, path.join(dir, 'data', 'train.jsonl'));
-      assert.strictEqual(loaded.spec.dataset.holdout?.path, path.join(dir, 'data', 'holdout.jsonl'));
-      assert.strictEqual(loaded.spec.reward.file, path.join(dir, 'reward.py'));
+      assert.strictEqual(loaded.spec.dataset!.path, path.join(dir, 'data', 'train.jsonl'));
+      assert.strictEqual(loaded.spec.dataset!.holdout?.path, path.join(dir, 'data', 'holdout.jsonl'));
+      assert.strictEqual(loaded.spec.reward!.file, path.join(dir, 'reward.py'));
     });
 
     it('keeps a name given in the spec and absolute paths as they are', async () => {
       const abs = path.join(dir, 'data', 'train.jsonl');
       const loaded = await parseGrpoSpecFile(write('x.grpo.json', { ...minimal(), name: 'chosen', dataset: { path: abs } }));
       assert.strictEqual(loaded.spec.name, 'chosen');
-      assert.strictEqual(loaded.spec.dataset.path, abs);
+      assert.strictEqual(loaded.spec.dataset!.path, abs);
     });
 
     it('names each file the spec refers to that does not exist', async () => {
@@ -226,7 +226,7 @@ describe('GRPO run spec', () => {
       assert.strictEqual(loaded.spec.max_tokens, 6);
       assert.strictEqual(loaded.spec.learning_rate, 2e-3);
       assert.strictEqual(loaded.spec.iterations, 101);
-      assert.deepStrictEqual(loaded.spec.dataset.holdout, { path: path.join(root, 'examples/arithmetic/holdout.jsonl') });
+      assert.deepStrictEqual(loaded.spec.dataset!.holdout, { path: path.join(root, 'examples/arithmetic/holdout.jsonl') });
     });
   });
 
@@ -267,7 +267,8 @@ describe('GRPO run spec', () => {
       const props = schema.properties as Record<string, { default?: unknown }>;
       assert.strictEqual(props.lora_rank?.default, 32);
       assert.strictEqual(props.loss_fn?.default, 'importance_sampling');
-      assert.deepStrictEqual(schema.required, ['model', 'max_tokens', 'iterations', 'dataset', 'reward']);
+      // dataset and reward are required unless the spec distils (dataset_configs, teacher): the rules say so
+      assert.deepStrictEqual(schema.required, ['model', 'max_tokens', 'iterations']);
     });
 
     it('is the file the build writes and the manifest contributes for *.grpo.json', () => {
