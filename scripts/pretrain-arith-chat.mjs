@@ -6,8 +6,8 @@
 // --seed: a fixed --max-steps reproduces the file byte for byte (the GEMM gives the same bits at 1 and 2
 // threads). Not run in CI.
 //
-//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 32] [--lr 2e-3]
-//        [--max-minutes 60] [--max-steps N] [--eval-every 250] [--eval-n 100] [--stop-at 0.3] [--threads 1]
+//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 16] [--lr 3e-4]
+//        [--max-minutes 55] [--max-steps N] [--eval-every 150] [--eval-n 40] [--stop-at 0.3] [--threads 1]
 //        [--out src/engine/weights]
 //
 // Data: the formats of src/core/data/arithChat.ts (single-turn sums with and without a system prompt,
@@ -40,13 +40,13 @@ const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
 const seed = Number(args.seed ?? 1);
-const batch = Number(args.batch ?? 32);
-const lr = Number(args.lr ?? 2e-3);
-const maxMinutes = Number(args['max-minutes'] ?? 60);
+const batch = Number(args.batch ?? 16);
+const lr = Number(args.lr ?? 3e-4);
+const maxMinutes = Number(args['max-minutes'] ?? 55);
 // a fixed number of steps reproduces a shipped file exactly (the time limit depends on the machine)
 const maxSteps = args['max-steps'] !== undefined ? Number(args['max-steps']) : Infinity;
-const evalEvery = Number(args['eval-every'] ?? 250);
-const evalN = Number(args['eval-n'] ?? 100);
+const evalEvery = Number(args['eval-every'] ?? 150);
+const evalN = Number(args['eval-n'] ?? 40);
 const stopAt = Number(args['stop-at'] ?? 0.3);
 const threads = Number(args.threads ?? 1);
 const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
