@@ -6,8 +6,8 @@
 // --seed: a fixed --max-steps reproduces the file byte for byte (the GEMM gives the same bits at 1 and 2
 // threads). Not run in CI.
 //
-//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 16] [--lr 3e-4]
-//        [--max-minutes 55] [--max-steps N] [--eval-every 150] [--eval-n 40] [--stop-at 0.3] [--threads 1]
+//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 16] [--lr 1e-3] [--warmup 50]
+//        [--max-minutes 50] [--max-steps N] [--eval-every 150] [--eval-n 40] [--stop-at 0.3] [--threads 1]
 //        [--out src/engine/weights]
 //
 // Data: the formats of src/core/data/arithChat.ts (single-turn sums with and without a system prompt,
@@ -41,8 +41,10 @@ const args = Object.fromEntries(
 );
 const seed = Number(args.seed ?? 1);
 const batch = Number(args.batch ?? 16);
-const lr = Number(args.lr ?? 3e-4);
-const maxMinutes = Number(args['max-minutes'] ?? 55);
+const lr = Number(args.lr ?? 1e-3);
+// linear warm-up: the first Adam steps move every weight by about lr, too much for a warm start
+const warmup = Number(args.warmup ?? 50);
+const maxMinutes = Number(args['max-minutes'] ?? 50);
 // a fixed number of steps reproduces a shipped file exactly (the time limit depends on the machine)
 const maxSteps = args['max-steps'] !== undefined ? Number(args['max-steps']) : Infinity;
 const evalEvery = Number(args['eval-every'] ?? 150);
@@ -204,14 +206,14 @@ let tokensSeen = 0;
 let last;
 const adam = { learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 };
 console.log(
-  `pretraining ${ARITH_CHAT_MODEL} (${JSON.stringify(CHAT_GPT)}): seed ${seed}, batch ${batch}, lr ${lr}, mixture ${JSON.stringify(ARITH_MIXTURE)}; ` +
+  `pretraining ${ARITH_CHAT_MODEL} (${JSON.stringify(CHAT_GPT)}): seed ${seed}, batch ${batch}, lr ${lr} (warm-up ${warmup} steps), mixture ${JSON.stringify(ARITH_MIXTURE)}; ` +
     `stops when every format reaches ${pct(stopAt)} holdout accuracy at temperature 1 (${evalN} episodes per format)`,
 );
 for (;;) {
   const data = [];
   while (data.length < batch) data.push(datum(arithEpisode(drawArithFormat(rand), rand, false)));
   const fb = await backend.forwardBackward('pretrain', data, 'cross_entropy', {}, false);
-  await backend.optimStep('pretrain', adam);
+  await backend.optimStep('pretrain', { ...adam, learningRate: lr * Math.min(1, (step + 1) / warmup) });
   step++;
   tokensSeen += data.reduce((a, d) => a + d.tokens.length, 0);
   if (step % 10 === 0) {
@@ -231,11 +233,11 @@ const greedy = await evaluate(0);
 console.log(`step ${step}: holdout accuracy greedy: ${show(greedy)}`);
 const minutes = (Date.now() - t0) / 60_000;
 const provenance =
-  `Pretrained by scripts/pretrain-arith-chat.mjs (seed ${seed}, batch ${batch}, lr ${lr}, AdamW betas 0.9/0.95, grad clip 1) ` +
+  `Pretrained by scripts/pretrain-arith-chat.mjs (seed ${seed}, batch ${batch}, lr ${lr} after a ${warmup}-step linear warm-up, AdamW betas 0.9/0.95, grad clip 1) ` +
   `for ${step} steps (${(step * batch).toLocaleString('en')} arithmetic chats: single-turn sums with and without a system prompt, ` +
   `two- and three-turn chains, feedback turns, calculator tool use; holdout pairs excluded) from arith-gpt's weights (positions 64..255 from the random initialisation, seed 0); ` +
   `holdout accuracy at temperature 1: ${show(last)}.`;
-const meta = { provenance, seed, steps: step, batch, lr, mixture: ARITH_MIXTURE, formats: ARITH_FORMATS, holdoutAccuracyT1: last, holdoutAccuracyGreedy: greedy };
+const meta = { provenance, seed, steps: step, batch, lr, warmup, mixture: ARITH_MIXTURE, formats: ARITH_FORMATS, holdoutAccuracyT1: last, holdoutAccuracyGreedy: greedy };
 const bytes = backend.exportBaseWeights('pretrain', meta);
 fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(outDir, CHAT_WEIGHTS_FILE), bytes);

@@ -123,6 +123,8 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
     const prepared = await prepareSide(deps, side, source, req.prompt.messages, req.params.stop, signal);
     emit({ type: 'side', info: prepared.info });
     const p = req.params;
+    // a prompt that fills the model's context fails once for the side, not once per sample
+    await prepared.sampler.fitToContext(textInput(prepared.promptTokens), { max_tokens: p.maxTokens }, signal);
     const groundTruth = req.prompt.groundTruth;
     await forEachBounded(
       Array.from({ length: p.n }, (_, index) => index),

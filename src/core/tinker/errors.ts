@@ -17,11 +17,18 @@ export class ContextWindowError extends TinkerError {
     readonly promptTokens: number,
     readonly contextLength: number,
     readonly model: string,
+    /** what the prompt belongs to, e.g. "problem p17", when the caller knows */
+    readonly subject?: string,
   ) {
     super(
-      `the prompt is ${promptTokens} tokens, ${promptTokens > contextLength ? 'longer than' : 'as long as'} the context of ${model} (${contextLength} tokens): ` +
+      `${subject ? `${subject}: ` : ''}the prompt is ${promptTokens} tokens, ${promptTokens > contextLength ? 'longer than' : 'as long as'} the context of ${model} (${contextLength} tokens): ` +
         'no room is left for a completion; shorten the prompt (fewer or shorter messages, a shorter system prompt)',
     );
+  }
+
+  /** The same error, naming what the prompt belongs to. */
+  about(subject: string): ContextWindowError {
+    return new ContextWindowError(this.promptTokens, this.contextLength, this.model, subject);
   }
 }
 
