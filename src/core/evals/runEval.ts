@@ -22,6 +22,7 @@ import { parseRunConfig } from '../runs/runConfig';
 import { questionOf } from '../../protocol/promptQuestion';
 import { recordedRewardError, stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import type { ServiceClient, SamplingClient } from '../tinker/client';
+import { ContextWindowError } from '../tinker/errors';
 import { textInput, type SamplingParams } from '../tinker/types';
 import {
   EvalManifest,
@@ -305,7 +306,9 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
           ...(spec.seed !== undefined ? { seed: sampleSeed(spec.seed, target.id, problem.id, i) } : {}),
         };
         const sampler = await samplerFor(target);
-        const res = await sampler.sample(textInput(promptTokens), params, { numSamples: 1, ...(o.signal ? { signal: o.signal } : {}) });
+        const res = await sampler.sample(textInput(promptTokens), params, { numSamples: 1, ...(o.signal ? { signal: o.signal } : {}) }).catch((e: unknown) => {
+          throw e instanceof ContextWindowError ? e.about(`problem ${problem.id} (${target.label})`) : e;
+        });
         const seq = res.sequences[0];
         if (!seq) throw new EvalError(`the server returned no sample for ${problem.id} (${target.label})`);
         const response = renderer.parseResponse(seq.tokens);

@@ -5,6 +5,7 @@ import type { Problem } from '../data/types';
 import type { ParsedResponse, Renderer, StopSequences } from '../render/types';
 import type { RewardError, RewardOutcome, RewardRunner } from '../reward/types';
 import type { SamplingClient } from '../tinker/client';
+import { ContextWindowError } from '../tinker/errors';
 import { SamplingParams, StopReason, textInput } from '../tinker/types';
 
 export interface Rollout {
@@ -50,7 +51,9 @@ export async function sampleGroup(
   params: SamplingParams,
   signal?: AbortSignal,
 ): Promise<RolloutGroup> {
-  const r = await sampler.sample(textInput(promptTokens), params, { numSamples, signal });
+  const r = await sampler.sample(textInput(promptTokens), params, { numSamples, signal }).catch((e: unknown) => {
+    throw e instanceof ContextWindowError ? e.about(`problem ${problem.id}`) : e;
+  });
   if (r.sequences.length !== numSamples) throw new Error(`asked for ${numSamples} samples of ${problem.id}, the server returned ${r.sequences.length}`);
   const rollouts = r.sequences.map((s): Rollout => {
     if (!s.logprobs || s.logprobs.length !== s.tokens.length) {

@@ -123,6 +123,8 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
     const prepared = await prepareSide(deps, side, source, req.prompt.messages, req.params.stop, signal);
     emit({ type: 'side', info: prepared.info });
     const p = req.params;
+    // a prompt that fills the model's context fails once for the side, not once per sample
+    await prepared.sampler.fitToContext(textInput(prepared.promptTokens), { max_tokens: p.maxTokens }, signal);
     const groundTruth = req.prompt.groundTruth;
     await forEachBounded(
       Array.from({ length: p.n }, (_, index) => index),
@@ -143,7 +145,8 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
           const sample: PlaygroundSample = {
             side,
             index,
-            text: parsed.message.content,
+            // a turn with tool calls shows as the model wrote it (calls included), not its content alone
+            text: parsed.message.tool_calls?.length || parsed.message.unparsed_tool_calls?.length ? writtenText(prepared.renderer, seq.tokens) : parsed.message.content,
             tokens: seq.tokens,
             logprobs: seq.logprobs ?? [],
             stopReason: seq.stop_reason,
@@ -170,4 +173,12 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
     fail(err);
   }
   return { samples, ...(rewards.length ? { meanReward: rewards.reduce((a, b) => a + b, 0) / rewards.length } : {}), ...(error ? { error } : {}) };
+}
+
+/** The text of a sampled turn as the model wrote it, without the stop token it ended on. */
+function writtenText(renderer: Renderer, tokens: readonly number[]): string {
+  const stop = renderer.stopSequences();
+  const last = tokens[tokens.length - 1];
+  const cut = stop.kind === 'tokens' && last !== undefined && stop.tokens.includes(last) ? tokens.slice(0, -1) : tokens;
+  return renderer.tokenizer.decode(cut);
 }

@@ -14,7 +14,7 @@ export interface ModelEntry {
 }
 
 /** The embedded engine's models (not in the cookbook): byte tokenizer, chatml layout. */
-export const ENGINE_MODELS = ['tinker-studio/arith-gpt', 'tinker-studio/random-gpt'] as const;
+export const ENGINE_MODELS = ['tinker-studio/arith-gpt', 'tinker-studio/arith-chat', 'tinker-studio/random-gpt'] as const;
 
 /** LoRA learning rate for the engine's models: §6.1 has no entry; this is what bench/grpo uses. */
 export const ENGINE_LORA_LR = 3e-3;

@@ -82,6 +82,7 @@ export const MODEL_DIMS: Readonly<Record<string, ModelDims>> = {
   'Qwen/Qwen3-8B-Base': qwen3(4096, 36, 32, 12288, false),
   'Qwen/Qwen3-32B': qwen3(5120, 64, 64, 25600, false),
   'tinker-studio/arith-gpt': ENGINE_GPT,
+  'tinker-studio/arith-chat': ENGINE_GPT,
   'tinker-studio/random-gpt': ENGINE_GPT,
 };
 

@@ -13,4 +13,11 @@ export interface ClientSession {
   submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retryConflicts?: boolean): Promise<T>;
   future<T>(requestId: string, type: RequestType, decoder: ResultDecoder<T>, roundtripSeconds?: number): APIFuture<T>;
   nextSamplingSeq(): number;
+  /**
+   * The context length (prompt + completion, in tokens) the server reports for `baseModel`
+   * (get_server_capabilities' max_context_length), or undefined when it reports none.
+   */
+  contextLength(baseModel: string, signal?: AbortSignal): Promise<number | undefined>;
+  /** The base model a sampler samples from (GET /samplers/{id}), or undefined where the server has no such route. */
+  samplerBaseModel(samplerId: string, signal?: AbortSignal): Promise<string | undefined>;
 }

@@ -8,6 +8,30 @@ export class TinkerError extends Error {
   }
 }
 
+/**
+ * A prompt that leaves no room for a completion in the model's context (the cookbook's completer
+ * raises the same): found before anything is sent.
+ */
+export class ContextWindowError extends TinkerError {
+  constructor(
+    readonly promptTokens: number,
+    readonly contextLength: number,
+    readonly model: string,
+    /** what the prompt belongs to, e.g. "problem p17", when the caller knows */
+    readonly subject?: string,
+  ) {
+    super(
+      `${subject ? `${subject}: ` : ''}the prompt is ${promptTokens} tokens, ${promptTokens > contextLength ? 'longer than' : 'as long as'} the context of ${model} (${contextLength} tokens): ` +
+        'no room is left for a completion; shorten the prompt (fewer or shorter messages, a shorter system prompt)',
+    );
+  }
+
+  /** The same error, naming what the prompt belongs to. */
+  about(subject: string): ContextWindowError {
+    return new ContextWindowError(this.promptTokens, this.contextLength, this.model, subject);
+  }
+}
+
 /** The server answered with a non-2xx status. */
 export class TinkerApiError extends TinkerError {
   constructor(

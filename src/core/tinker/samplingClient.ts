@@ -1,6 +1,8 @@
 // The sampling client of one sampler: asample with the SDK's retry handling, compute_logprobs,
-// and a limit on concurrent requests.
-import { ConflictError, ConnectionError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError } from './errors';
+// a limit on concurrent requests, and the cookbook's context-window capping (max_tokens cut so that
+// prompt + completion fit the model's context; a prompt that leaves no room is an error). Runs,
+// evals, the playground and the agent's tools all sample through here.
+import { ConflictError, ConnectionError, ContextWindowError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError } from './errors';
 import { APIFuture } from './futures';
 import type { ClientSession } from './clientSession';
 import { ModelInput, SampleResponse, SamplingParams, modelInputLength } from './types';
@@ -34,12 +36,43 @@ export class SamplingClient {
   private readonly limit: Semaphore;
   private backoffUntil = 0;
 
+  private context: Promise<{ model: string; length: number } | undefined> | undefined;
+
   constructor(
     readonly service: ClientSession,
     readonly samplerId: string,
     maxConcurrent?: number,
+    /** the sampler's base model, when the creator knows it (else asked of the server once) */
+    private readonly baseModel?: string,
   ) {
     this.limit = new Semaphore(maxConcurrent ?? service.config.sample_max_concurrent_requests);
+  }
+
+  /** The model's context length as the server reports it (asked once), or undefined when it gives none. */
+  contextLength(signal?: AbortSignal): Promise<{ model: string; length: number } | undefined> {
+    const asked = (this.context ??= (async () => {
+      const model = this.baseModel ?? (await this.service.samplerBaseModel(this.samplerId, signal));
+      const length = model === undefined ? undefined : await this.service.contextLength(model, signal);
+      return model !== undefined && length !== undefined ? { model, length } : undefined;
+    })());
+    asked.catch(() => {
+      if (this.context === asked) this.context = undefined; // a failed lookup is asked again next time
+    });
+    return asked;
+  }
+
+  /**
+   * `params` with max_tokens capped so that the prompt and the completion fit the model's context
+   * (the cookbook's completer: min(max_tokens, context − prompt length)); a ContextWindowError when
+   * the prompt alone fills it.
+   */
+  async fitToContext(prompt: ModelInput, params: SamplingParams, signal?: AbortSignal): Promise<SamplingParams> {
+    const ctx = await this.contextLength(signal);
+    if (!ctx) return params;
+    const n = modelInputLength(prompt);
+    if (n >= ctx.length) throw new ContextWindowError(n, ctx.length, ctx.model);
+    const room = ctx.length - n;
+    return params.max_tokens != null && params.max_tokens > room ? { ...params, max_tokens: room } : params;
   }
 
   /**
@@ -47,7 +80,8 @@ export class SamplingClient {
    * resubmits with the same seq_id; an expired promise (410), timeouts, connection errors and
    * 408/409/5xx resubmit with a new seq_id after min(0.5·2^n, 10) s ± 25 %.
    */
-  sample(prompt: ModelInput, params: SamplingParams, o: SampleOptions = {}): Promise<SampleResponse> {
+  async sample(prompt: ModelInput, requested: SamplingParams, o: SampleOptions = {}): Promise<SampleResponse> {
+    const params = await this.fitToContext(prompt, requested, o.signal);
     return this.limit.run(async () => {
       const s = this.service;
       const noRetries = s.config.sample_no_retries;

@@ -251,6 +251,32 @@ export class ServiceClient {
     return this.submissionRetries(() => this.transport.json(W.ServerCapabilities, { method: 'GET', path: '/api/v1/get_server_capabilities', signal }), signal);
   }
 
+  private contextLengths: Promise<Map<string, number>> | undefined;
+
+  /** max_context_length of `baseModel` from the server's capabilities (asked once per client), if it gives one. */
+  async contextLength(baseModel: string, signal?: AbortSignal): Promise<number | undefined> {
+    this.contextLengths ??= this.capabilities(signal).then(
+      (caps) => new Map(caps.supported_models.flatMap((m) => (m.model_name && m.max_context_length ? [[m.model_name, m.max_context_length] as const] : []))),
+    );
+    const lengths = this.contextLengths;
+    try {
+      return (await lengths).get(baseModel);
+    } catch (e) {
+      if (this.contextLengths === lengths) this.contextLengths = undefined; // asked again next time
+      throw e;
+    }
+  }
+
+  /** The base model of a sampler; undefined where the server does not know the sampler or the route. */
+  async samplerBaseModel(samplerId: string, signal?: AbortSignal): Promise<string | undefined> {
+    try {
+      return (await this.samplerInfo(samplerId, signal)).base_model;
+    } catch (e) {
+      if (e instanceof NotFoundError || (e instanceof TinkerApiError && e.status === 405)) return undefined;
+      throw e;
+    }
+  }
+
   async healthz(signal?: AbortSignal): Promise<{ status: string }> {
     return this.transport.json(W.HealthzResponse, { method: 'GET', path: '/api/v1/healthz', signal });
   }
@@ -323,7 +349,7 @@ export class ServiceClient {
       },
       signal,
     });
-    return new SamplingClient(this, r.sampling_session_id);
+    return new SamplingClient(this, r.sampling_session_id, undefined, 'baseModel' in source ? source.baseModel : undefined);
   }
 
   // ---------- REST ----------

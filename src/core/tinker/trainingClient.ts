@@ -222,7 +222,7 @@ export class TrainingClient {
       return this.service.future(h.id, 'SaveWeightsForSampler', { kind: 'json', schema: W.SaveWeightsForSamplerResult }, h.seconds);
     });
     const r = await fut.result(signal);
-    if (r.sampling_session_id) return new SamplingClient(this.service, r.sampling_session_id);
+    if (r.sampling_session_id) return new SamplingClient(this.service, r.sampling_session_id, undefined, this.baseModel);
     if (r.path) return this.service.createSamplingClient({ modelPath: r.path }, signal);
     throw new TinkerError('save_weights_for_sampler returned neither a sampler id nor a path');
   }

@@ -21,7 +21,7 @@ import { Gpt, GptConfig, LoraSpec, Params, Scratch, baseShapes, initBase, initLo
 import { checkLossConfig, computeLoss } from './losses';
 import { DecodeParams, Generation, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';
-import { ARITH_MODEL, BYTE_TOKENIZER, RANDOM_MODEL, SMALL_GPT, WEIGHTS_FILE, findWeightsFile } from './models';
+import { BYTE_TOKENIZER, PRETRAINED_MODELS, RANDOM_MODEL, SMALL_GPT, WEIGHTS_FILE, findWeightsFile } from './models';
 
 const STATE_MAGIC = 'TSSTATE1';
 export const WEIGHTS_MAGIC = 'TSWGHT01';
@@ -70,6 +70,30 @@ export interface LocalBackendOptions {
   sharePrefixes?: boolean;
 }
 
+/** A pretrained base model from its weights file (architecture and provenance in its header). */
+function loadPretrained(name: string, file: string): BaseModel {
+  const w = readTensorFile(new Uint8Array(fs.readFileSync(file)), WEIGHTS_MAGIC, file);
+  const cfg = w.meta.config as GptConfig;
+  const params: Params = new Map();
+  for (const [tensor, shape] of baseShapes(cfg)) {
+    const t = w.tensors.get(tensor);
+    if (!t || t.length !== numel(shape)) throw new Error(`${file}: tensor ${tensor} is missing or has the wrong size`);
+    params.set(tensor, t);
+  }
+  return {
+    info: {
+      name,
+      maxContextLength: cfg.ctx,
+      parameterCount: countParams(cfg),
+      tokenizer: BYTE_TOKENIZER,
+      renderer: 'chatml',
+      provenance: typeof w.meta.provenance === 'string' ? w.meta.provenance : `pretrained weights from ${path.basename(file)}`,
+    },
+    config: cfg,
+    params,
+  };
+}
+
 export class LocalBackend implements ComputeBackend {
   private readonly bases = new Map<string, BaseModel>();
   private readonly models = new Map<string, TrainingModel>();
@@ -92,28 +116,9 @@ export class LocalBackend implements ComputeBackend {
       config,
       params: initBase(config, 0, f32),
     });
-    const file = findWeightsFile(opts.weightsDir);
-    if (file) {
-      const w = readTensorFile(new Uint8Array(fs.readFileSync(file)), WEIGHTS_MAGIC, file);
-      const cfg = w.meta.config as GptConfig;
-      const params: Params = new Map();
-      for (const [name, shape] of baseShapes(cfg)) {
-        const t = w.tensors.get(name);
-        if (!t || t.length !== numel(shape)) throw new Error(`${file}: tensor ${name} is missing or has the wrong size`);
-        params.set(name, t);
-      }
-      this.bases.set(ARITH_MODEL, {
-        info: {
-          name: ARITH_MODEL,
-          maxContextLength: cfg.ctx,
-          parameterCount: countParams(cfg),
-          tokenizer: BYTE_TOKENIZER,
-          renderer: 'chatml',
-          provenance: typeof w.meta.provenance === 'string' ? w.meta.provenance : `pretrained weights from ${path.basename(file)}`,
-        },
-        config: cfg,
-        params,
-      });
+    for (const { name, file: fileName } of PRETRAINED_MODELS) {
+      const file = findWeightsFile(opts.weightsDir, fileName);
+      if (file) this.bases.set(name, loadPretrained(name, file));
     }
   }
 
@@ -142,9 +147,17 @@ export class LocalBackend implements ComputeBackend {
   }
 
   /** Pretraining: a model whose base weights themselves are trained (not reachable over HTTP). */
-  createFullTrainingModel(modelId: string, baseModel: string): void {
+  /**
+   * Pretraining: a model that trains every base weight, starting from `baseModel`'s weights, or from
+   * `init`'s for the tensors it gives (a warm start; each must have the base tensor's size).
+   */
+  createFullTrainingModel(modelId: string, baseModel: string, init?: ReadonlyMap<string, Float32Array>): void {
     const base = this.base(baseModel);
-    const trainable: Params = new Map([...base.params].map(([k, v]) => [k, Float32Array.from(v)]));
+    for (const [k, v] of init ?? []) {
+      const b = base.params.get(k);
+      if (!b || b.length !== v.length) throw new Error(`initial weights: ${k} ${b ? `has ${v.length} values, the model's has ${b.length}` : 'is not a weight of the model'}`);
+    }
+    const trainable: Params = new Map([...base.params].map(([k, v]) => [k, Float32Array.from(init?.get(k) ?? v)]));
     this.models.set(modelId, {
       id: modelId,
       base: { ...base, params: trainable },

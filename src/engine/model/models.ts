@@ -8,6 +8,14 @@ import type { GptConfig } from './gpt';
 export const ARITH_MODEL = 'tinker-studio/arith-gpt';
 export const RANDOM_MODEL = 'tinker-studio/random-gpt';
 export const WEIGHTS_FILE = 'arith-gpt.tsw';
+export const ARITH_CHAT_MODEL = 'tinker-studio/arith-chat';
+export const CHAT_WEIGHTS_FILE = 'arith-chat.tsw';
+
+/** The pretrained models: each is served when its weights file is found. */
+export const PRETRAINED_MODELS: ReadonlyArray<{ name: string; file: string }> = [
+  { name: ARITH_MODEL, file: WEIGHTS_FILE },
+  { name: ARITH_CHAT_MODEL, file: CHAT_WEIGHTS_FILE },
+];
 
 /** Byte-level: ids 0..255 are UTF-8 bytes; three special tokens follow. */
 export const BYTE_TOKENIZER: ByteTokenizerSpec = {
@@ -20,15 +28,21 @@ export const BYTE_TOKENIZER: ByteTokenizerSpec = {
 /** 3 layers, d=128, 4 heads, FFN 512, 64 positions: about 0.63 M parameters. */
 export const SMALL_GPT: GptConfig = { vocabSize: 259, ctx: 64, d: 128, nLayer: 3, nHead: 4, ffn: 512 };
 
-/** The pretrained weights file, if present: an explicit folder, next to the code, or in the sources. */
-export function findWeightsFile(dir?: string): string | undefined {
+/**
+ * arith-chat: arith-gpt's architecture with 256 positions (3 layers, d=128, 4 heads, FFN 512): about
+ * 0.66 M parameters; pretraining starts from arith-gpt's weights (scripts/pretrain-arith-chat.mjs).
+ */
+export const CHAT_GPT: GptConfig = { ...SMALL_GPT, ctx: 256 };
+
+/** A pretrained weights file, if present: an explicit folder, next to the code, or in the sources. */
+export function findWeightsFile(dir?: string, file: string = WEIGHTS_FILE): string | undefined {
   const candidates = dir
-    ? [path.join(dir, WEIGHTS_FILE)]
+    ? [path.join(dir, file)]
     : [
-        path.join(__dirname, WEIGHTS_FILE), // dist/ (bundled engine)
-        path.join(__dirname, '../weights', WEIGHTS_FILE), // out/src/engine/model → out/src/engine/weights
-        path.join(__dirname, '../../../../src/engine/weights', WEIGHTS_FILE), // out/… → the source tree
-        path.join(__dirname, '../src/engine/weights', WEIGHTS_FILE), // dist/ → the source tree
+        path.join(__dirname, file), // dist/ (bundled engine)
+        path.join(__dirname, '../weights', file), // out/src/engine/model → out/src/engine/weights
+        path.join(__dirname, '../../../../src/engine/weights', file), // out/… → the source tree
+        path.join(__dirname, '../src/engine/weights', file), // dist/ → the source tree
       ];
   return candidates.find((f) => fs.existsSync(f));
 }
@@ -68,17 +82,5 @@ export function decodeBytes(tokens: ArrayLike<number>): string {
   return out;
 }
 
-/**
- * The arithmetic holdout: the pairs (x, y), x and y in 0..99, that pretraining never sees and that
- * evaluations use. A hash picks 10 % of the pairs with no digit pattern, so the holdout measures
- * addition learnt, not a digit left out (an earlier rule, (100x + y) mod 10 = 7, held out every y
- * ending in 7 — a digit the model then never saw in that position).
- */
-export function isArithHoldout(x: number, y: number): boolean {
-  let h = (x * 100 + y + 1) >>> 0;
-  // murmur3's 32-bit finaliser
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
-  h = (h ^ (h >>> 16)) >>> 0;
-  return h % 10 === 0;
-}
+/** The arithmetic holdout (defined with the chats pretraining draws, in core). */
+export { isArithHoldout } from '../../core/data/arithChat';

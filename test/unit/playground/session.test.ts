@@ -133,6 +133,20 @@ describe('playground session on the embedded engine', function () {
     assert.match((missing[0] as { message: string }).message, /no renderer for tinker-studio\/random-gpt: renderer "deepseekv3" is not implemented/);
   });
 
+  it('a prompt longer than the model\'s context is one error per side naming its length; a long one gets max_tokens capped', async () => {
+    const long = 'What is 1 + 2? '.repeat(5);
+    const events = await collect(startPlayground(request({ prompt: { messages: [{ role: 'user', content: long }] } }), deps));
+    const errors = events.flatMap((e) => (e.type === 'sideError' ? [e] : []));
+    assert.deepStrictEqual(errors.map((e) => e.side).sort(), ['A', 'B']);
+    for (const e of errors) assert.match(e.message, /the prompt is 94 tokens, longer than the context of tinker-studio\/random-gpt \(64 tokens\)/);
+    assert.strictEqual(events.filter((e) => e.type === 'sample').length, 0);
+    // 30 bytes of content and 19 of chatml: 15 positions left of the 64, so 40 asked become 15 at most
+    const near = await collect(startPlayground(request({ prompt: { messages: [{ role: 'user', content: 'x'.repeat(30) }] }, params: { temperature: 1, topP: 1, topK: -1, maxTokens: 40, n: 2, seed: 1 } }), deps));
+    const samples = near.flatMap((e) => (e.type === 'sample' ? [e.sample] : []));
+    assert.strictEqual(samples.length, 4, JSON.stringify(near.filter((e) => e.type === 'sideError')));
+    for (const s of samples) assert.ok(s.tokens.length <= 15, `${s.tokens.length} tokens`);
+  });
+
   it('stops on cancel: nothing more is submitted and the engine has no request of the run left', async () => {
     const issuedBefore = engine.server.stats().issuedRequests;
     const controller = new AbortController();

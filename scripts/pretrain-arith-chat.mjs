@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+// Pretrains the embedded engine's chat model `tinker-studio/arith-chat` (3 layers, d=128, 256 positions),
+// starting from arith-gpt's weights,
+// through the engine's own supervised path (LocalBackend.forwardBackward with cross_entropy + optimStep
+// on a full-parameter training model) and writes src/engine/weights/arith-chat.tsw. Deterministic given
+// --seed: a fixed --max-steps reproduces the file byte for byte (the GEMM gives the same bits at 1 and 2
+// threads). Not run in CI.
+//
+//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 16] [--lr 1e-3] [--warmup 50]
+//        [--max-minutes 50] [--max-steps N] [--eval-every 150] [--eval-n 40] [--stop-at 0.3] [--threads 1]
+//        [--out src/engine/weights]
+//
+// Data: the formats of src/core/data/arithChat.ts (single-turn sums with and without a system prompt,
+// two- and three-turn chains, feedback turns, calculator tool use on three- and four-digit sums), drawn
+// by its mixture from a seeded PRNG, rendered by the chatml renderer (renderArithEpisode — the same
+// function the tests check), the loss on the trained assistant turns only. No addition in any training
+// episode is a holdout pair (isArithHoldout). Every --eval-every steps the script samples each format on
+// holdout episodes at temperature 1 and prints its accuracy and the tool-call parse rate; it stops at the
+// first evaluation where every format reaches --stop-at (moderate accuracy, so that RL still has signal),
+// or at --max-steps / --max-minutes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const out = (p) => require(path.join(root, 'out/src', p));
+const { LocalBackend, WEIGHTS_MAGIC } = out('engine/model/backend.js');
+const { RANDOM_MODEL, ARITH_CHAT_MODEL, CHAT_GPT, CHAT_WEIGHTS_FILE, WEIGHTS_FILE, findWeightsFile } = out('engine/model/models.js');
+const { baseShapes, initBase } = out('engine/model/gpt.js');
+const { readTensorFile } = out('engine/model/tensorFile.js');
+const { initCompute } = out('engine/compute/index.js');
+const { ChatmlRenderer } = out('core/render/chatml.js');
+const { ByteTokenizer } = out('core/render/byteTokenizer.js');
+const { mulberry32 } = out('core/data/prng.js');
+const { ARITH_FORMATS, ARITH_MIXTURE, ARITH_PHRASES, CALCULATOR_TOOL, arithEpisode, drawArithFormat, isArithHoldout, renderArithEpisode } = out('core/data/arithChat.js');
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+const seed = Number(args.seed ?? 1);
+const batch = Number(args.batch ?? 16);
+const lr = Number(args.lr ?? 1e-3);
+// linear warm-up: the first Adam steps move every weight by about lr, too much for a warm start
+const warmup = Number(args.warmup ?? 50);
+const maxMinutes = Number(args['max-minutes'] ?? 50);
+// a fixed number of steps reproduces a shipped file exactly (the time limit depends on the machine)
+const maxSteps = args['max-steps'] !== undefined ? Number(args['max-steps']) : Infinity;
+const evalEvery = Number(args['eval-every'] ?? 150);
+const evalN = Number(args['eval-n'] ?? 40);
+const stopAt = Number(args['stop-at'] ?? 0.3);
+const threads = Number(args.threads ?? 1);
+const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
+
+const renderer = new ChatmlRenderer(new ByteTokenizer());
+const IM_END = 258;
+
+await initCompute({ threads, log: (l) => console.log(l) });
+// Warm start: arith-gpt's weights (src/engine/weights/arith-gpt.tsw, itself made by pretrain-arith.mjs);
+// its 64 position rows fill the first 64 of the 256, the rest keep the random initialisation (seed 0).
+const gptFile = findWeightsFile(path.join(root, 'src/engine/weights'), WEIGHTS_FILE);
+if (!gptFile) throw new Error('src/engine/weights/arith-gpt.tsw is missing: arith-chat starts from it');
+const gpt = readTensorFile(new Uint8Array(fs.readFileSync(gptFile)), WEIGHTS_MAGIC, gptFile);
+const backend = new LocalBackend({ weightsDir: path.join(root, '.no-weights'), config: CHAT_GPT });
+const init = new Map();
+for (const [name, shape] of baseShapes(CHAT_GPT)) {
+  const t = gpt.tensors.get(name);
+  if (name === 'pos') {
+    const pos = new Float32Array(shape[0] * shape[1]);
+    pos.set(initBase(CHAT_GPT, 0, (n) => new Float32Array(n)).get('pos'));
+    pos.set(t); // rows 0..63
+    init.set(name, pos);
+  } else init.set(name, Float32Array.from(t));
+}
+backend.createFullTrainingModel('pretrain', RANDOM_MODEL, init);
+const rand = mulberry32(seed);
+
+function datum(episode) {
+  for (const [x, y] of episode.sums) if (isArithHoldout(x, y)) throw new Error(`a training episode asks for the holdout pair ${x} + ${y}`);
+  const { tokens, weights } = renderArithEpisode(renderer, episode);
+  if (tokens.length - 1 > CHAT_GPT.ctx) throw new Error(`an episode of ${tokens.length} tokens does not fit ${CHAT_GPT.ctx} positions`);
+  return {
+    tokens: Int32Array.from(tokens.slice(0, -1)),
+    lossFnInputs: {
+      target_tokens: { dtype: 'int64', data: Float64Array.from(tokens.slice(1)), shape: [tokens.length - 1] },
+      weights: { dtype: 'float32', data: Float32Array.from(weights.slice(1)), shape: [tokens.length - 1] },
+    },
+  };
+}
+
+// ---- evaluation: holdout episodes, sampled turn by turn, each request its own seed ----
+const evalRand = mulberry32(9_000 + seed);
+const evalSets = {
+  single: Array.from({ length: evalN }, () => arithEpisode('single', evalRand, true)),
+  single_system: Array.from({ length: evalN }, () => arithEpisode('single_system', evalRand, true)),
+  chain2: Array.from({ length: evalN }, () => arithEpisode('chain2', evalRand, true)),
+  chain3: Array.from({ length: evalN }, () => arithEpisode('chain3', evalRand, true)),
+  feedback: Array.from({ length: evalN }, () => arithEpisode('feedback', evalRand, true)),
+  tool3: Array.from({ length: evalN }, () => arithEpisode('tool', evalRand, true, { toolDigits: 3 })),
+  tool4: Array.from({ length: evalN }, () => arithEpisode('tool', evalRand, true, { toolDigits: 4 })),
+};
+
+let evalSeed = 0;
+async function evaluate(temperature) {
+  const state = backend.exportBaseWeights('pretrain', {});
+  const tmp = path.join(root, '.pretrain-chat-eval');
+  fs.mkdirSync(tmp, { recursive: true });
+  fs.writeFileSync(path.join(tmp, CHAT_WEIGHTS_FILE), state);
+  const evalBackend = new LocalBackend({ weightsDir: tmp });
+  await evalBackend.createSampler('s', { baseModel: ARITH_CHAT_MODEL });
+  evalSeed = 0;
+  /** one assistant turn for each conversation, all in one batch; → parsed messages */
+  const turn = (convs, maxTokens = 8) =>
+    Promise.all(
+      convs.map(async (messages) => {
+        const prompt = renderer.buildGenerationPrompt(messages);
+        if (prompt.length + maxTokens > CHAT_GPT.ctx) return { role: 'assistant', content: '' };
+        const r = await evalBackend.sample('s', {
+          prompt: Int32Array.from(prompt),
+          numSamples: 1,
+          params: { maxTokens, temperature, topP: 1, topK: -1, stopStrings: [], stopTokens: [IM_END], seed: 1000 + evalSeed++ },
+          promptLogprobs: false,
+          topkPromptLogprobs: 0,
+        });
+        return renderer.parseResponse([...r.sequences[0].tokens]).message;
+      }),
+    );
+  const answer = (m) => (/^\d+$/.test(m.content.trim()) && !m.tool_calls ? Number(m.content.trim()) : undefined);
+  const res = {};
+  // single-turn formats and feedback: the last assistant turn, given everything before it
+  for (const f of ['single', 'single_system', 'feedback']) {
+    const eps = evalSets[f];
+    const got = await turn(eps.map((e) => e.messages.slice(0, -1)));
+    res[f] = got.filter((m, i) => answer(m) === Number(eps[i].messages.at(-1).content)).length / eps.length;
+  }
+  // chains: every follow-up builds on the model's own previous answer; graded per follow-up turn
+  for (const f of ['chain2', 'chain3']) {
+    const eps = evalSets[f];
+    const convs = eps.map((e) => [e.messages[0]]);
+    let followUps = 0;
+    let followUpsRight = 0;
+    const allRight = eps.map(() => true);
+    const totals = eps.map(() => undefined);
+    const turns = f === 'chain2' ? 2 : 3;
+    for (let t = 0; t < turns; t++) {
+      const got = await turn(convs);
+      got.forEach((m, i) => {
+        const a = answer(m);
+        const [x, y] = t === 0 ? eps[i].sums[0] : [totals[i], Number(eps[i].messages[2 * t].content.match(/\d+/)[0])];
+        const right = x !== undefined && a === x + y;
+        if (t > 0) {
+          followUps++;
+          if (right) followUpsRight++;
+        }
+        if (!right) allRight[i] = false;
+        totals[i] = a;
+        convs[i].push({ role: 'assistant', content: m.content });
+        if (t + 1 < turns) convs[i].push(eps[i].messages[2 * (t + 1)]);
+      });
+    }
+    res[f] = followUpsRight / followUps;
+    res[`${f}_all_turns`] = allRight.filter(Boolean).length / eps.length;
+  }
+  // tool use: the model's call is executed (a + b); graded on the final answer; direct = no tools
+  for (const f of ['tool3', 'tool4']) {
+    const eps = evalSets[f];
+    const calls = await turn(eps.map((e) => e.messages.slice(0, 2)), 96);
+    let parsed = 0;
+    const convs = [];
+    const idx = [];
+    calls.forEach((m, i) => {
+      const c = m.tool_calls?.length === 1 ? m.tool_calls[0] : undefined;
+      let args;
+      try {
+        args = c && c.function.name === CALCULATOR_TOOL.name ? JSON.parse(c.function.arguments) : undefined;
+      } catch {
+        args = undefined;
+      }
+      if (!args || !Number.isInteger(args.a) || !Number.isInteger(args.b)) return;
+      parsed++;
+      convs.push([...eps[i].messages.slice(0, 2), m, { role: 'tool', name: CALCULATOR_TOOL.name, content: String(args.a + args.b) }]);
+      idx.push(i);
+    });
+    const finals = await turn(convs);
+    res[f] = finals.filter((m, j) => answer(m) === eps[idx[j]].sums[0][0] + eps[idx[j]].sums[0][1]).length / eps.length;
+    res[`${f}_parse_rate`] = parsed / eps.length;
+    const direct = await turn(eps.map((e) => [{ role: 'user', content: ARITH_PHRASES.question(...e.sums[0]) }]));
+    res[`${f}_direct`] = direct.filter((m, i) => answer(m) === eps[i].sums[0][0] + eps[i].sums[0][1]).length / eps.length;
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  return res;
+}
+
+const pct = (v) => `${(100 * v).toFixed(1)}%`;
+const show = (r) =>
+  `single ${pct(r.single)} | single+system ${pct(r.single_system)} | chain2 follow-up ${pct(r.chain2)} (all turns ${pct(r.chain2_all_turns)}) | ` +
+  `chain3 follow-ups ${pct(r.chain3)} (all turns ${pct(r.chain3_all_turns)}) | feedback 2nd attempt ${pct(r.feedback)} | ` +
+  `tool 3-digit ${pct(r.tool3)} vs direct ${pct(r.tool3_direct)} (gain ${(100 * (r.tool3 - r.tool3_direct)).toFixed(1)} points), parse rate ${pct(r.tool3_parse_rate)} | ` +
+  `tool 4-digit ${pct(r.tool4)} vs direct ${pct(r.tool4_direct)}, parse rate ${pct(r.tool4_parse_rate)}`;
+const gated = (r) => [r.single, r.single_system, r.chain2, r.chain3, r.feedback, r.tool3, r.tool4];
+
+const t0 = Date.now();
+let step = 0;
+let tokensSeen = 0;
+let last;
+const adam = { learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 };
+console.log(
+  `pretraining ${ARITH_CHAT_MODEL} (${JSON.stringify(CHAT_GPT)}): seed ${seed}, batch ${batch}, lr ${lr} (warm-up ${warmup} steps), mixture ${JSON.stringify(ARITH_MIXTURE)}; ` +
+    `stops when every format reaches ${pct(stopAt)} holdout accuracy at temperature 1 (${evalN} episodes per format)`,
+);
+for (;;) {
+  const data = [];
+  while (data.length < batch) data.push(datum(arithEpisode(drawArithFormat(rand), rand, false)));
+  const fb = await backend.forwardBackward('pretrain', data, 'cross_entropy', {}, false);
+  await backend.optimStep('pretrain', { ...adam, learningRate: lr * Math.min(1, (step + 1) / warmup) });
+  step++;
+  tokensSeen += data.reduce((a, d) => a + d.tokens.length, 0);
+  if (step % 10 === 0) {
+    const answerTokens = data.reduce((a, d) => a + d.lossFnInputs.weights.data.reduce((s, w) => s + w, 0), 0);
+    const secs = (Date.now() - t0) / 1000;
+    console.log(`step ${step}  loss/trained-token ${(fb.metrics['loss:sum'] / answerTokens).toFixed(4)}  ${secs.toFixed(0)} s  ${(tokensSeen / secs).toFixed(0)} tokens/s`);
+  }
+  const outOfTime = Date.now() - t0 > maxMinutes * 60_000 || step >= maxSteps;
+  if (step % evalEvery === 0 || outOfTime) {
+    const te = Date.now();
+    last = await evaluate(1);
+    console.log(`step ${step}: holdout accuracy at temperature 1: ${show(last)}  (eval ${((Date.now() - te) / 1000).toFixed(0)} s)`);
+    if (Math.min(...gated(last)) >= stopAt || outOfTime) break;
+  }
+}
+const greedy = await evaluate(0);
+console.log(`step ${step}: holdout accuracy greedy: ${show(greedy)}`);
+const minutes = (Date.now() - t0) / 60_000;
+const provenance =
+  `Pretrained by scripts/pretrain-arith-chat.mjs (seed ${seed}, batch ${batch}, lr ${lr} after a ${warmup}-step linear warm-up, AdamW betas 0.9/0.95, grad clip 1) ` +
+  `for ${step} steps (${(step * batch).toLocaleString('en')} arithmetic chats: single-turn sums with and without a system prompt, ` +
+  `two- and three-turn chains, feedback turns, calculator tool use; holdout pairs excluded) from arith-gpt's weights (positions 64..255 from the random initialisation, seed 0); ` +
+  `holdout accuracy at temperature 1: ${show(last)}.`;
+const meta = { provenance, seed, steps: step, batch, lr, warmup, mixture: ARITH_MIXTURE, formats: ARITH_FORMATS, holdoutAccuracyT1: last, holdoutAccuracyGreedy: greedy };
+const bytes = backend.exportBaseWeights('pretrain', meta);
+fs.mkdirSync(outDir, { recursive: true });
+fs.writeFileSync(path.join(outDir, CHAT_WEIGHTS_FILE), bytes);
+console.log(`wrote ${path.join(outDir, CHAT_WEIGHTS_FILE)} (${(bytes.length / 1e6).toFixed(2)} MB) after ${step} steps, ${(tokensSeen / 1e6).toFixed(2)} M tokens, in ${minutes.toFixed(1)} min`);
+console.log(provenance);
