@@ -28,7 +28,17 @@ export interface CheckpointsIo {
 }
 
 function checkpointLine(c: ServerCheckpoint, now: Date): string {
-  return [c.kind.padEnd(7), c.tinkerPath, c.time?.toISOString() ?? '', c.public ? 'public' : 'private', expiryText(c.expiresAt, now) ?? 'no expiry', c.sizeBytes !== undefined ? sizeText(c.sizeBytes) : '']
+  return [
+    c.kind.padEnd(7),
+    c.tinkerPath,
+    c.time?.toISOString() ?? '',
+    c.public ? 'public' : 'private',
+    expiryText(c.expiresAt, now) ?? 'no expiry',
+    c.sizeBytes !== undefined ? sizeText(c.sizeBytes) : '',
+    c.baseModel ? `base ${c.baseModel}` : '',
+    c.userMetadata ? Object.entries(c.userMetadata).map(([k, v]) => `${k}=${v}`).join(',') : '',
+  ]
+    .filter((part, i) => i < 5 || part)
     .join('  ')
     .trimEnd();
 }

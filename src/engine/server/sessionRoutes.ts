@@ -38,6 +38,20 @@ export function addSessionRoutes(r: Router, st: EngineState): void {
     return { json: { type: 'session_heartbeat' } };
   });
 
+  // The SDK's list_sessions / get_session: the sessions alive on this engine (newest first), and what
+  // one of them created.
+  r.add('GET', api('sessions'), (req) => {
+    const limit = Math.max(1, Math.min(1000, Number(req.query.get('limit') ?? 20) || 20));
+    const offset = Math.max(0, Number(req.query.get('offset') ?? 0) || 0);
+    const all = [...st.sessions.values()].reverse().map((s) => s.id);
+    return { json: { sessions: all.slice(offset, offset + limit) } };
+  });
+  r.add('GET', api('sessions/{id}'), (req) => {
+    const s = st.sessions.get(req.params.id!);
+    if (!s) throw new HttpError(404, `session ${req.params.id} not found (ended, or never created on this engine)`);
+    return { json: { training_run_ids: [...s.models], sampler_ids: [...s.samplers] } };
+  });
+
   r.add('POST', api('retrieve_future'), async (req) => {
     const b = parseJson(req, W.RetrieveFutureRequest);
     const abort = new AbortController();

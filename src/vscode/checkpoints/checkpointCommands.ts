@@ -212,7 +212,7 @@ async function weightsInfo(s: CheckpointCommandServices, t: CheckpointTarget) {
 
 /** The guided GRPO/SFT flow with the base model and load_checkpoint_path taken from the checkpoint. */
 async function startFrom(s: CheckpointCommandServices, t: CheckpointTarget, kind: SpecKind, a: CheckpointAnswers) {
-  if (t.kind !== 'state') throw new Error(`${t.tinkerPath} holds sampler weights; a run starts from a training-state checkpoint (…/weights/…).`);
+  if (t.kind !== 'state') throw new Error(`${t.tinkerPath} is ${t.kind === 'sampler' ? 'sampler weights' : `a checkpoint of type "${t.kind}"`}; a run starts from a training-state checkpoint (…/weights/…).`);
   const { checkpointWeightsInfo } = await import('../../core/checkpoints/manage');
   const w = await checkpointWeightsInfo(await s.connection.get(), t.tinkerPath, { expiresAt: t.server?.expiresAt });
   return vscode.commands.executeCommand(specKind(kind).startCommand, { guided: { ...a.guided, model: w.baseModel, loadCheckpointPath: t.tinkerPath } });
