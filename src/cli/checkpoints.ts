@@ -81,6 +81,21 @@ export async function runCheckpoints(a: CheckpointsArgs, client: ServiceClient, 
       }
       return 0;
     }
+    case 'search': {
+      const { searchCheckpoints } = await import('../core/checkpoints/search');
+      const page = await searchCheckpoints(
+        client,
+        { ...(a.metadata ? { metadata: a.metadata } : {}), ...(a.type ? { type: a.type } : {}), ...(a.baseModel ? { baseModel: a.baseModel } : {}), ...(a.project ? { projectId: a.project } : {}) },
+        { from: a.offset ?? 0, limit: a.limit ?? 20, signal: io.signal },
+      );
+      if (a.json) io.out(`${JSON.stringify({ checkpoints: page.matches.map(asJson), next_offset: page.next ?? null }, null, 2)}\n`);
+      else {
+        for (const c of page.matches) io.out(`${checkpointLine(c, now)}\n`);
+        if (page.matches.length === 0) io.out('no checkpoint matches\n');
+        if (page.next !== undefined) io.out(`more may match: --offset ${page.next}\n`);
+      }
+      return 0;
+    }
     case 'download': {
       const target = a.paths[0]!;
       let lastPct = -1;

@@ -66,10 +66,11 @@ export interface RunsPage {
 }
 
 /** One page of the server's training runs (so hundreds of runs never block the first rows). */
-export async function listServerRuns(client: ServiceClient, o: { offset?: number; limit?: number } = {}, signal?: AbortSignal): Promise<RunsPage> {
+export async function listServerRuns(client: ServiceClient, o: { offset?: number; limit?: number; projectId?: string } = {}, signal?: AbortSignal): Promise<RunsPage> {
   const offset = o.offset ?? 0;
   const limit = o.limit ?? 20;
-  const page = await client.listTrainingRuns({ offset, limit }, signal);
+  // project_id is a query parameter a server without projects ignores: nothing breaks there
+  const page = await client.listTrainingRuns({ offset, limit, ...(o.projectId ? { projectId: o.projectId } : {}) }, signal);
   const end = offset + page.training_runs.length;
   const total = page.cursor?.total_count;
   const more = page.training_runs.length > 0 && (total !== undefined ? end < total : page.training_runs.length === limit);

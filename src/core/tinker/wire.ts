@@ -257,6 +257,7 @@ export const SaveWeightsRequest = z.looseObject({
   seq_id: int.positive(),
   ttl_seconds: int.positive().nullish(),
   overwrite: z.boolean().default(false),
+  user_metadata: z.record(str, str).nullish(),
 });
 export const SaveWeightsForSamplerRequest = z.looseObject({
   model_id: str,
@@ -264,6 +265,7 @@ export const SaveWeightsForSamplerRequest = z.looseObject({
   sampling_session_seq_id: int.min(0).nullish(),
   seq_id: int.positive(),
   ttl_seconds: int.positive().nullish(),
+  user_metadata: z.record(str, str).nullish(),
 });
 export const LoadWeightsRequest = z.looseObject({
   model_id: str.nullish(),

@@ -27,9 +27,9 @@ export function addSessionRoutes(r: Router, st: EngineState): void {
   }));
 
   r.add('POST', api('create_session'), (req) => {
-    parseJson(req, W.CreateSessionRequest);
+    const b = parseJson(req, W.CreateSessionRequest);
     const id = `sess-${randomBytes(6).toString('hex')}`;
-    st.sessions.set(id, { id, lastSeen: Date.now(), modelSeq: new Map(), samplingSeq: new Map(), models: new Set(), samplers: new Set() });
+    st.sessions.set(id, { id, lastSeen: Date.now(), modelSeq: new Map(), samplingSeq: new Map(), models: new Set(), samplers: new Set(), ...(b.project_id ? { projectId: b.project_id } : {}) });
     return { json: { type: 'create_session', session_id: id, info_message: null, warning_message: null, error_message: null } };
   });
   r.add('POST', api('session_heartbeat'), (req) => {
