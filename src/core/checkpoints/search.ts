@@ -34,6 +34,27 @@ export function parseMetadataFilter(text: string): [string, string] {
   return [text.slice(0, at), text.slice(at + 1)];
 }
 
+/**
+ * A search typed on one line: `key=value` metadata filters, `type:<type>`, `base:<model>`,
+ * `project:<id>`, separated by spaces (a value in double quotes may hold spaces).
+ */
+export function parseSearchQuery(text: string): CheckpointSearch {
+  const q: CheckpointSearch = {};
+  for (const m of text.matchAll(/(\S+?)(=|:)("([^"]*)"|\S*)/g)) {
+    const [, key, sep, , quoted] = m;
+    const value = quoted ?? m[3]!;
+    if (!value) throw new Error(`"${m[0]}" has no value: write ${sep === '=' ? 'key=value' : `${key}:<value>`}`);
+    if (sep === '=') (q.metadata ??= {})[key!] = value;
+    else if (key === 'type') q.type = value;
+    else if (key === 'base') q.baseModel = value;
+    else if (key === 'project') q.projectId = value;
+    else throw new Error(`unknown filter "${key}:": use type:, base:, project: or key=value for metadata`);
+  }
+  const rest = text.replace(/(\S+?)(=|:)("([^"]*)"|\S*)/g, '').trim();
+  if (rest) throw new Error(`"${rest}" is not a filter: use key=value, type:<type>, base:<model> or project:<id>`);
+  return q;
+}
+
 /** Matches of `q`, up to `limit`, from listing offset `from` on. */
 export async function searchCheckpoints(client: ServiceClient, q: CheckpointSearch, o: { from?: number; limit?: number; signal?: AbortSignal } = {}): Promise<SearchPage> {
   const limit = o.limit ?? 20;

@@ -7,7 +7,7 @@ import { spawn } from 'child_process';
 import * as path from 'path';
 import { parseCheckpointsArgs } from '../../../src/cli/checkpointsArgs';
 import { listRunCheckpoints } from '../../../src/core/checkpoints/manage';
-import { searchCheckpoints } from '../../../src/core/checkpoints/search';
+import { parseSearchQuery, searchCheckpoints } from '../../../src/core/checkpoints/search';
 import { saveCheckpoint } from '../../../src/core/runs/loopRuntime';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
@@ -101,5 +101,17 @@ describe('checkpoint metadata, search and projects (engine over HTTP)', function
     assert.match(none.stdout, /no checkpoint matches/);
     assert.throws(() => parseCheckpointsArgs(['search', '--metadata', 'novalue']), /write key=value/);
     assert.throws(() => parseCheckpointsArgs(['list', '--type', 'sampler']), /belongs to "checkpoints search"/);
+  });
+
+  it('reads a one-line search (the Search Checkpoints… box)', () => {
+    assert.deepStrictEqual(parseSearchQuery('run_name=alpha type:sampler base:Qwen/Qwen3-8B project:p1 note="two words"'), {
+      metadata: { run_name: 'alpha', note: 'two words' },
+      type: 'sampler',
+      baseModel: 'Qwen/Qwen3-8B',
+      projectId: 'p1',
+    });
+    assert.deepStrictEqual(parseSearchQuery('  '), {});
+    assert.throws(() => parseSearchQuery('alpha'), /is not a filter/);
+    assert.throws(() => parseSearchQuery('size:3'), /unknown filter "size:"/);
   });
 });
