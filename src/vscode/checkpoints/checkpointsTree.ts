@@ -287,7 +287,7 @@ function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' |
       const exp = expiryText(facts.expiresAt, now);
       if (exp) parts.push(exp);
       if (facts.sizeBytes !== undefined) parts.push(sizeText(facts.sizeBytes));
-      if (facts.userMetadata) parts.push(metadataText(facts.userMetadata));
+      if (!t.runDir && facts.userMetadata) parts.push(metadataText(facts.userMetadata));
     }
   }
   if (t.runDir) parts.push(t.tinkerPath);
