@@ -28,7 +28,17 @@ export interface CheckpointsIo {
 }
 
 function checkpointLine(c: ServerCheckpoint, now: Date): string {
-  return [c.kind.padEnd(7), c.tinkerPath, c.time?.toISOString() ?? '', c.public ? 'public' : 'private', expiryText(c.expiresAt, now) ?? 'no expiry', c.sizeBytes !== undefined ? sizeText(c.sizeBytes) : '']
+  return [
+    c.kind.padEnd(7),
+    c.tinkerPath,
+    c.time?.toISOString() ?? '',
+    c.public ? 'public' : 'private',
+    expiryText(c.expiresAt, now) ?? 'no expiry',
+    c.sizeBytes !== undefined ? sizeText(c.sizeBytes) : '',
+    c.baseModel ? `base ${c.baseModel}` : '',
+    c.userMetadata ? Object.entries(c.userMetadata).map(([k, v]) => `${k}=${v}`).join(',') : '',
+  ]
+    .filter((part, i) => i < 5 || part)
     .join('  ')
     .trimEnd();
 }
@@ -68,6 +78,21 @@ export async function runCheckpoints(a: CheckpointsArgs, client: ServiceClient, 
         if (page.runs.length === 0) io.out('no training runs on this server\n');
         const shown = `runs ${page.offset + 1}–${page.offset + page.runs.length}${page.total !== undefined ? ` of ${page.total}` : ''}`;
         io.out(page.nextOffset !== undefined ? `${shown}; next page: --offset ${page.nextOffset}\n` : page.runs.length ? `${shown}\n` : '');
+      }
+      return 0;
+    }
+    case 'search': {
+      const { searchCheckpoints } = await import('../core/checkpoints/search');
+      const page = await searchCheckpoints(
+        client,
+        { ...(a.metadata ? { metadata: a.metadata } : {}), ...(a.type ? { type: a.type } : {}), ...(a.baseModel ? { baseModel: a.baseModel } : {}), ...(a.project ? { projectId: a.project } : {}) },
+        { from: a.offset ?? 0, limit: a.limit ?? 20, signal: io.signal },
+      );
+      if (a.json) io.out(`${JSON.stringify({ checkpoints: page.matches.map(asJson), next_offset: page.next ?? null }, null, 2)}\n`);
+      else {
+        for (const c of page.matches) io.out(`${checkpointLine(c, now)}\n`);
+        if (page.matches.length === 0) io.out('no checkpoint matches\n');
+        if (page.next !== undefined) io.out(`more may match: --offset ${page.next}\n`);
       }
       return 0;
     }

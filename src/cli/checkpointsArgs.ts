@@ -1,7 +1,7 @@
 // Arguments of `tinker-studio checkpoints <action> …`, parsed with errors that say what to type.
 import { BACKEND_OPTIONS, UsageError, backendArgs, readOptions } from './options';
 
-export type CheckpointsAction = 'list' | 'publish' | 'unpublish' | 'ttl' | 'delete' | 'download';
+export type CheckpointsAction = 'list' | 'search' | 'publish' | 'unpublish' | 'ttl' | 'delete' | 'download';
 
 export interface CheckpointsArgs {
   command: 'checkpoints';
@@ -26,15 +26,22 @@ export interface CheckpointsArgs {
   yes?: boolean;
   output?: string;
   concurrency?: number;
+  /** search: key=value filters on user_metadata (all must match) */
+  metadata?: Record<string, string>;
+  /** search: checkpoint type (training|state, sampler, external, …) */
+  type?: string;
+  baseModel?: string;
+  project?: string;
 }
 
 export const CHECKPOINTS_USAGE = `       tinker-studio checkpoints list [--run ID | --local] [--limit N] [--offset N] [--json]
+       tinker-studio checkpoints search [--metadata k=v]... [--type T] [--base-model M] [--project P] [--limit N] [--offset N] [--json]
        tinker-studio checkpoints publish|unpublish <tinker path>...
        tinker-studio checkpoints ttl <tinker path>... (--ttl 7d | --clear)
        tinker-studio checkpoints delete <tinker path>... --yes
        tinker-studio checkpoints download <tinker path> [--output DIR]`;
 
-const ACTIONS: readonly CheckpointsAction[] = ['list', 'publish', 'unpublish', 'ttl', 'delete', 'download'];
+const ACTIONS: readonly CheckpointsAction[] = ['list', 'search', 'publish', 'unpublish', 'ttl', 'delete', 'download'];
 
 const OPTIONS = {
   ...BACKEND_OPTIONS,
@@ -48,7 +55,28 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   output: { type: 'string', short: 'o' },
   concurrency: { type: 'string' },
+  metadata: { type: 'string' },
+  type: { type: 'string' },
+  'base-model': { type: 'string' },
+  project: { type: 'string' },
 } as const;
+
+/** Every `--metadata k=v` (the option repeats; the option reader keeps one value per name). */
+function metadataFilters(argv: readonly string[]): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  let any = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const text = a === '--metadata' ? argv[i + 1] : a.startsWith('--metadata=') ? a.slice('--metadata='.length) : undefined;
+    if (a === '--metadata' && (text === undefined || text.startsWith('--'))) throw new UsageError('--metadata needs a value: key=value');
+    if (text === undefined) continue;
+    const at = text.indexOf('=');
+    if (at <= 0) throw new UsageError(`--metadata "${text}": write key=value (e.g. --metadata run_name=demo)`);
+    out[text.slice(0, at)] = text.slice(at + 1);
+    any = true;
+  }
+  return any ? out : undefined;
+}
 
 export function parseCheckpointsArgs(argv: readonly string[]): CheckpointsArgs {
   const [action, ...rest] = argv;
@@ -80,6 +108,16 @@ export function parseCheckpointsArgs(argv: readonly string[]): CheckpointsArgs {
     ...(flags.has('clear') ? { clear: true } : {}),
     ...(flags.has('yes') ? { yes: true } : {}),
   };
+  if (out.action === 'search') {
+    const metadata = metadataFilters(rest);
+    if (metadata) out.metadata = metadata;
+    if (v.type !== undefined) out.type = v.type;
+    if (v['base-model'] !== undefined) out.baseModel = v['base-model'];
+    if (v.project !== undefined) out.project = v.project;
+    if (out.paths.length) throw new UsageError('search takes no paths: filter with --metadata, --type, --base-model, --project');
+    return out;
+  }
+  for (const f of ['metadata', 'type', 'base-model', 'project'] as const) if (v[f] !== undefined) throw new UsageError(`--${f} belongs to "checkpoints search"`);
   if (out.action === 'list') {
     if (out.paths.length) throw new UsageError('list takes no paths (use --run ID for one run)');
     if (out.run && out.local) throw new UsageError('give --run or --local, not both');

@@ -53,12 +53,14 @@ function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string
     log(`embedded engine on ${server.url} (data ${dataDir})`);
     return { url: server.url, apiKey };
   };
-  return async (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }): Promise<ServiceClient> => {
+  return async (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string; project_id?: string }): Promise<ServiceClient> => {
     const kind = args.backend ?? spec.backend;
     const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
+    // the spec's project, else TINKER_PROJECT_ID (the client reads it)
+    const project = spec.project_id ? { projectId: spec.project_id } : {};
     if (kind === 'local') {
       const { url, apiKey: engineKey } = await (engine ??= startEngine());
-      return ServiceClient.connect({ baseUrl: url, apiKey: engineKey, clientVersion: VERSION });
+      return ServiceClient.connect({ baseUrl: url, apiKey: engineKey, clientVersion: VERSION, ...project });
     }
     const resolved = resolveBackend(
       { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },
@@ -69,7 +71,7 @@ function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string
     const key = apiKey ? keyFor(resolved.baseUrl, args, log) : undefined;
     if (resolved.needsApiKey && !key) throw new Error(`the API key was not sent to ${resolved.baseUrl}: pass --base-url ${resolved.baseUrl} to confirm that server`);
     log(`connecting to ${resolved.baseUrl}`);
-    const client = await ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION });
+    const client = await ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION, ...project });
     // HTTPS_PROXY / HTTP_PROXY / NO_PROXY come from the environment
     if (client.transport.route?.kind === 'proxy') log(`reaching ${resolved.baseUrl} ${describeRoute(client.transport.route)}`);
     return client;

@@ -61,7 +61,7 @@ export const SampleView = z.object({
   side: SideId,
   index: z.number().int().nonnegative(),
   text: z.string(),
-  stopReason: z.enum(['stop', 'length']),
+  stopReason: z.string(), // 'stop', 'length', or a newer reason shown as the server named it
   tokens: z.number().int().nonnegative(),
   ms: z.number().nonnegative(),
   reward: z.number().optional(),

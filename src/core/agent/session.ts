@@ -567,12 +567,12 @@ export class TrainingSession {
   }
 
   /** Saves the live weights (state and sampler) under `name` and records it in checkpoints.jsonl. */
-  save(a: { name: string }) {
+  save(a: { name: string; metadata?: Record<string, string> }) {
     return this.exclusive('save', async () => {
       const c = this.need();
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(a.name)) throw new SessionError(`name: letters, digits, ".", "_" and "-" only, at most 64 (got "${a.name}")`);
       const { h, note } = await this.live(c);
-      const record = await h.run.saveNamed(a.name, 'both', undefined, c.watcher ? { emit: (e) => c.watcher?.onEvent(e) } : undefined);
+      const record = await h.run.saveNamed(a.name, 'both', undefined, c.watcher ? { emit: (e) => c.watcher?.onEvent(e) } : undefined, undefined, a.metadata);
       return { text: `${note}saved "${a.name}" at step ${record.batch}\nstate: ${record.state_path}\nsampler: ${record.sampler_path}`, value: record };
     });
   }

@@ -132,8 +132,12 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   tool({
     name: 'save',
     title: 'Save a named checkpoint',
-    description: 'Saves the current weights and optimizer state of the live training client under a name; returns its tinker:// state and sampler paths.',
-    input: z.object({ name: z.string().min(1).describe('letters, digits, ".", "_" and "-"') }),
+    description:
+      'Saves the current weights and optimizer state of the live training client under a name; returns its tinker:// state and sampler paths. The checkpoints carry the run\'s metadata (run_name, spec_file, step, the spec\'s checkpoint_metadata) plus any given here, to find them later with checkpoint search.',
+    input: z.object({
+      name: z.string().min(1).describe('letters, digits, ".", "_" and "-"'),
+      metadata: z.record(z.string(), z.string()).optional().describe('extra key/value strings stored with the checkpoint (user_metadata)'),
+    }),
     confirm: true,
     run: (s, a) => s.save(a),
   }),

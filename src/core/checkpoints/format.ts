@@ -2,10 +2,20 @@
 // durations typed by a person ("7d", "12h", "3600").
 import type { Checkpoint } from '../tinker/wire';
 
-export type CheckpointKind = 'state' | 'sampler';
+/**
+ * What a checkpoint is to a person: training state, sampler weights, or a type the server reports
+ * that has neither role here ("external": weights uploaded or saved outside a training run; or a
+ * newer type), shown as the server names it.
+ */
+export type CheckpointKind = 'state' | 'sampler' | 'external' | (string & {});
 
 export function kindOfServerCheckpoint(c: Pick<Checkpoint, 'checkpoint_type'>): CheckpointKind {
-  return c.checkpoint_type === 'training' ? 'state' : 'sampler';
+  return c.checkpoint_type === 'training' ? 'state' : c.checkpoint_type;
+}
+
+/** Whether the kind is one Tinker Studio knows how to use (train from, resume, sample). */
+export function isKnownKind(kind: CheckpointKind): kind is 'state' | 'sampler' {
+  return kind === 'state' || kind === 'sampler';
 }
 
 const UNITS: Array<[string, number]> = [

@@ -14,23 +14,46 @@ export interface ServerCheckpoint {
   runId: string;
   name: string;
   kind: CheckpointKind;
+  /** the server's checkpoint_type as it sent it ("training", "sampler", "external", or newer) */
+  type: string;
+  /** whether the path has the form the management calls need (tinker://<run>/<weights|sampler_weights>/<name>) */
+  manageable: boolean;
   time?: Date;
   public: boolean;
   expiresAt?: Date;
   sizeBytes?: number;
+  /** the base model it was trained from, when the server says */
+  baseModel?: string;
+  /** the metadata given at save time, when the server reports it */
+  userMetadata?: Record<string, string>;
 }
 
 export function toServerCheckpoint(c: Checkpoint): ServerCheckpoint {
-  const { runId, name } = splitTinkerPath(c.tinker_path);
+  let runId: string;
+  let name: string;
+  let manageable = true;
+  try {
+    ({ runId, name } = splitTinkerPath(c.tinker_path));
+  } catch {
+    // a path of a form this client does not know (a newer checkpoint type): shown, not managed
+    manageable = false;
+    const parts = c.tinker_path.replace(/^tinker:\/\//, '').split('/');
+    runId = parts[0] ?? '';
+    name = parts[parts.length - 1] || c.checkpoint_id;
+  }
   return {
     tinkerPath: c.tinker_path,
     runId,
     name,
     kind: kindOfServerCheckpoint(c),
+    type: c.checkpoint_type,
+    manageable,
     time: parseDate(c.time),
     public: c.public,
     expiresAt: parseDate(c.expires_at),
     sizeBytes: c.size_bytes ?? undefined,
+    ...(c.base_model ? { baseModel: c.base_model } : {}),
+    ...(c.user_metadata && Object.keys(c.user_metadata).length ? { userMetadata: c.user_metadata } : {}),
   };
 }
 
@@ -43,10 +66,11 @@ export interface RunsPage {
 }
 
 /** One page of the server's training runs (so hundreds of runs never block the first rows). */
-export async function listServerRuns(client: ServiceClient, o: { offset?: number; limit?: number } = {}, signal?: AbortSignal): Promise<RunsPage> {
+export async function listServerRuns(client: ServiceClient, o: { offset?: number; limit?: number; projectId?: string } = {}, signal?: AbortSignal): Promise<RunsPage> {
   const offset = o.offset ?? 0;
   const limit = o.limit ?? 20;
-  const page = await client.listTrainingRuns({ offset, limit }, signal);
+  // project_id is a query parameter a server without projects ignores: nothing breaks there
+  const page = await client.listTrainingRuns({ offset, limit, ...(o.projectId ? { projectId: o.projectId } : {}) }, signal);
   const end = offset + page.training_runs.length;
   const total = page.cursor?.total_count;
   const more = page.training_runs.length > 0 && (total !== undefined ? end < total : page.training_runs.length === limit);

@@ -16,6 +16,8 @@ const PAGE = 20;
 export class ServerRunList {
   /** runs fetched per page */
   pageSize: number;
+  /** the project whose runs are listed (read at each fetch; undefined: every run) */
+  private readonly projectId: () => string | undefined;
   private pages: { runs: TrainingRun[]; nextOffset?: number; error?: string } | undefined;
   private loading: Promise<void> | undefined;
   /** bumped by reset(), so a fetch begun before it does not land after it */
@@ -24,9 +26,10 @@ export class ServerRunList {
 
   constructor(
     private readonly client: () => Promise<ServiceClient>,
-    o: { pageSize?: number } = {},
+    o: { pageSize?: number; projectId?: () => string | undefined } = {},
   ) {
     this.pageSize = o.pageSize ?? PAGE;
+    this.projectId = o.projectId ?? (() => undefined);
   }
 
   /** `listener` runs when the listing changed (reset, a page appended); the result stops it. */
@@ -75,7 +78,7 @@ export class ServerRunList {
     const generation = this.generation;
     const { listServerRuns } = await import('./manage'); // the client and its schemas: loaded on first use
     try {
-      const page = await listServerRuns(await this.client(), { offset, limit: this.pageSize }, AbortSignal.timeout(30_000));
+      const page = await listServerRuns(await this.client(), { offset, limit: this.pageSize, projectId: this.projectId() }, AbortSignal.timeout(30_000));
       if (generation !== this.generation) return;
       const before = offset === 0 ? [] : (this.pages?.runs ?? []);
       this.pages = { runs: [...before, ...page.runs], nextOffset: page.nextOffset };

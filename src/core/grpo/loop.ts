@@ -61,6 +61,8 @@ export interface GrpoLoopConfig {
   removeConstantRewardGroups: boolean;
   /** TTL of periodic checkpoints (the final one has none) */
   ttlSeconds?: number;
+  /** the spec's checkpoint_metadata: user_metadata of every checkpoint the run saves */
+  checkpointMetadata?: Record<string, string>;
   /** LoRA initialisation seed */
   seed?: number;
   /** fixes every sampling request's seed (see samplingSeed.ts); absent: unseeded, as the cookbook */

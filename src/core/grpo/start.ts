@@ -81,6 +81,7 @@ export function loopConfig(spec: ResolvedGrpoSpec, learningRate: number): GrpoLo
     lossFnConfig: spec.loss_fn_config,
     removeConstantRewardGroups: spec.remove_constant_reward_groups,
     ttlSeconds: spec.ttl_seconds,
+    ...(spec.checkpoint_metadata ? { checkpointMetadata: spec.checkpoint_metadata } : {}),
     seed: spec.seed,
     samplingSeed: spec.sampling_seed,
     stop: spec.stop,

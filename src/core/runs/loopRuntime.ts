@@ -4,6 +4,8 @@
 // from, checkpoint saving, and how a stretch ends — the final checkpoint, a pause (the steps asked
 // for are done), or a cancel that saves a resume point so a resume repeats nothing. The loops keep
 // only what a step does.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { setMaxListeners } from 'node:events';
 import type { SpanTimer } from '../grpo/spanTimer';
 import type { RunEndStatus, RunEvent, RunResult } from './runEvents';
@@ -121,10 +123,12 @@ export async function saveCheckpoint(
   name: string,
   batch: number,
   kind: 'state' | 'both',
-  o: { ttlSeconds?: number; extra?: Record<string, unknown>; signal?: AbortSignal } = {},
+  o: { ttlSeconds?: number; extra?: Record<string, unknown>; metadata?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<CheckpointRecord> {
-  const stateSubmitted = client.saveState(name, { ttlSeconds: o.ttlSeconds }, o.signal);
-  const samplerSubmitted = kind === 'both' ? client.saveWeightsForSampler(name, { ttlSeconds: o.ttlSeconds }, o.signal) : undefined;
+  // the run's metadata (spec checkpoint_metadata, run_name, spec_file), the step, and the caller's
+  const userMetadata = { ...(client.checkpointMetadata ?? {}), step: String(batch), ...(o.metadata ?? {}) };
+  const stateSubmitted = client.saveState(name, { ttlSeconds: o.ttlSeconds, userMetadata }, o.signal);
+  const samplerSubmitted = kind === 'both' ? client.saveWeightsForSampler(name, { ttlSeconds: o.ttlSeconds, userMetadata }, o.signal) : undefined;
   const state = await (await stateSubmitted).result(o.signal);
   const sampler = samplerSubmitted ? await (await samplerSubmitted).result(o.signal) : undefined;
   return { name, batch, ...(o.extra ?? {}), state_path: state.path, ...(sampler?.path ? { sampler_path: sampler.path } : {}) };
@@ -241,7 +245,7 @@ export abstract class RunCore<R extends RunResult> {
 
   constructor(
     protected readonly parts: RunCoreParts,
-    private readonly start: { model: string; loraRank: number; seed?: number; loadCheckpointPath?: string; ttlSeconds?: number; rendererName: string },
+    private readonly start: { model: string; loraRank: number; seed?: number; loadCheckpointPath?: string; ttlSeconds?: number; rendererName: string; checkpointMetadata?: Record<string, string> },
     readonly endStep: number,
   ) {
     this.step = parts.resumeFrom?.batch ?? 0;
@@ -260,7 +264,23 @@ export abstract class RunCore<R extends RunResult> {
   async open(signal?: AbortSignal): Promise<void> {
     if (this.trainer) return;
     this.trainer = await openTrainingClient(this.parts.service, this.start, this.parts.resumeFrom, { renderer_name: this.start.rendererName }, signal);
+    this.trainer.checkpointMetadata = this.runMetadata();
     await this.opened(signal);
+  }
+
+  /**
+   * What every checkpoint of the run carries as user_metadata (saveCheckpoint adds the step): the
+   * spec's checkpoint_metadata, the run's name and its spec file's name (not its folder).
+   */
+  runMetadata(): Record<string, string> {
+    let specFile: string | undefined;
+    try {
+      const cfg = JSON.parse(fs.readFileSync(path.join(this.parts.writer.dir, 'config.json'), 'utf8')) as { spec_file?: unknown };
+      if (typeof cfg.spec_file === 'string') specFile = path.basename(cfg.spec_file);
+    } catch {
+      // no config.json yet: the run's name is enough to find its checkpoints
+    }
+    return { ...(this.start.checkpointMetadata ?? {}), run_name: path.basename(this.parts.writer.dir), ...(specFile ? { spec_file: specFile } : {}) };
   }
 
   /** A sampler of the current weights (an ephemeral snapshot when the loop keeps none). */
@@ -351,10 +371,10 @@ export abstract class RunCore<R extends RunResult> {
   }
 
   /** Saves the current weights (state, or state and sampler) under `name` at the current step, and records it. */
-  async saveNamed(name: string, kind: 'state' | 'both', ttlSeconds: number | undefined, io?: Pick<LoopIo, 'emit'>, signal?: AbortSignal): Promise<CheckpointRecord> {
+  async saveNamed(name: string, kind: 'state' | 'both', ttlSeconds: number | undefined, io?: Pick<LoopIo, 'emit'>, signal?: AbortSignal, metadata?: Record<string, string>): Promise<CheckpointRecord> {
     await this.open(signal);
     const extra = this.extra(this.step);
-    const rec = await saveCheckpoint(this.trainer!, name, this.step, kind, { ttlSeconds, ...(extra ? { extra } : {}), signal });
+    const rec = await saveCheckpoint(this.trainer!, name, this.step, kind, { ttlSeconds, ...(extra ? { extra } : {}), ...(metadata ? { metadata } : {}), signal });
     this.parts.writer.appendCheckpoint(rec);
     this.lastSavedBatch = this.step;
     io?.emit({ type: 'checkpoint', record: rec });
@@ -373,6 +393,7 @@ export abstract class RunCore<R extends RunResult> {
     // before the first step: weights only, a fresh optimizer (as the spec's load_checkpoint_path)
     const withOptimizer = this.step > 0 || this.parts.resumeFrom !== undefined;
     const next = await this.parts.service.createTrainingClientFromState(path, { withOptimizer, userMetadata: { renderer_name: this.start.rendererName } }, signal);
+    next.checkpointMetadata = this.runMetadata();
     const old = this.trainer;
     const hadSampler = this.sampler !== undefined;
     this.trainer = next;

@@ -39,6 +39,8 @@ export interface SftLoopConfig {
   saveEvery: number;
   seed: number;
   ttlSeconds?: number;
+  /** the spec's checkpoint_metadata: user_metadata of every checkpoint the run saves */
+  checkpointMetadata?: Record<string, string>;
 }
 
 export interface RunSftOptions extends RunCoreParts {

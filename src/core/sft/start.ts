@@ -59,6 +59,7 @@ export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftL
     saveEvery: spec.save_every,
     seed: spec.seed,
     ...(spec.ttl_seconds !== undefined ? { ttlSeconds: spec.ttl_seconds } : {}),
+    ...(spec.checkpoint_metadata ? { checkpointMetadata: spec.checkpoint_metadata } : {}),
   };
 }
 

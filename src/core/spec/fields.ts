@@ -10,6 +10,8 @@ import { specKind, type SpecKind } from './kinds';
 export interface BackendChoice {
   backend: BackendKind;
   base_url?: string;
+  /** the Tinker project the run's session (and so its training run) is created in */
+  project_id?: string;
 }
 
 export const positiveInt = () => z.number().int().min(1);
@@ -75,6 +77,11 @@ export function runFields(kind: SpecKind, words: RunFieldWords) {
     save_every: z.number().int().min(0).default(20).describe(`Save a checkpoint every this many ${unit.many} (0: only the final one).`),
     seed: seedRange().default(0).describe(words.seed),
     ttl_seconds: positiveInt().optional().describe('Checkpoints other than the final one expire after this many seconds.'),
+    checkpoint_metadata: z
+      .record(z.string().min(1), z.string())
+      .optional()
+      .describe('Metadata (string values) every checkpoint of the run carries on the server, besides run_name, spec_file and step; search checkpoints by it later.'),
+    project_id: z.string().min(1).optional().describe('Tinker project the run is created in. Default: the tinker.projectId setting (none: the account\'s default).'),
     ...wandbFields(),
   };
 }

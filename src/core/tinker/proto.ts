@@ -503,8 +503,8 @@ function readSequence(r: ProtoReader): SampledSequence {
     else if (field === 3 && wire === WIRE_LEN) logprobs = Array.from(decodeFloat32(r.bytes()));
     else r.skip(wire);
   }
-  if (stop !== 0 && stop !== 1) throw new ProtoDecodeError(`unknown stop_reason ${stop}`);
-  return { stop_reason: stop === 1 ? 'length' : 'stop', tokens, logprobs };
+  // a stop reason this client does not know is kept (as its number), not a failed response
+  return { stop_reason: stop === 1 ? 'length' : stop === 0 ? 'stop' : `stop_reason_${stop}`, tokens, logprobs };
 }
 
 export function decodeSampleResponse(bytes: Uint8Array): SampleResponse {

@@ -392,6 +392,16 @@ export class ServiceClient {
     }
   }
 
+  /** The caller's sessions (SDK list_sessions): ids, a page at a time. */
+  listSessions(o: { limit?: number; offset?: number } = {}, signal?: AbortSignal) {
+    return this.rest(W.SessionsResponse, 'GET', '/api/v1/sessions', { query: { limit: o.limit ?? 20, offset: o.offset ?? 0, access_scope: 'owned' }, signal });
+  }
+
+  /** A session's training runs and samplers (SDK get_session). */
+  getSession(sessionId: string, signal?: AbortSignal) {
+    return this.rest(W.SessionInfoResponse, 'GET', `/api/v1/sessions/${encodeURIComponent(sessionId)}`, { query: { access_scope: 'owned' }, signal });
+  }
+
   getTrainingRun(runId: string, signal?: AbortSignal) {
     return this.rest(W.TrainingRunSchema, 'GET', `/api/v1/training_runs/${encodeURIComponent(runId)}`, { query: { access_scope: 'owned' }, signal });
   }

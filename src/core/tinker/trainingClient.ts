@@ -72,6 +72,12 @@ export class TrainingClient {
   /** set when a submission failed for good: its seq_id is missing on the server */
   private broken: TrainingSequenceError | undefined;
 
+  /**
+   * Metadata every checkpoint this client saves carries (user_metadata of the save request) unless a
+   * save gives its own: a run sets its spec's checkpoint_metadata and its own keys here.
+   */
+  checkpointMetadata: Record<string, string> | undefined;
+
   constructor(
     readonly service: TrainingSession,
     readonly modelId: string,
@@ -181,12 +187,12 @@ export class TrainingClient {
   }
 
   /** Saves weights and optimizer state as tinker://<run>/weights/<name>. */
-  saveState(name: string, o: { ttlSeconds?: number; overwrite?: boolean } = {}, signal?: AbortSignal) {
+  saveState(name: string, o: { ttlSeconds?: number; overwrite?: boolean; userMetadata?: Record<string, string> } = {}, signal?: AbortSignal) {
     return this.ordered(async () => {
       const seq = this.nextSeqId();
       const h = await this.submitJson(
         '/api/v1/save_weights',
-        { model_id: this.modelId, path: name, seq_id: seq, ...(o.ttlSeconds ? { ttl_seconds: o.ttlSeconds } : {}), overwrite: o.overwrite ?? false, type: 'save_weights' },
+        { model_id: this.modelId, path: name, seq_id: seq, ...(o.ttlSeconds ? { ttl_seconds: o.ttlSeconds } : {}), overwrite: o.overwrite ?? false, ...this.metadataField(o.userMetadata), type: 'save_weights' },
         signal,
         false,
       );
@@ -194,13 +200,19 @@ export class TrainingClient {
     });
   }
 
+  /** `user_metadata` of a save body (the SDK's save_state/save_weights_for_sampler parameter), left out when there is none. */
+  private metadataField(given: Record<string, string> | undefined): { user_metadata?: Record<string, string> } {
+    const m = given ?? this.checkpointMetadata;
+    return m && Object.keys(m).length ? { user_metadata: m } : {};
+  }
+
   /** Saves sampler weights as tinker://<run>/sampler_weights/<name>. */
-  saveWeightsForSampler(name: string, o: { ttlSeconds?: number } = {}, signal?: AbortSignal) {
+  saveWeightsForSampler(name: string, o: { ttlSeconds?: number; userMetadata?: Record<string, string> } = {}, signal?: AbortSignal) {
     return this.ordered(async () => {
       const seq = this.nextSeqId();
       const h = await this.submitJson(
         '/api/v1/save_weights_for_sampler',
-        { model_id: this.modelId, path: name, seq_id: seq, ...(o.ttlSeconds ? { ttl_seconds: o.ttlSeconds } : {}), type: 'save_weights_for_sampler' },
+        { model_id: this.modelId, path: name, seq_id: seq, ...(o.ttlSeconds ? { ttl_seconds: o.ttlSeconds } : {}), ...this.metadataField(o.userMetadata), type: 'save_weights_for_sampler' },
         signal,
         false,
       );

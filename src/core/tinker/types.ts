@@ -2,6 +2,8 @@
 // server. Names follow the wire (snake_case) so that JSON bodies are these objects as they are.
 
 export type DType = 'int64' | 'float32';
+/** A dtype in a response: possibly one this client does not know. */
+export type ResponseDType = DType | (string & {});
 
 /** Numbers of a tensor: a plain array (JSON) or a typed array (protobuf paths avoid the copy). */
 export type NumArray = readonly number[] | Float32Array | Float64Array | Int32Array;
@@ -48,7 +50,8 @@ export interface ForwardBackwardOutput {
   metrics: Record<string, number>;
 }
 
-export type StopReason = 'stop' | 'length';
+/** Why sampling stopped; a value this client does not know is kept as the server sent it. */
+export type StopReason = 'stop' | 'length' | (string & {});
 
 export interface SampledSequence {
   stop_reason: StopReason;

@@ -8,6 +8,25 @@ const num = z.number();
 const int = z.number().int();
 const str = z.string();
 
+/**
+ * An enum of a response: the values this client knows, typed, and any other string kept as it is
+ * (the service adds values — checkpoint_type "external" since SDK 0.30 — and an old client must still
+ * read the listing). Requests keep their strict z.enum.
+ */
+export function openEnum<const T extends readonly [string, ...string[]]>(_known: T) {
+  return z.string().transform((s) => s as OpenEnum<T[number]>);
+}
+/** A known value, or any other string the service sent. */
+export type OpenEnum<K extends string> = K | (string & {});
+
+/** user_metadata as read: every value as text (a newer service, or another client, may store numbers). */
+const metadataRecord = z.record(str, z.unknown()).transform((m) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])) as Record<string, string>,
+);
+
+export const CHECKPOINT_TYPES = ['training', 'sampler', 'external'] as const;
+export type CheckpointType = OpenEnum<(typeof CHECKPOINT_TYPES)[number]>;
+
 // ---------- shared pieces ----------
 
 export const TensorDataSchema = z.looseObject({
@@ -17,6 +36,9 @@ export const TensorDataSchema = z.looseObject({
   sparse_crow_indices: z.array(int).nullish(),
   sparse_col_indices: z.array(int).nullish(),
 });
+
+/** A tensor in a response: its dtype may be one this client does not know (kept as the server wrote it). */
+export const ResponseTensorDataSchema = TensorDataSchema.extend({ dtype: openEnum(['int64', 'float32']) });
 
 export const ModelInputChunkSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('encoded_text'), tokens: z.array(int) }),
@@ -84,6 +106,17 @@ export const DynamicConfigResponse = z.looseObject({ refresh_interval_sec: num.d
 export const AuthTokenResponse = z.looseObject({ jwt: str });
 export const HealthzResponse = z.looseObject({ status: str });
 
+/** GET /api/v1/sessions: session ids (a newer service may send objects with a session_id: read both). */
+export const SessionsResponse = z.looseObject({
+  sessions: z.array(z.union([str, z.looseObject({ session_id: str })]).transform((s) => (typeof s === 'string' ? s : s.session_id))),
+  cursor: z.looseObject({ offset: int, limit: int, total_count: int }).nullish(),
+});
+/** GET /api/v1/sessions/{id} */
+export const SessionInfoResponse = z.looseObject({
+  training_run_ids: z.array(str).default([]),
+  sampler_ids: z.array(str).default([]),
+});
+
 export const ServerCapabilities = z.looseObject({
   supported_models: z.array(z.looseObject({ model_name: str.nullish(), max_context_length: int.nullish() })),
 });
@@ -117,13 +150,13 @@ export const LoadWeightsResult = z.looseObject({ path: str.nullish(), model_id: 
 
 export const ForwardBackwardOutputJson = z.looseObject({
   loss_fn_output_type: str.default('ArrayRecord'),
-  loss_fn_outputs: z.array(z.record(str, TensorDataSchema)),
+  loss_fn_outputs: z.array(z.record(str, ResponseTensorDataSchema)),
   metrics: z.record(str, num).default({}),
 });
 
 export const SampleResponseJson = z.looseObject({
   sequences: z.array(
-    z.looseObject({ stop_reason: z.enum(['stop', 'length']), tokens: z.array(int), logprobs: z.array(num).nullish() }),
+    z.looseObject({ stop_reason: openEnum(['stop', 'length']), tokens: z.array(int), logprobs: z.array(num).nullish() }),
   ),
   prompt_logprobs: z.array(num.nullable()).nullish(),
   topk_prompt_logprobs: z.array(z.array(z.tuple([int, num])).nullable()).nullish(),
@@ -154,12 +187,16 @@ export type WeightsInfoResponse = z.infer<typeof WeightsInfoResponse>;
 
 export const CheckpointSchema = z.looseObject({
   checkpoint_id: str,
-  checkpoint_type: z.enum(['training', 'sampler']),
+  checkpoint_type: openEnum(CHECKPOINT_TYPES),
   time: str,
   tinker_path: str,
   size_bytes: int.nullish(),
   public: z.boolean().default(false),
   expires_at: str.nullish(),
+  /** newer services: the base model the checkpoint was trained from */
+  base_model: str.nullish(),
+  /** newer services: the metadata given at save time */
+  user_metadata: metadataRecord.nullish(),
 });
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
 
@@ -176,7 +213,7 @@ export const TrainingRunSchema = z.looseObject({
   last_request_time: str.nullish(),
   last_checkpoint: CheckpointSchema.nullish(),
   last_sampler_checkpoint: CheckpointSchema.nullish(),
-  user_metadata: z.record(str, str).nullish(),
+  user_metadata: metadataRecord.nullish(),
 });
 export type TrainingRun = z.infer<typeof TrainingRunSchema>;
 
@@ -220,6 +257,7 @@ export const SaveWeightsRequest = z.looseObject({
   seq_id: int.positive(),
   ttl_seconds: int.positive().nullish(),
   overwrite: z.boolean().default(false),
+  user_metadata: z.record(str, str).nullish(),
 });
 export const SaveWeightsForSamplerRequest = z.looseObject({
   model_id: str,
@@ -227,6 +265,7 @@ export const SaveWeightsForSamplerRequest = z.looseObject({
   sampling_session_seq_id: int.min(0).nullish(),
   seq_id: int.positive(),
   ttl_seconds: int.positive().nullish(),
+  user_metadata: z.record(str, str).nullish(),
 });
 export const LoadWeightsRequest = z.looseObject({
   model_id: str.nullish(),

@@ -29,7 +29,9 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
   r.add('GET', api('training_runs'), async (req) => {
     await store.expire();
     const { limit, offset } = page(req.query, 20);
-    const all = store.allRuns();
+    // project_id: the runs created in that project (a session's project); without it, every run
+    const project = req.query.get('project_id');
+    const all = store.allRuns().filter((run) => !project || run.project_id === project);
     return { json: { training_runs: all.slice(offset, offset + limit).map(runJson), cursor: { offset, limit, total_count: all.length } } };
   });
   r.add('GET', api('training_runs/{run}'), async (req) => {
@@ -39,16 +41,16 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
   r.add('GET', api('training_runs/{run}/checkpoints'), async (req) => {
     await store.expire();
     const run = st.runOf(req.params.run!);
-    return { json: { checkpoints: [...run.checkpoints].sort((a, b) => b.time.localeCompare(a.time)).map(checkpointJson), cursor: null } };
+    return { json: { checkpoints: [...run.checkpoints].sort((a, b) => b.time.localeCompare(a.time)).map((c) => checkpointJson(c, run)), cursor: null } };
   });
   r.add('GET', api('checkpoints'), async (req) => {
     await store.expire();
     const { limit, offset } = page(req.query, 100);
     const all = store
       .allRuns()
-      .flatMap((run) => run.checkpoints)
-      .sort((a, b) => b.time.localeCompare(a.time));
-    return { json: { checkpoints: all.slice(offset, offset + limit).map(checkpointJson), cursor: { offset, limit, total_count: all.length } } };
+      .flatMap((run) => run.checkpoints.map((c) => ({ c, run })))
+      .sort((a, b) => b.c.time.localeCompare(a.c.time));
+    return { json: { checkpoints: all.slice(offset, offset + limit).map(({ c, run }) => checkpointJson(c, run)), cursor: { offset, limit, total_count: all.length } } };
   });
   r.add('POST', api('training_runs/{run}/checkpoints/{ckpt}*/publish'), async (req) => {
     await store.refresh();
@@ -117,9 +119,9 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
   return { count: () => archiveTokens.size, prune: () => pruneArchiveTokens() };
 }
 
-function checkpointJson(c: RunRecord['checkpoints'][number]) {
-  const { file: _file, ...rest } = c;
-  return rest;
+function checkpointJson(c: RunRecord['checkpoints'][number], run: RunRecord) {
+  const { file: _file, user_metadata, ...rest } = c;
+  return { ...rest, base_model: run.base_model, user_metadata: user_metadata ?? null };
 }
 
 function runJson(r: RunRecord) {
@@ -135,9 +137,10 @@ function runJson(r: RunRecord) {
     corrupted: r.corrupted,
     lora_rank: r.lora_rank,
     last_request_time: r.last_request_time,
-    last_checkpoint: lt ? checkpointJson(lt) : null,
-    last_sampler_checkpoint: ls ? checkpointJson(ls) : null,
+    last_checkpoint: lt ? checkpointJson(lt, r) : null,
+    last_sampler_checkpoint: ls ? checkpointJson(ls, r) : null,
     user_metadata: r.user_metadata,
+    ...(r.project_id ? { project_id: r.project_id } : {}),
   };
 }
 

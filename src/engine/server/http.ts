@@ -28,7 +28,27 @@ export interface Request {
 export type Reply =
   | { status?: number; json: unknown; headers?: Record<string, string> }
   | { status?: number; bytes: Uint8Array; contentType: string; headers?: Record<string, string> }
-  | { status: number; empty: true; headers?: Record<string, string> };
+  | { status: number; empty: true; headers?: Record<string, string> }
+  /** server-sent events: each value a `data: <json>` event, then `data: [DONE]` (the OpenAI stream format) */
+  | { status?: number; events: AsyncIterable<unknown>; headers?: Record<string, string> };
+
+/** The OpenAI-compatible routes: under /v1/ (the engine's own) and /oai/api/v1/ (the cloud's layout). */
+export function isOpenAiPath(p: string): boolean {
+  return p.startsWith('/v1/') || p.startsWith('/oai/api/v1/');
+}
+
+/** An error of the OpenAI-compatible routes, with the OpenAI body's type, param and code. */
+export class OpenAiError extends HttpError {
+  constructor(
+    status: number,
+    message: string,
+    readonly type: string,
+    readonly param: string | null = null,
+    readonly code: string | null = null,
+  ) {
+    super(status, message);
+  }
+}
 
 type Handler = (req: Request) => Promise<Reply> | Reply;
 
@@ -110,10 +130,42 @@ export class Router {
         body,
       });
     } catch (err) {
-      reply = errorReply(err);
+      reply = isOpenAiPath(url.pathname) ? openAiErrorReply(err) : errorReply(err);
     }
-    send(res, reply);
+    if ('events' in reply) await sendEvents(res, reply);
+    else send(res, reply);
   }
+}
+
+/** OpenAI's error body: {"error": {"message", "type", "param", "code"}}. */
+function openAiErrorReply(err: unknown): Reply {
+  const status = err instanceof HttpError ? err.status : err instanceof z.ZodError ? 400 : 500;
+  const message = err instanceof HttpError ? err.message : err instanceof z.ZodError ? describeZodError(err) : `internal error: ${errorMessage(err)}`;
+  const fallbackType =
+    status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 404 ? 'not_found_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  const e = err instanceof OpenAiError ? err : undefined;
+  return {
+    status: status === 422 ? 400 : status,
+    json: { error: { message, type: e?.type ?? fallbackType, param: e?.param ?? null, code: e?.code ?? (status === 401 ? 'invalid_api_key' : null) } },
+    headers: err instanceof HttpError ? err.headers : {},
+  };
+}
+
+async function sendEvents(res: http.ServerResponse, reply: Extract<Reply, { events: AsyncIterable<unknown> }>): Promise<void> {
+  res.writeHead(reply.status ?? 200, { ...(reply.headers ?? {}), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  let gone = false;
+  res.once('close', () => (gone = true));
+  try {
+    for await (const ev of reply.events) {
+      if (gone) break; // the client went away: stop producing
+      res.write(`data: ${JSON.stringify(ev)}\n\n`);
+    }
+    if (!gone) res.write('data: [DONE]\n\n');
+  } catch (err) {
+    // the status line is sent: the error goes in the stream, as OpenAI's servers do
+    if (!gone) res.write(`data: ${JSON.stringify({ error: { message: errorMessage(err), type: 'server_error', param: null, code: null } })}\n\n`);
+  }
+  res.end();
 }
 
 function errorReply(err: unknown): Reply {
@@ -122,7 +174,7 @@ function errorReply(err: unknown): Reply {
   return { status: 500, json: { detail: `internal error: ${errorMessage(err)}` } };
 }
 
-function send(res: http.ServerResponse, reply: Reply): void {
+function send(res: http.ServerResponse, reply: Exclude<Reply, { events: AsyncIterable<unknown> }>): void {
   const headers: Record<string, string> = { ...(reply.headers ?? {}) };
   if ('json' in reply) {
     const text = JSON.stringify(reply.json);

@@ -13,19 +13,7 @@ export const MAX_SAMPLING_TOKENS = 16_384;
 export function addSamplingRoutes(r: Router, st: EngineState): void {
   const { futures, backend, samplers, directSamplers, sessions } = st;
 
-  async function createSampler(id: string, source: { baseModel: string } | { modelPath: string }, sessionId: string | null): Promise<void> {
-    if ('baseModel' in source) {
-      st.requireBaseModel(source.baseModel);
-      await backend.createSampler(id, { baseModel: source.baseModel });
-      samplers.set(id, { baseModel: source.baseModel, modelPath: null, sessionId });
-    } else {
-      const { bytes } = await st.checkpointBytesOr404(source.modelPath);
-      const desc = backend.describeState(bytes);
-      await backend.createSampler(id, { state: bytes });
-      samplers.set(id, { baseModel: desc.baseModel, modelPath: source.modelPath, sessionId });
-    }
-    if (sessionId) sessions.get(sessionId)?.samplers.add(id);
-  }
+  const createSampler = (id: string, source: { baseModel: string } | { modelPath: string }, sessionId: string | null) => createSamplerIn(st, id, source, sessionId);
 
   r.add('POST', api('create_sampling_session'), async (req) => {
     const b = parseJson(req, W.CreateSamplingSessionRequest);
@@ -101,6 +89,46 @@ export function addSamplingRoutes(r: Router, st: EngineState): void {
     });
     return future(requestId);
   });
+}
+
+async function createSamplerIn(st: EngineState, id: string, source: { baseModel: string } | { modelPath: string }, sessionId: string | null): Promise<void> {
+  if ('baseModel' in source) {
+    st.requireBaseModel(source.baseModel);
+    await st.backend.createSampler(id, { baseModel: source.baseModel });
+    st.samplers.set(id, { baseModel: source.baseModel, modelPath: null, sessionId });
+  } else {
+    const { bytes } = await st.checkpointBytesOr404(source.modelPath);
+    const desc = st.backend.describeState(bytes);
+    await st.backend.createSampler(id, { state: bytes });
+    st.samplers.set(id, { baseModel: desc.baseModel, modelPath: source.modelPath, sessionId });
+  }
+  if (sessionId) st.sessions.get(sessionId)?.samplers.add(id);
+}
+
+/**
+ * The session-less sampler of a base model or a sampler checkpoint (created on first use, shared,
+ * released once idle), marked in use until `release()`: what `asample` without a session and the
+ * OpenAI-compatible routes sample with.
+ */
+export async function useDirectSampler(st: EngineState, source: { baseModel: string } | { modelPath: string }): Promise<{ id: string; baseModel: string; release(): void }> {
+  const id = `direct:${'baseModel' in source ? source.baseModel : source.modelPath}`;
+  if (!st.samplers.has(id)) {
+    await createSamplerIn(st, id, source, null);
+    if (!st.directSamplers.has(id)) st.directSamplers.set(id, { lastUsed: Date.now(), active: 0 });
+  }
+  const d = st.directSamplers.get(id);
+  if (d) d.active++;
+  let released = false;
+  return {
+    id,
+    baseModel: st.samplers.get(id)!.baseModel,
+    release: () => {
+      if (released || !d) return;
+      released = true;
+      d.active--;
+      d.lastUsed = Date.now();
+    },
+  };
 }
 
 /** Releases the direct samplers idle since before `cutoff`. */

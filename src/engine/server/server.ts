@@ -6,7 +6,8 @@ import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addCheckpointRoutes } from './checkpointRoutes';
-import { HttpError, MAX_BODY, Router } from './http';
+import { HttpError, MAX_BODY, Router, isOpenAiPath } from './http';
+import { addOpenAiRoutes } from './openaiRoutes';
 import { addSamplingRoutes, releaseIdleDirectSamplers } from './samplingRoutes';
 import { addSessionRoutes, releaseSession } from './sessionRoutes';
 import { EngineServerOptions, EngineState } from './state';
@@ -36,6 +37,7 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
   addSessionRoutes(r, st);
   addTrainingRoutes(r, st);
   addSamplingRoutes(r, st);
+  addOpenAiRoutes(r, st);
   const archiveLinks = addCheckpointRoutes(r, st);
 
   const server = http.createServer((req, res) => void r.handle(req, res));
@@ -95,7 +97,9 @@ function admit(req: http.IncomingMessage, o: { apiKey?: string; port: () => numb
   // an archive link carries its own short-lived token, like a presigned URL
   const archiveLink = (req.url ?? '').startsWith('/api/v1/_engine/archives/');
   if (o.apiKey !== undefined && !archiveLink) {
-    const given = Buffer.from(String(req.headers['x-api-key'] ?? ''));
+    // the OpenAI-compatible routes also take the key as OpenAI clients send it: Authorization: Bearer <key>
+    const bearer = isOpenAiPath(new URL(req.url ?? '/', 'http://engine').pathname) ? /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1] : undefined;
+    const given = Buffer.from(bearer ?? String(req.headers['x-api-key'] ?? ''));
     const want = Buffer.from(o.apiKey);
     if (given.length !== want.length || !timingSafeEqual(given, want)) {
       throw new HttpError(401, "missing or wrong API key: use the engine's token (printed when it starts)");

@@ -27,15 +27,29 @@ export function addSessionRoutes(r: Router, st: EngineState): void {
   }));
 
   r.add('POST', api('create_session'), (req) => {
-    parseJson(req, W.CreateSessionRequest);
+    const b = parseJson(req, W.CreateSessionRequest);
     const id = `sess-${randomBytes(6).toString('hex')}`;
-    st.sessions.set(id, { id, lastSeen: Date.now(), modelSeq: new Map(), samplingSeq: new Map(), models: new Set(), samplers: new Set() });
+    st.sessions.set(id, { id, lastSeen: Date.now(), modelSeq: new Map(), samplingSeq: new Map(), models: new Set(), samplers: new Set(), ...(b.project_id ? { projectId: b.project_id } : {}) });
     return { json: { type: 'create_session', session_id: id, info_message: null, warning_message: null, error_message: null } };
   });
   r.add('POST', api('session_heartbeat'), (req) => {
     const b = parseJson(req, W.HeartbeatRequest);
     st.session(b.session_id);
     return { json: { type: 'session_heartbeat' } };
+  });
+
+  // The SDK's list_sessions / get_session: the sessions alive on this engine (newest first), and what
+  // one of them created.
+  r.add('GET', api('sessions'), (req) => {
+    const limit = Math.max(1, Math.min(1000, Number(req.query.get('limit') ?? 20) || 20));
+    const offset = Math.max(0, Number(req.query.get('offset') ?? 0) || 0);
+    const all = [...st.sessions.values()].reverse().map((s) => s.id);
+    return { json: { sessions: all.slice(offset, offset + limit) } };
+  });
+  r.add('GET', api('sessions/{id}'), (req) => {
+    const s = st.sessions.get(req.params.id!);
+    if (!s) throw new HttpError(404, `session ${req.params.id} not found (ended, or never created on this engine)`);
+    return { json: { training_run_ids: [...s.models], sampler_ids: [...s.samplers] } };
   });
 
   r.add('POST', api('retrieve_future'), async (req) => {

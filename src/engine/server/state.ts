@@ -42,6 +42,8 @@ export interface Session {
   samplingSeq: Map<number, { hash: string; ready: Promise<void> }>;
   models: Set<string>;
   samplers: Set<string>;
+  /** the project_id the session was created with */
+  projectId?: string;
 }
 
 export interface Job {

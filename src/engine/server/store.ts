@@ -23,6 +23,8 @@ export const CheckpointRecord = z.object({
   public: z.boolean(),
   expires_at: z.string().nullable(),
   file: z.string(),
+  /** the save request's user_metadata (records written before it existed have none) */
+  user_metadata: z.record(z.string(), z.string()).nullable().optional(),
 });
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
 
@@ -39,6 +41,8 @@ export const RunRecord = z.object({
   created: z.string(),
   last_request_time: z.string(),
   user_metadata: z.record(z.string(), z.string()).nullable(),
+  /** the project of the session that created the run (none: the default) */
+  project_id: z.string().nullable().optional(),
   checkpoints: z.array(CheckpointRecord),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
@@ -299,7 +303,14 @@ export class EngineStore {
     return path.join(this.dataDir, 'checkpoints', fileSafe(runId), kind, `${name}.state`);
   }
 
-  async writeCheckpoint(given: RunRecord, kind: 'weights' | 'sampler_weights', name: string, bytes: Uint8Array, ttlSeconds: number | null | undefined): Promise<CheckpointRecord> {
+  async writeCheckpoint(
+    given: RunRecord,
+    kind: 'weights' | 'sampler_weights',
+    name: string,
+    bytes: Uint8Array,
+    ttlSeconds: number | null | undefined,
+    userMetadata?: Record<string, string> | null,
+  ): Promise<CheckpointRecord> {
     const run = this.runs.get(given.training_run_id) ?? given;
     const file = this.checkpointFile(run.training_run_id, kind, name);
     await fs.mkdir(path.dirname(file), { recursive: true });
@@ -314,6 +325,7 @@ export class EngineStore {
       public: false,
       expires_at: ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000).toISOString() : null,
       file: path.relative(this.dataDir, file),
+      ...(userMetadata && Object.keys(userMetadata).length ? { user_metadata: userMetadata } : {}),
     };
     run.checkpoints = run.checkpoints.filter((c) => c.checkpoint_id !== record.checkpoint_id);
     run.checkpoints.push(record);

@@ -120,6 +120,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
       created: now,
       last_request_time: now,
       user_metadata: normalizeStrings(userMetadata),
+      project_id: s.projectId ?? null,
       checkpoints: [],
     });
   }
@@ -235,7 +236,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
         throw new FutureError(`checkpoint weights/${b.path} already exists for ${m.id}; save under another name or pass overwrite`);
       }
       const bytes = await backend.exportState(m.id, true);
-      const c = await store.writeCheckpoint(run, 'weights', b.path, bytes, b.ttl_seconds);
+      const c = await store.writeCheckpoint(run, 'weights', b.path, bytes, b.ttl_seconds, b.user_metadata);
       return { kind: 'json', body: { path: c.tinker_path, type: 'save_weights' } };
     });
   });
@@ -248,7 +249,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
     return submitTraining(m, b.seq_id, 'save_weights_for_sampler', req.body, async () => {
       const bytes = await backend.exportState(m.id, false);
       if (b.path != null) {
-        const c = await store.writeCheckpoint(run, 'sampler_weights', b.path, bytes, b.ttl_seconds);
+        const c = await store.writeCheckpoint(run, 'sampler_weights', b.path, bytes, b.ttl_seconds, b.user_metadata);
         return { kind: 'json', body: { path: c.tinker_path, type: 'save_weights_for_sampler' } };
       }
       const samplerId = `${m.sessionId}:sample:${b.sampling_session_seq_id}`;

@@ -55,6 +55,7 @@ export function registerCheckpointCommands(s: CheckpointCommandServices): vscode
     [COMMAND.checkpointsWeightsInfo]: (n?: unknown) => weightsInfo(s, one(n)),
     [COMMAND.checkpointsStartGrpo]: async (n?: unknown, _sel?: unknown, a?: unknown) => startFrom(s, one(n), 'grpo', await answers(COMMAND.checkpointsStartGrpo, a)),
     [COMMAND.checkpointsStartSft]: async (n?: unknown, _sel?: unknown, a?: unknown) => startFrom(s, one(n), 'sft', await answers(COMMAND.checkpointsStartSft, a)),
+    [COMMAND.checkpointsSearch]: async (a?: unknown) => searchCommand(s, await commandArg(COMMAND.checkpointsSearch, 'answers', a, ({ z }) => z.strictObject({ query: z.string() }).optional())),
     [COMMAND.checkpointsResumeRun]: (n?: unknown) => {
       const t = one(n);
       if (!t.runDir) throw new Error('This checkpoint was not saved by a run in the runs folder, so there is no run to resume.');
@@ -212,10 +213,87 @@ async function weightsInfo(s: CheckpointCommandServices, t: CheckpointTarget) {
 
 /** The guided GRPO/SFT flow with the base model and load_checkpoint_path taken from the checkpoint. */
 async function startFrom(s: CheckpointCommandServices, t: CheckpointTarget, kind: SpecKind, a: CheckpointAnswers) {
-  if (t.kind !== 'state') throw new Error(`${t.tinkerPath} holds sampler weights; a run starts from a training-state checkpoint (…/weights/…).`);
+  if (t.kind !== 'state') throw new Error(`${t.tinkerPath} is ${t.kind === 'sampler' ? 'sampler weights' : `a checkpoint of type "${t.kind}"`}; a run starts from a training-state checkpoint (…/weights/…).`);
   const { checkpointWeightsInfo } = await import('../../core/checkpoints/manage');
   const w = await checkpointWeightsInfo(await s.connection.get(), t.tinkerPath, { expiresAt: t.server?.expiresAt });
   return vscode.commands.executeCommand(specKind(kind).startCommand, { guided: { ...a.guided, model: w.baseModel, loadCheckpointPath: t.tinkerPath } });
+}
+
+/**
+ * "Search Checkpoints…": filters typed on one line (key=value, type:, base:, project:) over the
+ * server's checkpoint listing, with progress and cancel; the matches open in a quick pick (choosing
+ * one copies its path), with "Load more" while the listing goes on. Returns the first page.
+ */
+async function searchCommand(s: CheckpointCommandServices, given: { query: string } | undefined) {
+  const { parseSearchQuery, searchCheckpoints } = await import('../../core/checkpoints/search');
+  const { windowUi } = await import('../common/windowUi');
+  const text =
+    given?.query ??
+    (await windowUi.showInputBox({
+      title: 'Search Checkpoints',
+      prompt: 'Filters: key=value (metadata), type:sampler|training|external, base:<model>, project:<id>; empty lists every checkpoint',
+      placeHolder: 'run_name=my-run type:sampler',
+      validateInput: (v) => {
+        try {
+          parseSearchQuery(v);
+          return undefined;
+        } catch (err) {
+          return errorMessage(err);
+        }
+      },
+    }));
+  if (text === undefined) return undefined;
+  const q = parseSearchQuery(text);
+  const client = await s.connection.get();
+  const fetchPage = (from: number) =>
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Searching checkpoints…', cancellable: true }, (_p, token) => {
+      const c = new AbortController();
+      token.onCancellationRequested(() => c.abort());
+      return searchCheckpoints(client, q, { from, limit: 50, signal: c.signal });
+    });
+  const first = await fetchPage(0);
+  const { expiryText, sizeText } = await import('../../core/checkpoints/format');
+  type Item = vscode.QuickPickItem & { tinkerPath?: string; more?: number };
+  const itemOf = (c: (typeof first.matches)[number]): Item => ({
+    label: c.name,
+    description: [c.kind, c.baseModel, c.time?.toLocaleString(), c.public ? 'public' : undefined, expiryText(c.expiresAt, new Date()), c.sizeBytes !== undefined ? sizeText(c.sizeBytes) : undefined]
+      .filter(Boolean)
+      .join(' · '),
+    detail: [c.tinkerPath, ...Object.entries(c.userMetadata ?? {}).map(([k, v]) => `${k}=${v}`)].join('  '),
+    tinkerPath: c.tinkerPath,
+  });
+  const qp = vscode.window.createQuickPick<Item>();
+  qp.title = `Checkpoints matching ${text.trim() || 'anything'}`;
+  qp.matchOnDetail = true;
+  const more = (next: number | undefined): Item[] => (next !== undefined ? [{ label: '$(ellipsis) Load more…', more: next, alwaysShow: true }] : []);
+  let shown = first.matches.map(itemOf);
+  qp.items = [...shown, ...more(first.next)];
+  if (shown.length === 0 && first.next === undefined) qp.placeholder = 'No checkpoint matches';
+  qp.onDidAccept(async () => {
+    const picked = qp.selectedItems[0];
+    if (!picked) return;
+    if (picked.more !== undefined) {
+      qp.busy = true;
+      try {
+        const page = await fetchPage(picked.more);
+        shown = [...shown, ...page.matches.map(itemOf)];
+        qp.items = [...shown, ...more(page.next)];
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Searching checkpoints failed: ${errorMessage(err)}`);
+      } finally {
+        qp.busy = false;
+      }
+      return;
+    }
+    if (picked.tinkerPath) {
+      await vscode.env.clipboard.writeText(picked.tinkerPath);
+      void vscode.window.setStatusBarMessage(`Copied ${picked.tinkerPath}`, 4000);
+      qp.hide();
+    }
+  });
+  qp.onDidHide(() => qp.dispose());
+  qp.show();
+  return { matches: first.matches.map((c) => c.tinkerPath), next: first.next };
 }
 
 async function copyCheckpointPath(node: unknown, which: unknown): Promise<string | undefined> {

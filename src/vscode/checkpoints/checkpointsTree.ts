@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { expiryText, sizeText } from '../../core/checkpoints/format';
+import { CheckpointKind, expiryText, sizeText } from '../../core/checkpoints/format';
 import { recordPaths, recordTime } from '../../core/checkpoints/local';
 import type { ServerCheckpoint } from '../../core/checkpoints/manage';
 import { ServerRunList } from '../../core/checkpoints/serverRuns';
@@ -39,7 +39,8 @@ export type CheckpointNode =
  */
 export interface CheckpointTarget {
   tinkerPath: string;
-  kind: 'state' | 'sampler';
+  /** state, sampler, or a type of the server's this extension has no use for ("external", newer ones) */
+  kind: CheckpointKind;
   /** the server's facts when known */
   server?: ServerCheckpoint;
   /** the local run directory the checkpoint was recorded in */
@@ -65,12 +66,15 @@ export function targetOf(node: CheckpointNode): CheckpointTarget | undefined {
 
 /** The context value of a checkpoint row: a prefix and the words the `when` clauses test. */
 function checkpointContextValue(t: CheckpointTarget, facts: ServerFacts | ServerCheckpoint): string {
-  const words = ['tinker.checkpointPath', t.kind];
-  if (typeof facts === 'object') {
+  // a type of the server's own ("external", newer) is one word the state/sampler clauses never match
+  const words = ['tinker.checkpointPath', t.kind === 'state' || t.kind === 'sampler' ? t.kind : `other-${t.kind.replace(/[^A-Za-z0-9_-]/g, '_')}`];
+  const manageable = typeof facts !== 'object' || facts.manageable;
+  if (typeof facts === 'object' && manageable) {
     words.push(facts.public ? 'public' : 'private');
     if (facts.expiresAt) words.push('expiring');
   }
-  if (facts !== 'missing') words.push('remote');
+  // the server actions need a path of a known form: a checkpoint whose path is not one is shown only
+  if (facts !== 'missing' && manageable) words.push('remote');
   if (t.runDir) words.push('local');
   if (t.runDir && t.kind === 'state' && t.runFinished === false) words.push('resumable');
   return words.join(' ');
@@ -277,11 +281,13 @@ function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' |
   else {
     if (!t.runDir) parts.push(t.kind);
     if (facts) {
+      if (!t.runDir && facts.baseModel) parts.push(facts.baseModel);
       if (!t.runDir && facts.time) parts.push(formatLocalTime(facts.time));
       if (facts.public) parts.push('public');
       const exp = expiryText(facts.expiresAt, now);
       if (exp) parts.push(exp);
       if (facts.sizeBytes !== undefined) parts.push(sizeText(facts.sizeBytes));
+      if (!t.runDir && facts.userMetadata) parts.push(metadataText(facts.userMetadata));
     }
   }
   if (t.runDir) parts.push(t.tinkerPath);
@@ -292,14 +298,47 @@ function checkpointItem(label: string, id: string, t: CheckpointTarget, facts: S
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = id;
   item.description = checkpointDescription(t, facts);
-  item.iconPath = new vscode.ThemeIcon(facts === 'missing' ? 'circle-slash' : typeof facts === 'object' && facts.public ? 'globe' : t.kind === 'state' ? 'database' : 'symbol-event');
+  item.iconPath = new vscode.ThemeIcon(
+    facts === 'missing'
+      ? 'circle-slash'
+      : t.kind !== 'state' && t.kind !== 'sampler'
+        ? 'link-external'
+        : typeof facts === 'object' && facts.public
+          ? 'globe'
+          : t.kind === 'state'
+            ? 'database'
+            : 'symbol-event',
+  );
   const tip = new vscode.MarkdownString();
-  tip.appendMarkdown(`${t.kind === 'state' ? 'Training state (weights + optimizer), for resuming or further training' : 'Sampler weights, for sampling'}\n\n${codeSpan(t.tinkerPath)}`);
+  tip.appendMarkdown(`${kindText(t.kind)}\n\n${codeSpan(t.tinkerPath)}`);
   if (facts === 'missing') tip.appendMarkdown('\n\nThe server no longer has this checkpoint (deleted, or its TTL passed).');
-  else if (facts?.expiresAt) tip.appendMarkdown(`\n\nExpires: ${facts.expiresAt.toLocaleString()}`);
+  else if (facts) {
+    if (facts.baseModel) tip.appendMarkdown(`\n\nBase model: ${codeSpan(facts.baseModel)}`);
+    if (facts.expiresAt) tip.appendMarkdown(`\n\nExpires: ${facts.expiresAt.toLocaleString()}`);
+    if (facts.userMetadata) {
+      tip.appendMarkdown('\n\nMetadata:');
+      for (const [k, v] of Object.entries(facts.userMetadata)) tip.appendMarkdown(`\n- ${escapeMarkdown(k)}: ${codeSpan(v)}`);
+    }
+    if (!facts.manageable) tip.appendMarkdown('\n\nIts path is not of a form Tinker Studio can manage (publish, TTL, delete): use the Tinker console or SDK.');
+  }
   item.tooltip = tip;
   item.contextValue = checkpointContextValue(t, facts);
   return item;
+}
+
+function kindText(kind: CheckpointKind): string {
+  if (kind === 'state') return 'Training state (weights + optimizer), for resuming or further training';
+  if (kind === 'sampler') return 'Sampler weights, for sampling';
+  if (kind === 'external') return 'External weights (uploaded, or saved outside a training run): no training or sampling actions here';
+  return `A checkpoint of type "${escapeMarkdown(kind)}", which this version of Tinker Studio does not know: shown as the server reports it`;
+}
+
+/** "k=v, k2=v2" of a checkpoint's metadata, cut to a length a tree row can show. */
+export function metadataText(m: Record<string, string>, max = 60): string {
+  const text = Object.entries(m)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /** The path to copy for a checkpoint: the sampler path when there is one (what sampling needs). */

@@ -44,6 +44,7 @@ export const COMMAND = {
   checkpointsPublish: 'tinker.checkpoints.publish',
   checkpointsRefresh: 'tinker.checkpoints.refresh',
   checkpointsResumeRun: 'tinker.checkpoints.resumeRun',
+  checkpointsSearch: 'tinker.checkpoints.search',
   checkpointsSetTtl: 'tinker.checkpoints.setTtl',
   checkpointsStartGrpo: 'tinker.checkpoints.startGrpo',
   checkpointsStartSft: 'tinker.checkpoints.startSft',

@@ -93,6 +93,11 @@ export function wandbBaseUrlSetting(): string | undefined {
 }
 
 /** The custom server's URL as set (empty: not set). */
+/** The tinker.projectId setting: the project runs are created in and the server listings filter by (undefined: none). */
+export function projectIdSetting(): string | undefined {
+  return config().get<string>('projectId', '').trim() || undefined;
+}
+
 export function customBaseUrlSetting(): string {
   return config().get<string>('customBaseUrl', '').trim();
 }

@@ -8,7 +8,7 @@ import { LocalEngine } from './localEngine';
 import { Log } from '../common/log';
 import { ApiKeyStore } from './secrets';
 import { readNetworkSettings } from '../common/networkSettings';
-import { readBackend } from '../common/settings';
+import { projectIdSetting, readBackend } from '../common/settings';
 import type { TrustedServers } from './trustedServers';
 import { Disposable, toDisposable } from '../common/lifecycle';
 
@@ -50,7 +50,8 @@ export class TinkerConnection extends Disposable {
    * A new client of its own for `backend` (a GRPO run closes its client when it ends, so it must not
    * get the shared one). Starts the local engine when needed.
    */
-  async open(backend: ResolvedBackend): Promise<ServiceClient> {
+  /** A new client of `backend`; its session is created in `projectId` (default: the tinker.projectId setting). */
+  async open(backend: ResolvedBackend, projectId: string | undefined = projectIdSetting()): Promise<ServiceClient> {
     let baseUrl: string;
     let apiKey: string | undefined;
     if (backend.kind === 'local') {
@@ -77,6 +78,7 @@ export class TinkerConnection extends Disposable {
       baseUrl,
       apiKey,
       clientVersion: this.version,
+      ...(projectId ? { projectId } : {}),
       network: readNetworkSettings(),
       onWarning: (m) => this.log.warn(m),
       onQueueState: (e) => this.log.info(`request ${e.requestId} (${e.requestType}): queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),

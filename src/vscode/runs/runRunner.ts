@@ -21,7 +21,7 @@ import { errorMessage } from '../../core/errors';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore } from '../connection/secrets';
-import { readBackendFor, rewardEnvironmentSetting, wandbBaseUrlSetting, wandbProjectSetting } from '../common/settings';
+import { readBackendFor, projectIdSetting, rewardEnvironmentSetting, wandbBaseUrlSetting, wandbProjectSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
 import { windowUi } from '../common/windowUi';
@@ -118,7 +118,7 @@ export class RunRunner {
       specFile: req.specFile,
       resumeDir: req.resumeDir,
       runsDir: this.s.runs.runsFolder,
-      connect: async (sp: BackendChoice) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
+      connect: async (sp: BackendChoice) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url), sp.project_id ?? projectIdSetting()),
       cacheDir: this.s.cacheDir,
       network: readNetworkSettings(),
       tracking: await this.tracking(name),

@@ -14,7 +14,7 @@ import { TinkerConnection } from '../connection/connection';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { describeProgress } from './runStatusBar';
-import { readBackend } from '../common/settings';
+import { projectIdSetting, readBackend } from '../common/settings';
 import { throttle } from '../common/throttle';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
@@ -55,7 +55,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     private readonly sections: readonly RunsSection[] = [],
   ) {
     super();
-    this.serverRuns = serverRuns ?? new ServerRunList(() => connection.get());
+    this.serverRuns = serverRuns ?? new ServerRunList(() => connection.get(), { projectId: projectIdSetting });
     // A run reports progress many times a second; the view follows it at most twice a second.
     const fromRegistry = throttle(() => this.changed.fire(undefined), 500);
     this._registerAll(

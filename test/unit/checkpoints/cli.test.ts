@@ -124,7 +124,7 @@ describe('CLI: tinker-studio checkpoints', function () {
   });
 
   it('refuses bad arguments with what to type', () => {
-    assert.throws(() => parseCheckpointsArgs(['prune']), /checkpoints needs an action: list, publish/);
+    assert.throws(() => parseCheckpointsArgs(['prune']), /checkpoints needs an action: list, search, publish/);
     assert.throws(() => parseCheckpointsArgs(['publish']), /publish needs at least one tinker:\/\/ path/);
     assert.throws(() => parseCheckpointsArgs(['ttl', 'tinker://r/weights/x']), /--ttl <duration> .* or --clear/);
     assert.throws(() => parseCheckpointsArgs(['delete', 'r/weights/x']), /is not a tinker:\/\/ path/);

@@ -124,7 +124,10 @@ describe('protobuf codec (protocol Appendix A)', () => {
   it('rejects malformed input with a message that says what is wrong', () => {
     assert.throws(() => decodeForwardBackwardRequest(bytes('0a05')), /runs past the end/);
     assert.throws(() => decodeForwardBackwardRequest(bytes('2203666f6f')), /loss_fn "foo"/);
-    assert.throws(() => decodeSampleResponse(bytes('0a020805')), /stop_reason 5/);
+  });
+
+  it('keeps a stop reason it does not know (a newer service) instead of failing the response', () => {
+    assert.strictEqual(decodeSampleResponse(bytes('0a020805')).sequences[0]!.stop_reason, 'stop_reason_5');
   });
 });
 
