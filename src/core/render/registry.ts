@@ -1,6 +1,7 @@
 // Renderer names → renderers. The names are the cookbook's; `chatml` is the embedded engine's.
 import { ChatmlRenderer } from './chatml';
 import { ModelConfigurationError } from './errors';
+import { GptOssRenderer } from './gptOss';
 import { Llama3Renderer } from './llama3';
 import { Qwen3Renderer } from './qwen3';
 import { RoleColonRenderer } from './roleColon';
@@ -11,6 +12,10 @@ const FACTORIES: Readonly<Record<string, (t: Tokenizer) => Renderer>> = {
   llama3: (t) => new Llama3Renderer(t),
   qwen3: (t) => new Qwen3Renderer(t, false),
   qwen3_disable_thinking: (t) => new Qwen3Renderer(t, true),
+  gpt_oss_no_sysprompt: (t) => new GptOssRenderer(t),
+  gpt_oss_low_reasoning: (t) => new GptOssRenderer(t, 'low'),
+  gpt_oss_medium_reasoning: (t) => new GptOssRenderer(t, 'medium'),
+  gpt_oss_high_reasoning: (t) => new GptOssRenderer(t, 'high'),
   chatml: (t) => new ChatmlRenderer(t),
 };
 
