@@ -207,7 +207,9 @@ export abstract class PartsRenderer implements Renderer {
     else if (trainOnWhat === 'last_assistant_turn') boundary = lastUserIndex(messages) + 1;
     else return weights;
     if (boundary < 0 || boundary >= messages.length || messages[boundary]!.role !== 'assistant') return weights;
-    const prompt = this.generationPrompt(messages.slice(0, boundary));
+    // as the cookbook: the public build_generation_prompt, which normalises again (idempotent for
+    // every renderer here but gpt-oss, whose prompt then has its system message twice and is no prefix)
+    const prompt = this.buildGenerationPrompt(messages.slice(0, boundary) as Message[]);
     const isPrefix = prompt.length <= tokens.length && prompt.every((t, i) => tokens[i] === t);
     if (!isPrefix) {
       if (this.disablesThinking) {

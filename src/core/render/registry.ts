@@ -4,6 +4,7 @@ import { ModelConfigurationError } from './errors';
 import { GptOssRenderer } from './gptOss';
 import { Llama3Renderer } from './llama3';
 import { Qwen3Renderer } from './qwen3';
+import { Qwen35Renderer, Qwen38Renderer } from './qwen35';
 import { RoleColonRenderer } from './roleColon';
 import type { Renderer, Tokenizer } from './types';
 
@@ -16,6 +17,12 @@ const FACTORIES: Readonly<Record<string, (t: Tokenizer) => Renderer>> = {
   gpt_oss_low_reasoning: (t) => new GptOssRenderer(t, 'low'),
   gpt_oss_medium_reasoning: (t) => new GptOssRenderer(t, 'medium'),
   gpt_oss_high_reasoning: (t) => new GptOssRenderer(t, 'high'),
+  qwen3_5: (t) => new Qwen35Renderer(t, 'qwen3_5'),
+  qwen3_5_disable_thinking: (t) => new Qwen35Renderer(t, 'qwen3_5_disable_thinking', { thinkingDisabled: true }),
+  qwen3_8_xhigh_reasoning: (t) => new Qwen38Renderer(t, 'xhigh'),
+  qwen3_8_medium_reasoning: (t) => new Qwen38Renderer(t, 'medium'),
+  qwen3_8_low_reasoning: (t) => new Qwen38Renderer(t, 'low'),
+  qwen3_8_disable_thinking: (t) => new Qwen38Renderer(t, 'disabled'),
   chatml: (t) => new ChatmlRenderer(t),
 };
 

@@ -1,0 +1,405 @@
+// qwen3_5, qwen3_5_disable_thinking and the qwen3_8_* renderers (tinker_cookbook/renderers/
+// qwen3_5.py, qwen3_8.py and the Qwen3-VL renderer they build on, v0.5.5). <|im_start|>/<|im_end|>
+// turns; the turn being produced opens with `<think>\n` (or the closed empty block when thinking
+// is off); assistant turns after the last user message carry an empty think block when they did not
+// reason; tool calls in Qwen3.5's XML (`<function=…><parameter=…>`); a run of tool results shares
+// one user block. Qwen3.8 adds a reasoning-effort sentence to the system message, keeps reasoning
+// in history and renders no empty system message. Vision parts are out of scope (text messages).
+import { RendererError } from './errors';
+import { pyJsonDumps, pyStr } from './pyJson';
+import { messageFromParts, PartsRenderer, partsOf, type AnyRole, type Content, type ContentPart, type PartsContext, type PartsRendered, type RenderMessage } from './partsRenderer';
+import type { Message, ParsedResponse, StopSequences, Tokenizer, ToolCall, ToolSpec, UnparsedToolCall } from './types';
+
+const UNTERMINATED = 'unterminated tool block';
+
+/** Python's str.strip() / lstrip / rstrip of whitespace */
+export const pyStrip = (s: string): string => s.replace(/^\s+|\s+$/g, '');
+
+function stripChars(s: string, ch: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s[a] === ch) a++;
+  while (b > a && s[b - 1] === ch) b--;
+  return s.slice(a, b);
+}
+
+/** The cookbook's `_parse_tool_call_json`: `{"name", "arguments"}` JSON inside `<tool_call>`. */
+export function parseToolCallJson(inner: string, rawText: string): ToolCall | UnparsedToolCall {
+  let v: unknown;
+  try {
+    v = JSON.parse(pyStrip(inner));
+  } catch (e) {
+    return { raw_text: rawText, error: `Invalid JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { raw_text: rawText, error: 'Tool call is not a JSON object' };
+  const o = v as Record<string, unknown>;
+  if (typeof o.name !== 'string') return { raw_text: rawText, error: "Missing or invalid 'name' field" };
+  if (typeof o.arguments !== 'object' || o.arguments === null || Array.isArray(o.arguments)) return { raw_text: rawText, error: "Missing or invalid 'arguments' field" };
+  const call: ToolCall = { type: 'function', function: { name: o.name, arguments: pyJsonDumps(o.arguments) } };
+  if (typeof o.id === 'string') call.id = o.id;
+  return call;
+}
+
+const isCall = (c: ToolCall | UnparsedToolCall): c is ToolCall => 'function' in c;
+
+/** The cookbook's `parse_content_blocks`: think blocks and `<tool_call>` blocks in order; undefined when neither occurs. */
+export function parseContentBlocks(content: string): { parts: ContentPart[]; calls: (ToolCall | UnparsedToolCall)[] } | undefined {
+  if (!content.includes('<think>') && !content.includes('<tool_call>')) return undefined;
+  const parts: ContentPart[] = [];
+  const calls: (ToolCall | UnparsedToolCall)[] = [];
+  let pos = 0;
+  for (const m of content.matchAll(/<think>([\s\S]*?)<\/think>|<tool_call>([\s\S]*?)<\/tool_call>/g)) {
+    const before = content.slice(pos, m.index);
+    if (before) parts.push({ type: 'text', text: before });
+    if (m[1] !== undefined) {
+      if (m[1]) parts.push({ type: 'thinking', thinking: m[1] });
+    } else calls.push(parseToolCallJson(m[2]!, m[0]));
+    pos = m.index + m[0].length;
+  }
+  const rest = content.slice(pos);
+  if (rest) parts.push({ type: 'text', text: rest });
+  return { parts, calls };
+}
+
+/** The cookbook's `_unframe_thinking`: padding newlines of think blocks removed, empty blocks dropped. */
+function unframeThinking(parts: ContentPart[]): ContentPart[] {
+  const out: ContentPart[] = [];
+  let afterBlock = false;
+  for (const p of parts) {
+    if (p.type === 'thinking') {
+      const r = stripChars(p.thinking, '\n');
+      if (r) out.push({ type: 'thinking', thinking: r });
+      afterBlock = true;
+    } else {
+      out.push({ type: 'text', text: afterBlock ? p.text.replace(/^\n+/, '') : p.text });
+      afterBlock = false;
+    }
+  }
+  return out;
+}
+
+const FUNCTION_BLOCK = /^\s*<tool_call>\s*<function=([^>\n]+)>\s*([\s\S]*?)\s*<\/function>\s*<\/tool_call>\s*$/;
+const PARAM_BLOCK = /<parameter=([^>\n]+)>\s*([\s\S]*?)\s*<\/parameter>/g;
+
+/** A Qwen3.5 XML tool call (`<function=name><parameter=p>value</parameter></function>`). */
+export function parseXmlToolCall(raw: string): ToolCall | UnparsedToolCall {
+  const m = FUNCTION_BLOCK.exec(raw);
+  if (!m) return { raw_text: raw, error: 'Malformed Qwen3.5 tool call XML' };
+  const name = pyStrip(m[1]!);
+  const body = m[2]!;
+  if (!name) return { raw_text: raw, error: 'Missing function name' };
+  const args: Record<string, unknown> = {};
+  let pos = 0;
+  for (const p of body.matchAll(PARAM_BLOCK)) {
+    if (pyStrip(body.slice(pos, p.index))) return { raw_text: raw, error: 'Unexpected non-parameter content inside <function> block' };
+    const pname = pyStrip(p[1]!);
+    const text = stripChars(p[2]!, '\n');
+    if (!pname) return { raw_text: raw, error: 'Empty parameter name' };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = text;
+    }
+    args[pname] = value;
+    pos = p.index + p[0].length;
+  }
+  if (pyStrip(body.slice(pos))) return { raw_text: raw, error: 'Unexpected trailing content inside <function> block' };
+  return { type: 'function', function: { name, arguments: pyJsonDumps(args) } };
+}
+
+const QWEN35_TOOL_INSTRUCTIONS =
+  'If you choose to call a function ONLY reply in the following format with NO suffix:\n\n' +
+  '<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n</parameter>\n' +
+  '<parameter=example_parameter_2>\nThis is the value for the second parameter\nthat can span\nmultiple lines\n</parameter>\n' +
+  '</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n' +
+  '- Function calls MUST follow the specified format: an inner <function=...></function> block must be nested within <tool_call></tool_call> XML tags\n' +
+  '- Required parameters MUST be specified\n' +
+  '- You may provide optional reasoning for your function call in natural language BEFORE the function call, but NOT after\n' +
+  '- If there is no function call available, answer the question like normal with your current knowledge and do not tell the user about function calls\n' +
+  '</IMPORTANT>';
+
+/** The part of the Qwen3.5 / Nemotron tool prompt after the declarations. */
+export function xmlToolInstructions(): string {
+  return QWEN35_TOOL_INSTRUCTIONS;
+}
+
+export interface Qwen35Options {
+  thinkingDisabled?: boolean;
+  /** strip reasoning from earlier assistant turns (Qwen3.5's default; Qwen3.8 keeps it) */
+  stripThinkingFromHistory?: boolean;
+}
+
+export class Qwen35Renderer extends PartsRenderer {
+  readonly name: string;
+  protected override readonly disablesThinking: boolean;
+  protected readonly stripThinkingFromHistory: boolean;
+  protected readonly imEnd: number;
+  private readonly thinkClose: number;
+
+  constructor(tokenizer: Tokenizer, name: string, opts: Qwen35Options = {}) {
+    super(tokenizer);
+    this.name = name;
+    this.disablesThinking = opts.thinkingDisabled ?? false;
+    this.stripThinkingFromHistory = opts.stripThinkingFromHistory ?? true;
+    this.imEnd = this.single('<|im_end|>');
+    this.thinkClose = this.single('</think>');
+    this.single('<|im_start|>');
+  }
+
+  protected single(text: string): number {
+    const ids = this.tokenizer.encodeWithSpecialTokens(text);
+    if (ids.length !== 1) {
+      throw new RendererError(`renderer ${this.name} needs the special token ${text}, which tokenizer ${this.tokenizer.name} does not have; choose a renderer that matches the model`);
+    }
+    return ids[0]!;
+  }
+
+  // ---- hooks the Qwen3.8 and Nemotron renderers override (the cookbook's method names) ----
+
+  /** `_generation_suffix_str`: the header the prompt ends with, `<think>` prefill included */
+  protected generationSuffixStr(role: AnyRole, ctx: PartsContext): string {
+    const nl = ctx.idx > 0 ? '\n' : '';
+    return this.disablesThinking ? `${nl}<|im_start|>${role}\n<think>\n\n</think>\n\n` : `${nl}<|im_start|>${role}\n<think>\n`;
+  }
+
+  /** `_assistant_header_suffix` */
+  protected assistantHeaderSuffix(message: RenderMessage, content: Content, ctx: PartsContext): string {
+    if (ctx.idx <= ctx.lastUserIndex) return '';
+    return hasThink(content) ? '' : '<think>\n\n</think>\n\n';
+  }
+
+  /** `_format_thinking_text` */
+  protected formatThinkingText(thinking: string): string {
+    return `<think>\n${thinking}\n</think>\n\n`;
+  }
+
+  /** `_strips_thinking_for` */
+  protected stripsThinkingFor(message: RenderMessage, ctx: PartsContext): boolean {
+    return this.stripThinkingFromHistory && message.role === 'assistant' && !ctx.isLast;
+  }
+
+  /** `_wrap_qwen_tool_response_chunks` */
+  protected wrapToolResponse(text: string): string {
+    return `<tool_response>\n${text}\n</tool_response>`;
+  }
+
+  /** `_tool_response_continuation_header` */
+  protected toolResponseContinuationHeader(): string {
+    return '\n';
+  }
+
+  /** `_format_tool_call_argument`: Qwen3.5 writes scalars with Python's str() (True, None) */
+  protected formatToolCallArgument(value: unknown): string {
+    if (typeof value === 'object' && value !== null) return pyJsonDumps(value);
+    return pyStr(value);
+  }
+
+  protected formatToolCallXml(call: ToolCall): string {
+    let args: Record<string, unknown> = {};
+    if (call.function.arguments) {
+      try {
+        args = JSON.parse(call.function.arguments) as Record<string, unknown>;
+      } catch (e) {
+        throw new RendererError(`${this.name}: the arguments of tool call ${call.function.name} are not JSON (${e instanceof Error ? e.message : String(e)})`);
+      }
+    }
+    const lines = [`<tool_call>\n<function=${call.function.name}>`];
+    for (const [k, v] of Object.entries(args)) lines.push(`<parameter=${k}>\n${this.formatToolCallArgument(v)}\n</parameter>`);
+    lines.push('</function>\n</tool_call>');
+    return lines.join('\n');
+  }
+
+  /** `_format_tool_calls_chunks` */
+  protected formatToolCalls(message: RenderMessage, content: Content): string {
+    const visible = typeof content === 'string' ? pyStrip(content) !== '' : content.some((p) => p.type === 'text' && pyStrip(p.text) !== '');
+    return (visible ? '\n\n' : '') + (message.tool_calls ?? []).map((c) => this.formatToolCallXml(c)).join('\n');
+  }
+
+  /** The message as Qwen3.5's render_message sees it (string content stripped). */
+  protected contentFor(message: RenderMessage, _ctx: PartsContext): Content {
+    const c = partsOf(message);
+    return typeof c === 'string' ? pyStrip(c) : c;
+  }
+
+  /** `render_message` (Qwen3_5Renderer over Qwen3VLRenderer) */
+  protected renderMessage(message: RenderMessage, ctx: PartsContext): PartsRendered {
+    const content = this.contentFor(message, ctx);
+    const role = message.role === 'tool' ? 'user' : message.role;
+    const isTool = message.role === 'tool';
+    const prevIsTool = ctx.prev?.role === 'tool';
+    let header: string;
+    if (isTool && prevIsTool) header = this.toolResponseContinuationHeader();
+    else {
+      header = `${ctx.idx > 0 ? '\n' : ''}<|im_start|>${role}\n`;
+      if (message.role === 'assistant') header += this.assistantHeaderSuffix(message, content, ctx);
+    }
+    const strip = this.stripsThinkingFor(message, ctx);
+    let text =
+      typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : strip ? '' : this.formatThinkingText(p.thinking))).join('');
+    if (isTool) text = this.wrapToolResponse(text);
+    if (message.tool_calls !== undefined) text += this.formatToolCalls(message, content);
+    if (!(isTool && ctx.next?.role === 'tool')) text += '<|im_end|>';
+    const output: number[][] = [this.encode(text)];
+    const prefix = message.role === 'assistant' && ctx.isLast ? this.generationSuffixStr(role, ctx) : '';
+    if (prefix && header.startsWith(prefix)) {
+      const rest = header.slice(prefix.length);
+      if (rest) output.unshift(this.encode(rest));
+      header = prefix;
+    }
+    return { header: this.encode(header), output };
+  }
+
+  protected override generationSuffix(role: AnyRole, ctx: PartsContext): number[] {
+    return this.encode(this.generationSuffixStr(role, ctx));
+  }
+
+  stopSequences(): StopSequences {
+    return { kind: 'tokens', tokens: [this.imEnd] };
+  }
+
+  /** `_normalize_response_tokens`: the prompt's `<think>\n` put back when the reply closes a block */
+  private normalizeResponse(tokens: readonly number[]): number[] {
+    const prefix = this.encode('<think>\n');
+    const starts = tokens.length >= prefix.length && prefix.every((t, i) => tokens[i] === t);
+    return !starts && tokens.includes(this.thinkClose) ? [...prefix, ...tokens] : [...tokens];
+  }
+
+  parseResponse(raw: readonly number[]): ParsedResponse {
+    const tokens = this.normalizeResponse(raw);
+    const count = tokens.filter((t) => t === this.imEnd).length;
+    if (count === 0) return { message: { role: 'assistant', content: this.tokenizer.decode(tokens) }, termination: 'malformed' };
+    if (count > 1) {
+      throw new RendererError(`expected at most one <|im_end|> in a sampled response, got ${count}: wrong stop tokens when sampling? Use the renderer's stopSequences().`);
+    }
+    const text = this.tokenizer.decode(tokens.slice(0, tokens.indexOf(this.imEnd)));
+    let parts: Content = text;
+    let calls: ToolCall[] = [];
+    let unparsed: UnparsedToolCall[] = [];
+    const blocks = parseContentBlocks(text);
+    if (blocks) {
+      parts = unframeThinking(blocks.parts);
+      calls = blocks.calls.filter(isCall);
+      unparsed = blocks.calls.filter((c): c is UnparsedToolCall => !isCall(c));
+    }
+    const open = text.split('<tool_call>').length - 1;
+    if (open > 0 && open > text.split('</tool_call>').length - 1) {
+      unparsed.push({ raw_text: text.slice(text.lastIndexOf('<tool_call>')).slice(0, 16384), error: `${UNTERMINATED}: '<tool_call>' opened without a matching '</tool_call>'` });
+    }
+    parts = this.postprocessParts(parts);
+    // Qwen3.5's calls are XML: the JSON parser left them unparsed, convert them here
+    const remaining: UnparsedToolCall[] = [];
+    for (const u of unparsed) {
+      if (u.error.startsWith(UNTERMINATED) || !u.raw_text.includes('<function=')) {
+        remaining.push(u);
+        continue;
+      }
+      const p = parseXmlToolCall(u.raw_text);
+      if (isCall(p)) calls.push(p);
+      else remaining.push(p);
+    }
+    return { message: messageFromParts(parts, { tool_calls: calls, unparsed_tool_calls: remaining }), termination: 'stop_sequence' };
+  }
+
+  /** `_postprocess_parsed_message` on the content: reasoning trimmed, the separator after it removed */
+  protected postprocessParts(content: Content): Content {
+    if (typeof content === 'string') return content;
+    let seenThinking = false;
+    let firstTextDone = false;
+    return content.map((p) => {
+      if (p.type === 'thinking') {
+        seenThinking = true;
+        return { type: 'thinking', thinking: pyStrip(p.thinking) };
+      }
+      if (seenThinking && !firstTextDone) {
+        firstTextDone = true;
+        return { type: 'text', text: this.stripSeparatorAfterThinking(p.text) };
+      }
+      return p;
+    });
+  }
+
+  protected stripSeparatorAfterThinking(text: string): string {
+    return text.startsWith('\n\n') ? text.slice(2) : text;
+  }
+
+  createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt = ''): Message[] {
+    let content = systemPrompt;
+    if (tools.length) {
+      const decl = tools.map((t) => pyJsonDumps(t)).join('\n');
+      const toolsText = `# Tools\n\nYou have access to the following functions:\n\n<tools>\n${decl}\n</tools>\n\n${QWEN35_TOOL_INSTRUCTIONS}`;
+      content = systemPrompt ? `${toolsText}\n\n${systemPrompt}` : toolsText;
+    }
+    return [{ role: 'system', content }];
+  }
+}
+
+/** `has_thinking` */
+function hasThink(content: Content): boolean {
+  return typeof content === 'string' ? content.includes('<think>') : content.some((p) => p.type === 'thinking');
+}
+
+export type Qwen38Effort = 'xhigh' | 'medium' | 'low';
+
+const EFFORT_INSTRUCTIONS: Readonly<Record<Qwen38Effort, string>> = {
+  xhigh:
+    'Reasoning effort is set to xhigh. Please think carefully through the task, validate key assumptions, consider plausible alternatives, and prioritize correctness, consistency, and clarity in the final answer.',
+  medium: '',
+  low: 'Reasoning effort is set to low. Keep your thinking brief and focused, moving directly to the conclusion without unnecessary elaboration.',
+};
+
+export class Qwen38Renderer extends Qwen35Renderer {
+  constructor(
+    tokenizer: Tokenizer,
+    readonly effort: Qwen38Effort | 'disabled',
+  ) {
+    super(tokenizer, effort === 'disabled' ? 'qwen3_8_disable_thinking' : `qwen3_8_${effort}_reasoning`, {
+      thinkingDisabled: effort === 'disabled',
+      stripThinkingFromHistory: false,
+    });
+  }
+
+  private instructions(): string {
+    return this.effort === 'disabled' ? '' : EFFORT_INSTRUCTIONS[this.effort];
+  }
+
+  /** `_normalize_messages`: the effort sentence put first in the system message; an empty one dropped */
+  protected override normalizeMessages(messages: readonly RenderMessage[]): RenderMessage[] {
+    const instr = this.instructions();
+    const first = messages[0];
+    if (first && first.role === 'system') {
+      const rest = messages.slice(1);
+      if (first.thinking !== undefined) {
+        // a non-text part: the template rejects it; the cookbook prepends the sentence as a text part
+        if (!instr) return [...messages];
+        if (first.content.startsWith(instr)) return [...messages];
+        return [{ ...first, content: `${instr}\n\n${first.content}` }, ...rest];
+      }
+      let content = pyStrip(first.content);
+      if (!content && !instr) return rest;
+      if (instr && !(content === instr || content.startsWith(`${instr}\n\n`))) content = content ? `${instr}\n\n${content}` : instr;
+      return [{ ...first, content }, ...rest];
+    }
+    if (instr) {
+      const synthetic: RenderMessage = { role: 'system', content: instr };
+      if (messages.some((m) => m.trainable !== undefined)) synthetic.trainable = false;
+      return [synthetic, ...messages];
+    }
+    return [...messages];
+  }
+
+  /** Qwen3.8 writes every non-string value with tojson (true, null) */
+  protected override formatToolCallArgument(value: unknown): string {
+    return typeof value === 'string' ? value : pyJsonDumps(value);
+  }
+
+  protected override stripsThinkingFor(message: RenderMessage, ctx: PartsContext): boolean {
+    return this.stripThinkingFromHistory && message.role === 'assistant' && ctx.idx <= ctx.lastUserIndex;
+  }
+
+  /** Every assistant turn that did not reason gets the empty block (only reasoning parts count). */
+  protected override assistantHeaderSuffix(message: RenderMessage, content: Content, ctx: PartsContext): string {
+    if (this.stripThinkingFromHistory && ctx.idx <= ctx.lastUserIndex) return '';
+    return typeof content !== 'string' && content.some((p) => p.type === 'thinking') ? '' : '<think>\n\n</think>\n\n';
+  }
+}
