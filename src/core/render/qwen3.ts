@@ -1,7 +1,6 @@
 // qwen3 and qwen3_disable_thinking (grpo-reference §7.4): <|im_start|>/<|im_end|> turns, the
 // newline after <|im_end|> belonging to the next header, the turn being produced framed in a
 // <think> block, reasoning stripped from earlier assistant turns.
-import { RendererError } from './errors';
 import { LayoutRenderer, parseOnStopToken, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
 import type { Message, ParsedResponse, Role, StopSequences, Tokenizer } from './types';
 
@@ -58,13 +57,6 @@ export class Qwen3Renderer extends LayoutRenderer {
   protected override generationSuffix(role: Role, ctx: RenderContext): number[] {
     const suffix = this.headerText(role, ctx.idx) + (this.thinkingDisabled ? EMPTY_THINK : '');
     return this.tokenizer.encodeWithSpecialTokens(suffix);
-  }
-
-  protected override checkSupervised(messages: readonly Message[]): void {
-    const last = messages[messages.length - 1]!;
-    if (this.thinkingDisabled && last.role === 'assistant' && last.thinking) {
-      throw new RendererError('qwen3_disable_thinking cannot train on a turn that contains reasoning (its prompt ends with an empty think block); use the qwen3 renderer or drop the reasoning');
-    }
   }
 
   stopSequences(): StopSequences {

@@ -1,0 +1,173 @@
+// Token-exactness against the cookbook's own renderers: every fixture in test/fixtures/renderers was
+// written by scripts/renderer-goldens/generate.py running tinker-cookbook's Python renderers (its
+// header documents the format). For each fixture present, our renderer of that name, given the same
+// tokenizer files, must produce the same generation prompts, supervised tokens and weights for every
+// train-on-what mode, the same split examples, stop sequences, tool prefixes and parsed replies — and
+// must refuse (throw) where the cookbook raised. A fixture whose renderer we do not implement fails.
+// Fixtures labelled "stand-in" were made with a stand-in tokenizer.json holding the family's special
+// tokens (the real vocabulary is not available offline): they check the rendering logic token for
+// token, not the real vocabulary.
+import * as assert from 'assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as z from 'zod';
+import { ChatMessage, cleanMessage, ToolSpec } from '../../../src/protocol/chatMessage';
+import { loadHfTokenizer } from '../../../src/core/render/hfTokenizer';
+import { getRenderer, isImplementedRenderer } from '../../../src/core/render/registry';
+import { TRAIN_ON_WHAT, type Message, type Renderer, type SupervisedExample, type TrainOnWhat } from '../../../src/core/render/types';
+
+const root = path.resolve(__dirname, '../../../..');
+const FIXTURES = path.join(root, 'test/fixtures/renderers');
+
+const Err = z.object({ error: z.string() });
+const Ids = z.array(z.number().int());
+const Example = z.object({ tokens: Ids, weights: z.array(z.number()) });
+const Fixture = z.object({
+  renderer: z.string(),
+  generated_by: z.record(z.string(), z.string()),
+  tokenizer: z.object({ kind: z.enum(['real', 'stand-in']), source: z.string(), loaded_as: z.string().optional() }),
+  has_extension_property: z.boolean(),
+  stop_sequences: z.union([Ids, z.array(z.string())]),
+  cases: z.array(
+    z.object({
+      name: z.string(),
+      tools: z.array(ToolSpec).optional(),
+      system_prompt: z.string().optional(),
+      prefix_with_tools: z.union([z.array(ChatMessage), Err]).optional(),
+      messages: z.array(ChatMessage),
+      generation_prompt: z.union([Ids, Err]),
+      supervised: z.record(z.string(), z.union([Example, Err])),
+      supervised_split: z.record(z.string(), z.union([z.array(Example), Err])),
+      customized_trainable: z.array(z.boolean()),
+    }),
+  ),
+  parse_cases: z.array(
+    z.union([
+      z.object({ name: z.string(), tokens: Ids, message: ChatMessage, termination: z.enum(['stop_sequence', 'eos', 'malformed']) }),
+      z.object({ name: z.string(), tokens: Ids, error: z.string() }),
+    ]),
+  ),
+});
+type Fixture = z.infer<typeof Fixture>;
+
+function fixtureFiles(): string[] {
+  if (!fs.existsSync(FIXTURES)) return [];
+  return fs
+    .readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+}
+
+function loadFixture(file: string): Fixture {
+  const raw: unknown = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
+  const r = Fixture.safeParse(raw);
+  if (!r.success) throw new Error(`${file}: ${r.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return r.data;
+}
+
+/** The first index where two id lists differ, with the ids around it decoded, for readable failures. */
+function diff(r: Renderer, actual: readonly number[], expected: readonly number[]): string {
+  let i = 0;
+  while (i < actual.length && i < expected.length && actual[i] === expected[i]) i++;
+  const around = (ids: readonly number[]) => JSON.stringify(r.tokenizer.decode(ids.slice(Math.max(0, i - 8), i + 8)));
+  return `first difference at ${i} (lengths ${actual.length} / ${expected.length}): ours ${around(actual)} vs cookbook ${around(expected)}`;
+}
+
+function assertIds(r: Renderer, actual: readonly number[], expected: readonly number[], what: string): void {
+  if (actual.length === expected.length && actual.every((x, i) => x === expected[i])) return;
+  assert.fail(`${what}: ${diff(r, actual, expected)}`);
+}
+
+function assertExample(r: Renderer, actual: SupervisedExample, expected: z.infer<typeof Example>, what: string): void {
+  assertIds(r, actual.tokens, expected.tokens, `${what} tokens`);
+  const firstWeight = actual.weights.findIndex((w, i) => w !== expected.weights[i]);
+  assert.strictEqual(actual.weights.length, expected.weights.length, `${what}: weight count`);
+  if (firstWeight >= 0) {
+    assert.fail(`${what}: weights differ first at token ${firstWeight} (${JSON.stringify(r.tokenizer.decode(actual.tokens.slice(firstWeight, firstWeight + 6)))}): ours ${actual.weights[firstWeight]}, cookbook ${expected.weights[firstWeight]}`);
+  }
+}
+
+/** Our renderer refuses where the cookbook raised, saying why (the cookbook's text is in the fixture). */
+function assertRefuses(fn: () => unknown, expected: string, what: string): void {
+  let thrown: unknown;
+  try {
+    fn();
+  } catch (e) {
+    thrown = e;
+  }
+  assert.ok(thrown instanceof Error, `${what}: the cookbook refused (${expected}) but ours did not`);
+  assert.ok(thrown.message.length > 20, `${what}: the refusal says why (got ${JSON.stringify(thrown.message)})`);
+}
+
+describe('renderer goldens (the cookbook v0.5.5 renderers, token for token)', () => {
+  const files = fixtureFiles();
+
+  it('has fixtures, each named after its renderer', () => {
+    assert.ok(files.length > 0, `no fixtures in ${FIXTURES}`);
+    for (const f of files) assert.strictEqual(loadFixture(f).renderer, path.basename(f, '.json'));
+  });
+
+  for (const file of files) {
+    const fx = loadFixture(file);
+    const label = fx.tokenizer.kind === 'stand-in' ? ' [stand-in tokenizer]' : '';
+    describe(`${fx.renderer}${label}`, () => {
+      let renderer: Renderer;
+      before(() => {
+        assert.ok(isImplementedRenderer(fx.renderer), `renderer ${fx.renderer} has goldens but is not implemented in Tinker Studio`);
+        const tok = loadHfTokenizer(`${fx.renderer}-golden:${fx.tokenizer.source}`, path.join(root, fx.tokenizer.source));
+        renderer = getRenderer(fx.renderer, tok);
+      });
+
+      it('stop sequences and the extension property', () => {
+        const stops = renderer.stopSequences();
+        const ours = stops.kind === 'tokens' ? stops.tokens : stops.strings;
+        assert.deepStrictEqual(ours, fx.stop_sequences);
+        assert.strictEqual(renderer.hasExtensionProperty, fx.has_extension_property);
+      });
+
+      for (const c of fx.cases) {
+        it(`case ${c.name}`, () => {
+          const messages: Message[] = c.messages;
+          if (c.tools) {
+            const prefix = c.prefix_with_tools;
+            if (prefix === undefined || 'error' in prefix) {
+              assert.strictEqual(renderer.supportsTools, false, 'the cookbook has no tool calling here, so ours says so');
+              assertRefuses(() => renderer.createConversationPrefixWithTools(c.tools!, c.system_prompt), prefix?.error ?? '', 'tool prefix');
+            } else {
+              assert.strictEqual(renderer.supportsTools, true);
+              assert.deepStrictEqual(renderer.createConversationPrefixWithTools(c.tools, c.system_prompt).map(cleanMessage), prefix);
+            }
+          }
+          const last = messages[messages.length - 1];
+          const promptMessages = last?.role === 'assistant' ? messages.slice(0, -1) : messages;
+          if ('error' in c.generation_prompt) assertRefuses(() => renderer.buildGenerationPrompt(promptMessages), c.generation_prompt.error, 'generation prompt');
+          else assertIds(renderer, renderer.buildGenerationPrompt(promptMessages), c.generation_prompt, 'generation prompt');
+          for (const mode of TRAIN_ON_WHAT) {
+            const msgs = mode === 'customized' ? messages.map((m, i) => ({ ...m, trainable: c.customized_trainable[i]! })) : messages;
+            const want = c.supervised[mode];
+            assert.ok(want, `the fixture has mode ${mode}`);
+            if ('error' in want) assertRefuses(() => renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), want.error, `supervised ${mode}`);
+            else assertExample(renderer, renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), want, `supervised ${mode}`);
+            const split = c.supervised_split[mode];
+            assert.ok(split, `the fixture has split mode ${mode}`);
+            if ('error' in split) assertRefuses(() => renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat), split.error, `split ${mode}`);
+            else {
+              const ours = renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat);
+              assert.strictEqual(ours.length, split.length, `split ${mode}: example count`);
+              ours.forEach((ex, i) => assertExample(renderer, ex, split[i]!, `split ${mode} #${i}`));
+            }
+          }
+        });
+      }
+
+      for (const p of fx.parse_cases) {
+        it(`parse ${p.name}`, () => {
+          if ('error' in p) return assertRefuses(() => renderer.parseResponse(p.tokens), p.error, 'parse');
+          const got = renderer.parseResponse(p.tokens);
+          assert.strictEqual(got.termination, p.termination);
+          assert.deepStrictEqual(cleanMessage(got.message), cleanMessage(p.message));
+        });
+      }
+    });
+  }
+});
