@@ -22,6 +22,7 @@ Fixture format (one file per renderer, the same for every renderer):
                      "transformers": …, "tokenizers": …, "torch": …, "python": …},
     "tokenizer": {"kind": "real" | "stand-in", "source": "<dir relative to the repo>",
                   "loaded_as": "<transformers class>"},
+    "renderer_options"?: {"current_date": "YYYY-MM-DD"},   # gpt-oss with a system prompt: its fixed date
     "has_extension_property": bool,
     "stop_sequences": [ids] | [strings],
     "cases": [ {
@@ -93,6 +94,44 @@ DEFAULT_TOKENIZERS: dict[str, str] = {
         ]
     },
 }
+
+# Families whose tokenizers are not available offline: a stand-in tokenizer.json holding the family's
+# special tokens over a small BPE (built by standin_tokenizers.py); fixtures are labelled "stand-in"
+STANDIN = "test/fixtures/tokenizers"
+STANDIN_TOKENIZERS: dict[str, str] = {
+    **{
+        n: f"{STANDIN}/qwen3_5-standin"
+        for n in [
+            "qwen3_5",
+            "qwen3_5_disable_thinking",
+            "qwen3_8_xhigh_reasoning",
+            "qwen3_8_medium_reasoning",
+            "qwen3_8_low_reasoning",
+            "qwen3_8_disable_thinking",
+        ]
+    },
+    **{
+        n: f"{STANDIN}/kimi-standin"
+        for n in ["kimi_k2", "kimi_k25", "kimi_k25_disable_thinking", "kimi_k26", "kimi_k26_disable_thinking", "kimi_k26_preserve_thinking"]
+    },
+    **{
+        n: f"{STANDIN}/nemotron3-standin"
+        for n in [
+            "nemotron3",
+            "nemotron3_low_thinking",
+            "nemotron3_disable_thinking",
+            "nemotron3_preserve_thinking",
+            "nemotron3_ultra",
+            "nemotron3_ultra_disable_thinking",
+            "nemotron3_ultra_medium_thinking",
+            "nemotron3_ultra_preserve_thinking",
+        ]
+    },
+}
+
+# gpt-oss' built-in system prompt carries the current date; the goldens fix it (the fixture's
+# renderer_options say which, and the test builds our renderer with the same)
+GPT_OSS_DATE = "2026-01-01"
 
 TRAIN_ON_WHAT = [
     "last_assistant_message",
@@ -516,13 +555,17 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     for spec in args.renderers:
         name, _, given = spec.partition("=")
-        rel = given or DEFAULT_TOKENIZERS.get(name)
+        rel = given or DEFAULT_TOKENIZERS.get(name) or STANDIN_TOKENIZERS.get(name)
         if rel is None:
             raise SystemExit(f"no default tokenizer for {name}: give one as {name}=DIR")
         directory = (REPO / rel).resolve() if not os.path.isabs(rel) else Path(rel)
         tokenizer, loaded_as = load_tokenizer(directory)
         renderer = get_renderer(name, tokenizer)
-        kind = (args.kind or "real") if given else "real"
+        options: dict[str, str] = {}
+        if getattr(renderer, "use_system_prompt", False) and hasattr(renderer, "current_date"):
+            renderer.current_date = GPT_OSS_DATE
+            options["current_date"] = GPT_OSS_DATE
+        kind = (args.kind or "real") if given else ("stand-in" if name in STANDIN_TOKENIZERS else "real")
         try:
             source = str(directory.relative_to(REPO))
         except ValueError:
@@ -531,6 +574,7 @@ def main() -> None:
             "renderer": name,
             "generated_by": ver,
             "tokenizer": {"kind": kind, "source": source, "loaded_as": loaded_as},
+            **({"renderer_options": options} if options else {}),
             "has_extension_property": bool(renderer.has_extension_property),
             "stop_sequences": list(renderer.get_stop_sequences()),
             "cases": [render_case(renderer, c) for c in CASES],

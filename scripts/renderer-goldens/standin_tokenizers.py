@@ -4,7 +4,7 @@ a fixed text, plus each family's special tokens (as the cookbook's renderers and
 Both the cookbook's Python renderers (goldens) and Tinker Studio's renderers (tests) read these
 files, so the rendering logic is compared token for token without the real vocabulary.
 
-    python scripts/renderer-goldens/standin_tokenizers.py   # writes test/fixtures/renderers/standin/
+    python scripts/renderer-goldens/standin_tokenizers.py   # writes test/fixtures/tokenizers/<family>-standin/
 
 Needs the `tokenizers` package (the cookbook environment has it). Deterministic: same files each run.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "renderers" / "standin"
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "tokenizers"
 
 # Qwen's pre-tokenizer regex, so the stand-in splits text (digits, newline runs, spaces) as Qwen does.
 SPLIT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
@@ -92,7 +92,7 @@ def main() -> None:
              "normalized": False, "special": s}
             for i, (c, s) in enumerate(specials)
         ]
-        d = OUT / family
+        d = OUT / f"{family}-standin"
         d.mkdir(parents=True, exist_ok=True)
         (d / "tokenizer.json").write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         config = {

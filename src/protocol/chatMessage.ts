@@ -7,7 +7,14 @@
 // in the cookbook and OpenAI; `tool_call_id` and `name` identify a tool result (role "tool").
 import * as z from 'zod';
 
-export const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
+/**
+ * The roles of a conversation. Beyond the usual four, the messages some renderers' tool prefixes
+ * start with (createConversationPrefixWithTools, as in the cookbook): `developer` (gpt-oss: the
+ * instructions and tool declarations), `tool_declare` (Kimi: the tool declarations) and
+ * `_gptoss_internal_system` (gpt-oss: a message rendered under Harmony's own `system` role, where a
+ * `system` message of the data is rendered as developer instructions).
+ */
+export const ROLES = ['system', 'user', 'assistant', 'tool', 'developer', 'tool_declare', '_gptoss_internal_system'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 

@@ -4,10 +4,11 @@
 // `<|call|>`; reasoning goes to the analysis channel, tool calls to commentary, the answer to final.
 // As in the cookbook, reasoning is kept on every assistant message (Harmony's own template drops it
 // from earlier turns), and a system message is rendered as a developer message "# Instructions".
+import { messageFromParts, partsOf, textOf, thinkingOf, type ContentPart } from './contentParts';
 import { RendererError } from './errors';
-import { pyJsonDumps } from './pyJson';
-import { messageFromParts, PartsRenderer, partsOf, textOf, thinkingOf, type ContentPart, type PartsContext, type PartsRendered, type RenderMessage } from './partsRenderer';
-import type { Message, ParsedResponse, StopSequences, Tokenizer, ToolCall, ToolSpec, UnparsedToolCall } from './types';
+import { LayoutRenderer, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
+import { pyJsonDumps, pyJsonError } from './pyJson';
+import type { Message, ParsedResponse, Role, StopSequences, SupervisedExample, Tokenizer, ToolCall, ToolSpec, TrainOnWhat, UnparsedToolCall } from './types';
 
 export type GptOssReasoning = 'low' | 'medium' | 'high';
 
@@ -123,16 +124,8 @@ function harmonyMessages(content: string): HarmonyMessage[] {
   return out;
 }
 
-function jsonError(text: string): string | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
-}
-
-export class GptOssRenderer extends PartsRenderer {
+export class GptOssRenderer extends LayoutRenderer {
+  override readonly supportsTools = true;
   readonly name: string;
   private readonly returnToken: number;
   private readonly callToken: number;
@@ -148,20 +141,16 @@ export class GptOssRenderer extends PartsRenderer {
   ) {
     super(tokenizer);
     this.name = reasoning ? `gpt_oss_${reasoning}_reasoning` : 'gpt_oss_no_sysprompt';
-    this.returnToken = this.single('<|return|>');
-    this.callToken = this.single('<|call|>');
-    for (const t of ['<|start|>', '<|end|>', '<|message|>', '<|channel|>']) this.single(t);
+    this.returnToken = singleSpecialToken(tokenizer, '<|return|>', this.name);
+    this.callToken = singleSpecialToken(tokenizer, '<|call|>', this.name);
+    for (const t of ['<|start|>', '<|end|>', '<|message|>', '<|channel|>']) singleSpecialToken(tokenizer, t, this.name);
   }
 
-  private single(text: string): number {
-    const ids = this.tokenizer.encodeWithSpecialTokens(text);
-    if (ids.length !== 1) {
-      throw new RendererError(`renderer ${this.name} needs the special token ${text}, which tokenizer ${this.tokenizer.name} does not have; choose a renderer that matches the model`);
-    }
-    return ids[0]!;
+  private encode(text: string): number[] {
+    return this.tokenizer.encodeWithSpecialTokens(text);
   }
 
-  private systemMessage(): RenderMessage | undefined {
+  private systemMessage(): Message | undefined {
     if (!this.reasoning) return undefined;
     const date = this.currentDate ?? new Date().toISOString().slice(0, 10);
     return {
@@ -175,12 +164,21 @@ export class GptOssRenderer extends PartsRenderer {
     };
   }
 
-  protected override normalizeMessages(messages: readonly RenderMessage[]): RenderMessage[] {
+  /** The built-in system prompt first, when the renderer has one (as the cookbook, on every call). */
+  private withSystem(messages: readonly Message[]): Message[] {
     const sys = this.systemMessage();
     return sys ? [sys, ...messages] : [...messages];
   }
 
-  protected renderMessage(message: RenderMessage, ctx: PartsContext): PartsRendered {
+  override buildGenerationPrompt(messages: readonly Message[], role: Role = 'assistant', prefill?: string): number[] {
+    return super.buildGenerationPrompt(this.withSystem(messages), role, prefill);
+  }
+
+  override buildSupervisedExample(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'last_assistant_message'): SupervisedExample {
+    return super.buildSupervisedExample(this.withSystem(messages), trainOnWhat);
+  }
+
+  protected renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
     if (message.role === 'tool') return this.renderToolResult(message);
     const role = message.role === GPT_OSS_SYSTEM_ROLE ? 'system' : message.role === 'system' ? 'developer' : message.role;
     let out = '';
@@ -202,17 +200,17 @@ export class GptOssRenderer extends PartsRenderer {
       out += message.role === 'system' ? `<|message|># Instructions\n\n${message.content}\n\n` : `<|message|>${message.content}`;
       out += '<|end|>';
     }
-    return { header: this.encode(`<|start|>${role}`), output: [this.encode(out)] };
+    return { header: this.encode(`<|start|>${role}`), output: this.encode(out) };
   }
 
   /** The cookbook's `ensure_text`: reasoning on a non-assistant message cannot be rendered. */
-  private textOnly(message: RenderMessage): void {
+  private textOnly(message: Message): void {
     if (message.thinking !== undefined) {
       throw new RendererError(`${this.name}: a ${message.role} message cannot carry reasoning (only assistant messages have an analysis channel)`);
     }
   }
 
-  private renderToolResult(message: RenderMessage): PartsRendered {
+  private renderToolResult(message: Message): RenderedMessage {
     // The cookbook warns and writes functions.unknown when the name is missing; we refuse.
     if (!message.name) {
       throw new RendererError(`${this.name}: a tool result needs the "name" of the function that was called (Harmony writes it as the author, functions.<name>)`);
@@ -221,7 +219,7 @@ export class GptOssRenderer extends PartsRenderer {
     const tool = message.name.startsWith('functions.') ? message.name : `functions.${message.name}`;
     return {
       header: this.encode(`<|start|>${tool} to=assistant`),
-      output: [this.encode(`<|channel|>commentary<|message|>${message.content}<|end|>`)],
+      output: this.encode(`<|channel|>commentary<|message|>${message.content}<|end|>`),
     };
   }
 
@@ -251,7 +249,7 @@ export class GptOssRenderer extends PartsRenderer {
       if (!m.content.trim()) continue;
       if (m.recipient?.startsWith('functions.')) {
         const name = m.recipient.slice('functions.'.length);
-        const err = jsonError(m.content);
+        const err = pyJsonError(m.content);
         if (err === undefined) toolCalls.push({ type: 'function', function: { name, arguments: m.content.trim() } });
         else unparsed.push({ raw_text: m.rawText, error: `Invalid JSON: ${err}` });
         continue;
@@ -271,10 +269,9 @@ export class GptOssRenderer extends PartsRenderer {
     return { message, termination: 'stop_sequence' };
   }
 
-  createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt = ''): Message[] {
-    // The routing note renders under the `system` role (not developer); as a Message it is a
-    // system message named for the internal role, which renderMessage recognises.
-    const out: RenderMessage[] = [];
+  override createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt = ''): Message[] {
+    // The routing note renders under Harmony's own `system` role (GPT_OSS_SYSTEM_ROLE), not developer.
+    const out: Message[] = [];
     if (tools.length) out.push({ role: GPT_OSS_SYSTEM_ROLE, content: "Calls to these tools must go to the commentary channel: 'functions'." });
     const parts: string[] = [];
     if (systemPrompt) parts.push(`# Instructions\n\n${systemPrompt}`);
@@ -282,6 +279,6 @@ export class GptOssRenderer extends PartsRenderer {
       parts.push(`# Tools\n\n## functions\n\nnamespace functions {\n\n${tools.map(harmonyToolDefinition).join('\n\n')}\n\n} // namespace functions`);
     }
     if (parts.length) out.push({ role: 'developer', content: parts.join('\n\n') });
-    return out as Message[];
+    return out;
   }
 }

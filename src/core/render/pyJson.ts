@@ -106,12 +106,94 @@ function pyStringRepr(s: string): string {
   return out + quote;
 }
 
-/** Python's `json.loads` for validity only: true when `text` parses as JSON (Python accepts NaN/Infinity too). */
-export function isPyJson(text: string): boolean {
+class PyJsonDecodeError extends Error {}
+
+/**
+ * Python 3.11's `json.loads` error message for `text` (e.g. "Expecting ',' delimiter: line 1 column
+ * 17 (char 16)"), or undefined when it parses: the cookbook writes this text into the error of a tool
+ * call it could not parse, and parsed replies are compared with the cookbook's.
+ */
+export function pyJsonError(text: string): string | undefined {
+  const s = Array.from(text); // Python positions count code points
+  const fail = (msg: string, pos: number): never => {
+    let line = 1;
+    let lastNl = -1;
+    for (let i = 0; i < pos; i++) {
+      if (s[i] === '\n') {
+        line++;
+        lastNl = i;
+      }
+    }
+    throw new PyJsonDecodeError(`${msg}: line ${line} column ${pos - lastNl} (char ${pos})`);
+  };
+  const ws = (i: number) => {
+    while (i < s.length && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === '\r')) i++;
+    return i;
+  };
+  const at = (i: number, word: string) => s.slice(i, i + word.length).join('') === word;
+  const str = (start: number): number => {
+    // start is just after the opening quote
+    let i = start;
+    for (;;) {
+      if (i >= s.length) return fail('Unterminated string starting at', start - 1);
+      const c = s[i]!;
+      if (c === '"') return i + 1;
+      if (c === '\\') {
+        const e = s[i + 1];
+        if (e === undefined) return fail('Unterminated string starting at', start - 1);
+        if (e === 'u') {
+          const hex = s.slice(i + 2, i + 6).join('');
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) return fail('Invalid \\uXXXX escape', i + 1);
+          i += 6;
+          continue;
+        }
+        if (!'"\\/bfnrt'.includes(e)) return fail('Invalid \\escape', i);
+        i += 2;
+        continue;
+      }
+      if (c.codePointAt(0)! < 0x20) return fail('Invalid control character at', i);
+      i++;
+    }
+  };
+  const value = (i: number): number => {
+    const c = s[i];
+    if (c === '"') return str(i + 1);
+    if (c === '{') {
+      let j = ws(i + 1);
+      if (s[j] === '}') return j + 1;
+      for (;;) {
+        if (s[j] !== '"') return fail('Expecting property name enclosed in double quotes', j);
+        j = ws(str(j + 1));
+        if (s[j] !== ':') return fail("Expecting ':' delimiter", j);
+        j = ws(j + 1);
+        j = ws(value(j));
+        if (s[j] === '}') return j + 1;
+        if (s[j] !== ',') return fail("Expecting ',' delimiter", j);
+        j = ws(j + 1);
+      }
+    }
+    if (c === '[') {
+      let j = ws(i + 1);
+      if (s[j] === ']') return j + 1;
+      for (;;) {
+        j = ws(value(j));
+        if (s[j] === ']') return j + 1;
+        if (s[j] !== ',') return fail("Expecting ',' delimiter", j);
+        j = ws(j + 1);
+      }
+    }
+    for (const w of ['null', 'true', 'false', 'NaN', 'Infinity', '-Infinity']) if (at(i, w)) return i + w.length;
+    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/.exec(s.slice(i, i + 400).join(''));
+    if (m && m[0] !== '-' && m[0].length > 0) return i + m[0].length;
+    return fail('Expecting value', i);
+  };
   try {
-    JSON.parse(text.replace(/\bNaN\b|-?\bInfinity\b/g, '0'));
-    return true;
-  } catch {
-    return false;
+    const start = ws(0);
+    const end = ws(value(start));
+    if (end !== s.length) fail('Extra data', end);
+    return undefined;
+  } catch (e) {
+    if (e instanceof PyJsonDecodeError) return e.message;
+    throw e;
   }
 }

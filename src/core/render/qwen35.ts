@@ -5,32 +5,20 @@
 // reason; tool calls in Qwen3.5's XML (`<function=…><parameter=…>`); a run of tool results shares
 // one user block. Qwen3.8 adds a reasoning-effort sentence to the system message, keeps reasoning
 // in history and renders no empty system message. Vision parts are out of scope (text messages).
+import { hasThinking, hasThinkingPart, messageFromParts, partsOf, pyStrip, stripChar, unterminatedToolBlock, type Content, type ContentPart } from './contentParts';
 import { RendererError } from './errors';
-import { pyJsonDumps, pyStr } from './pyJson';
-import { messageFromParts, PartsRenderer, partsOf, type AnyRole, type Content, type ContentPart, type PartsContext, type PartsRendered, type RenderMessage } from './partsRenderer';
-import type { Message, ParsedResponse, StopSequences, Tokenizer, ToolCall, ToolSpec, UnparsedToolCall } from './types';
+import { LayoutRenderer, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
+import { pyJsonDumps, pyJsonError, pyStr } from './pyJson';
+import type { Message, ParsedResponse, Role, StopSequences, SupervisedExample, Tokenizer, ToolCall, ToolSpec, TrainOnWhat, UnparsedToolCall } from './types';
 
 const UNTERMINATED = 'unterminated tool block';
 
-/** Python's str.strip() / lstrip / rstrip of whitespace */
-export const pyStrip = (s: string): string => s.replace(/^\s+|\s+$/g, '');
-
-function stripChars(s: string, ch: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && s[a] === ch) a++;
-  while (b > a && s[b - 1] === ch) b--;
-  return s.slice(a, b);
-}
-
 /** The cookbook's `_parse_tool_call_json`: `{"name", "arguments"}` JSON inside `<tool_call>`. */
 export function parseToolCallJson(inner: string, rawText: string): ToolCall | UnparsedToolCall {
-  let v: unknown;
-  try {
-    v = JSON.parse(pyStrip(inner));
-  } catch (e) {
-    return { raw_text: rawText, error: `Invalid JSON: ${e instanceof Error ? e.message : String(e)}` };
-  }
+  const text = pyStrip(inner);
+  const err = pyJsonError(text);
+  if (err !== undefined) return { raw_text: rawText, error: `Invalid JSON: ${err}` };
+  const v: unknown = JSON.parse(text.replace(/\bNaN\b|-?\bInfinity\b/g, 'null'));
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return { raw_text: rawText, error: 'Tool call is not a JSON object' };
   const o = v as Record<string, unknown>;
   if (typeof o.name !== 'string') return { raw_text: rawText, error: "Missing or invalid 'name' field" };
@@ -67,7 +55,7 @@ function unframeThinking(parts: ContentPart[]): ContentPart[] {
   let afterBlock = false;
   for (const p of parts) {
     if (p.type === 'thinking') {
-      const r = stripChars(p.thinking, '\n');
+      const r = stripChar(p.thinking, '\n');
       if (r) out.push({ type: 'thinking', thinking: r });
       afterBlock = true;
     } else {
@@ -93,7 +81,7 @@ export function parseXmlToolCall(raw: string): ToolCall | UnparsedToolCall {
   for (const p of body.matchAll(PARAM_BLOCK)) {
     if (pyStrip(body.slice(pos, p.index))) return { raw_text: raw, error: 'Unexpected non-parameter content inside <function> block' };
     const pname = pyStrip(p[1]!);
-    const text = stripChars(p[2]!, '\n');
+    const text = stripChar(p[2]!, '\n');
     if (!pname) return { raw_text: raw, error: 'Empty parameter name' };
     let value: unknown;
     try {
@@ -130,8 +118,9 @@ export interface Qwen35Options {
   stripThinkingFromHistory?: boolean;
 }
 
-export class Qwen35Renderer extends PartsRenderer {
+export class Qwen35Renderer extends LayoutRenderer {
   readonly name: string;
+  override readonly supportsTools = true;
   protected override readonly disablesThinking: boolean;
   protected readonly stripThinkingFromHistory: boolean;
   protected readonly imEnd: number;
@@ -142,31 +131,32 @@ export class Qwen35Renderer extends PartsRenderer {
     this.name = name;
     this.disablesThinking = opts.thinkingDisabled ?? false;
     this.stripThinkingFromHistory = opts.stripThinkingFromHistory ?? true;
-    this.imEnd = this.single('<|im_end|>');
-    this.thinkClose = this.single('</think>');
-    this.single('<|im_start|>');
+    this.imEnd = singleSpecialToken(tokenizer, '<|im_end|>', name);
+    this.thinkClose = singleSpecialToken(tokenizer, '</think>', name);
+    singleSpecialToken(tokenizer, '<|im_start|>', name);
   }
 
-  protected single(text: string): number {
-    const ids = this.tokenizer.encodeWithSpecialTokens(text);
-    if (ids.length !== 1) {
-      throw new RendererError(`renderer ${this.name} needs the special token ${text}, which tokenizer ${this.tokenizer.name} does not have; choose a renderer that matches the model`);
-    }
-    return ids[0]!;
+  /** Qwen3's rule: history renders as the produced turn only when reasoning is kept in it. */
+  override get hasExtensionProperty(): boolean {
+    return !this.stripThinkingFromHistory;
+  }
+
+  protected encode(text: string): number[] {
+    return this.tokenizer.encodeWithSpecialTokens(text);
   }
 
   // ---- hooks the Qwen3.8 and Nemotron renderers override (the cookbook's method names) ----
 
   /** `_generation_suffix_str`: the header the prompt ends with, `<think>` prefill included */
-  protected generationSuffixStr(role: AnyRole, ctx: PartsContext): string {
+  protected generationSuffixStr(role: Role, ctx: RenderContext): string {
     const nl = ctx.idx > 0 ? '\n' : '';
     return this.disablesThinking ? `${nl}<|im_start|>${role}\n<think>\n\n</think>\n\n` : `${nl}<|im_start|>${role}\n<think>\n`;
   }
 
   /** `_assistant_header_suffix` */
-  protected assistantHeaderSuffix(message: RenderMessage, content: Content, ctx: PartsContext): string {
+  protected assistantHeaderSuffix(message: Message, content: Content, ctx: RenderContext): string {
     if (ctx.idx <= ctx.lastUserIndex) return '';
-    return hasThink(content) ? '' : '<think>\n\n</think>\n\n';
+    return hasThinking(content) ? '' : '<think>\n\n</think>\n\n';
   }
 
   /** `_format_thinking_text` */
@@ -175,7 +165,7 @@ export class Qwen35Renderer extends PartsRenderer {
   }
 
   /** `_strips_thinking_for` */
-  protected stripsThinkingFor(message: RenderMessage, ctx: PartsContext): boolean {
+  protected stripsThinkingFor(message: Message, ctx: RenderContext): boolean {
     return this.stripThinkingFromHistory && message.role === 'assistant' && !ctx.isLast;
   }
 
@@ -211,23 +201,23 @@ export class Qwen35Renderer extends PartsRenderer {
   }
 
   /** `_format_tool_calls_chunks` */
-  protected formatToolCalls(message: RenderMessage, content: Content): string {
+  protected formatToolCalls(message: Message, content: Content): string {
     const visible = typeof content === 'string' ? pyStrip(content) !== '' : content.some((p) => p.type === 'text' && pyStrip(p.text) !== '');
     return (visible ? '\n\n' : '') + (message.tool_calls ?? []).map((c) => this.formatToolCallXml(c)).join('\n');
   }
 
   /** The message as Qwen3.5's render_message sees it (string content stripped). */
-  protected contentFor(message: RenderMessage, _ctx: PartsContext): Content {
+  protected contentFor(message: Message, _ctx: RenderContext): Content {
     const c = partsOf(message);
     return typeof c === 'string' ? pyStrip(c) : c;
   }
 
   /** `render_message` (Qwen3_5Renderer over Qwen3VLRenderer) */
-  protected renderMessage(message: RenderMessage, ctx: PartsContext): PartsRendered {
+  protected renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
     const content = this.contentFor(message, ctx);
     const role = message.role === 'tool' ? 'user' : message.role;
     const isTool = message.role === 'tool';
-    const prevIsTool = ctx.prev?.role === 'tool';
+    const prevIsTool = ctx.prevMessage?.role === 'tool';
     let header: string;
     if (isTool && prevIsTool) header = this.toolResponseContinuationHeader();
     else {
@@ -239,18 +229,20 @@ export class Qwen35Renderer extends PartsRenderer {
       typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : strip ? '' : this.formatThinkingText(p.thinking))).join('');
     if (isTool) text = this.wrapToolResponse(text);
     if (message.tool_calls !== undefined) text += this.formatToolCalls(message, content);
-    if (!(isTool && ctx.next?.role === 'tool')) text += '<|im_end|>';
-    const output: number[][] = [this.encode(text)];
+    if (!(isTool && ctx.nextMessage?.role === 'tool')) text += '<|im_end|>';
+    let output = this.encode(text);
+    // `_generation_suffix_in_header`: the prompt of the produced turn ends inside its header (after
+    // the prefilled `<think>\n`), so the rest of the header is output, tokenised on its own
     const prefix = message.role === 'assistant' && ctx.isLast ? this.generationSuffixStr(role, ctx) : '';
     if (prefix && header.startsWith(prefix)) {
       const rest = header.slice(prefix.length);
-      if (rest) output.unshift(this.encode(rest));
+      if (rest) output = [...this.encode(rest), ...output];
       header = prefix;
     }
     return { header: this.encode(header), output };
   }
 
-  protected override generationSuffix(role: AnyRole, ctx: PartsContext): number[] {
+  protected override generationSuffix(role: Role, ctx: RenderContext): number[] {
     return this.encode(this.generationSuffixStr(role, ctx));
   }
 
@@ -282,10 +274,8 @@ export class Qwen35Renderer extends PartsRenderer {
       calls = blocks.calls.filter(isCall);
       unparsed = blocks.calls.filter((c): c is UnparsedToolCall => !isCall(c));
     }
-    const open = text.split('<tool_call>').length - 1;
-    if (open > 0 && open > text.split('</tool_call>').length - 1) {
-      unparsed.push({ raw_text: text.slice(text.lastIndexOf('<tool_call>')).slice(0, 16384), error: `${UNTERMINATED}: '<tool_call>' opened without a matching '</tool_call>'` });
-    }
+    const dangling = unterminatedToolBlock(text, '<tool_call>', '</tool_call>');
+    if (dangling) unparsed.push(dangling);
     parts = this.postprocessParts(parts);
     // Qwen3.5's calls are XML: the JSON parser left them unparsed, convert them here
     const remaining: UnparsedToolCall[] = [];
@@ -323,7 +313,7 @@ export class Qwen35Renderer extends PartsRenderer {
     return text.startsWith('\n\n') ? text.slice(2) : text;
   }
 
-  createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt = ''): Message[] {
+  override createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt = ''): Message[] {
     let content = systemPrompt;
     if (tools.length) {
       const decl = tools.map((t) => pyJsonDumps(t)).join('\n');
@@ -332,11 +322,6 @@ export class Qwen35Renderer extends PartsRenderer {
     }
     return [{ role: 'system', content }];
   }
-}
-
-/** `has_thinking` */
-function hasThink(content: Content): boolean {
-  return typeof content === 'string' ? content.includes('<think>') : content.some((p) => p.type === 'thinking');
 }
 
 export type Qwen38Effort = 'xhigh' | 'medium' | 'low';
@@ -363,8 +348,21 @@ export class Qwen38Renderer extends Qwen35Renderer {
     return this.effort === 'disabled' ? '' : EFFORT_INSTRUCTIONS[this.effort];
   }
 
+  override buildGenerationPrompt(messages: readonly Message[], role: Role = 'assistant', prefill?: string): number[] {
+    return super.buildGenerationPrompt(this.normalizeMessages(messages), role, prefill);
+  }
+
+  override buildSupervisedExample(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'last_assistant_message'): SupervisedExample {
+    return super.buildSupervisedExample(this.normalizeMessages(messages), trainOnWhat);
+  }
+
+  /** Qwen3.8 keeps reasoning in history, but a turn that did not reason is sampled after `<think>\n` and rendered with the closed empty block. */
+  override get hasExtensionProperty(): boolean {
+    return false;
+  }
+
   /** `_normalize_messages`: the effort sentence put first in the system message; an empty one dropped */
-  protected override normalizeMessages(messages: readonly RenderMessage[]): RenderMessage[] {
+  private normalizeMessages(messages: readonly Message[]): Message[] {
     const instr = this.instructions();
     const first = messages[0];
     if (first && first.role === 'system') {
@@ -381,7 +379,7 @@ export class Qwen38Renderer extends Qwen35Renderer {
       return [{ ...first, content }, ...rest];
     }
     if (instr) {
-      const synthetic: RenderMessage = { role: 'system', content: instr };
+      const synthetic: Message = { role: 'system', content: instr };
       if (messages.some((m) => m.trainable !== undefined)) synthetic.trainable = false;
       return [synthetic, ...messages];
     }
@@ -393,13 +391,13 @@ export class Qwen38Renderer extends Qwen35Renderer {
     return typeof value === 'string' ? value : pyJsonDumps(value);
   }
 
-  protected override stripsThinkingFor(message: RenderMessage, ctx: PartsContext): boolean {
+  protected override stripsThinkingFor(message: Message, ctx: RenderContext): boolean {
     return this.stripThinkingFromHistory && message.role === 'assistant' && ctx.idx <= ctx.lastUserIndex;
   }
 
   /** Every assistant turn that did not reason gets the empty block (only reasoning parts count). */
-  protected override assistantHeaderSuffix(message: RenderMessage, content: Content, ctx: PartsContext): string {
+  protected override assistantHeaderSuffix(message: Message, content: Content, ctx: RenderContext): string {
     if (this.stripThinkingFromHistory && ctx.idx <= ctx.lastUserIndex) return '';
-    return typeof content !== 'string' && content.some((p) => p.type === 'thinking') ? '' : '<think>\n\n</think>\n\n';
+    return hasThinkingPart(content) ? '' : '<think>\n\n</think>\n\n';
   }
 }

@@ -8,15 +8,21 @@ import { Qwen35Renderer, Qwen38Renderer } from './qwen35';
 import { RoleColonRenderer } from './roleColon';
 import type { Renderer, Tokenizer } from './types';
 
-const FACTORIES: Readonly<Record<string, (t: Tokenizer) => Renderer>> = {
+/** Settings some renderers take beyond the tokenizer. */
+export interface RendererOptions {
+  /** gpt-oss with a system prompt: the date it gives (YYYY-MM-DD); default today (as the cookbook) */
+  currentDate?: string;
+}
+
+const FACTORIES: Readonly<Record<string, (t: Tokenizer, o: RendererOptions) => Renderer>> = {
   role_colon: (t) => new RoleColonRenderer(t),
   llama3: (t) => new Llama3Renderer(t),
   qwen3: (t) => new Qwen3Renderer(t, false),
   qwen3_disable_thinking: (t) => new Qwen3Renderer(t, true),
   gpt_oss_no_sysprompt: (t) => new GptOssRenderer(t),
-  gpt_oss_low_reasoning: (t) => new GptOssRenderer(t, 'low'),
-  gpt_oss_medium_reasoning: (t) => new GptOssRenderer(t, 'medium'),
-  gpt_oss_high_reasoning: (t) => new GptOssRenderer(t, 'high'),
+  gpt_oss_low_reasoning: (t, o) => new GptOssRenderer(t, 'low', o.currentDate),
+  gpt_oss_medium_reasoning: (t, o) => new GptOssRenderer(t, 'medium', o.currentDate),
+  gpt_oss_high_reasoning: (t, o) => new GptOssRenderer(t, 'high', o.currentDate),
   qwen3_5: (t) => new Qwen35Renderer(t, 'qwen3_5'),
   qwen3_5_disable_thinking: (t) => new Qwen35Renderer(t, 'qwen3_5_disable_thinking', { thinkingDisabled: true }),
   qwen3_8_xhigh_reasoning: (t) => new Qwen38Renderer(t, 'xhigh'),
@@ -33,8 +39,8 @@ export function isImplementedRenderer(name: string): boolean {
   return Object.hasOwn(FACTORIES, name);
 }
 
-export function getRenderer(name: string, tokenizer: Tokenizer): Renderer {
+export function getRenderer(name: string, tokenizer: Tokenizer, options: RendererOptions = {}): Renderer {
   const make = Object.hasOwn(FACTORIES, name) ? FACTORIES[name] : undefined;
   if (!make) throw new ModelConfigurationError(`renderer "${name}" is not implemented in Tinker Studio; available: ${RENDERER_NAMES.join(', ')}`);
-  return make(tokenizer);
+  return make(tokenizer, options);
 }

@@ -26,6 +26,7 @@ const Fixture = z.object({
   renderer: z.string(),
   generated_by: z.record(z.string(), z.string()),
   tokenizer: z.object({ kind: z.enum(['real', 'stand-in']), source: z.string(), loaded_as: z.string().optional() }),
+  renderer_options: z.object({ current_date: z.string() }).optional(),
   has_extension_property: z.boolean(),
   stop_sequences: z.union([Ids, z.array(z.string())]),
   cases: z.array(
@@ -115,7 +116,7 @@ describe('renderer goldens (the cookbook v0.5.5 renderers, token for token)', ()
       before(() => {
         assert.ok(isImplementedRenderer(fx.renderer), `renderer ${fx.renderer} has goldens but is not implemented in Tinker Studio`);
         const tok = loadHfTokenizer(`${fx.renderer}-golden:${fx.tokenizer.source}`, path.join(root, fx.tokenizer.source));
-        renderer = getRenderer(fx.renderer, tok);
+        renderer = getRenderer(fx.renderer, tok, fx.renderer_options?.current_date ? { currentDate: fx.renderer_options.current_date } : {});
       });
 
       it('stop sequences and the extension property', () => {
