@@ -2,15 +2,18 @@
 import { ChatmlRenderer } from './chatml';
 import { ModelConfigurationError } from './errors';
 import { Llama3Renderer } from './llama3';
-import { Qwen3Renderer } from './qwen3';
+import { Qwen3Renderer, Qwen3VlRenderer } from './qwen3';
 import { RoleColonRenderer } from './roleColon';
 import type { Renderer, Tokenizer } from './types';
 
 const FACTORIES: Readonly<Record<string, (t: Tokenizer) => Renderer>> = {
   role_colon: (t) => new RoleColonRenderer(t),
   llama3: (t) => new Llama3Renderer(t),
-  qwen3: (t) => new Qwen3Renderer(t, false),
-  qwen3_disable_thinking: (t) => new Qwen3Renderer(t, true),
+  qwen3: (t) => new Qwen3Renderer(t, 'qwen3'),
+  qwen3_disable_thinking: (t) => new Qwen3Renderer(t, 'qwen3_disable_thinking'),
+  qwen3_instruct: (t) => new Qwen3Renderer(t, 'qwen3_instruct'),
+  qwen3_vl: (t) => new Qwen3VlRenderer(t, 'qwen3_vl'),
+  qwen3_vl_instruct: (t) => new Qwen3VlRenderer(t, 'qwen3_vl_instruct'),
   chatml: (t) => new ChatmlRenderer(t),
 };
 
