@@ -4,10 +4,9 @@
 // `<|call|>`; reasoning goes to the analysis channel, tool calls to commentary, the answer to final.
 // As in the cookbook, reasoning is kept on every assistant message (Harmony's own template drops it
 // from earlier turns), and a system message is rendered as a developer message "# Instructions".
-import { messageFromParts, partsOf, textOf, thinkingOf, type ContentPart } from './contentParts';
 import { RendererError } from './errors';
 import { LayoutRenderer, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
-import { pyJsonDumps, pyJsonError } from './pyJson';
+import { messageFromParts, pyJsonDumps, type ContentPart } from './parsing';
 import type { Message, ParsedResponse, Role, StopSequences, SupervisedExample, Tokenizer, ToolCall, ToolSpec, TrainOnWhat, UnparsedToolCall } from './types';
 
 export type GptOssReasoning = 'low' | 'medium' | 'high';
@@ -184,9 +183,8 @@ export class GptOssRenderer extends LayoutRenderer {
     let out = '';
     const calls = message.role === 'assistant' ? (message.tool_calls ?? []) : [];
     if (message.role === 'assistant') {
-      const parts = partsOf(message);
-      const text = textOf(parts);
-      const thinking = thinkingOf(parts);
+      const text = message.content;
+      const thinking = message.thinking ?? '';
       if (thinking) out += `<|channel|>analysis<|message|>${thinking}<|end|><|start|>assistant`;
       if (calls.length) {
         if (text) out += `<|channel|>commentary<|message|>${text}<|end|><|start|>assistant`;
@@ -249,9 +247,12 @@ export class GptOssRenderer extends LayoutRenderer {
       if (!m.content.trim()) continue;
       if (m.recipient?.startsWith('functions.')) {
         const name = m.recipient.slice('functions.'.length);
-        const err = pyJsonError(m.content);
-        if (err === undefined) toolCalls.push({ type: 'function', function: { name, arguments: m.content.trim() } });
-        else unparsed.push({ raw_text: m.rawText, error: `Invalid JSON: ${err}` });
+        try {
+          JSON.parse(m.content);
+          toolCalls.push({ type: 'function', function: { name, arguments: m.content.trim() } });
+        } catch (e) {
+          unparsed.push({ raw_text: m.rawText, error: `Invalid JSON: ${e instanceof Error ? e.message : String(e)}` });
+        }
         continue;
       }
       if (m.channel === 'analysis') parts.push({ type: 'thinking', thinking: m.content });
@@ -265,7 +266,8 @@ export class GptOssRenderer extends LayoutRenderer {
         error: "unterminated tool block: 'to=functions.' tool-call header without a parsable arguments payload",
       });
     }
-    const message = messageFromParts(parts.length ? parts : text, { tool_calls: toolCalls, unparsed_tool_calls: unparsed });
+    const extra = { ...(toolCalls.length ? { tool_calls: toolCalls } : {}), ...(unparsed.length ? { unparsed_tool_calls: unparsed } : {}) };
+    const message: Message = parts.length ? messageFromParts(parts, extra) : { role: 'assistant', content: text, ...extra };
     return { message, termination: 'stop_sequence' };
   }
 

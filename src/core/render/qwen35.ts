@@ -5,65 +5,48 @@
 // reason; tool calls in Qwen3.5's XML (`<function=…><parameter=…>`); a run of tool results shares
 // one user block. Qwen3.8 adds a reasoning-effort sentence to the system message, keeps reasoning
 // in history and renders no empty system message. Vision parts are out of scope (text messages).
-import { hasThinking, hasThinkingPart, messageFromParts, partsOf, pyStrip, stripChar, unterminatedToolBlock, type Content, type ContentPart } from './contentParts';
 import { RendererError } from './errors';
 import { LayoutRenderer, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
-import { pyJsonDumps, pyJsonError, pyStr } from './pyJson';
+import { contentParts, detectUnterminatedToolBlock, isToolCall, messageFromParts, parseContentBlocks, pyJsonDumps, pyStrip, stripChars, type ContentPart } from './parsing';
+import { unframeThinking } from './qwen3';
 import type { Message, ParsedResponse, Role, StopSequences, SupervisedExample, Tokenizer, ToolCall, ToolSpec, TrainOnWhat, UnparsedToolCall } from './types';
 
 const UNTERMINATED = 'unterminated tool block';
 
-/** The cookbook's `_parse_tool_call_json`: `{"name", "arguments"}` JSON inside `<tool_call>`. */
-export function parseToolCallJson(inner: string, rawText: string): ToolCall | UnparsedToolCall {
-  const text = pyStrip(inner);
-  const err = pyJsonError(text);
-  if (err !== undefined) return { raw_text: rawText, error: `Invalid JSON: ${err}` };
-  const v: unknown = JSON.parse(text.replace(/\bNaN\b|-?\bInfinity\b/g, 'null'));
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { raw_text: rawText, error: 'Tool call is not a JSON object' };
-  const o = v as Record<string, unknown>;
-  if (typeof o.name !== 'string') return { raw_text: rawText, error: "Missing or invalid 'name' field" };
-  if (typeof o.arguments !== 'object' || o.arguments === null || Array.isArray(o.arguments)) return { raw_text: rawText, error: "Missing or invalid 'arguments' field" };
-  const call: ToolCall = { type: 'function', function: { name: o.name, arguments: pyJsonDumps(o.arguments) } };
-  if (typeof o.id === 'string') call.id = o.id;
-  return call;
+/** A message's content as the cookbook sees it: a string, or thinking and text parts. */
+export type Content = string | ContentPart[];
+
+export function contentOf(m: Message): Content {
+  return contentParts(m) ?? m.content;
 }
 
-const isCall = (c: ToolCall | UnparsedToolCall): c is ToolCall => 'function' in c;
-
-/** The cookbook's `parse_content_blocks`: think blocks and `<tool_call>` blocks in order; undefined when neither occurs. */
-export function parseContentBlocks(content: string): { parts: ContentPart[]; calls: (ToolCall | UnparsedToolCall)[] } | undefined {
-  if (!content.includes('<think>') && !content.includes('<tool_call>')) return undefined;
-  const parts: ContentPart[] = [];
-  const calls: (ToolCall | UnparsedToolCall)[] = [];
-  let pos = 0;
-  for (const m of content.matchAll(/<think>([\s\S]*?)<\/think>|<tool_call>([\s\S]*?)<\/tool_call>/g)) {
-    const before = content.slice(pos, m.index);
-    if (before) parts.push({ type: 'text', text: before });
-    if (m[1] !== undefined) {
-      if (m[1]) parts.push({ type: 'thinking', thinking: m[1] });
-    } else calls.push(parseToolCallJson(m[2]!, m[0]));
-    pos = m.index + m[0].length;
-  }
-  const rest = content.slice(pos);
-  if (rest) parts.push({ type: 'text', text: rest });
-  return { parts, calls };
+/** The cookbook's `has_thinking`: a thinking part, or an opening `<think>` in string content. */
+export function hasThinking(content: Content): boolean {
+  return typeof content === 'string' ? content.includes('<think>') : content.some((p) => p.type === 'thinking');
 }
 
-/** The cookbook's `_unframe_thinking`: padding newlines of think blocks removed, empty blocks dropped. */
-function unframeThinking(parts: ContentPart[]): ContentPart[] {
-  const out: ContentPart[] = [];
-  let afterBlock = false;
-  for (const p of parts) {
-    if (p.type === 'thinking') {
-      const r = stripChar(p.thinking, '\n');
-      if (r) out.push({ type: 'thinking', thinking: r });
-      afterBlock = true;
-    } else {
-      out.push({ type: 'text', text: afterBlock ? p.text.replace(/^\n+/, '') : p.text });
-      afterBlock = false;
-    }
-  }
-  return out;
+export function hasThinkingPart(content: Content): boolean {
+  return typeof content !== 'string' && content.some((p) => p.type === 'thinking');
+}
+
+/** Python's `str()` of a JSON value: True, None, 1.5, a dict or list as its repr. */
+export function pyStr(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') return pyJsonDumps(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
+    .join(', ')}}`;
+}
+
+function pyRepr(value: unknown): string {
+  if (typeof value !== 'string') return pyStr(value);
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  const body = value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+  return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
 }
 
 const FUNCTION_BLOCK = /^\s*<tool_call>\s*<function=([^>\n]+)>\s*([\s\S]*?)\s*<\/function>\s*<\/tool_call>\s*$/;
@@ -81,7 +64,7 @@ export function parseXmlToolCall(raw: string): ToolCall | UnparsedToolCall {
   for (const p of body.matchAll(PARAM_BLOCK)) {
     if (pyStrip(body.slice(pos, p.index))) return { raw_text: raw, error: 'Unexpected non-parameter content inside <function> block' };
     const pname = pyStrip(p[1]!);
-    const text = stripChar(p[2]!, '\n');
+    const text = stripChars(p[2]!, '\\n');
     if (!pname) return { raw_text: raw, error: 'Empty parameter name' };
     let value: unknown;
     try {
@@ -208,7 +191,7 @@ export class Qwen35Renderer extends LayoutRenderer {
 
   /** The message as Qwen3.5's render_message sees it (string content stripped). */
   protected contentFor(message: Message, _ctx: RenderContext): Content {
-    const c = partsOf(message);
+    const c = contentOf(message);
     return typeof c === 'string' ? pyStrip(c) : c;
   }
 
@@ -271,10 +254,10 @@ export class Qwen35Renderer extends LayoutRenderer {
     const blocks = parseContentBlocks(text);
     if (blocks) {
       parts = unframeThinking(blocks.parts);
-      calls = blocks.calls.filter(isCall);
-      unparsed = blocks.calls.filter((c): c is UnparsedToolCall => !isCall(c));
+      calls = blocks.calls.filter(isToolCall);
+      unparsed = blocks.calls.filter((c): c is UnparsedToolCall => !isToolCall(c));
     }
-    const dangling = unterminatedToolBlock(text, '<tool_call>', '</tool_call>');
+    const dangling = detectUnterminatedToolBlock(text, '<tool_call>', '</tool_call>');
     if (dangling) unparsed.push(dangling);
     parts = this.postprocessParts(parts);
     // Qwen3.5's calls are XML: the JSON parser left them unparsed, convert them here
@@ -285,10 +268,12 @@ export class Qwen35Renderer extends LayoutRenderer {
         continue;
       }
       const p = parseXmlToolCall(u.raw_text);
-      if (isCall(p)) calls.push(p);
+      if (isToolCall(p)) calls.push(p);
       else remaining.push(p);
     }
-    return { message: messageFromParts(parts, { tool_calls: calls, unparsed_tool_calls: remaining }), termination: 'stop_sequence' };
+    const extra = { ...(calls.length ? { tool_calls: calls } : {}), ...(remaining.length ? { unparsed_tool_calls: remaining } : {}) };
+    const message: Message = typeof parts === 'string' ? { role: 'assistant', content: parts, ...extra } : messageFromParts(parts, extra);
+    return { message, termination: 'stop_sequence' };
   }
 
   /** `_postprocess_parsed_message` on the content: reasoning trimmed, the separator after it removed */

@@ -3,7 +3,7 @@ import { ChatmlRenderer } from './chatml';
 import { ModelConfigurationError } from './errors';
 import { GptOssRenderer } from './gptOss';
 import { Llama3Renderer } from './llama3';
-import { Qwen3Renderer } from './qwen3';
+import { Qwen3Renderer, Qwen3VlRenderer } from './qwen3';
 import { Qwen35Renderer, Qwen38Renderer } from './qwen35';
 import { RoleColonRenderer } from './roleColon';
 import type { Renderer, Tokenizer } from './types';
@@ -17,8 +17,11 @@ export interface RendererOptions {
 const FACTORIES: Readonly<Record<string, (t: Tokenizer, o: RendererOptions) => Renderer>> = {
   role_colon: (t) => new RoleColonRenderer(t),
   llama3: (t) => new Llama3Renderer(t),
-  qwen3: (t) => new Qwen3Renderer(t, false),
-  qwen3_disable_thinking: (t) => new Qwen3Renderer(t, true),
+  qwen3: (t) => new Qwen3Renderer(t, 'qwen3'),
+  qwen3_disable_thinking: (t) => new Qwen3Renderer(t, 'qwen3_disable_thinking'),
+  qwen3_instruct: (t) => new Qwen3Renderer(t, 'qwen3_instruct'),
+  qwen3_vl: (t) => new Qwen3VlRenderer(t, 'qwen3_vl'),
+  qwen3_vl_instruct: (t) => new Qwen3VlRenderer(t, 'qwen3_vl_instruct'),
   gpt_oss_no_sysprompt: (t) => new GptOssRenderer(t),
   gpt_oss_low_reasoning: (t, o) => new GptOssRenderer(t, 'low', o.currentDate),
   gpt_oss_medium_reasoning: (t, o) => new GptOssRenderer(t, 'medium', o.currentDate),

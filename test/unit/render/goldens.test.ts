@@ -100,6 +100,67 @@ function assertRefuses(fn: () => unknown, expected: string, what: string): void 
   assert.ok(thrown.message.length > 20, `${what}: the refusal says why (got ${JSON.stringify(thrown.message)})`);
 }
 
+/**
+ * Where Tinker Studio deliberately differs from the cookbook (README, "Renderers"), the expected ids
+ * are the cookbook's with exactly that edit; everything else in the case must still match.
+ * qwen3 (and qwen3_disable_thinking, whose all-assistant-messages mode trains such a turn): a produced turn with reasoning, tool calls and no text gets two newlines between </think>
+ * and <tool_call>, as Qwen3's chat template writes, where the cookbook writes three.
+ */
+function documentedDeviation(renderer: Renderer, ids: readonly number[]): number[] {
+  if (renderer.name !== 'qwen3' && renderer.name !== 'qwen3_disable_thinking') return [...ids];
+  const tok = renderer.tokenizer;
+  const seq = (text: string) => tok.encodeWithSpecialTokens(text);
+  const three = [...seq('</think>'), ...seq('\n\n\n'), ...seq('<tool_call>')];
+  const two = [...seq('</think>'), ...seq('\n\n'), ...seq('<tool_call>')];
+  const out: number[] = [];
+  for (let i = 0; i < ids.length; ) {
+    if (three.every((t, k) => ids[i + k] === t)) {
+      out.push(...two);
+      i += three.length;
+    } else out.push(ids[i++]!);
+  }
+  return out;
+}
+
+/** The same deviation applied to an example: the weights of the replaced newline token are kept. */
+function deviateExample(renderer: Renderer, ex: z.infer<typeof Example>): z.infer<typeof Example> {
+  const tokens = documentedDeviation(renderer, ex.tokens);
+  if (tokens.length === ex.tokens.length && tokens.every((t, i) => t === ex.tokens[i])) return ex;
+  // the replacement is one token for one token (the newline run), so the weights line up
+  assert.strictEqual(tokens.length, ex.tokens.length, 'the documented deviation replaces one newline token by another');
+  return { tokens, weights: ex.weights };
+}
+
+/**
+ * llama3 and role_colon have no tool calling: where the cookbook renders an assistant message's
+ * tool calls by dropping them silently, ours refuses (README, "Renderers").
+ */
+function refusesToolCalls(renderer: Renderer, messages: readonly Message[]): boolean {
+  return !renderer.supportsTools && messages.some((m) => m.tool_calls?.length);
+}
+
+/**
+ * role_colon: the cookbook ends a supervised example whose last message is not the assistant's with
+ * the text "<UNUSED>" (its placeholder stop overlap); ours does not.
+ */
+function withoutUnusedPlaceholder(renderer: Renderer, messages: readonly Message[], ex: z.infer<typeof Example>): z.infer<typeof Example> {
+  if (renderer.name !== 'role_colon' || messages[messages.length - 1]?.role === 'assistant') return ex;
+  const unused = renderer.tokenizer.encodeWithSpecialTokens('<UNUSED>');
+  const tail = ex.tokens.slice(-unused.length);
+  assert.deepStrictEqual(tail, unused, 'the cookbook ends this example with its "<UNUSED>" placeholder');
+  return { tokens: ex.tokens.slice(0, -unused.length), weights: ex.weights.slice(0, -unused.length) };
+}
+
+/**
+ * Parse results compared field by field; an unparsed call's error is compared up to its first colon:
+ * the cookbook's text after it is Python's JSON error message, ours JavaScript's.
+ */
+function comparableMessage(m: Message): Message {
+  const c = cleanMessage(m);
+  if (c.unparsed_tool_calls) c.unparsed_tool_calls = c.unparsed_tool_calls.map((u) => ({ raw_text: u.raw_text, error: u.error.split(':')[0]! }));
+  return c;
+}
+
 describe('renderer goldens (the cookbook v0.5.5 renderers, token for token)', () => {
   const files = fixtureFiles();
 
@@ -141,21 +202,21 @@ describe('renderer goldens (the cookbook v0.5.5 renderers, token for token)', ()
           }
           const last = messages[messages.length - 1];
           const promptMessages = last?.role === 'assistant' ? messages.slice(0, -1) : messages;
-          if ('error' in c.generation_prompt) assertRefuses(() => renderer.buildGenerationPrompt(promptMessages), c.generation_prompt.error, 'generation prompt');
-          else assertIds(renderer, renderer.buildGenerationPrompt(promptMessages), c.generation_prompt, 'generation prompt');
+          if ('error' in c.generation_prompt || refusesToolCalls(renderer, promptMessages)) assertRefuses(() => renderer.buildGenerationPrompt(promptMessages), 'error' in c.generation_prompt ? c.generation_prompt.error : 'ours: no tool calling', 'generation prompt');
+          else assertIds(renderer, renderer.buildGenerationPrompt(promptMessages), documentedDeviation(renderer, c.generation_prompt), 'generation prompt');
           for (const mode of TRAIN_ON_WHAT) {
             const msgs = mode === 'customized' ? messages.map((m, i) => ({ ...m, trainable: c.customized_trainable[i]! })) : messages;
             const want = c.supervised[mode];
             assert.ok(want, `the fixture has mode ${mode}`);
-            if ('error' in want) assertRefuses(() => renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), want.error, `supervised ${mode}`);
-            else assertExample(renderer, renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), want, `supervised ${mode}`);
+            if ('error' in want || refusesToolCalls(renderer, msgs)) assertRefuses(() => renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), 'error' in want ? want.error : 'ours: no tool calling', `supervised ${mode}`);
+            else assertExample(renderer, renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), withoutUnusedPlaceholder(renderer, msgs, deviateExample(renderer, want)), `supervised ${mode}`);
             const split = c.supervised_split[mode];
             assert.ok(split, `the fixture has split mode ${mode}`);
-            if ('error' in split) assertRefuses(() => renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat), split.error, `split ${mode}`);
+            if ('error' in split || refusesToolCalls(renderer, msgs)) assertRefuses(() => renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat), 'error' in split ? split.error : 'ours: no tool calling', `split ${mode}`);
             else {
               const ours = renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat);
               assert.strictEqual(ours.length, split.length, `split ${mode}: example count`);
-              ours.forEach((ex, i) => assertExample(renderer, ex, split[i]!, `split ${mode} #${i}`));
+              ours.forEach((ex, i) => assertExample(renderer, ex, withoutUnusedPlaceholder(renderer, msgs, deviateExample(renderer, split[i]!)), `split ${mode} #${i}`));
             }
           }
         });
@@ -166,7 +227,7 @@ describe('renderer goldens (the cookbook v0.5.5 renderers, token for token)', ()
           if ('error' in p) return assertRefuses(() => renderer.parseResponse(p.tokens), p.error, 'parse');
           const got = renderer.parseResponse(p.tokens);
           assert.strictEqual(got.termination, p.termination);
-          assert.deepStrictEqual(cleanMessage(got.message), cleanMessage(p.message));
+          assert.deepStrictEqual(comparableMessage(got.message), comparableMessage(p.message));
         });
       }
     });
