@@ -2,6 +2,7 @@
 import { ChatmlRenderer } from './chatml';
 import { ModelConfigurationError } from './errors';
 import { GptOssRenderer } from './gptOss';
+import { KimiRenderer } from './kimi';
 import { Llama3Renderer } from './llama3';
 import { Qwen3Renderer, Qwen3VlRenderer } from './qwen3';
 import { Qwen35Renderer, Qwen38Renderer } from './qwen35';
@@ -32,6 +33,12 @@ const FACTORIES: Readonly<Record<string, (t: Tokenizer, o: RendererOptions) => R
   qwen3_8_medium_reasoning: (t) => new Qwen38Renderer(t, 'medium'),
   qwen3_8_low_reasoning: (t) => new Qwen38Renderer(t, 'low'),
   qwen3_8_disable_thinking: (t) => new Qwen38Renderer(t, 'disabled'),
+  kimi_k2: (t) => new KimiRenderer(t, 'kimi_k2'),
+  kimi_k25: (t) => new KimiRenderer(t, 'kimi_k25', { k25: true }),
+  kimi_k25_disable_thinking: (t) => new KimiRenderer(t, 'kimi_k25_disable_thinking', { k25: true, thinkingDisabled: true }),
+  kimi_k26: (t) => new KimiRenderer(t, 'kimi_k26', { k25: true }),
+  kimi_k26_disable_thinking: (t) => new KimiRenderer(t, 'kimi_k26_disable_thinking', { k25: true, thinkingDisabled: true }),
+  kimi_k26_preserve_thinking: (t) => new KimiRenderer(t, 'kimi_k26_preserve_thinking', { k25: true, preserveThinking: true }),
   chatml: (t) => new ChatmlRenderer(t),
 };
 
