@@ -1,5 +1,6 @@
 // Renderer names → renderers. The names are the cookbook's; `chatml` is the embedded engine's.
 import { ChatmlRenderer } from './chatml';
+import { DeepSeekV3DisableThinkingRenderer, DeepSeekV3ThinkingRenderer } from './deepseekV3';
 import { ModelConfigurationError } from './errors';
 import { Llama3Renderer } from './llama3';
 import { Qwen3Renderer, Qwen3VlRenderer } from './qwen3';
@@ -14,6 +15,9 @@ const FACTORIES: Readonly<Record<string, (t: Tokenizer) => Renderer>> = {
   qwen3_instruct: (t) => new Qwen3Renderer(t, 'qwen3_instruct'),
   qwen3_vl: (t) => new Qwen3VlRenderer(t, 'qwen3_vl'),
   qwen3_vl_instruct: (t) => new Qwen3VlRenderer(t, 'qwen3_vl_instruct'),
+  deepseekv3: (t) => new DeepSeekV3DisableThinkingRenderer(t, 'deepseekv3'),
+  deepseekv3_disable_thinking: (t) => new DeepSeekV3DisableThinkingRenderer(t, 'deepseekv3_disable_thinking'),
+  deepseekv3_thinking: (t) => new DeepSeekV3ThinkingRenderer(t),
   chatml: (t) => new ChatmlRenderer(t),
 };
 
