@@ -424,10 +424,18 @@ def sampled_reply(renderer: Any, prefix: list[dict[str, Any]], reply: dict[str, 
     prompt = renderer.build_generation_prompt(cb[:-1]).to_ints()
     model_input, _ = renderer.build_supervised_example(cb)
     tokens = model_input.to_ints()
-    if tokens[: len(prompt)] != prompt:
+    if tokens[: len(prompt)] == prompt:
+        return ints(tokens[len(prompt) :])
+    # The prompt's prefill tokenizes differently inside the rendered turn (DeepSeek V3's tokenizer
+    # has no <think> token): the reply is the rendered text past the prompt's text, re-encoded.
+    full, head = tokenizer_of(renderer).decode(tokens), tokenizer_of(renderer).decode(prompt)
+    if not full.startswith(head):
         raise ValueError("the rendered reply does not start with the generation prompt")
-    tail = tokens[len(prompt) :]
-    return ints(tail)
+    return ints(tokenizer_of(renderer).encode(full[len(head) :], add_special_tokens=False))
+
+
+def tokenizer_of(renderer: Any) -> Any:
+    return renderer.tokenizer
 
 
 def parse_cases(renderer: Any, tokenizer: Any) -> list[dict[str, Any]]:

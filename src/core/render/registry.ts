@@ -1,5 +1,6 @@
 // Renderer names → renderers. The names are the cookbook's; `chatml` is the embedded engine's.
 import { ChatmlRenderer } from './chatml';
+import { DeepSeekV3DisableThinkingRenderer, DeepSeekV3ThinkingRenderer } from './deepseekV3';
 import { ModelConfigurationError } from './errors';
 import { GptOssRenderer } from './gptOss';
 import { KimiRenderer } from './kimi';
@@ -23,6 +24,9 @@ const FACTORIES: Readonly<Record<string, (t: Tokenizer, o: RendererOptions) => R
   qwen3_instruct: (t) => new Qwen3Renderer(t, 'qwen3_instruct'),
   qwen3_vl: (t) => new Qwen3VlRenderer(t, 'qwen3_vl'),
   qwen3_vl_instruct: (t) => new Qwen3VlRenderer(t, 'qwen3_vl_instruct'),
+  deepseekv3: (t) => new DeepSeekV3DisableThinkingRenderer(t, 'deepseekv3'),
+  deepseekv3_disable_thinking: (t) => new DeepSeekV3DisableThinkingRenderer(t, 'deepseekv3_disable_thinking'),
+  deepseekv3_thinking: (t) => new DeepSeekV3ThinkingRenderer(t),
   gpt_oss_no_sysprompt: (t) => new GptOssRenderer(t),
   gpt_oss_low_reasoning: (t, o) => new GptOssRenderer(t, 'low', o.currentDate),
   gpt_oss_medium_reasoning: (t, o) => new GptOssRenderer(t, 'medium', o.currentDate),
