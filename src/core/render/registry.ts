@@ -5,6 +5,7 @@ import { ModelConfigurationError } from './errors';
 import { GptOssRenderer } from './gptOss';
 import { KimiRenderer } from './kimi';
 import { Llama3Renderer } from './llama3';
+import { Nemotron3Renderer } from './nemotron3';
 import { Qwen3Renderer, Qwen3VlRenderer } from './qwen3';
 import { Qwen35Renderer, Qwen38Renderer } from './qwen35';
 import { RoleColonRenderer } from './roleColon';
@@ -43,6 +44,14 @@ const FACTORIES: Readonly<Record<string, (t: Tokenizer, o: RendererOptions) => R
   kimi_k26: (t) => new KimiRenderer(t, 'kimi_k26', { k25: true }),
   kimi_k26_disable_thinking: (t) => new KimiRenderer(t, 'kimi_k26_disable_thinking', { k25: true, thinkingDisabled: true }),
   kimi_k26_preserve_thinking: (t) => new KimiRenderer(t, 'kimi_k26_preserve_thinking', { k25: true, preserveThinking: true }),
+  nemotron3: (t) => new Nemotron3Renderer(t, 'nemotron3'),
+  nemotron3_low_thinking: (t) => new Nemotron3Renderer(t, 'nemotron3_low_thinking', { effort: 'low' }),
+  nemotron3_disable_thinking: (t) => new Nemotron3Renderer(t, 'nemotron3_disable_thinking', { thinkingDisabled: true }),
+  nemotron3_preserve_thinking: (t) => new Nemotron3Renderer(t, 'nemotron3_preserve_thinking', { preserveThinking: true }),
+  nemotron3_ultra: (t) => new Nemotron3Renderer(t, 'nemotron3_ultra', { ultra: true }),
+  nemotron3_ultra_disable_thinking: (t) => new Nemotron3Renderer(t, 'nemotron3_ultra_disable_thinking', { ultra: true, thinkingDisabled: true }),
+  nemotron3_ultra_medium_thinking: (t) => new Nemotron3Renderer(t, 'nemotron3_ultra_medium_thinking', { ultra: true, effort: 'medium' }),
+  nemotron3_ultra_preserve_thinking: (t) => new Nemotron3Renderer(t, 'nemotron3_ultra_preserve_thinking', { ultra: true, preserveThinking: true }),
   chatml: (t) => new ChatmlRenderer(t),
 };
 
