@@ -129,6 +129,32 @@ STANDIN_TOKENIZERS: dict[str, str] = {
     },
 }
 
+_XML_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+EXTRA_PARSE_TEXTS: dict[str, list[tuple[str, str]]] = {
+    "qwen3_5": [
+        ("xml_tool_call_text", "Need weather.\n</think>\n\n" + _XML_CALL + "<|im_end|>"),
+        ("xml_malformed_and_unterminated_text", "Hmm.\n</think>\n\nChecking.\n\n<tool_call>\n<function=get_weather>\nParis\n</function>\n</tool_call>\n<tool_call>\n<function=add><|im_end|>"),
+    ],
+    "qwen3_8": [
+        ("xml_tool_call_text", "Need weather.\n</think>\n\n" + _XML_CALL + "<|im_end|>"),
+        ("xml_malformed_and_unterminated_text", "Hmm.\n</think>\n\nChecking.\n\n<tool_call>\n<function=get_weather>\nParis\n</function>\n</tool_call>\n<tool_call>\n<function=add><|im_end|>"),
+    ],
+    "nemotron3": [
+        ("plain_text", "The answer is 4.<|im_end|>"),
+        ("reasoning_text", "Let me think.\n</think>\nThe answer is 4.<|im_end|>"),
+        ("xml_tool_call_text", "Need weather.\n</think>\n" + _XML_CALL + "\n<|im_end|>"),
+        ("xml_malformed_and_unterminated_text", "Hmm.\n</think>\nChecking.\n<tool_call>\n<function=get_weather>\nParis\n</function>\n</tool_call>\n<tool_call>\n<function=add><|im_end|>"),
+        ("truncated_text", "Let me think.\n</think>\nThe ans"),
+    ],
+    "kimi": [
+        ("malformed_and_unterminated_text", "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{city: Paris<|tool_call_end|><|tool_call_begin|>functions.add:1<|tool_call_argument_begin|>{}<|im_end|>"),
+    ],
+    "gpt_oss": [
+        ("malformed_call_text", "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{city: Paris<|call|>"),
+        ("header_without_payload_text", "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary<|return|>"),
+    ],
+}
+
 # gpt-oss' built-in system prompt carries the current date; the goldens fix it (the fixture's
 # renderer_options say which, and the test builds our renderer with the same)
 GPT_OSS_DATE = "2026-01-01"
@@ -487,6 +513,14 @@ def parse_cases(renderer: Any, tokenizer: Any) -> list[dict[str, Any]]:
         add("decode_spaces_before_punctuation", ints(tokenizer.encode(" " + spaced + stops[0], add_special_tokens=False)))
         if tokenizer.eos_token_id is not None:
             add("ended_on_eos", ints(tokenizer.encode(" " + spaced, add_special_tokens=False)) + [int(tokenizer.eos_token_id)])
+    # sampled texts written out for families whose own replies do not render past their prompt
+    # (Nemotron's thinking renderers write <think></think> where the prompt opens <think>\n) or whose
+    # tool-call syntax has failure modes of its own (unterminated blocks, malformed XML)
+    rname = getattr(renderer, "_renderer_name", "") or ""
+    for prefix, texts in EXTRA_PARSE_TEXTS.items():
+        if rname.startswith(prefix):
+            for name, text in texts:
+                add(name, ints(tokenizer.encode(text, add_special_tokens=False)))
     return out
 
 
