@@ -353,10 +353,8 @@ export class Qwen38Renderer extends Qwen35Renderer {
     if (first && first.role === 'system') {
       const rest = messages.slice(1);
       if (first.thinking !== undefined) {
-        // a non-text part: the template rejects it; the cookbook prepends the sentence as a text part
-        if (!instr) return [...messages];
-        if (first.content.startsWith(instr)) return [...messages];
-        return [{ ...first, content: `${instr}\n\n${first.content}` }, ...rest];
+        // Qwen3.8's template rejects non-text system content; the cookbook passes it through
+        throw new RendererError(`${this.name}: a system message cannot carry reasoning (Qwen3.8's chat template accepts only text there)`);
       }
       let content = pyStrip(first.content);
       if (!content && !instr) return rest;
