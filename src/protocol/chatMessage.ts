@@ -7,7 +7,14 @@
 // in the cookbook and OpenAI; `tool_call_id` and `name` identify a tool result (role "tool").
 import * as z from 'zod';
 
-export const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
+/**
+ * The roles of a conversation. Beyond the usual four, the messages some renderers' tool prefixes
+ * start with (createConversationPrefixWithTools, as in the cookbook): `developer` (gpt-oss: the
+ * instructions and tool declarations), `tool_declare` (Kimi: the tool declarations) and
+ * `_gptoss_internal_system` (gpt-oss: a message rendered under Harmony's own `system` role, where a
+ * `system` message of the data is rendered as developer instructions).
+ */
+export const ROLES = ['system', 'user', 'assistant', 'tool', 'developer', 'tool_declare', '_gptoss_internal_system'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
@@ -36,10 +43,27 @@ export const ToolSpec = z.object({
 });
 export type ToolSpec = z.infer<typeof ToolSpec>;
 
+/** Why a content part list with an image (or audio) part is refused: the renderers' limit. */
+export const NON_TEXT_CONTENT_ERROR =
+  'content parts other than text (images, audio) are not supported: Tinker Studio renders text only, also for the vision models (qwen3_vl, qwen3_vl_instruct); training on images is out of scope because renderers return token lists and SFT weights would need the image token counts';
+
+/**
+ * A message's text: a string, or the cookbook's / OpenAI's list of text parts (joined). Any other
+ * part is refused with NON_TEXT_CONTENT_ERROR.
+ */
+const Content = z.preprocess((v, ctx) => {
+  if (!Array.isArray(v)) return v;
+  const parts = v as unknown[];
+  const isText = (p: unknown): p is { type: 'text'; text: string } => typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string';
+  if (parts.every(isText)) return parts.map((p) => p.text).join('');
+  ctx.addIssue({ code: 'custom', message: NON_TEXT_CONTENT_ERROR, input: v });
+  return z.NEVER;
+}, z.string());
+
 export const ChatMessage = z.object({
   role: Role,
-  /** the visible text of the message */
-  content: z.string(),
+  /** the visible text of the message (a list of text parts is accepted and joined) */
+  content: Content,
   /** reasoning text (the cookbook's ThinkingPart: `<think>…</think>` for Qwen3), when the family has it */
   thinking: z.string().optional(),
   /** the calls an assistant message makes */

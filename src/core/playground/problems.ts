@@ -25,10 +25,13 @@ export async function runProblems(runDir: string, cacheDir: string, signal?: Abo
   return { holdout: pool.holdout, train: pool.train, ...(rewardFile ? { rewardFile } : {}) };
 }
 
-/** What the playground's form takes from a problem: its conversation (no tool turns), ground truth and the run's reward file. */
-export function problemPrompt(problem: Problem, rewardFile: string | undefined): { messages: Array<{ role: Exclude<Role, 'tool'>; content: string }>; groundTruth: string; rewardFile?: string } {
+type FormRole = Extract<Role, 'system' | 'user' | 'assistant'>;
+const isFormRole = (r: Role): r is FormRole => r === 'system' || r === 'user' || r === 'assistant';
+
+/** What the playground's form takes from a problem: its conversation (system, user and assistant turns only), ground truth and the run's reward file. */
+export function problemPrompt(problem: Problem, rewardFile: string | undefined): { messages: Array<{ role: FormRole; content: string }>; groundTruth: string; rewardFile?: string } {
   return {
-    messages: problem.messages.flatMap((m) => (m.role === 'tool' ? [] : [{ role: m.role, content: m.content }])),
+    messages: problem.messages.flatMap((m) => (isFormRole(m.role) ? [{ role: m.role, content: m.content }] : [])),
     groundTruth: problem.groundTruth,
     ...(rewardFile ? { rewardFile } : {}),
   };

@@ -69,7 +69,7 @@ export class HfTokenizer implements Tokenizer {
   /** the chat template of tokenizer_config.json, when it has one (tests compare against it) */
   readonly chatTemplate?: string;
   private readonly lib: HfLibTokenizer;
-  /** transformers' default is false when tokenizer_config.json does not say (the library's is true) */
+  /** transformers' default is false when tokenizer_config.json does not say (the library's is true); never for BPE */
   private readonly cleanUpSpaces: boolean;
   private readonly addedByContent = new Map<string, AddedToken>();
   private readonly specialIds = new Set<number>();
@@ -99,7 +99,11 @@ export class HfTokenizer implements Tokenizer {
     this.nonSpecialAdded = tj.added_tokens.filter((t) => !t.special).sort((a, b) => b.content.length - a.content.length);
     this.bosTokenId = this.idOf(tokenText(cfg.bos_token));
     this.eosTokenId = this.idOf(tokenText(cfg.eos_token));
-    this.cleanUpSpaces = cfg.clean_up_tokenization_spaces ?? false;
+    // As transformers 5 (which the cookbook's goldens run with): the clean-up is never applied to
+    // BPE tokenizers, whatever tokenizer_config.json says (Llama 3's says true). It strips spaces
+    // before punctuation that the model did produce, so a parsed reply would no longer re-render
+    // to the tokens sampled.
+    this.cleanUpSpaces = (cfg.clean_up_tokenization_spaces ?? false) && tj.model.type !== 'BPE';
     const tpl = cfg.chat_template;
     this.chatTemplate = typeof tpl === 'string' ? tpl : tpl?.find((t) => t.name === 'default')?.template;
   }

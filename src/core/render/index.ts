@@ -6,7 +6,7 @@ import { ModelConfigurationError } from './errors';
 import { loadHfTokenizer } from './hfTokenizer';
 import { ensureTokenizerFiles } from './hub';
 import { modelInfo, tokenizerSource } from './modelInfo';
-import { getRenderer, isImplementedRenderer, RENDERER_NAMES } from './registry';
+import { getRenderer, isImplementedRenderer, RENDERER_NAMES, unavailableRendererMessage } from './registry';
 import type { Renderer, Tokenizer } from './types';
 
 export interface LoadRendererOptions {
@@ -47,6 +47,7 @@ export async function loadRenderer(opts: LoadRendererOptions): Promise<LoadedRen
   }
   if (rendererName === undefined) {
     rendererName = recommended![0]!;
+    if (rendererName === 'tml_v0') throw new ModelConfigurationError(`${opts.model}: ${unavailableRendererMessage('tml_v0')}`);
     if (!isImplementedRenderer(rendererName)) {
       throw new ModelConfigurationError(
         `the recommended renderer of ${opts.model} is ${rendererName}, which Tinker Studio does not implement yet; choose one of ${RENDERER_NAMES.join(', ')} explicitly if it matches the model`,
@@ -55,9 +56,7 @@ export async function loadRenderer(opts: LoadRendererOptions): Promise<LoadedRen
   } else if (recommended && !recommended.includes(rendererName)) {
     warnings.push(`renderer ${rendererName} is not among the recommended renderers of ${opts.model} (${recommended.join(', ')})`);
   }
-  if (!isImplementedRenderer(rendererName)) {
-    throw new ModelConfigurationError(`renderer "${rendererName}" is not implemented in Tinker Studio; available: ${RENDERER_NAMES.join(', ')}`);
-  }
+  if (!isImplementedRenderer(rendererName)) throw new ModelConfigurationError(unavailableRendererMessage(rendererName));
   const tokenizer = await loadTokenizer(opts);
   return { renderer: getRenderer(rendererName, tokenizer), tokenizer, warnings };
 }
@@ -78,7 +77,7 @@ export async function loadTokenizer(opts: Omit<LoadRendererOptions, 'renderer'>)
   return loadHfTokenizer(source.repo, files.dir);
 }
 
-export { getRenderer, RENDERER_NAMES } from './registry';
+export { getRenderer, rendererChoices, RENDERER_NAMES } from './registry';
 export { getLr, modelInfo, recommendedRenderer, tokenizerSource } from './modelInfo';
 export { RendererError, ModelConfigurationError, TokenizerFilesError } from './errors';
 export type * from './types';

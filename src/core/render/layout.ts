@@ -1,12 +1,13 @@
-// The layout every renderer shares (grpo-reference §7.1): BOS, then per message a header (never
-// trained) and an output (what the model generates for the turn), each piece tokenised on its own
-// and concatenated; a generation suffix where sampling starts; SFT weights on the last assistant
-// output, or on every assistant output.
+// The layout every renderer shares — the cookbook's `Renderer` base (renderers/base.py, v0.5.5):
+// BOS, then per message a header (never trained, except for all_tokens) and an output (what the
+// model generates for the turn), each tokenised on its own and concatenated; a generation suffix
+// where sampling starts; SFT weights by train-on-what mode; and the rule that nothing the generation
+// prompt already supplies (a prefilled `<think>`, an empty think block) is trained.
 import { RendererError } from './errors';
 import type { Message, ParsedResponse, Renderer, Role, StopSequences, SupervisedExample, Tokenizer, ToolSpec, TrainOnWhat } from './types';
 
 export interface RenderedMessage {
-  /** role delimiters: weight 0 */
+  /** role delimiters: weight 0 (1 for all_tokens) */
   header: number[];
   /** what the model generates for the turn, end-of-turn token included */
   output: number[];
@@ -14,13 +15,26 @@ export interface RenderedMessage {
   stopOverlap?: number[];
 }
 
+/** The cookbook's RenderContext: where a message sits in its conversation. */
 export interface RenderContext {
   /** index of the message in the conversation */
   idx: number;
   /** the last message of the conversation (or the generation suffix) */
   isLast: boolean;
+  prevMessage?: Message;
+  nextMessage?: Message;
   /** index of the last user message, -1 when there is none */
   lastUserIndex: number;
+  /** the message belongs to the turn the model is asked to produce (after the last user message) */
+  inLastAssistantTurn: boolean;
+}
+
+function lastUserIndex(messages: readonly Message[]): number {
+  let last = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user') last = i;
+  });
+  return last;
 }
 
 export abstract class LayoutRenderer implements Renderer {
@@ -30,6 +44,17 @@ export abstract class LayoutRenderer implements Renderer {
 
   protected bosTokens(): number[] {
     return [];
+  }
+
+  /**
+   * True where the generation prompt closes the think block (telling the model not to reason): a
+   * turn with reasoning cannot then be trained (the cookbook's `disables_thinking`).
+   */
+  protected readonly disablesThinking: boolean = false;
+
+  /** False unless the renderer renders history exactly as the produced turn (see Renderer). */
+  get hasExtensionProperty(): boolean {
+    return false;
   }
 
   protected abstract renderMessage(message: Message, ctx: RenderContext): RenderedMessage;
@@ -49,32 +74,71 @@ export abstract class LayoutRenderer implements Renderer {
   abstract stopSequences(): StopSequences;
   abstract parseResponse(tokens: readonly number[]): ParsedResponse;
 
-  private contexts(messages: readonly Message[]): RenderContext[] {
-    let lastUserIndex = -1;
-    messages.forEach((m, i) => {
-      if (m.role === 'user') lastUserIndex = i;
-    });
-    return messages.map((_, idx) => ({ idx, isLast: idx === messages.length - 1, lastUserIndex }));
+  /** Index of the first message of the produced turn: the one after the last user message. */
+  protected lastAssistantTurnStartIndex(messages: readonly Message[]): number {
+    return lastUserIndex(messages) + 1;
   }
 
-  buildGenerationPrompt(messages: readonly Message[]): number[] {
+  private context(messages: readonly Message[], idx: number, lastUser: number, turnStart: number): RenderContext {
+    return {
+      idx,
+      isLast: idx === messages.length - 1,
+      ...(idx > 0 ? { prevMessage: messages[idx - 1]! } : {}),
+      ...(idx + 1 < messages.length ? { nextMessage: messages[idx + 1]! } : {}),
+      lastUserIndex: lastUser,
+      inLastAssistantTurn: idx >= turnStart,
+    };
+  }
+
+  buildGenerationPrompt(messages: readonly Message[], role: Role = 'assistant', prefill?: string): number[] {
     const out = [...this.bosTokens()];
-    const ctxs = this.contexts(messages);
+    const lastUser = lastUserIndex(messages);
+    const turnStart = this.lastAssistantTurnStartIndex(messages);
     messages.forEach((m, i) => {
-      const r = this.renderMessage(m, ctxs[i]!);
+      const r = this.renderMessage(m, this.context(messages, i, lastUser, turnStart));
       out.push(...r.header, ...r.output);
     });
-    const lastUserIndex = ctxs.length ? ctxs[0]!.lastUserIndex : -1;
-    out.push(...this.generationSuffix('assistant', { idx: messages.length, isLast: true, lastUserIndex }));
+    const suffixCtx: RenderContext = {
+      idx: messages.length,
+      isLast: true,
+      ...(messages.length ? { prevMessage: messages[messages.length - 1]! } : {}),
+      lastUserIndex: lastUser,
+      inLastAssistantTurn: true,
+    };
+    out.push(...this.generationSuffix(role, suffixCtx));
+    if (prefill) out.push(...this.tokenizer.encodeWithSpecialTokens(prefill));
     return out;
   }
 
-  /** Checks specific to a renderer before a conversation is used for SFT. */
-  protected checkSupervised(_messages: readonly Message[]): void {}
+  /** Whether a message's output carries loss under `mode` (the cookbook's `_output_is_trained`). */
+  protected outputIsTrained(message: Message, ctx: RenderContext, mode: TrainOnWhat): boolean {
+    const isAssistant = message.role === 'assistant';
+    switch (mode) {
+      case 'last_assistant_message':
+        return ctx.isLast && isAssistant;
+      case 'last_assistant_turn':
+        return isAssistant && ctx.inLastAssistantTurn;
+      case 'all_assistant_messages':
+        return isAssistant;
+      case 'all_messages':
+      case 'all_tokens':
+        return true;
+      case 'all_user_and_system_messages':
+        return message.role === 'user' || message.role === 'system';
+      case 'customized':
+        return message.trainable ?? false;
+    }
+  }
 
   buildSupervisedExample(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'last_assistant_message'): SupervisedExample {
-    if (messages.length === 0) throw new RendererError('a supervised example needs at least one message');
-    this.checkSupervised(messages);
+    messages.forEach((m, i) => {
+      if (trainOnWhat === 'customized' && m.trainable === undefined) {
+        throw new RendererError(`train_on_what "customized" needs a "trainable" flag on every message; message ${i + 1} (${m.role}) has none`);
+      }
+      if (trainOnWhat !== 'customized' && m.trainable !== undefined) {
+        throw new RendererError(`message ${i + 1} (${m.role}) has a "trainable" flag, which only train_on_what "customized" reads: use that mode or remove the flags`);
+      }
+    });
     const tokens: number[] = [];
     const weights: number[] = [];
     const push = (ids: readonly number[], w: number) => {
@@ -84,25 +148,61 @@ export abstract class LayoutRenderer implements Renderer {
       }
     };
     push(this.bosTokens(), 0);
-    const ctxs = this.contexts(messages);
-    let lastStart = 0;
+    const lastUser = lastUserIndex(messages);
+    // as the cookbook: the turn start of the conversation without its last message
+    const turnStart = this.lastAssistantTurnStartIndex(messages.slice(0, -1));
     messages.forEach((m, i) => {
-      const ctx = ctxs[i]!;
-      if (ctx.isLast) lastStart = tokens.length;
+      const ctx = this.context(messages, i, lastUser, turnStart);
       const r = this.renderMessage(m, ctx);
-      const trained = m.role === 'assistant' && (ctx.isLast || trainOnWhat === 'all_assistant_messages') ? 1 : 0;
-      push(r.header, 0);
+      push(r.header, trainOnWhat === 'all_tokens' ? 1 : 0);
+      const trained = this.outputIsTrained(m, ctx, trainOnWhat) ? 1 : 0;
       push(r.output, trained);
       if (ctx.isLast && r.stopOverlap) push(r.stopOverlap, trained);
     });
-    // Whatever the generation prompt of the trained turn already supplies (e.g. the empty think
-    // block of qwen3_disable_thinking) is context, not something the model produces. Only the last
-    // turn's tokens are cleared: earlier assistant turns trained by all_assistant_messages stay.
-    if (messages[messages.length - 1]!.role === 'assistant') {
-      const prompt = this.buildGenerationPrompt(messages.slice(0, -1));
-      for (let i = 0; i < prompt.length && i < tokens.length && prompt[i] === tokens[i]; i++) if (i >= lastStart) weights[i] = 0;
+    return { tokens, weights: this.trainAfterTheGenerationPrompt(messages, trainOnWhat, tokens, weights) };
+  }
+
+  /**
+   * Withholds loss from whatever the generation prompt of the trained turn already supplies (the
+   * cookbook's `_train_after_the_generation_prompt`). A render that does not start with that prompt
+   * is refused for renderers that disable thinking (the turn reasoned after being told not to) and
+   * left as is otherwise.
+   */
+  private trainAfterTheGenerationPrompt(messages: readonly Message[], mode: TrainOnWhat, tokens: readonly number[], weights: number[]): number[] {
+    let boundary: number;
+    if (mode === 'last_assistant_message') boundary = messages.length - 1;
+    else if (mode === 'last_assistant_turn') boundary = lastUserIndex(messages) + 1;
+    else return weights;
+    if (boundary < 0 || boundary >= messages.length || messages[boundary]!.role !== 'assistant') return weights;
+    const prompt = this.buildGenerationPrompt(messages.slice(0, boundary));
+    const startsWithPrompt = prompt.length <= tokens.length && prompt.every((t, i) => tokens[i] === t);
+    if (!startsWithPrompt) {
+      if (this.disablesThinking) {
+        throw new RendererError(
+          `${this.name} has thinking turned off: its generation prompt closes the think block, which tells the model not to reason, and this turn contains reasoning — training on it would teach the model to reason after being told not to. Use the thinking version of this renderer, or remove the reasoning from this turn.`,
+        );
+      }
+      return weights;
     }
-    return { tokens, weights };
+    return weights.map((w, i) => (i < prompt.length ? 0 : w));
+  }
+
+  buildSupervisedExamples(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'last_assistant_turn'): SupervisedExample[] {
+    if (this.hasExtensionProperty) return [this.buildSupervisedExample(messages, trainOnWhat)];
+    let from: number;
+    if (trainOnWhat === 'last_assistant_message') from = messages.length - 1;
+    else if (trainOnWhat === 'last_assistant_turn') from = this.lastAssistantTurnStartIndex(messages);
+    else if (trainOnWhat === 'all_assistant_messages') from = 0;
+    else {
+      throw new RendererError(
+        `${this.name} renders history differently from the turn it produces, so a conversation cannot be split into one example per trained turn for train_on_what "${trainOnWhat}" (it weights messages that are not produced turns); use one of last_assistant_message, last_assistant_turn, all_assistant_messages`,
+      );
+    }
+    const out: SupervisedExample[] = [];
+    for (let i = Math.max(0, from); i < messages.length; i++) {
+      if (messages[i]!.role === 'assistant') out.push(this.buildSupervisedExample(messages.slice(0, i + 1), 'last_assistant_message'));
+    }
+    return out;
   }
 }
 

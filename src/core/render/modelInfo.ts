@@ -112,8 +112,11 @@ export function recommendedRenderer(model: string): string {
 
 export type TokenizerSource = { kind: 'byte' } | { kind: 'hf'; repo: string };
 
-/** The public mirror of the Llama 3 tokenizer the Tinker SDK uses, so gated repos need no token. */
-export const LLAMA3_TOKENIZER_REPO = 'thinkingmachineslabinc/meta-llama-3-tokenizer';
+/**
+ * The public mirror of the Llama 3 Instruct tokenizer the cookbook uses (its PR #260: the instruct
+ * repository, EOS <|eot_id|>), so gated repos need no token.
+ */
+export const LLAMA3_TOKENIZER_REPO = 'thinkingmachineslabinc/meta-llama-3-instruct-tokenizer';
 
 /**
  * Where a model's tokenizer comes from: the byte tokenizer for the engine's models, the Llama 3

@@ -66,13 +66,29 @@ export interface Renderer {
   /** the cookbook's renderer name, e.g. "qwen3_disable_thinking", or "chatml" for the engine's models */
   readonly name: string;
   readonly tokenizer: Tokenizer;
-  /** the prompt ids, ending exactly where the model's first sampled token goes */
-  buildGenerationPrompt(messages: readonly Message[]): number[];
+  /**
+   * The prompt ids, ending exactly where the model's first sampled token goes (a turn of `role`,
+   * default assistant), then `prefill` encoded when given.
+   */
+  buildGenerationPrompt(messages: readonly Message[], role?: Role, prefill?: string): number[];
   stopSequences(): StopSequences;
   /** sampled ids (stop token included when sampling stopped on it) → message and termination */
   parseResponse(tokens: readonly number[]): ParsedResponse;
-  /** tokens and per-token weights for SFT (default: trained on the last assistant message) */
+  /**
+   * Tokens and per-token weights for SFT (default: trained on the last assistant message). Throws a
+   * RendererError where the cookbook raises (e.g. reasoning given to a renderer that has none).
+   */
   buildSupervisedExample(messages: readonly Message[], trainOnWhat?: TrainOnWhat): SupervisedExample;
+  /**
+   * The cookbook's `build_supervised_examples` (default: last_assistant_turn): one example when the
+   * renderer has the extension property, else one per trained assistant message, each ending at it.
+   */
+  buildSupervisedExamples(messages: readonly Message[], trainOnWhat?: TrainOnWhat): SupervisedExample[];
+  /**
+   * Whether each turn's generation prompt is a prefix of the next (the cookbook's
+   * `has_extension_property`): false where history is rendered differently from the produced turn.
+   */
+  readonly hasExtensionProperty: boolean;
   /**
    * Whether the renderer can declare tools, render tool calls and parse them back. False where the
    * cookbook's renderer has no tool calling (llama3, role_colon).

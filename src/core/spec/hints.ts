@@ -1,13 +1,13 @@
 // Hints on a run spec (and on a sweep's learning rates), from tinker-cookbook's hyperparameter
 // utilities, shown as information in the editor and never blocking a run:
 //  - a learning rate more than 4× away (either way) from the model's recommended LoRA learning rate,
-//    the cookbook's `get_lr` (getLr in render/modelInfo.ts: its family formula, Llama and Qwen); no hint
-//    for any other model, the engine's arith-gpt included (its 3e-3 default is this project's pick, not a
-//    calibrated recommendation);
+//    the cookbook's `get_lr` (getLr in render/modelInfo.ts: its family formula, Llama and Qwen); for any
+//    other model a hint that get_lr has no recommendation for it; none for the engine's arith-gpt (its
+//    3e-3 default is this project's pick, not a calibrated recommendation);
 //  - SFT with LoRA: trainable LoRA parameters below the completion tokens of the dataset ("LoRA without
-//    regret": the adapter's capacity should cover what it is taught), where the model's dimensions are
-//    known (MODEL_DIMS). The parameters are counted as the cookbook's get_lora_param_count does (rank ×
-//    the sum of in + out dimensions of every 2-D weight but the embeddings); the tokens are counted with
+//    regret": the adapter's capacity should cover what it is taught). The parameters are the cookbook's
+//    get_lora_param_count (its table measured by Tinker, LORA_PARAMS_PER_RANK) for the Tinker lineup and
+//    the dense formula for the engine's models (MODEL_DIMS); "unknown" said for any other; the tokens are counted with
 //    the renderer for the engine's byte-level models, and estimated as characters ÷ 4 for the others
 //    (their tokenizer is a download; the message says it is an estimate); the count is cached per
 //    file version and read in ~10 ms slices, as an editor asks again at every keystroke.
@@ -40,10 +40,23 @@ export function recommendedLr(model: string): number | undefined {
 
 const fmt = (v: number) => String(Number(v.toPrecision(2)));
 
-/** The hint for a learning rate, or undefined when it is within LR_HINT_FACTOR× of the recommended one (or none is known). */
+/**
+ * The hint for a learning rate, or undefined when it is within LR_HINT_FACTOR× of the recommended one.
+ * For a model outside the families get_lr covers (Llama, Qwen) the hint says there is no
+ * recommendation to compare with; the engine's models get none.
+ */
 export function learningRateHint(model: string, lr: number): string | undefined {
+  if (!(lr > 0)) return undefined;
   const rec = recommendedLr(model);
-  if (rec === undefined || !(lr > 0)) return undefined;
+  if (rec === undefined) {
+    const name = baseModelName(model);
+    if ((ENGINE_MODELS as readonly string[]).includes(name)) return undefined;
+    const lower = name.toLowerCase();
+    const family = lower.includes('llama') || lower.includes('qwen');
+    return family
+      ? `no recommended learning rate for ${name}: tinker-cookbook's get_lr does not know its hidden size, so learning_rate ${fmt(lr)} is not checked`
+      : `no recommended learning rate for ${name}: tinker-cookbook's get_lr covers only Llama and Qwen models, so learning_rate ${fmt(lr)} is not checked (a short sweep finds one)`;
+  }
   const ratio = lr / rec;
   if (ratio <= LR_HINT_FACTOR && ratio >= 1 / LR_HINT_FACTOR) return undefined;
   const how = ratio > 1 ? `${Number(ratio.toPrecision(2))}× above` : `${Number((1 / ratio).toPrecision(2))}× below`;
@@ -65,30 +78,73 @@ export interface ModelDims {
   engine?: boolean;
 }
 
-const llama = (hidden: number, layers: number, heads: number, headDim: number, intermediate: number, tied: boolean): ModelDims => ({ hidden, layers, heads, kvHeads: 8, headDim, intermediate, vocab: 128256, tied });
-const qwen3 = (hidden: number, layers: number, heads: number, intermediate: number, tied: boolean): ModelDims => ({ hidden, layers, heads, kvHeads: 8, headDim: 128, intermediate, vocab: 151936, tied });
 const ENGINE_GPT: ModelDims = { hidden: 128, layers: 3, heads: 4, kvHeads: 4, headDim: 32, intermediate: 512, vocab: 259, tied: false, engine: true };
 
-/** Dense models whose dimensions are known (their published configs); mixture-of-experts models are left out. */
+/** The engine's models: dimensions known, counted as below. */
 export const MODEL_DIMS: Readonly<Record<string, ModelDims>> = {
-  'meta-llama/Llama-3.2-1B': llama(2048, 16, 32, 64, 8192, true),
-  'meta-llama/Llama-3.2-3B': llama(3072, 28, 24, 128, 8192, true),
-  'meta-llama/Llama-3.1-8B': llama(4096, 32, 32, 128, 14336, false),
-  'meta-llama/Llama-3.1-8B-Instruct': llama(4096, 32, 32, 128, 14336, false),
-  'meta-llama/Llama-3.1-70B': llama(8192, 80, 64, 128, 28672, false),
-  'meta-llama/Llama-3.3-70B-Instruct': llama(8192, 80, 64, 128, 28672, false),
-  'Qwen/Qwen3-4B-Instruct-2507': qwen3(2560, 36, 32, 9728, true),
-  'Qwen/Qwen3-8B': qwen3(4096, 36, 32, 12288, false),
-  'Qwen/Qwen3-8B-Base': qwen3(4096, 36, 32, 12288, false),
-  'Qwen/Qwen3-32B': qwen3(5120, 64, 64, 25600, false),
   'tinker-studio/arith-gpt': ENGINE_GPT,
   'tinker-studio/arith-chat': ENGINE_GPT,
   'tinker-studio/random-gpt': ENGINE_GPT,
 };
 
-/** Trainable LoRA parameters at `rank` (attention, MLP and unembedding adapted), or undefined for a model of unknown dimensions. */
+/**
+ * LoRA parameters per unit of rank on Tinker, by adapted part (mlp, attn, unembed), for every model of
+ * the lineup: the cookbook's `_LORA_PARAMS_PER_RANK_BY_COMPONENT` (tinker_cookbook/hyperparam_utils.py,
+ * v0.5.5), measured by Tinker. For mixture-of-experts layers Tinker shares the LoRA factor on the
+ * hidden side across experts (the cookbook's note), so these are not the dense formula's numbers; the
+ * unembedding is adapted even where it is tied to the embedding.
+ */
+export const LORA_PARAMS_PER_RANK: Readonly<Record<string, { mlp: number; attn: number; unembed: number }>> = {
+  'Qwen/Qwen3-235B-A22B-Instruct-2507': { mlp: 56_598_528, attn: 3_176_448, unembed: 156_032 },
+  'Qwen/Qwen3-30B-A3B': { mlp: 14_450_688, attn: 835_584, unembed: 153_984 },
+  'Qwen/Qwen3-30B-A3B-Base': { mlp: 14_450_688, attn: 835_584, unembed: 153_984 },
+  'Qwen/Qwen3-30B-A3B-Instruct-2507': { mlp: 14_450_688, attn: 835_584, unembed: 153_984 },
+  'Qwen/Qwen3-32B': { mlp: 5_898_240, attn: 2_490_368, unembed: 157_056 },
+  'Qwen/Qwen3-4B-Instruct-2507': { mlp: 1_327_104, attn: 737_280, unembed: 154_496 },
+  'Qwen/Qwen3-8B': { mlp: 1_769_472, attn: 958_464, unembed: 156_032 },
+  'Qwen/Qwen3-8B-Base': { mlp: 1_769_472, attn: 958_464, unembed: 156_032 },
+  'Qwen/Qwen3-VL-235B-A22B-Instruct': { mlp: 56_598_528, attn: 3_176_448, unembed: 156_032 },
+  'Qwen/Qwen3-VL-30B-A3B-Instruct': { mlp: 14_450_688, attn: 835_584, unembed: 153_984 },
+  'Qwen/Qwen3.5-27B': { mlp: 4_325_376, attn: 2_965_504, unembed: 253_440 },
+  'Qwen/Qwen3.5-35B-A3B': { mlp: 16_281_600, attn: 1_013_760, unembed: 250_368 },
+  'Qwen/Qwen3.5-35B-A3B-Base': { mlp: 16_281_600, attn: 1_013_760, unembed: 250_368 },
+  'Qwen/Qwen3.5-397B-A17B': { mlp: 96_030_720, attn: 2_841_600, unembed: 252_416 },
+  'Qwen/Qwen3.5-4B': { mlp: 1_130_496, attn: 897_024, unembed: 250_880 },
+  'Qwen/Qwen3.5-9B': { mlp: 1_572_864, attn: 1_130_496, unembed: 252_416 },
+  'Qwen/Qwen3.5-9B-Base': { mlp: 1_572_864, attn: 1_130_496, unembed: 252_416 },
+  'Qwen/Qwen3.6-27B': { mlp: 4_325_376, attn: 2_965_504, unembed: 253_440 },
+  'Qwen/Qwen3.6-35B-A3B': { mlp: 16_281_600, attn: 1_013_760, unembed: 250_368 },
+  'Qwen/Qwen3.8-27B': { mlp: 4_325_376, attn: 2_965_504, unembed: 253_440 },
+  'deepseek-ai/DeepSeek-V3.1': { mlp: 94_307_328, attn: 2_440_000, unembed: 136_448 },
+  'deepseek-ai/DeepSeek-V3.1-Base': { mlp: 94_307_328, attn: 2_440_000, unembed: 136_448 },
+  'meta-llama/Llama-3.1-70B': { mlp: 8_847_360, attn: 4_096_000, unembed: 136_448 },
+  'meta-llama/Llama-3.1-8B': { mlp: 1_769_472, attn: 851_968, unembed: 132_352 },
+  'meta-llama/Llama-3.1-8B-Instruct': { mlp: 1_769_472, attn: 851_968, unembed: 132_352 },
+  'meta-llama/Llama-3.2-1B': { mlp: 491_520, attn: 212_992, unembed: 130_304 },
+  'meta-llama/Llama-3.2-3B': { mlp: 946_176, attn: 573_440, unembed: 131_328 },
+  'meta-llama/Llama-3.3-70B-Instruct': { mlp: 8_847_360, attn: 4_096_000, unembed: 136_448 },
+  'moonshotai/Kimi-K2-Thinking': { mlp: 144_583_680, attn: 1_940_288, unembed: 171_008 },
+  'moonshotai/Kimi-K2.5': { mlp: 144_583_680, attn: 1_940_288, unembed: 171_008 },
+  'moonshotai/Kimi-K2.6': { mlp: 144_583_680, attn: 1_940_288, unembed: 171_008 },
+  'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16': { mlp: 11_346_176, attn: 584_832, unembed: 133_760 },
+  'nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16': { mlp: 11_346_176, attn: 584_832, unembed: 133_760 },
+  'nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16': { mlp: 111_349_760, attn: 1_675_264, unembed: 135_168 },
+  'nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16': { mlp: 254_529_536, attn: 4_134_912, unembed: 139_264 },
+  'openai/gpt-oss-120b': { mlp: 40_124_160, attn: 746_496, unembed: 203_968 },
+  'openai/gpt-oss-20b': { mlp: 6_842_880, attn: 497_664, unembed: 203_968 },
+  'thinkingmachines/Inkling': { mlp: 154_705_920, attn: 3_424_256, unembed: 207_168 },
+};
+
+/**
+ * Trainable LoRA parameters at `rank` (MLP, attention and unembedding adapted, Tinker's defaults):
+ * the cookbook's measured table for the Tinker lineup, the dense formula for the engine's models,
+ * undefined for a model neither covers.
+ */
 export function loraParamCount(model: string, rank: number): number | undefined {
-  const d = MODEL_DIMS[baseModelName(model)];
+  const name = baseModelName(model);
+  const measured = LORA_PARAMS_PER_RANK[name];
+  if (measured) return rank * (measured.mlp + measured.attn + measured.unembed);
+  const d = MODEL_DIMS[name];
   if (!d) return undefined;
   const h = d.hidden;
   const q = d.heads * d.headDim;
@@ -201,6 +257,9 @@ export async function specHints(kind: string, spec: unknown, specFile: string): 
   if (typeof spec.learning_rate === 'number') {
     const m = learningRateHint(spec.model, spec.learning_rate);
     if (m) out.push({ path: ['learning_rate'], message: m });
+  }
+  if (kind === 'sft' && isRecord(spec.dataset) && typeof spec.dataset.path === 'string' && loraParamCount(spec.model, 1) === undefined && !spec.model.startsWith('tinker-studio/')) {
+    out.push({ path: ['model'], message: `the LoRA parameter count of ${baseModelName(spec.model)} is unknown (not in tinker-cookbook's table of Tinker's models), so the LoRA capacity is not checked against the dataset` });
   }
   if (kind === 'sft' && isRecord(spec.dataset) && typeof spec.dataset.path === 'string' && loraParamCount(spec.model, 1) !== undefined) {
     const rank = typeof spec.lora_rank === 'number' && spec.lora_rank > 0 ? spec.lora_rank : 32;

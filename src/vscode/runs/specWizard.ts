@@ -64,20 +64,18 @@ export async function askSpec(connection: TinkerConnection, given: Partial<SpecA
   const model = given.model ?? (await pickModel(connection, title));
   if (!model) return undefined;
 
-  const { recommendedRenderer, RENDERER_NAMES } = await import('../../core/render');
-  let recommended: string | undefined;
+  const { modelInfo, rendererChoices } = await import('../../core/render');
+  let recommended: readonly string[] = [];
   try {
-    recommended = recommendedRenderer(model);
+    recommended = modelInfo(model).renderers;
   } catch {
-    recommended = undefined;
+    recommended = [];
   }
   const renderer =
     given.renderer ??
     (
       await vscode.window.showQuickPick(
-        [...RENDERER_NAMES]
-          .sort((a, b) => (a === recommended ? -1 : b === recommended ? 1 : 0))
-          .map((r) => ({ label: r, description: r === recommended ? `recommended for ${model}` : undefined })),
+        rendererChoices(recommended).map((r, i) => ({ label: r.name, description: r.recommended ? (i === 0 ? `recommended for ${model}` : `also recommended for ${model}`) : undefined })),
         { title: `${title} (2/6): renderer`, placeHolder: 'How conversations become tokens for this model', ignoreFocusOut: true },
       )
     )?.label;

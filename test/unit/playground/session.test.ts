@@ -127,10 +127,10 @@ describe('playground session on the embedded engine', function () {
     assert.deepStrictEqual(unserved.map((e) => e.type), ['sideError']);
     assert.match((unserved[0] as { message: string }).message, /does not serve Qwen\/Qwen3-8B; it serves .*tinker-studio\/random-gpt/);
 
-    const noRenderer = { ...deps, rendererFor: (model: string) => loadRenderer({ model, renderer: 'deepseekv3', cacheDir: path.join(dir, 'cache') }) };
+    const noRenderer = { ...deps, rendererFor: (model: string) => loadRenderer({ model, renderer: 'tml_v0', cacheDir: path.join(dir, 'cache') }) };
     const missing = await collect(startPlayground(request({ sides: { A: { kind: 'base', model: RANDOM_MODEL } } }), noRenderer));
     assert.deepStrictEqual(missing.map((e) => e.type), ['sideError']);
-    assert.match((missing[0] as { message: string }).message, /no renderer for tinker-studio\/random-gpt: renderer "deepseekv3" is not implemented/);
+    assert.match((missing[0] as { message: string }).message, /no renderer for tinker-studio\/random-gpt: renderer "tml_v0" .*is not implemented in Tinker Studio/);
   });
 
   it('a prompt longer than the model\'s context is one error per side naming its length; a long one gets max_tokens capped', async () => {

@@ -70,13 +70,16 @@ describe('HF tokenizer (@huggingface/tokenizers over real tokenizer files)', () 
     assert.strictEqual(l.vocabSize, 128256);
   });
 
-  it("decodes as transformers does, cleaning up spaces only where tokenizer_config.json asks (Llama 3 does, Qwen3 does not)", () => {
+  it("decodes as transformers 5 does: spaces cleaned up only where tokenizer_config.json asks and the model is not BPE (so never for Llama 3 or Qwen3)", () => {
     const l = llama3Tokenizer();
-    assert.strictEqual(l.decode(l.encode("Hello , world ! isn't")), "Hello, world! isn't");
+    assert.strictEqual(l.decode(l.encode("Hello , world ! isn't")), "Hello , world ! isn't", 'Llama 3 asks for the clean-up, but it is BPE');
     const q = qwen3Tokenizer();
     assert.strictEqual(q.decode(q.encode('Hello , world !')), 'Hello , world !');
-    const plain = new HfTokenizer('x/y', { model: { type: 'WordLevel', vocab: { a: 0, ',': 1 }, unk_token: 'a' }, added_tokens: [], pre_tokenizer: { type: 'Whitespace' }, decoder: null }, {});
+    const wordLevel = { model: { type: 'WordLevel', vocab: { a: 0, ',': 1 }, unk_token: 'a' }, added_tokens: [], pre_tokenizer: { type: 'Whitespace' }, decoder: null };
+    const plain = new HfTokenizer('x/y', wordLevel, {});
     assert.strictEqual(plain.decode([0, 1]), 'a ,', 'no clean-up when the config does not say');
+    const cleaned = new HfTokenizer('x/z', wordLevel, { clean_up_tokenization_spaces: true });
+    assert.strictEqual(cleaned.decode([0, 1]), 'a,', 'clean-up where the config asks and the model is not BPE');
   });
 
   it('refuses ids outside the vocabulary, naming the id', () => {

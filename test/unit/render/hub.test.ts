@@ -180,14 +180,14 @@ describe('tokenizer files from a stand-in of the Hugging Face hub', () => {
       assert.match(warnings[0]!, /role_colon is not among the recommended renderers of tinker-studio\/arith-gpt \(chatml\)/);
     });
 
-    it('says so when the recommended renderer is not implemented yet', async () => {
-      await assert.rejects(loadRenderer({ model: 'Qwen/Qwen3.5-9B', cacheDir, hubEndpoint: hub.endpoint }), /recommended renderer of Qwen\/Qwen3\.5-9B is qwen3_5, which Tinker Studio does not implement yet/);
+    it('says why an Inkling model (tml_v0) cannot be rendered', async () => {
+      await assert.rejects(loadRenderer({ model: 'thinkingmachines/Inkling', cacheDir, hubEndpoint: hub.endpoint }), /thinkingmachines\/Inkling: renderer "tml_v0" \(Thinking Machines' Inkling models\) is not implemented in Tinker Studio: the cookbook's tml_v0 wraps the tml_renderers package, whose source and format are not public/);
       assert.strictEqual(hub.seen.length, 0);
     });
 
     it("fetches a Llama 3 model's tokenizer from the SDK's ungated mirror", async () => {
       await rejectsWith(loadRenderer({ model: 'meta-llama/Llama-3.2-1B', cacheDir, hubEndpoint: hub.endpoint }), (m) => {
-        assert.ok(m.includes('/thinkingmachineslabinc/meta-llama-3-tokenizer/resolve/main/tokenizer.json'), m);
+        assert.ok(m.includes('/thinkingmachineslabinc/meta-llama-3-instruct-tokenizer/resolve/main/tokenizer.json'), m);
         assert.match(m, /tokenizer of meta-llama\/Llama-3\.2-1B/);
       });
     });

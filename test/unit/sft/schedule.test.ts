@@ -67,4 +67,12 @@ describe('SFT schedules and splits', () => {
     const neither = recordToChat({ question: 'Hi' }, f, 'x:3');
     assert.ok(!neither.ok && /needs "messages".*"prompt" and "completion"/.test(neither.reason));
   });
+
+  it('records: text content parts are joined; an image part is refused naming the limit', () => {
+    const f = { messagesField: 'messages', promptField: 'prompt', completionField: 'completion' };
+    const parts = recordToChat({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi ' }, { type: 'text', text: 'there' }] }, { role: 'assistant', content: 'Hello' }] }, f, 'x:1');
+    assert.ok(parts.ok && parts.chat.messages[0]!.content === 'Hi there', JSON.stringify(parts));
+    const image = recordToChat({ messages: [{ role: 'user', content: [{ type: 'image', image: 'cat.png' }, { type: 'text', text: 'What is this?' }] }, { role: 'assistant', content: 'A cat.' }] }, f, 'x:2');
+    assert.ok(!image.ok && /messages\[0\]\.content: content parts other than text \(images, audio\) are not supported.*qwen3_vl.*image token counts/.test(image.reason), JSON.stringify(image));
+  });
 });

@@ -6,6 +6,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { MODELS } from '../../../src/core/render/modelInfo';
 import { completionTokens, learningRateHint, loraCapacityHint, loraParamCount, recommendedLr, specHints } from '../../../src/core/spec/hints';
 import { specHintDiagnostics } from '../../../src/core/spec/diagnostics';
 import { sweepDiagnostics } from '../../../src/core/experiments/sweepDiagnostics';
@@ -32,20 +33,30 @@ describe('spec hints', () => {
       assert.strictEqual(learningRateHint('Qwen/Qwen3-8B', rec / 4), undefined);
       assert.match(learningRateHint('Qwen/Qwen3-8B', rec * 4.5)!, /^learning_rate \S+ is 4\.5× above the recommended \S+ for Qwen\/Qwen3-8B/);
       assert.match(learningRateHint('Qwen/Qwen3-8B:peft', rec / 10)!, /is 10× below the recommended/);
-      assert.strictEqual(learningRateHint('tinker-studio/arith-gpt', 1), undefined, 'no recommendation, no hint');
-      assert.strictEqual(learningRateHint('openai/gpt-oss-20b', 1), undefined);
+      assert.strictEqual(learningRateHint('tinker-studio/arith-gpt', 1), undefined, "the engine's models: no recommendation, no hint");
+      assert.match(learningRateHint('openai/gpt-oss-20b', 1e-4)!, /no recommended learning rate for openai\/gpt-oss-20b: tinker-cookbook's get_lr covers only Llama and Qwen models/);
+      assert.match(learningRateHint('deepseek-ai/DeepSeek-V3.1', 1e-4)!, /covers only Llama and Qwen/);
     });
   });
 
   describe('LoRA capacity', () => {
-    it('counts the adapter as the cookbook does (rank × Σ in+out of every 2-D weight but the embeddings)', () => {
-      // Llama-3.2-1B: 16 layers, q 2048→2048, k/v 2048→512, o 2048→2048, MLP 2048↔8192 ×3, tied unembedding
-      const perLayer = 2048 + 2048 + 2 * (2048 + 512) + (2048 + 2048) + 3 * (2048 + 8192);
-      assert.strictEqual(loraParamCount('meta-llama/Llama-3.2-1B', 32), 32 * 16 * perLayer);
+    it("counts the adapter as the cookbook's get_lora_param_count does: Tinker's measured table for the lineup, the dense formula for the engine", () => {
+      // the cookbook's table (hyperparam_utils.py v0.5.5), per unit of rank: mlp + attn + unembed
+      assert.strictEqual(loraParamCount('meta-llama/Llama-3.2-1B', 32), 32 * (491_520 + 212_992 + 130_304));
+      // the dense formula agrees with the table's attention and MLP for a dense model
+      const perLayerAttn = 2048 + 2048 + 2 * (2048 + 512) + (2048 + 2048);
+      assert.strictEqual(16 * perLayerAttn, 212_992);
+      assert.strictEqual(loraParamCount('Qwen/Qwen3-30B-A3B', 8), 8 * (14_450_688 + 835_584 + 153_984), 'mixture of experts: the measured count');
+      assert.strictEqual(loraParamCount('moonshotai/Kimi-K2.6:peft', 1), 144_583_680 + 1_940_288 + 171_008);
       // the engine's GPT: 3 blocks of 4 d×d attention linears and d↔ffn MLP, plus the unembedding d→259
       assert.strictEqual(loraParamCount('tinker-studio/arith-gpt', 8), 8 * (3 * (4 * 256 + 2 * 640) + 128 + 259));
-      assert.strictEqual(loraParamCount('Qwen/Qwen3-30B-A3B', 8), undefined, 'mixture of experts: dimensions not in the table');
       assert.strictEqual(loraParamCount('someone/x', 8), undefined);
+      assert.strictEqual(loraParamCount('thinkingmachines/Inkling-Small', 8), undefined, 'not in the table: unknown');
+    });
+
+    it('covers every model of the lineup but Inkling-Small', () => {
+      const missing = MODELS.filter((m) => loraParamCount(m.name, 1) === undefined).map((m) => m.name);
+      assert.deepStrictEqual(missing, []);
     });
 
     it('hints only when the parameters fall below the tokens, and suggests a rank that covers them', () => {
