@@ -1,4 +1,4 @@
-// The headless CLI on the same core as the extension: `tinker-studio grpo|sft <spec>` (see USAGE).
+// The headless CLI on the same core as the extension: `tinker-studio grpo|sft|dpo <spec>` (see USAGE).
 // Backend "local" runs the embedded engine in this process (its compute in a worker thread, its data
 // under the cache dir); "cloud" and "custom" take the API key from TINKER_API_KEY.
 import { randomBytes } from 'node:crypto';
@@ -8,6 +8,7 @@ import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
 import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
 import { startSftRun } from '../core/sft/start';
+import { startDpoRun } from '../core/dpo/start';
 import { wandbTrackerFactory } from '../core/tracking/wandbSetup';
 import { specKind } from '../core/spec/kinds';
 import { ServiceClient } from '../core/tinker/client';
@@ -176,6 +177,11 @@ async function main(argv: string[]): Promise<number> {
       const r = await startSftRun({ ...common, python: args.python });
       if (r.firstTrainNll !== undefined)
         process.stdout.write(`\ntrain_mean_nll ${r.firstTrainNll.toFixed(4)} → ${r.lastTrainNll?.toFixed(4)}${r.firstTestNll !== undefined ? `; test/nll ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
+      result = r;
+    } else if (args.command === 'dpo') {
+      const r = await startDpoRun(common);
+      if (r.firstDpoLoss !== undefined)
+        process.stdout.write(`\ndpo_loss ${r.firstDpoLoss.toFixed(4)} → ${r.lastDpoLoss?.toFixed(4)}; accuracy ${r.firstAccuracy?.toFixed(3)} → ${r.lastAccuracy?.toFixed(3)}${r.firstTestNll !== undefined ? `; test/nll (chosen) ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
       result = r;
     } else {
       result = await startGrpoRun({ ...common, python: args.python });

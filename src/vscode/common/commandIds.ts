@@ -16,6 +16,7 @@ export const COMMAND = {
   openExample: 'tinker.openExample',
   startGrpoRun: 'tinker.startGrpoRun',
   startSftRun: 'tinker.startSftRun',
+  startDpoRun: 'tinker.startDpoRun',
   resumeRun: 'tinker.resumeRun',
   cancelRun: 'tinker.cancelRun',
   openMetrics: 'tinker.openMetrics',

@@ -17,7 +17,7 @@ import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from '../common/commandIds';
 import { windowUi } from '../common/windowUi';
-import { isSpecFileOf, type SpecKind, specGlob, specKind } from '../../core/spec/kinds';
+import { isSpecFileOf, type SpecKind, specFileMatch, specGlob, specKind } from '../../core/spec/kinds';
 
 
 export interface RunCommandServices {
@@ -76,6 +76,7 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
   const table: Record<string, Handler> = {
     [COMMAND.startGrpoRun]: (arg?: unknown) => startRun(s, 'grpo', arg),
     [COMMAND.startSftRun]: (arg?: unknown) => startRun(s, 'sft', arg),
+    [COMMAND.startDpoRun]: (arg?: unknown) => startRun(s, 'dpo', arg),
     [COMMAND.resumeRun]: (runDir?: unknown, spec?: unknown) => resumeRun(s, runDir, spec),
     [COMMAND.cancelRun]: (arg?: unknown) => cancelRun(s, arg),
     [COMMAND.openMetrics]: (arg?: unknown) => openMetrics(s, arg),
@@ -98,11 +99,15 @@ async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Pr
   const specs = await vscode.workspace.findFiles(specGlob(kind), '{**/node_modules/**,**/runs/**}', 200);
   type Item = vscode.QuickPickItem & { file?: string };
   const items: Item[] = [
-    { label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true },
+    ...(kind === 'dpo' ? [] : [{ label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true }]),
     ...specs.map((u) => ({ label: path.basename(u.fsPath), description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)), file: u.fsPath })),
   ];
   const picked = await vscode.window.showQuickPick(items, { title: `Tinker: Start ${specKind(kind).label} Run`, placeHolder: 'Run which spec?', matchOnDescription: true });
-  if (!picked) return undefined;
+  if (!picked) {
+    if (kind === 'dpo' && specs.length === 0)
+      void vscode.window.showInformationMessage(`No ${specFileMatch('dpo')} spec in the workspace: write one (its JSON schema completes the fields) or start from examples/dpo-arithmetic.`);
+    return undefined;
+  }
   if (picked.file) return runSpec(s, picked.file);
   return (await GUIDED[kind](s, { guided: {} }))?.();
 }
@@ -117,6 +122,8 @@ const GUIDED: { readonly [K in SpecKind]: (s: RunCommandServices, arg: unknown) 
     const given = (await schemas()).guidedSft.safeParse(arg);
     return given.success ? () => runGuidedSft(s, given.data.guided) : undefined;
   },
+  // no guided flow yet: a DPO spec is written by hand (its JSON schema completes it) or from the example
+  dpo: async () => undefined,
 };
 
 async function runGuidedSft(s: RunCommandServices, given: Partial<SftAnswers>): Promise<RunResult | undefined> {

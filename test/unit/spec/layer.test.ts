@@ -30,6 +30,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 const MINIMAL: Record<SpecKind, Record<string, unknown>> = {
   grpo: { model: 'tinker-studio/arith-gpt', max_tokens: 6, iterations: 3, dataset: { path: 'train.jsonl' }, reward: { file: 'reward.py' } },
   sft: { model: 'tinker-studio/arith-gpt', dataset: { path: 'chats.jsonl' } },
+  dpo: { model: 'tinker-studio/arith-gpt', dataset: { path: 'pairs.jsonl' } },
 };
 
 function problemsOf(f: () => unknown): string[] {
