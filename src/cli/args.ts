@@ -44,7 +44,15 @@ export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> 
   inspect?: boolean;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | { command: 'help' };
+/** `tinker-studio pairs <run dir> [--out FILE] [--threshold X]`: a GRPO run's training samples → preference pairs. */
+export interface PairsArgs {
+  command: 'pairs';
+  runDir: string;
+  out?: string;
+  threshold?: number;
+}
+
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | PairsArgs | { command: 'help' };
 
 const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
   `tinker-studio ${k.id} <spec${k.extension}> [options]`,
@@ -54,6 +62,7 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio sweep <file.sweep.json|.yaml> [--max-concurrent N] [options]
        tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
+       tinker-studio pairs <GRPO run dir> [--out FILE] [--threshold X]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
@@ -69,6 +78,9 @@ the next call reconnects.
 intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
 spec (or --out DIR), and re-running resumes, sampling only what is missing; --inspect also writes
 them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`.
+"pairs" turns a GRPO run's training samples into preference pairs for DPO: per group, the best sample
+against the worst when their rewards differ by at least --threshold (default 0.5); the holdout's
+samples are never used. Writes JSONL to --out (default <run dir>/pairs.jsonl), with provenance.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 
@@ -96,8 +108,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
   if (command === 'sweep') return parseSweepArgs(rest);
   if (command === 'eval') return parseEvalArgs(rest);
+  if (command === 'pairs') return parsePairsArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'pairs', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
@@ -123,6 +136,16 @@ function parseSweepArgs(rest: readonly string[]): SweepArgs {
 }
 
 const EVAL_OPTIONS = { 'runs-dir': BACKEND_OPTIONS['runs-dir'], backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' }, inspect: { type: 'boolean' } } as const;
+
+const PAIRS_OPTIONS = { out: { type: 'string' }, threshold: { type: 'string' } } as const;
+
+function parsePairsArgs(rest: readonly string[]): PairsArgs {
+  const { values: v, positionals } = readOptions(PAIRS_OPTIONS, rest);
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give a GRPO run directory' : `one run directory only (got "${positionals[0]}" and "${positionals[1]}")`);
+  const t = v.threshold;
+  if (t !== undefined && !(/^\d*\.?\d+$/.test(t) && Number(t) > 0)) throw new UsageError('--threshold must be a number above 0 (a reward difference, e.g. 0.5)');
+  return { command: 'pairs', runDir: positionals[0]!, ...(v.out !== undefined ? { out: v.out } : {}), ...(t !== undefined ? { threshold: Number(t) } : {}) };
+}
 
 function parseEvalArgs(rest: readonly string[]): EvalArgs {
   const { values: v, positionals, flags } = readOptions(EVAL_OPTIONS, rest);

@@ -17,7 +17,8 @@ import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
 import { tinkerStudioCacheDir } from '../engine/storeDir';
 import { TrainingSession } from '../core/agent/session';
-import { EvalArgs, GrpoArgs, McpArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
+import { writeFileAtomic } from '../core/fs/atomic';
+import { EvalArgs, GrpoArgs, McpArgs, PairsArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
 import { rankingTable, runSweep } from '../core/experiments/runSweep';
 import { runEval } from '../core/evals/runEval';
 import { formatEvalTable } from '../core/evals/table';
@@ -147,6 +148,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (args.command === 'pairs') return pairs(args);
   const cacheDir = args.cacheDir !== undefined ? path.resolve(args.cacheDir) : tinkerStudioCacheDir();
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
@@ -192,6 +194,18 @@ async function main(argv: string[]): Promise<number> {
     if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
     return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
   });
+}
+
+/** `tinker-studio pairs`: a GRPO run's training samples → a pairs file. */
+async function pairs(args: PairsArgs): Promise<number> {
+  const { makePairsFromRun, pairsJsonl } = await import('../core/dpo/fromRun');
+  const runDir = path.resolve(args.runDir);
+  const made = await makePairsFromRun(runDir, args.threshold !== undefined ? { threshold: args.threshold } : {});
+  for (const p of made.problems.slice(0, 5)) process.stderr.write(`skipped ${p}\n`);
+  const out = path.resolve(args.out ?? path.join(runDir, 'pairs.jsonl'));
+  await writeFileAtomic(out, pairsJsonl(made.pairs));
+  process.stdout.write(`${made.pairs.length} pairs from ${made.groups} groups of ${made.iterations.length} iteration${made.iterations.length === 1 ? '' : 's'} (${made.belowThreshold} groups below the threshold ${args.threshold ?? 0.5}): ${out}\n`);
+  return made.pairs.length > 0 ? 0 : 1;
 }
 
 /** `tinker-studio sweep`: runs (or resumes) a sweep and prints the ranking. */

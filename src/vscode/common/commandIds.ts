@@ -17,6 +17,7 @@ export const COMMAND = {
   startGrpoRun: 'tinker.startGrpoRun',
   startSftRun: 'tinker.startSftRun',
   startDpoRun: 'tinker.startDpoRun',
+  makePreferencePairs: 'tinker.makePreferencePairs',
   resumeRun: 'tinker.resumeRun',
   cancelRun: 'tinker.cancelRun',
   openMetrics: 'tinker.openMetrics',

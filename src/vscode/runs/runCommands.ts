@@ -81,6 +81,7 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
     [COMMAND.cancelRun]: (arg?: unknown) => cancelRun(s, arg),
     [COMMAND.openMetrics]: (arg?: unknown) => openMetrics(s, arg),
     [COMMAND.openInWandb]: (arg?: unknown) => openInWandb(s, arg),
+    [COMMAND.makePreferencePairs]: (arg?: unknown, options?: unknown) => makePreferencePairs(s, arg, options),
   };
   return registerTable(table, s.log);
 }
@@ -202,6 +203,49 @@ async function openInWandb(s: RunCommandServices, arg: unknown): Promise<string 
   }
   await windowUi.openExternal(vscode.Uri.parse(run.wandbUrl));
   return run.wandbUrl;
+}
+
+/**
+ * "Make Preference Pairs from Run…": a GRPO run's training samples → a pairs JSONL file (best against
+ * worst sample per group when their rewards differ by at least the threshold; the holdout unused).
+ * `options` (tests, agents): { threshold, out } answer the two questions. Returns the file written.
+ */
+async function makePreferencePairs(s: RunCommandServices, arg: unknown, options: unknown): Promise<string | undefined> {
+  const runDir = (await runDirOf(arg)) ?? (await pickRunDir(s, 'Make preference pairs from which GRPO run (its training samples)?', (r) => r.lastReward !== undefined, true));
+  if (!runDir) return undefined;
+  const given = typeof options === 'object' && options !== null ? (options as { threshold?: unknown; out?: unknown }) : {};
+  let threshold = typeof given.threshold === 'number' ? given.threshold : undefined;
+  if (threshold === undefined) {
+    const text = await vscode.window.showInputBox({
+      title: 'Make Preference Pairs from Run',
+      prompt: 'Least reward difference between the best and the worst sample of a group for a pair',
+      value: '0.5',
+      validateInput: (v) => (Number(v) > 0 && Number.isFinite(Number(v)) ? undefined : 'a number above 0, e.g. 0.5'),
+    });
+    if (text === undefined) return undefined;
+    threshold = Number(text);
+  }
+  let out = typeof given.out === 'string' ? given.out : undefined;
+  if (out === undefined) {
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(path.dirname(runDir));
+    const uri = await vscode.window.showSaveDialog({ title: 'Save the preference pairs', defaultUri: vscode.Uri.joinPath(base, `${path.basename(runDir)}.pairs.jsonl`), filters: { 'JSON Lines': ['jsonl'] } });
+    if (!uri) return undefined;
+    out = uri.fsPath;
+  }
+  const { makePairsFromRun, pairsJsonl } = await import('../../core/dpo/fromRun');
+  const { writeFileAtomic } = await import('../../core/fs/atomic');
+  const made = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Making preference pairs from ${path.basename(runDir)}` }, async () => {
+    const m = await makePairsFromRun(runDir, { threshold });
+    await writeFileAtomic(out!, pairsJsonl(m.pairs));
+    return m;
+  });
+  for (const p of made.problems) s.log.warn(`skipped ${p}`);
+  const summary = `${made.pairs.length} preference pairs from ${made.groups} groups (${made.belowThreshold} below the threshold ${threshold}) written to ${vscode.workspace.asRelativePath(out)}`;
+  s.log.info(summary);
+  void vscode.window.showInformationMessage(`${summary}.`, 'Open File').then((a) => {
+    if (a) void vscode.window.showTextDocument(vscode.Uri.file(out!));
+  });
+  return out;
 }
 
 async function runDirOf(arg: unknown): Promise<string | undefined> {
