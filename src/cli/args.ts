@@ -61,7 +61,15 @@ export interface DistillDataArgs extends Omit<GrpoArgs, 'command' | 'spec' | 're
   promptField?: string;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | DistillDataArgs | { command: 'help' };
+/** `tinker-studio pairs <run dir> [--out FILE] [--threshold X]`: a GRPO run's training samples → preference pairs. */
+export interface PairsArgs {
+  command: 'pairs';
+  runDir: string;
+  out?: string;
+  threshold?: number;
+}
+
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | DistillDataArgs | PairsArgs | { command: 'help' };
 
 const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
   `tinker-studio ${k.id} <spec${k.extension}> [options]`,
@@ -74,6 +82,7 @@ export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio distill-data --teacher <model | tinker://…> --prompts <jsonl> --out <chats.jsonl>
                     [--n N] [--reward <file> [--min-reward R]] [--max-tokens N] [--temperature T] [--seed S]
                     [--renderer NAME] [--model BASE] [--prompt-field F] [options]
+       tinker-studio pairs <GRPO run dir> [--out FILE] [--threshold X]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 
@@ -95,6 +104,9 @@ the server names, or --model) N times (default 1) on each prompt of a JSONL file
 ({"messages": [...], "distilled": {teacher, sampling settings, sample, reward}}) with
 <out>.provenance.json beside; --reward keeps only the samples scoring at least --min-reward (default
 0.5). Defaults: --max-tokens 256, --temperature 1; the local backend unless --backend.
+"pairs" turns a GRPO run's training samples into preference pairs for DPO: per group, the best sample
+against the worst when their rewards differ by at least --threshold (default 0.5); the holdout's
+samples are never used. Writes JSONL to --out (default <run dir>/pairs.jsonl), with provenance.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 
@@ -123,8 +135,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === 'sweep') return parseSweepArgs(rest);
   if (command === 'eval') return parseEvalArgs(rest);
   if (command === 'distill-data') return parseDistillDataArgs(rest);
+  if (command === 'pairs') return parsePairsArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'distill-data', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'distill-data', 'pairs', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
@@ -150,6 +163,16 @@ function parseSweepArgs(rest: readonly string[]): SweepArgs {
 }
 
 const EVAL_OPTIONS = { 'runs-dir': BACKEND_OPTIONS['runs-dir'], backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' }, inspect: { type: 'boolean' } } as const;
+
+const PAIRS_OPTIONS = { out: { type: 'string' }, threshold: { type: 'string' } } as const;
+
+function parsePairsArgs(rest: readonly string[]): PairsArgs {
+  const { values: v, positionals } = readOptions(PAIRS_OPTIONS, rest);
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give a GRPO run directory' : `one run directory only (got "${positionals[0]}" and "${positionals[1]}")`);
+  const t = v.threshold;
+  if (t !== undefined && !(/^\d*\.?\d+$/.test(t) && Number(t) > 0)) throw new UsageError('--threshold must be a number above 0 (a reward difference, e.g. 0.5)');
+  return { command: 'pairs', runDir: positionals[0]!, ...(v.out !== undefined ? { out: v.out } : {}), ...(t !== undefined ? { threshold: Number(t) } : {}) };
+}
 
 function parseEvalArgs(rest: readonly string[]): EvalArgs {
   const { values: v, positionals, flags } = readOptions(EVAL_OPTIONS, rest);

@@ -1,4 +1,4 @@
-// The headless CLI on the same core as the extension: `tinker-studio grpo|sft <spec>` (see USAGE).
+// The headless CLI on the same core as the extension: `tinker-studio grpo|sft|dpo <spec>` (see USAGE).
 // Backend "local" runs the embedded engine in this process (its compute in a worker thread, its data
 // under the cache dir); "cloud" and "custom" take the API key from TINKER_API_KEY.
 import { randomBytes } from 'node:crypto';
@@ -8,6 +8,7 @@ import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
 import { Redactor } from '../core/config/redact';
 import { startGrpoRun } from '../core/grpo/start';
 import { startSftRun } from '../core/sft/start';
+import { startDpoRun } from '../core/dpo/start';
 import { wandbTrackerFactory } from '../core/tracking/wandbSetup';
 import { specKind } from '../core/spec/kinds';
 import { ServiceClient } from '../core/tinker/client';
@@ -16,7 +17,8 @@ import { createComputeBackend } from '../engine/model';
 import { startEngineServer } from '../engine/server';
 import { tinkerStudioCacheDir } from '../engine/storeDir';
 import { TrainingSession } from '../core/agent/session';
-import { DistillDataArgs, EvalArgs, GrpoArgs, McpArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
+import { writeFileAtomic } from '../core/fs/atomic';
+import { DistillDataArgs, EvalArgs, GrpoArgs, McpArgs, PairsArgs, SweepArgs, USAGE, UsageError, parseArgs } from './args';
 import { distillData } from '../core/distill/distillData';
 import { rankingTable, runSweep } from '../core/experiments/runSweep';
 import { runEval } from '../core/evals/runEval';
@@ -149,6 +151,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (args.command === 'pairs') return pairs(args);
   const cacheDir = args.cacheDir !== undefined ? path.resolve(args.cacheDir) : tinkerStudioCacheDir();
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
@@ -181,6 +184,11 @@ async function main(argv: string[]): Promise<number> {
       if (r.firstTrainNll !== undefined)
         process.stdout.write(`\ntrain_mean_nll ${r.firstTrainNll.toFixed(4)} → ${r.lastTrainNll?.toFixed(4)}${r.firstTestNll !== undefined ? `; test/nll ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
       result = r;
+    } else if (args.command === 'dpo') {
+      const r = await startDpoRun(common);
+      if (r.firstDpoLoss !== undefined)
+        process.stdout.write(`\ndpo_loss ${r.firstDpoLoss.toFixed(4)} → ${r.lastDpoLoss?.toFixed(4)}; accuracy ${r.firstAccuracy?.toFixed(3)} → ${r.lastAccuracy?.toFixed(3)}${r.firstTestNll !== undefined ? `; test/nll (chosen) ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
+      result = r;
     } else {
       result = await startGrpoRun({ ...common, python: args.python });
       process.stdout.write(`\n${summaryTable(result.runDir)}\n\n`);
@@ -190,6 +198,18 @@ async function main(argv: string[]): Promise<number> {
     if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
     return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
   });
+}
+
+/** `tinker-studio pairs`: a GRPO run's training samples → a pairs file. */
+async function pairs(args: PairsArgs): Promise<number> {
+  const { makePairsFromRun, pairsJsonl } = await import('../core/dpo/fromRun');
+  const runDir = path.resolve(args.runDir);
+  const made = await makePairsFromRun(runDir, args.threshold !== undefined ? { threshold: args.threshold } : {});
+  for (const p of made.problems.slice(0, 5)) process.stderr.write(`skipped ${p}\n`);
+  const out = path.resolve(args.out ?? path.join(runDir, 'pairs.jsonl'));
+  await writeFileAtomic(out, pairsJsonl(made.pairs));
+  process.stdout.write(`${made.pairs.length} pairs from ${made.groups} groups of ${made.iterations.length} iteration${made.iterations.length === 1 ? '' : 's'} (${made.belowThreshold} groups below the threshold ${args.threshold ?? 0.5}): ${out}\n`);
+  return made.pairs.length > 0 ? 0 : 1;
 }
 
 /** `tinker-studio sweep`: runs (or resumes) a sweep and prints the ranking. */

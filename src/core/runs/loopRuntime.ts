@@ -299,7 +299,7 @@ export abstract class RunCore<R extends RunResult> {
   }
   protected abstract startLine(): string;
   protected abstract step_(i: number, io: LoopIo, signal: AbortSignal): Promise<void>;
-  protected abstract result(base: Omit<R, 'kind' | 'firstTestReward' | 'lastTestReward' | 'firstTestNll' | 'lastTestNll' | 'firstTrainNll' | 'lastTrainNll'>): R;
+  protected abstract result(base: Omit<R, 'kind' | 'firstTestReward' | 'lastTestReward' | 'firstTestNll' | 'lastTestNll' | 'firstTrainNll' | 'lastTrainNll' | 'firstAccuracy' | 'lastAccuracy' | 'firstDpoLoss' | 'lastDpoLoss'>): R;
 
   private tokensSoFar?: number;
   /**

@@ -47,5 +47,17 @@ export interface SftRunResult extends RunResultBase {
   lastTrainNll?: number;
 }
 
-/** How a run (or one stretch of it) ended; `kind` tells GRPO's fields from SFT's. */
-export type RunResult = GrpoRunResult | SftRunResult;
+export interface DpoRunResult extends RunResultBase {
+  kind: 'dpo';
+  /** first and last validation NLL (of the chosen completions) seen in this invocation */
+  firstTestNll?: number;
+  lastTestNll?: number;
+  /** first and last training pair accuracy and DPO loss of this invocation */
+  firstAccuracy?: number;
+  lastAccuracy?: number;
+  firstDpoLoss?: number;
+  lastDpoLoss?: number;
+}
+
+/** How a run (or one stretch of it) ended; `kind` tells GRPO's fields from SFT's and DPO's. */
+export type RunResult = GrpoRunResult | SftRunResult | DpoRunResult;

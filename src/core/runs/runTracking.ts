@@ -25,7 +25,7 @@ export interface RunFacts {
   renderer: string;
   backend: string;
   lora_rank: number;
-  kind: 'grpo' | 'sft';
+  kind: 'grpo' | 'sft' | 'dpo';
   [key: string]: unknown;
 }
 

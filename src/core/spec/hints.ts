@@ -248,13 +248,14 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const str = (v: unknown, d: string) => (typeof v === 'string' && v !== '' ? v : d);
 
 /**
- * The hints of a run spec (its value as written, valid or not): the learning rate (GRPO and SFT), and
+ * The hints of a run spec (its value as written, valid or not): the learning rate (GRPO and SFT; not DPO), and
  * for SFT the LoRA capacity against the dataset's completion tokens (its JSONL file, relative to the spec).
  */
 export async function specHints(kind: string, spec: unknown, specFile: string): Promise<SpecHint[]> {
   if (!isRecord(spec) || typeof spec.model !== 'string') return [];
   const out: SpecHint[] = [];
-  if (typeof spec.learning_rate === 'number') {
+  // the get_lr formula is calibrated for SFT (and GRPO's cookbook recipes); DPO's learning rates are far lower (1e-5)
+  if (typeof spec.learning_rate === 'number' && kind !== 'dpo') {
     const m = learningRateHint(spec.model, spec.learning_rate);
     if (m) out.push({ path: ['learning_rate'], message: m });
   }

@@ -47,6 +47,17 @@ export const SPEC_KINDS = [
     schemaFile: 'sft-spec.schema.json',
     runsWorkspaceCode: false,
   },
+  {
+    id: 'dpo',
+    label: 'DPO',
+    aRun: 'a DPO run',
+    extension: '.dpo.json',
+    unit: { one: 'step', many: 'steps' },
+    fallbackName: 'dpo',
+    startCommand: 'tinker.startDpoRun',
+    schemaFile: 'dpo-spec.schema.json',
+    runsWorkspaceCode: false,
+  },
 ] as const satisfies readonly SpecKindInfo[];
 
 /**

@@ -10,6 +10,7 @@ type AnySpecDefinition = SpecDefinition<z.ZodObject>;
 const LOADERS: { readonly [K in SpecKind]: () => Promise<AnySpecDefinition> } = {
   grpo: async () => (await import('../grpo/spec')).GRPO_SPEC,
   sft: async () => (await import('../sft/spec')).SFT_SPEC,
+  dpo: async () => (await import('../dpo/spec')).DPO_SPEC,
 };
 
 /** The spec definition of a kind: its schema and how its files are read. */

@@ -4,5 +4,6 @@ export { DEFAULT_BASE_URL, SDK_COMPAT_VERSION, ServiceClient, jwtExpiry } from '
 export type { LoraOptions, ServiceClientOptions } from './serviceClient';
 export { TrainingClient, chunkDatums, combineMetrics } from './trainingClient';
 export { SamplingClient } from './samplingClient';
+export type { CustomForwardBackwardOutput, CustomLossFn, CustomLossOutput } from './customLoss';
 export type { SampleOptions } from './samplingClient';
 export { splitTinkerPath } from './tinkerPath';

@@ -3,6 +3,7 @@
 import * as zlib from 'node:zlib';
 import { TinkerError, TrainingSequenceError } from './errors';
 import { APIFuture, CombinedFuture } from './futures';
+import { forwardBackwardCustom, type CustomForwardBackwardOutput, type CustomLossFn } from './customLoss';
 import { encodeForwardBackwardRequest } from './proto';
 import { SamplingClient } from './samplingClient';
 import type { ClientSession } from './clientSession';
@@ -176,6 +177,15 @@ export class TrainingClient {
   /** Submits a forward pass only (no gradients). */
   forward(data: Datum[], lossFn: LossFnType, config?: Record<string, number>, signal?: AbortSignal) {
     return this.forwardImpl(data, lossFn, config, true, signal);
+  }
+
+  /**
+   * A loss computed in the client from the datums' per-token log-probs (customLoss.ts): forward, the
+   * loss and its gradient, then a cross_entropy forward_backward with weights = −gradient. Resolves
+   * once both passes are done (the gradients then wait for optimStep like any forward_backward's).
+   */
+  forwardBackwardCustom(data: Datum[], lossFn: CustomLossFn, signal?: AbortSignal): Promise<CustomForwardBackwardOutput> {
+    return forwardBackwardCustom(this, data, lossFn, signal);
   }
 
   optimStep(adam: Partial<AdamParams> = {}, signal?: AbortSignal): Promise<APIFuture<z.output<typeof W.OptimStepResult>>> {

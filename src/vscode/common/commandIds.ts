@@ -16,6 +16,8 @@ export const COMMAND = {
   openExample: 'tinker.openExample',
   startGrpoRun: 'tinker.startGrpoRun',
   startSftRun: 'tinker.startSftRun',
+  startDpoRun: 'tinker.startDpoRun',
+  makePreferencePairs: 'tinker.makePreferencePairs',
   resumeRun: 'tinker.resumeRun',
   cancelRun: 'tinker.cancelRun',
   openMetrics: 'tinker.openMetrics',

@@ -17,7 +17,7 @@ import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from '../common/commandIds';
 import { windowUi } from '../common/windowUi';
-import { isSpecFileOf, type SpecKind, specGlob, specKind } from '../../core/spec/kinds';
+import { isSpecFileOf, type SpecKind, specFileMatch, specGlob, specKind } from '../../core/spec/kinds';
 
 
 export interface RunCommandServices {
@@ -76,10 +76,12 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
   const table: Record<string, Handler> = {
     [COMMAND.startGrpoRun]: (arg?: unknown) => startRun(s, 'grpo', arg),
     [COMMAND.startSftRun]: (arg?: unknown) => startRun(s, 'sft', arg),
+    [COMMAND.startDpoRun]: (arg?: unknown) => startRun(s, 'dpo', arg),
     [COMMAND.resumeRun]: (runDir?: unknown, spec?: unknown) => resumeRun(s, runDir, spec),
     [COMMAND.cancelRun]: (arg?: unknown) => cancelRun(s, arg),
     [COMMAND.openMetrics]: (arg?: unknown) => openMetrics(s, arg),
     [COMMAND.openInWandb]: (arg?: unknown) => openInWandb(s, arg),
+    [COMMAND.makePreferencePairs]: (arg?: unknown, options?: unknown) => makePreferencePairs(s, arg, options),
   };
   return registerTable(table, s.log);
 }
@@ -98,11 +100,15 @@ async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Pr
   const specs = await vscode.workspace.findFiles(specGlob(kind), '{**/node_modules/**,**/runs/**}', 200);
   type Item = vscode.QuickPickItem & { file?: string };
   const items: Item[] = [
-    { label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true },
+    ...(kind === 'dpo' ? [] : [{ label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true }]),
     ...specs.map((u) => ({ label: path.basename(u.fsPath), description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)), file: u.fsPath })),
   ];
   const picked = await vscode.window.showQuickPick(items, { title: `Tinker: Start ${specKind(kind).label} Run`, placeHolder: 'Run which spec?', matchOnDescription: true });
-  if (!picked) return undefined;
+  if (!picked) {
+    if (kind === 'dpo' && specs.length === 0)
+      void vscode.window.showInformationMessage(`No ${specFileMatch('dpo')} spec in the workspace: write one (its JSON schema completes the fields) or start from examples/dpo-arithmetic.`);
+    return undefined;
+  }
   if (picked.file) return runSpec(s, picked.file);
   return (await GUIDED[kind](s, { guided: {} }))?.();
 }
@@ -117,6 +123,8 @@ const GUIDED: { readonly [K in SpecKind]: (s: RunCommandServices, arg: unknown) 
     const given = (await schemas()).guidedSft.safeParse(arg);
     return given.success ? () => runGuidedSft(s, given.data.guided) : undefined;
   },
+  // no guided flow yet: a DPO spec is written by hand (its JSON schema completes it) or from the example
+  dpo: async () => undefined,
 };
 
 async function runGuidedSft(s: RunCommandServices, given: Partial<SftAnswers>): Promise<RunResult | undefined> {
@@ -195,6 +203,49 @@ async function openInWandb(s: RunCommandServices, arg: unknown): Promise<string 
   }
   await windowUi.openExternal(vscode.Uri.parse(run.wandbUrl));
   return run.wandbUrl;
+}
+
+/**
+ * "Make Preference Pairs from Run…": a GRPO run's training samples → a pairs JSONL file (best against
+ * worst sample per group when their rewards differ by at least the threshold; the holdout unused).
+ * `options` (tests, agents): { threshold, out } answer the two questions. Returns the file written.
+ */
+async function makePreferencePairs(s: RunCommandServices, arg: unknown, options: unknown): Promise<string | undefined> {
+  const runDir = (await runDirOf(arg)) ?? (await pickRunDir(s, 'Make preference pairs from which GRPO run (its training samples)?', (r) => r.lastReward !== undefined, true));
+  if (!runDir) return undefined;
+  const given = typeof options === 'object' && options !== null ? (options as { threshold?: unknown; out?: unknown }) : {};
+  let threshold = typeof given.threshold === 'number' ? given.threshold : undefined;
+  if (threshold === undefined) {
+    const text = await vscode.window.showInputBox({
+      title: 'Make Preference Pairs from Run',
+      prompt: 'Least reward difference between the best and the worst sample of a group for a pair',
+      value: '0.5',
+      validateInput: (v) => (Number(v) > 0 && Number.isFinite(Number(v)) ? undefined : 'a number above 0, e.g. 0.5'),
+    });
+    if (text === undefined) return undefined;
+    threshold = Number(text);
+  }
+  let out = typeof given.out === 'string' ? given.out : undefined;
+  if (out === undefined) {
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(path.dirname(runDir));
+    const uri = await vscode.window.showSaveDialog({ title: 'Save the preference pairs', defaultUri: vscode.Uri.joinPath(base, `${path.basename(runDir)}.pairs.jsonl`), filters: { 'JSON Lines': ['jsonl'] } });
+    if (!uri) return undefined;
+    out = uri.fsPath;
+  }
+  const { makePairsFromRun, pairsJsonl } = await import('../../core/dpo/fromRun');
+  const { writeFileAtomic } = await import('../../core/fs/atomic');
+  const made = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Making preference pairs from ${path.basename(runDir)}` }, async () => {
+    const m = await makePairsFromRun(runDir, { threshold });
+    await writeFileAtomic(out!, pairsJsonl(m.pairs));
+    return m;
+  });
+  for (const p of made.problems) s.log.warn(`skipped ${p}`);
+  const summary = `${made.pairs.length} preference pairs from ${made.groups} groups (${made.belowThreshold} below the threshold ${threshold}) written to ${vscode.workspace.asRelativePath(out)}`;
+  s.log.info(summary);
+  void vscode.window.showInformationMessage(`${summary}.`, 'Open File').then((a) => {
+    if (a) void vscode.window.showTextDocument(vscode.Uri.file(out!));
+  });
+  return out;
 }
 
 async function runDirOf(arg: unknown): Promise<string | undefined> {

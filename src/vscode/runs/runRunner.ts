@@ -10,6 +10,7 @@ import type { RunTrackingOptions } from '../../core/runs/runTracking';
 import type { RunResult } from '../../core/runs/runEvents';
 import type { BackendChoice } from '../../core/spec/fields';
 import type { ResolvedSftSpec } from '../../core/sft/spec';
+import type { ResolvedDpoSpec } from '../../core/dpo/spec';
 import { readIfExists } from '../../core/fs/read';
 import { TinkerConnection } from '../connection/connection';
 import { readNetworkSettings } from '../common/networkSettings';
@@ -69,9 +70,11 @@ export class RunRunner {
     const { RunSpecError } = await import('../../core/spec/text');
     let spec: ResolvedGrpoSpec | undefined;
     let sftSpec: ResolvedSftSpec | undefined;
+    let dpoSpec: ResolvedDpoSpec | undefined;
     if (req.specFile) {
       try {
-        if (kind === 'sft') sftSpec = (await (await import('../../core/sft/spec')).parseSftSpecFile(req.specFile)).spec;
+        if (kind === 'dpo') dpoSpec = (await (await import('../../core/dpo/spec')).parseDpoSpecFile(req.specFile)).spec;
+        else if (kind === 'sft') sftSpec = (await (await import('../../core/sft/spec')).parseSftSpecFile(req.specFile)).spec;
         else spec = (await (await import('../../core/grpo/spec')).parseGrpoSpecFile(req.specFile)).spec;
       } catch (err) {
         if (err instanceof RunSpecError) {
@@ -96,7 +99,7 @@ export class RunRunner {
       });
       return undefined;
     }
-    const backendOf = spec ?? sftSpec ?? stored?.backend;
+    const backendOf = spec ?? sftSpec ?? dpoSpec ?? stored?.backend;
     if (!backendOf) throw new Error(`Nothing to run: give a run spec (${specFileMatches()}) or a run directory to resume.`);
     if (backendOf instanceof Error) throw backendOf;
     const backend = await readBackendFor(backendOf.backend, backendOf.base_url);
@@ -113,7 +116,7 @@ export class RunRunner {
       return undefined;
     }
 
-    const name = spec?.name ?? sftSpec?.name ?? path.basename(req.resumeDir ?? 'run');
+    const name = spec?.name ?? sftSpec?.name ?? dpoSpec?.name ?? path.basename(req.resumeDir ?? 'run');
     const common = {
       specFile: req.specFile,
       resumeDir: req.resumeDir,
@@ -147,7 +150,10 @@ export class RunRunner {
         : undefined;
     try {
       // the spec already parsed above is not read and validated a second time
-      if (kind === 'sft') {
+      if (kind === 'dpo') {
+        const { startDpoRun } = await import('../../core/dpo/start');
+        result = await startDpoRun({ ...common, spec: dpoSpec, ...events });
+      } else if (kind === 'sft') {
         const { startSftRun } = await import('../../core/sft/start');
         result = await startSftRun({ ...common, spec: sftSpec, python: python?.path, rewardEnvironment: rewardEnvironmentSetting(), ...events });
       } else {
@@ -192,17 +198,21 @@ export class RunRunner {
   }
 
   private notify(run: ActiveRun, r: RunResult, label: string): void {
-    const unit = label === 'SFT' ? 'step' : 'iteration';
+    const unit = label === 'GRPO' ? 'iteration' : 'step';
     const iters = `${r.iterationsRun} ${unit}${r.iterationsRun === 1 ? '' : 's'}`;
     const sft = r.kind === 'sft' ? r : undefined;
     const nll =
       sft?.firstTrainNll !== undefined && sft.lastTrainNll !== undefined
         ? `; train NLL ${sft.firstTrainNll.toFixed(3)} → ${sft.lastTrainNll.toFixed(3)}${sft.firstTestNll !== undefined && sft.lastTestNll !== undefined ? `, validation NLL ${sft.firstTestNll.toFixed(3)} → ${sft.lastTestNll.toFixed(3)}` : ''}`
         : '';
+    const dpo =
+      r.kind === 'dpo' && r.firstAccuracy !== undefined && r.lastAccuracy !== undefined
+        ? `; pair accuracy ${r.firstAccuracy.toFixed(2)} → ${r.lastAccuracy.toFixed(2)}, DPO loss ${r.firstDpoLoss?.toFixed(3)} → ${r.lastDpoLoss?.toFixed(3)}`
+        : undefined;
     const test =
-      r.kind === 'grpo' && r.firstTestReward !== undefined && r.lastTestReward !== undefined
+      dpo ?? (r.kind === 'grpo' && r.firstTestReward !== undefined && r.lastTestReward !== undefined
         ? `; holdout reward ${r.firstTestReward.toFixed(3)} → ${r.lastTestReward.toFixed(3)}`
-        : nll;
+        : nll);
     const actions = r.runDir ? ['Open Metrics'] : [];
     const act = (a: string | undefined) => {
       if (a === 'Open Metrics') void vscode.commands.executeCommand(COMMAND.openMetrics, r.runDir);

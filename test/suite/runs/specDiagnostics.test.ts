@@ -14,6 +14,7 @@ import { activateExtension, waitFor } from '../helpers';
 const VALID: Record<SpecKind, Record<string, unknown>> = {
   grpo: { model: 'tinker-studio/arith-gpt', max_tokens: 6, iterations: 3, dataset: { path: 'train.jsonl' }, reward: { file: 'reward.py' } },
   sft: { model: 'tinker-studio/arith-gpt', dataset: { path: 'chats.jsonl' } },
+  dpo: { model: 'tinker-studio/arith-gpt', dataset: { path: 'pairs.jsonl' } },
 };
 
 suite('Run spec diagnostics', function () {

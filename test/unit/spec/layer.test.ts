@@ -30,6 +30,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 const MINIMAL: Record<SpecKind, Record<string, unknown>> = {
   grpo: { model: 'tinker-studio/arith-gpt', max_tokens: 6, iterations: 3, dataset: { path: 'train.jsonl' }, reward: { file: 'reward.py' } },
   sft: { model: 'tinker-studio/arith-gpt', dataset: { path: 'chats.jsonl' } },
+  dpo: { model: 'tinker-studio/arith-gpt', dataset: { path: 'pairs.jsonl' } },
 };
 
 function problemsOf(f: () => unknown): string[] {
@@ -71,8 +72,9 @@ describe('spec layer', () => {
       assert.strictEqual(specKindOfFile('/w/data.json'), undefined);
       assert.strictEqual(specKindOfConfig({ run_kind: 'sft' }), 'sft');
       assert.strictEqual(specKindOfConfig({ model_name: 'm' }), 'grpo', 'a config from before run_kind is a GRPO run');
-      assert.strictEqual(specKindOfConfig({ run_kind: 'dpo' }), 'grpo');
-      assert.ok(!isSpecKind('dpo'));
+      assert.strictEqual(specKindOfConfig({ run_kind: 'dpo' }), 'dpo');
+      assert.strictEqual(specKindOfConfig({ run_kind: 'ppo' }), 'grpo');
+      assert.ok(!isSpecKind('ppo'));
     });
 
     it('is what package.json contributes: a JSON schema and an activation per kind, and its start command', () => {
@@ -163,6 +165,13 @@ describe('spec layer', () => {
 
       it('a dataset gives exactly one source, in the run and in the editor', async () => {
         const dataset = MINIMAL[kind].dataset as Record<string, unknown>;
+        if (kind === 'dpo') {
+          // a pairs dataset is a JSONL file only (no Hugging Face source)
+          assert.deepStrictEqual(await parse({ ...MINIMAL[kind], dataset: { ...dataset, hf: { dataset: 'a/b' } } }), [`${file}: dataset.hf: unknown field`]);
+          const props = (await specDefinition(kind)).jsonSchema().properties as Record<string, { required?: unknown }>;
+          assert.deepStrictEqual(props.dataset?.required, ['path']);
+          return;
+        }
         assert.deepStrictEqual(await parse({ ...MINIMAL[kind], dataset: { ...dataset, hf: { dataset: 'a/b' } } }), [`${file}: dataset: give either "path" or "hf", not both`]);
         const { path: _p, ...noSource } = dataset;
         assert.deepStrictEqual(await parse({ ...MINIMAL[kind], dataset: noSource }), [`${file}: dataset: give "path" (a JSONL file) or "hf" (a Hugging Face dataset)`]);

@@ -1,0 +1,124 @@
+// startDpoRun: what the CLI (`tinker-studio dpo`) and the VS Code command share, as startSftRun for
+// SFT — a spec file (or a run directory to resume) in, a run directory in the cookbook layout out.
+import * as path from 'node:path';
+import type { RunEvent } from '../runs/runEvents';
+import { loadRenderer } from '../render';
+import type { RunWriter } from '../runs/runWriter';
+import type { BackendChoice } from '../spec/fields';
+import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
+import { logSkipped, runToEnd, runWriterFor } from '../runs/startParts';
+import type { ServiceClient } from '../tinker/client';
+import type { NetworkOptions } from '../tinker/proxy';
+import type { DpoRunResult } from '../runs/runEvents';
+import type { Renderer } from '../render/types';
+import { DatasetError } from '../data/problem';
+import { splitValidation } from '../sft/data';
+import { DpoLoopConfig, DpoRun } from './loop';
+import { readPairsFile, type PairSplit } from './pairs';
+import { DPO_DEFAULT_LEARNING_RATE, dpoSpecFromConfig, parseDpoSpecFile, ResolvedDpoSpec, type DpoDatasetSpec } from './spec';
+
+export interface StartDpoRunOptions {
+  specFile?: string;
+  spec?: ResolvedDpoSpec;
+  runsDir: string;
+  runDir?: string;
+  configExtra?: Record<string, unknown>;
+  connect: (spec: BackendChoice) => Promise<ServiceClient>;
+  cacheDir: string;
+  network?: NetworkOptions;
+  resumeDir?: string;
+  signal?: AbortSignal;
+  onEvent?: (e: RunEvent) => void;
+  log?: (line: string) => void;
+  tracking?: RunTrackingOptions;
+}
+
+export function dpoLoopConfig(spec: ResolvedDpoSpec, learningRate: number): DpoLoopConfig {
+  return {
+    model: spec.model,
+    ...(spec.load_checkpoint_path ? { loadCheckpointPath: spec.load_checkpoint_path } : {}),
+    loraRank: spec.lora_rank,
+    learningRate,
+    lrSchedule: spec.lr_schedule,
+    beta: spec.dpo_beta,
+    batchSize: spec.batch_size,
+    ...(spec.num_epochs !== undefined ? { numEpochs: spec.num_epochs } : {}),
+    ...(spec.max_steps !== undefined ? { maxSteps: spec.max_steps } : {}),
+    ...(spec.max_length !== undefined ? { maxLength: spec.max_length } : {}),
+    evalEvery: spec.eval_every,
+    saveEvery: spec.save_every,
+    seed: spec.seed,
+    ...(spec.ttl_seconds !== undefined ? { ttlSeconds: spec.ttl_seconds } : {}),
+  };
+}
+
+function labelOf(file: string, specDir: string): string {
+  const rel = path.relative(specDir, path.resolve(specDir, file));
+  return rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(specDir, file) : rel.split(path.sep).join('/');
+}
+
+/** The pairs of a DPO spec: the file's, split into train and validation as SFT's chats (by the seed, or a validation file). */
+export async function loadPairs(d: DpoDatasetSpec, o: { specDir: string; seed: number }): Promise<PairSplit> {
+  const main = await readPairsFile(path.resolve(o.specDir, d.path), labelOf(d.path, o.specDir), d.on_invalid_line);
+  const skipped = [...main.skipped];
+  let train = main.pairs;
+  let validation = [] as typeof train;
+  const v = d.validation;
+  if (v?.path !== undefined) {
+    const loaded = await readPairsFile(path.resolve(o.specDir, v.path), labelOf(v.path, o.specDir), d.on_invalid_line);
+    skipped.push(...loaded.skipped);
+    if (loaded.pairs.length === 0) throw new DatasetError(`dataset.validation.path: ${labelOf(v.path, o.specDir)} has no pairs`);
+    validation = loaded.pairs;
+  } else if (v?.fraction !== undefined) ({ train, validation } = splitValidation(main.pairs, v.fraction, o.seed));
+  if (train.length === 0)
+    throw new DatasetError(main.pairs.length === 0 ? `dataset: ${labelOf(d.path, o.specDir)} has no valid pairs${skipped.length ? ` (${skipped.length} lines skipped; first: ${skipped[0]!.where}: ${skipped[0]!.reason})` : ''}` : 'dataset: no training pairs are left after the validation split');
+  return { train, validation, skipped };
+}
+
+export function startDpoRun(o: StartDpoRunOptions): Promise<DpoRunResult> {
+  return runToEnd<DpoRunResult>(o.resumeDir, (resume, writers) => prepareDpoRun(o, resume, writers), o);
+}
+
+export type PreparedDpoRun = { done: DpoRunResult; run?: undefined } | { done?: undefined; run: DpoRun; spec: ResolvedDpoSpec; renderer: Renderer; close(): Promise<void> };
+
+/** Everything startDpoRun does before the loop (see prepareSftRun). */
+export async function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedDpoRun> {
+  const log = o.log ?? (() => undefined);
+  const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
+  let spec: ResolvedDpoSpec;
+  if (o.spec) spec = o.spec;
+  else if (specFile) spec = (await parseDpoSpecFile(specFile)).spec;
+  else if (resume) spec = dpoSpecFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
+  else throw new Error('startDpoRun needs a specFile, a spec or a resumeDir');
+
+  const resumeFrom = resume?.lastStateCheckpoint();
+  if (resume && resumeFrom?.name === 'final') {
+    log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
+    o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? 0) - 1 });
+    return { done: { kind: 'dpo', runDir: resume.dir, status: 'completed', iterationsRun: 0 } };
+  }
+
+  const learningRate = spec.learning_rate ?? DPO_DEFAULT_LEARNING_RATE;
+  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
+  for (const w of warnings) log(`warning: ${w}`);
+  const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
+  const pairs = await loadPairs(spec.dataset, { specDir, seed: spec.seed });
+  logSkipped(pairs.skipped, log);
+  log(`${pairs.train.length} train pairs, ${pairs.validation.length} validation pairs; renderer ${renderer.name}; lr ${learningRate}; β ${spec.dpo_beta}`);
+
+  const service = await o.connect(spec);
+  let tracked: { finish(): Promise<void> } | undefined;
+  const close = async () => {
+    service.close();
+    await tracked?.finish();
+  };
+  try {
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, run_kind: 'dpo' });
+    tracked = trackRun(o.tracking, writer, spec, { kind: 'dpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
+    const run = new DpoRun({ service, config: dpoLoopConfig(spec, learningRate), renderer, train: pairs.train, validation: pairs.validation, writer, resumeFrom, log });
+    return { run, spec, renderer, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
