@@ -1,5 +1,6 @@
 // Command-line arguments of `tinker-studio <kind>` (a kind of the spec kinds table: grpo, sft, …), parsed into a plain object with errors that say
 // what to type instead.
+import type { DistillDataOptions } from '../core/distill/distillData';
 import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
 import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
 import { isSpecKind, SPEC_KINDS, type SpecKind } from '../core/spec/kinds';
@@ -45,20 +46,10 @@ export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> 
 }
 
 /** `tinker-studio distill-data --teacher <model|tinker://…> --prompts <jsonl> --out <chats.jsonl>`: off-policy distillation data. */
-export interface DistillDataArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
+export interface DistillDataArgs
+  extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'>,
+    Pick<DistillDataOptions, 'teacher' | 'prompts' | 'out' | 'n' | 'reward' | 'minReward' | 'maxTokens' | 'temperature' | 'seed' | 'renderer' | 'model' | 'promptField'> {
   command: 'distill-data';
-  teacher: string;
-  prompts: string;
-  out: string;
-  n?: number;
-  reward?: string;
-  minReward?: number;
-  maxTokens?: number;
-  temperature?: number;
-  seed?: number;
-  renderer?: string;
-  model?: string;
-  promptField?: string;
 }
 
 /** `tinker-studio pairs <run dir> [--out FILE] [--threshold X]`: a GRPO run's training samples → preference pairs. */
