@@ -35,9 +35,15 @@ const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, grep: proces
 for (const f of files) mocha.addFile(f);
 let passed = 0;
 let failed = 0;
+/** "FAIL <full title>: <first line of the error>", repeated before the summary (and by npm test's own) */
+const failLines = [];
 const runner = mocha.run((failures) => {
+  for (const l of failLines) console.log(l);
   console.log(`unit: ${passed} passed, ${failed} failed`);
   process.exitCode = failures > 0 || passed === 0 ? 1 : 0;
 });
 runner.on('pass', () => passed++);
-runner.on('fail', () => failed++);
+runner.on('fail', (test, err) => {
+  failed++;
+  failLines.push(`  FAIL ${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`);
+});

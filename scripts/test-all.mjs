@@ -30,14 +30,20 @@ function run(label, cmd, args, env = {}) {
     console.log(`\n[test] ${label}: ${envText}${cmd} ${args.join(' ')}`);
     const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let summary;
+    // the runners' "  FAIL <title>" lines, repeated in the summary so that a failure is named at the end
+    const failures = new Set();
+    let pending = '';
     const onData = (stream) => (chunk) => {
       stream.write(chunk);
+      const lines = (pending + String(chunk)).split('\n');
+      pending = lines.pop() ?? '';
+      for (const l of lines) if (/^\s*FAIL /.test(l)) failures.add(l.trim().slice(0, 400));
       // "N passed, N failed", "ui: N passed, …" or "ui (floor, Code 1.96.4): N passed, …"
       for (const m of String(chunk).matchAll(/^(?:[\w-]+(?: \([^)\n]*\))?: )?(\d+) passed, (\d+) failed/gm)) summary = { passed: +m[1], failed: +m[2] };
     };
     child.stdout.on('data', onData(process.stdout));
     child.stderr.on('data', onData(process.stderr));
-    child.on('close', (code) => resolve({ code: code ?? 1, summary, seconds: (Date.now() - t0) / 1000 }));
+    child.on('close', (code) => resolve({ code: code ?? 1, summary, failures: [...failures], seconds: (Date.now() - t0) / 1000 }));
   });
 }
 
@@ -74,6 +80,7 @@ for (const [name, r] of rows) {
   passed += p;
   failed += fAdj;
   console.log(`${name}: ${p} passed, ${fAdj} failed${r.code !== 0 ? ` (exit code ${r.code})` : ''}${r.seconds !== undefined ? ` [${r.seconds.toFixed(0)} s]` : ''}`);
+  for (const l of r.failures ?? []) console.log(`    ${l}`);
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || rows.some(([, r]) => r.code !== 0) ? 1 : 0);

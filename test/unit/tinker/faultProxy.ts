@@ -21,7 +21,9 @@ export type Fault =
   /** close the client's connection without an answer; `then` runs after the drop (e.g. restart the engine) */
   | { kind: 'drop'; afterForward: boolean; then?: () => Promise<void> }
   /** forward, then hold the engine's answer this long before passing it on */
-  | { kind: 'delay'; ms: number };
+  | { kind: 'delay'; ms: number }
+  /** forward, then withhold the engine's answer until the client gives up and closes the connection */
+  | { kind: 'hold' };
 
 /** What a rule or a picker sees of a request. */
 export interface ProxiedRequest {
@@ -260,6 +262,11 @@ export class FaultProxy extends EventEmitter {
     if (fault?.kind === 'delay') {
       entry.fault = `delay ${fault.ms} ms`;
       await new Promise((r) => setTimeout(r, fault.ms));
+    }
+    if (fault?.kind === 'hold') {
+      entry.fault = 'held until the client gave up';
+      if (!res.destroyed) await new Promise((r) => res.once('close', r));
+      return;
     }
     this.answer(res, entry, up.status, up.headers, up.body);
   }
