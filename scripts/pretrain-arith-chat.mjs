@@ -3,21 +3,24 @@
 // starting from arith-gpt's weights,
 // through the engine's own supervised path (LocalBackend.forwardBackward with cross_entropy + optimStep
 // on a full-parameter training model) and writes src/engine/weights/arith-chat.tsw. Deterministic given
-// --seed: a fixed --max-steps reproduces the file byte for byte (the GEMM gives the same bits at 1 and 2
-// threads). Not run in CI.
+// --seed: a fixed --max-steps reproduces the file byte for byte, at --threads 1 or 2 alike (every
+// result of the engine is the same at 1 and 2 compute threads). Not run in CI.
 //
-//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 16] [--lr 1e-3] [--warmup 50]
-//        [--max-minutes 50] [--max-steps N] [--eval-every 150] [--eval-n 40] [--stop-at 0.3] [--threads 1]
-//        [--out src/engine/weights]
+//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 32] [--lr 1.5e-3] [--warmup 100]
+//        [--max-minutes 55] [--max-steps N] [--eval-every 100] [--eval-n 100] [--stop-at 0.3]
+//        [--pause-at 0.6] [--resume-at 0.45] [--threads 2] [--out src/engine/weights]
 //
 // Data: the formats of src/core/data/arithChat.ts (single-turn sums with and without a system prompt,
 // two- and three-turn chains, feedback turns, calculator tool use on three- and four-digit sums), drawn
 // by its mixture from a seeded PRNG, rendered by the chatml renderer (renderArithEpisode — the same
 // function the tests check), the loss on the trained assistant turns only. No addition in any training
 // episode is a holdout pair (isArithHoldout). Every --eval-every steps the script samples each format on
-// holdout episodes at temperature 1 and prints its accuracy and the tool-call parse rate; it stops at the
-// first evaluation where every format reaches --stop-at (moderate accuracy, so that RL still has signal),
-// or at --max-steps / --max-minutes.
+// holdout episodes at temperature 1 and prints its accuracy and the tool-call parse rate; a format that
+// reaches --pause-at leaves the mixture (it is not trained further) until it falls below --resume-at, so
+// the quick formats are not over-trained while the slow ones catch up; the run stops at the first
+// evaluation where every format reaches --stop-at (moderate accuracy, so that RL still has signal), or at
+// --max-steps / --max-minutes. The evaluations happen at fixed steps and are seeded, so the mixture's
+// changes, too, are the same in every run with the same arguments.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
