@@ -7,7 +7,7 @@
 // result of the engine is the same at 1 and 2 compute threads). Not run in CI.
 //
 //   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 32] [--lr 1.5e-3] [--warmup 100]
-//        [--max-minutes 55] [--max-steps N] [--eval-every 100] [--eval-n 100] [--stop-at 0.3]
+//        [--max-minutes 55] [--max-steps N] [--eval-every 150] [--eval-n 80] [--stop-at 0.3]
 //        [--pause-at 0.6] [--resume-at 0.45] [--threads 2] [--out src/engine/weights]
 //
 // Data: the formats of src/core/data/arithChat.ts (single-turn sums with and without a system prompt,
@@ -50,8 +50,8 @@ const warmup = Number(args.warmup ?? 100);
 const maxMinutes = Number(args['max-minutes'] ?? 55);
 // a fixed number of steps reproduces a shipped file exactly (the time limit depends on the machine)
 const maxSteps = args['max-steps'] !== undefined ? Number(args['max-steps']) : Infinity;
-const evalEvery = Number(args['eval-every'] ?? 100);
-const evalN = Number(args['eval-n'] ?? 100);
+const evalEvery = Number(args['eval-every'] ?? 150);
+const evalN = Number(args['eval-n'] ?? 80);
 const stopAt = Number(args['stop-at'] ?? 0.3);
 // a format whose holdout accuracy (T=1) reaches --pause-at leaves the mixture until it falls below
 // --resume-at, so that no format is over-trained while the slower ones catch up
