@@ -1,11 +1,15 @@
 // The sample playground on the local engine's chat model, tinker-studio/arith-chat (issue 35): a
 // two-turn chain (the follow-up "Now add 17." builds on the assistant's previous answer) and a tool
 // call (the calculator declared in the system message, the model answers with a <tool_call> block).
-// Screenshots playground-chat-chain and playground-chat-tool (test-results/ui/). The playground shows
+// Screenshots playground-chat-chain and playground-chat-tool (test-results/ui/, and media/screenshots/ by
+// `npm run screenshots`). The playground shows
 // the call as the sampled text; showing parsed tool calls is the playground's own feature (issue 33).
 import { openTinker, runCommand } from './palette.mjs';
 
 export const settings = { 'workbench.colorTheme': 'Default Light Modern' };
+
+/** Screenshots docs/engine.md shows (`npm run screenshots` writes them to media/screenshots/<name>.jpg). */
+export const readmeShots = { 'playground-chat-chain': 'playground-chat-chain', 'playground-chat-tool': 'playground-chat-tool' };
 
 function playgroundFrame(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
