@@ -3,21 +3,24 @@
 // starting from arith-gpt's weights,
 // through the engine's own supervised path (LocalBackend.forwardBackward with cross_entropy + optimStep
 // on a full-parameter training model) and writes src/engine/weights/arith-chat.tsw. Deterministic given
-// --seed: a fixed --max-steps reproduces the file byte for byte (the GEMM gives the same bits at 1 and 2
-// threads). Not run in CI.
+// --seed: a fixed --max-steps reproduces the file byte for byte, at --threads 1 or 2 alike (every
+// result of the engine is the same at 1 and 2 compute threads). Not run in CI.
 //
-//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 16] [--lr 1e-3] [--warmup 50]
-//        [--max-minutes 50] [--max-steps N] [--eval-every 150] [--eval-n 40] [--stop-at 0.3] [--threads 1]
-//        [--out src/engine/weights]
+//   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 32] [--lr 1.5e-3] [--warmup 100]
+//        [--max-minutes 55] [--max-steps N] [--eval-every 150] [--eval-n 80] [--stop-at 0.3]
+//        [--pause-at 0.6] [--resume-at 0.45] [--threads 2] [--out src/engine/weights]
 //
 // Data: the formats of src/core/data/arithChat.ts (single-turn sums with and without a system prompt,
 // two- and three-turn chains, feedback turns, calculator tool use on three- and four-digit sums), drawn
 // by its mixture from a seeded PRNG, rendered by the chatml renderer (renderArithEpisode — the same
 // function the tests check), the loss on the trained assistant turns only. No addition in any training
 // episode is a holdout pair (isArithHoldout). Every --eval-every steps the script samples each format on
-// holdout episodes at temperature 1 and prints its accuracy and the tool-call parse rate; it stops at the
-// first evaluation where every format reaches --stop-at (moderate accuracy, so that RL still has signal),
-// or at --max-steps / --max-minutes.
+// holdout episodes at temperature 1 and prints its accuracy and the tool-call parse rate; a format that
+// reaches --pause-at leaves the mixture (it is not trained further) until it falls below --resume-at, so
+// the quick formats are not over-trained while the slow ones catch up; the run stops at the first
+// evaluation where every format reaches --stop-at (moderate accuracy, so that RL still has signal), or at
+// --max-steps / --max-minutes. The evaluations happen at fixed steps and are seeded, so the mixture's
+// changes, too, are the same in every run with the same arguments.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -40,23 +43,27 @@ const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
 const seed = Number(args.seed ?? 1);
-const batch = Number(args.batch ?? 16);
-const lr = Number(args.lr ?? 1e-3);
+const batch = Number(args.batch ?? 32);
+const lr = Number(args.lr ?? 1.5e-3);
 // linear warm-up: the first Adam steps move every weight by about lr, too much for a warm start
-const warmup = Number(args.warmup ?? 50);
-const maxMinutes = Number(args['max-minutes'] ?? 50);
+const warmup = Number(args.warmup ?? 100);
+const maxMinutes = Number(args['max-minutes'] ?? 55);
 // a fixed number of steps reproduces a shipped file exactly (the time limit depends on the machine)
 const maxSteps = args['max-steps'] !== undefined ? Number(args['max-steps']) : Infinity;
 const evalEvery = Number(args['eval-every'] ?? 150);
-const evalN = Number(args['eval-n'] ?? 40);
+const evalN = Number(args['eval-n'] ?? 80);
 const stopAt = Number(args['stop-at'] ?? 0.3);
-const threads = Number(args.threads ?? 1);
+// a format whose holdout accuracy (T=1) reaches --pause-at leaves the mixture until it falls below
+// --resume-at, so that no format is over-trained while the slower ones catch up
+const pauseAt = Number(args['pause-at'] ?? 0.6);
+const resumeAt = Number(args['resume-at'] ?? 0.45);
+const threads = Number(args.threads ?? 2);
 const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
 
 const renderer = new ChatmlRenderer(new ByteTokenizer());
 const IM_END = 258;
 
-await initCompute({ threads, log: (l) => console.log(l) });
+await initCompute({ threads, memoryMB: 1024, log: (l) => console.log(l) });
 // Warm start: arith-gpt's weights (src/engine/weights/arith-gpt.tsw, itself made by pretrain-arith.mjs);
 // its 64 position rows fill the first 64 of the 256, the rest keep the random initialisation (seed 0).
 const gptFile = findWeightsFile(path.join(root, 'src/engine/weights'), WEIGHTS_FILE);
@@ -199,6 +206,11 @@ const show = (r) =>
   `tool 3-digit ${pct(r.tool3)} vs direct ${pct(r.tool3_direct)} (gain ${(100 * (r.tool3 - r.tool3_direct)).toFixed(1)} points), parse rate ${pct(r.tool3_parse_rate)} | ` +
   `tool 4-digit ${pct(r.tool4)} vs direct ${pct(r.tool4_direct)}, parse rate ${pct(r.tool4_parse_rate)}`;
 const gated = (r) => [r.single, r.single_system, r.chain2, r.chain3, r.feedback, r.tool3, r.tool4];
+/** a format's accuracy for the pause rule (tool: the better of three and four digits) */
+const formatAccuracy = (r, f) => (f === 'tool' ? Math.max(r.tool3, r.tool4) : r[f]);
+const mixture = { ...ARITH_MIXTURE };
+/** the steps at which the mixture changed, and to what */
+const schedule = [];
 
 const t0 = Date.now();
 let step = 0;
@@ -207,11 +219,11 @@ let last;
 const adam = { learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 };
 console.log(
   `pretraining ${ARITH_CHAT_MODEL} (${JSON.stringify(CHAT_GPT)}): seed ${seed}, batch ${batch}, lr ${lr} (warm-up ${warmup} steps), mixture ${JSON.stringify(ARITH_MIXTURE)}; ` +
-    `stops when every format reaches ${pct(stopAt)} holdout accuracy at temperature 1 (${evalN} episodes per format)`,
+    `stops when every format reaches ${pct(stopAt)} holdout accuracy at temperature 1 (${evalN} episodes per format); a format leaves the mixture at ${pct(pauseAt)} and returns below ${pct(resumeAt)}`,
 );
 for (;;) {
   const data = [];
-  while (data.length < batch) data.push(datum(arithEpisode(drawArithFormat(rand), rand, false)));
+  while (data.length < batch) data.push(datum(arithEpisode(drawArithFormat(rand, mixture), rand, false)));
   const fb = await backend.forwardBackward('pretrain', data, 'cross_entropy', {}, false);
   await backend.optimStep('pretrain', { ...adam, learningRate: lr * Math.min(1, (step + 1) / warmup) });
   step++;
@@ -227,6 +239,21 @@ for (;;) {
     last = await evaluate(1);
     console.log(`step ${step}: holdout accuracy at temperature 1: ${show(last)}  (eval ${((Date.now() - te) / 1000).toFixed(0)} s)`);
     if (Math.min(...gated(last)) >= stopAt || outOfTime) break;
+    let changed = false;
+    for (const f of ARITH_FORMATS) {
+      const a = formatAccuracy(last, f);
+      const w = a >= pauseAt ? 0 : a < resumeAt ? ARITH_MIXTURE[f] : mixture[f];
+      if (w !== mixture[f]) {
+        mixture[f] = w;
+        changed = true;
+      }
+    }
+    // every format paused: back to the full mixture
+    if (ARITH_FORMATS.every((f) => mixture[f] === 0)) Object.assign(mixture, ARITH_MIXTURE);
+    if (changed) {
+      schedule.push({ step, mixture: { ...mixture } });
+      console.log(`step ${step}: mixture now ${JSON.stringify(mixture)}`);
+    }
   }
 }
 const greedy = await evaluate(0);
@@ -237,7 +264,7 @@ const provenance =
   `for ${step} steps (${(step * batch).toLocaleString('en')} arithmetic chats: single-turn sums with and without a system prompt, ` +
   `two- and three-turn chains, feedback turns, calculator tool use; holdout pairs excluded) from arith-gpt's weights (positions 64..255 from the random initialisation, seed 0); ` +
   `holdout accuracy at temperature 1: ${show(last)}.`;
-const meta = { provenance, seed, steps: step, batch, lr, warmup, mixture: ARITH_MIXTURE, formats: ARITH_FORMATS, holdoutAccuracyT1: last, holdoutAccuracyGreedy: greedy };
+const meta = { provenance, seed, steps: step, batch, lr, warmup, evalEvery, evalN, pauseAt, resumeAt, mixture: ARITH_MIXTURE, mixtureSchedule: schedule, formats: ARITH_FORMATS, holdoutAccuracyT1: last, holdoutAccuracyGreedy: greedy };
 const bytes = backend.exportBaseWeights('pretrain', meta);
 fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(outDir, CHAT_WEIGHTS_FILE), bytes);

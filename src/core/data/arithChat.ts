@@ -149,11 +149,16 @@ export function arithEpisode(format: ArithFormat, rand: () => number, holdout: b
   }
 }
 
-/** A format drawn by the pretraining mixture. */
-export function drawArithFormat(rand: () => number): ArithFormat {
-  let u = rand();
+/**
+ * A format drawn by the pretraining mixture, or by `mixture` (weights that need not sum to 1; the
+ * pretraining script pauses a format that is accurate enough by giving it weight 0).
+ */
+export function drawArithFormat(rand: () => number, mixture: Readonly<Record<ArithFormat, number>> = ARITH_MIXTURE): ArithFormat {
+  const total = ARITH_FORMATS.reduce((a, f) => a + mixture[f], 0);
+  if (!(total > 0)) throw new Error('the mixture gives every format weight 0');
+  let u = rand() * total;
   for (const f of ARITH_FORMATS) {
-    u -= ARITH_MIXTURE[f];
+    u -= mixture[f];
     if (u < 0) return f;
   }
   return ARITH_FORMATS[ARITH_FORMATS.length - 1]!;

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { buildGemmModule, DEFAULT_SHAPE, workspaceBytes } from './gemmKernel';
 import { Heap } from './heap';
 import { checkGemmArgs, GemmOptions, gemmReference, GemmStrides } from './reference';
-import { TASKS } from './tasks';
+import { TASKS, TaskGemm } from './tasks';
 
 export interface ComputeOptions {
   /** size of the kernel's memory in MiB, fixed for its lifetime (default 256) */
@@ -50,8 +50,9 @@ export type TaskArray = Float32Array | Float64Array | Int32Array;
 // control block until seq goes negative. Plain JS so that no extra file has to be bundled.
 const HELPER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
-const { module, memory } = workerData;
+const { module, memory, ws } = workerData;
 const gemm = new WebAssembly.Instance(module, { env: { memory } }).exports.gemm;
+const taskGemm = (a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, acc) => gemm(a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, acc, ws);
 const ctrl = new Int32Array(memory.buffer, 0, ${CTRL_BYTES / 4});
 const ctrlF = new Float32Array(memory.buffer, 0, ${CTRL_BYTES / 4});
 const nums = new Float64Array(memory.buffer, ${NUM_BYTE}, ${MAX_TASK_NUMS});
@@ -72,7 +73,7 @@ for (;;) {
         const o = ${ARR_SLOT} + 3 * i;
         arrs.push(x[o + 2] === 1 ? new Int32Array(memory.buffer, x[o], x[o + 1]) : new Float32Array(memory.buffer, x[o], x[o + 1]));
       }
-      TASKS[x[${TASK_SLOT}]](arrs, Array.from(nums), x[${LO_SLOT}], x[${HI_SLOT}]);
+      TASKS[x[${TASK_SLOT}]](arrs, Array.from(nums), x[${LO_SLOT}], x[${HI_SLOT}], taskGemm);
     }
   } catch (err) {
     // never leave the caller parked in Atomics.wait
@@ -98,6 +99,9 @@ export class GemmKernel {
   private helper: Worker | undefined;
   private seq = 0;
   private readonly minParallelFlops: number;
+  /** this thread's GEMM for the tasks (tasks.ts TaskGemm) */
+  private readonly taskGemm: TaskGemm = (a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, acc) =>
+    this.gemmFn(a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, acc, this.ws[0]);
   /** how many calls had to copy an operand in or out of the kernel's memory */
   copiedCalls = 0;
 
@@ -134,7 +138,7 @@ export class GemmKernel {
   }
 
   private async startHelper(): Promise<void> {
-    const w = new Worker(HELPER_SOURCE, { eval: true, workerData: { module: this.module, memory: this.memory } });
+    const w = new Worker(HELPER_SOURCE, { eval: true, workerData: { module: this.module, memory: this.memory, ws: this.ws[1] } });
     await new Promise<void>((resolve, reject) => {
       w.once('message', () => resolve());
       w.once('error', reject);
@@ -278,19 +282,22 @@ export class GemmKernel {
   /**
    * Runs TASKS[task] over the index range [0, n): with the helper thread, this thread does [0, split)
    * and the helper [split, n) (split defaults to n/2); else all of it here. Arrays outside the
-   * kernel's memory are copied in (and `outputs` back out) when the range is split; float64 arrays,
-   * a full memory or n < 2 run it all on this thread. Each task computes every output of its range
-   * the same way whatever the split, so the results do not depend on the thread count.
+   * kernel's memory are copied in (and `outputs` back out), and the task gets its thread's GEMM
+   * (TaskGemm); float64 arrays or a full memory run it all on this thread without the GEMM. Each
+   * task computes every output of its range the same way whatever the split, so the results do not
+   * depend on the thread count.
    */
   parallelFor(task: number, n: number, inputs: readonly TaskArray[], outputs: readonly TaskArray[], nums: readonly number[], split = Math.floor(n / 2)): void {
-    const fn = TASKS[task]!;
+    const fn = TASKS[task]! as (a: TaskArray[], s: number[], lo: number, hi: number, g?: TaskGemm) => void;
     const arrays = [...inputs, ...outputs];
-    if (!this.helper || n < 2 || split <= 0 || split >= n || arrays.some((x) => x instanceof Float64Array) || arrays.length > MAX_TASK_ARRAYS || nums.length > MAX_TASK_NUMS) {
-      fn(arrays as Array<Float32Array | Int32Array>, nums as number[], 0, n);
+    if (n < 1 || arrays.some((x) => x instanceof Float64Array) || arrays.length > MAX_TASK_ARRAYS || nums.length > MAX_TASK_NUMS) {
+      fn(arrays, nums as number[], 0, n);
       return;
     }
     const temps: TaskArray[] = [];
     try {
+      // every array in the kernel's memory, at 1 thread too: the tasks' GEMM paths need that, and
+      // the same path must run whatever the thread count
       const placed: Array<Float32Array | Int32Array> = [];
       for (const x of arrays as Array<Float32Array | Int32Array>) {
         if (this.owns(x)) {
@@ -299,7 +306,7 @@ export class GemmKernel {
         }
         const f = this.alloc(x.length);
         if (!f) {
-          fn(arrays as Array<Float32Array | Int32Array>, nums as number[], 0, n);
+          fn(arrays, nums as number[], 0, n);
           return;
         }
         const t = x instanceof Int32Array ? new Int32Array(f.buffer, f.byteOffset, x.length) : f;
@@ -307,29 +314,33 @@ export class GemmKernel {
         temps.push(t);
         placed.push(t);
       }
-      const c = this.ctrl;
-      placed.forEach((x, i) => {
-        const o = ARR_SLOT + 3 * i;
-        c[o] = x.byteOffset;
-        c[o + 1] = x.length;
-        c[o + 2] = x instanceof Int32Array ? 1 : 0;
-      });
-      c[NARR_SLOT] = placed.length;
-      c[TASK_SLOT] = task;
-      c[LO_SLOT] = split;
-      c[HI_SLOT] = n;
-      c[KIND_SLOT] = 1;
-      this.ctrlNums.fill(0);
-      this.ctrlNums.set(nums);
-      const seq = this.post();
-      let mine: unknown;
-      try {
-        fn(placed, nums as number[], 0, split);
-      } catch (err) {
-        mine = err;
+      if (!this.helper || n < 2 || split <= 0 || split >= n) {
+        fn(placed, nums as number[], 0, n, this.taskGemm);
+      } else {
+        const c = this.ctrl;
+        placed.forEach((x, i) => {
+          const o = ARR_SLOT + 3 * i;
+          c[o] = x.byteOffset;
+          c[o + 1] = x.length;
+          c[o + 2] = x instanceof Int32Array ? 1 : 0;
+        });
+        c[NARR_SLOT] = placed.length;
+        c[TASK_SLOT] = task;
+        c[LO_SLOT] = split;
+        c[HI_SLOT] = n;
+        c[KIND_SLOT] = 1;
+        this.ctrlNums.fill(0);
+        this.ctrlNums.set(nums);
+        const seq = this.post();
+        let mine: unknown;
+        try {
+          fn(placed, nums as number[], 0, split, this.taskGemm);
+        } catch (err) {
+          mine = err;
+        }
+        this.join(seq, `task ${fn.name}`);
+        if (mine !== undefined) throw mine;
       }
-      this.join(seq, `task ${fn.name}`);
-      if (mine !== undefined) throw mine;
       outputs.forEach((x, i) => {
         const p = placed[inputs.length + i]!;
         if (p !== x) x.set(p);

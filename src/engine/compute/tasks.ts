@@ -11,11 +11,22 @@
 type A = Float32Array | Float64Array | Int32Array;
 
 /**
+ * The WASM GEMM of the thread running a task, on byte addresses in the kernel's memory (given only
+ * when every array of the task lives there): C[i][j] = alpha·Σ_p A[i·sai + p·sap]·B[p·sbp + j·sbj]
+ * (+ C when acc is 1), C[i][j] at c + 4·(i·ldc + j); k ≥ 1. Same bits on either thread.
+ */
+export type TaskGemm = (a: number, b: number, c: number, m: number, n: number, k: number, sai: number, sap: number, sbp: number, sbj: number, ldc: number, alpha: number, acc: number) => void;
+
+/**
  * Causal attention forward over heads [lo, hi). a: q, k, v, meta, out (zeroed), probs; s: d, hd,
  * nSeq, 1/√hd. meta per sequence: start, length, offset (its parent's length), parent start, first
  * probs index of its head-0 block (head h's L×W block follows at h·L·W).
+ * A sequence attending to more than 64 positions, when `g` is given, computes its scores and its
+ * output as GEMMs (float32 sums, SIMD); a shorter one (every arith-gpt sequence: its context is 64),
+ * or any without `g`, as float64 dot products. The choice depends on the shapes only, never on the
+ * thread count.
  */
-export function attnForwardTask(a: A[], s: number[], lo: number, hi: number): void {
+export function attnForwardTask(a: A[], s: number[], lo: number, hi: number, g?: TaskGemm): void {
   const q = a[0]!, k = a[1]!, v = a[2]!, meta = a[3]!, out = a[4]!, P = a[5]!;
   const d = s[0]!, hd = s[1]!, nSeq = s[2]!, invSqrt = s[3]!;
   for (let h = lo; h < hi; h++) {
@@ -23,6 +34,32 @@ export function attnForwardTask(a: A[], s: number[], lo: number, hi: number): vo
       const st = meta[si * 5]!, L = meta[si * 5 + 1]!, off = meta[si * 5 + 2]!, ps = meta[si * 5 + 3]!;
       const W = off + L;
       const pb = meta[si * 5 + 4]! + h * L * W;
+      if (g !== undefined && W > 64) {
+        const own = 4 * (st * d + h * hd);
+        const par = 4 * (ps * d + h * hd);
+        const pAt = P.byteOffset + 4 * pb;
+        // scores: S = Q_h·K_hᵀ/√hd, the parent's keys in columns [0, off), its own in [off, W)
+        g(q.byteOffset + own, k.byteOffset + own, pAt + 4 * off, L, L, hd, d, 1, 1, d, W, invSqrt, 0);
+        if (off > 0) g(q.byteOffset + own, k.byteOffset + par, pAt, L, off, hd, d, 1, 1, d, W, invSqrt, 0);
+        for (let i = 0; i < L; i++) {
+          const pr = pb + i * W;
+          const last = off + i;
+          let max = -Infinity;
+          for (let j = 0; j <= last; j++) if (P[pr + j]! > max) max = P[pr + j]!;
+          let sum = 0;
+          for (let j = 0; j <= last; j++) {
+            const ev = Math.exp(P[pr + j]! - max);
+            P[pr + j] = ev;
+            sum += ev;
+          }
+          for (let j = 0; j <= last; j++) P[pr + j] = P[pr + j]! / sum;
+          for (let j = last + 1; j < W; j++) P[pr + j] = 0;
+        }
+        // out_h = P·V_h
+        g(pAt + 4 * off, v.byteOffset + own, out.byteOffset + own, L, hd, L, W, 1, d, 1, d, 1, 1);
+        if (off > 0) g(pAt, v.byteOffset + par, out.byteOffset + own, L, hd, off, W, 1, d, 1, d, 1, 1);
+        continue;
+      }
       for (let i = 0; i < L; i++) {
         const qi = (st + i) * d + h * hd;
         const last = off + i;
@@ -58,15 +95,45 @@ export function attnForwardTask(a: A[], s: number[], lo: number, hi: number): vo
  * s: d, hd, nSeq, 1/√hd, longest attended width. A shared prefix's rows gather every continuation's
  * contributions, in sequence order.
  */
-export function attnBackwardTask(a: A[], s: number[], lo: number, hi: number): void {
+export function attnBackwardTask(a: A[], s: number[], lo: number, hi: number, g?: TaskGemm): void {
   const dOut = a[0]!, q = a[1]!, k = a[2]!, v = a[3]!, P = a[4]!, meta = a[5]!, dq = a[6]!, dk = a[7]!, dv = a[8]!;
   const d = s[0]!, hd = s[1]!, nSeq = s[2]!, invSqrt = s[3]!;
   const dP = new Float64Array(s[4]!);
+  // the GEMM path's dP and dS blocks (laid out as the probabilities), when given
+  const G = a.length > 9 ? a[9]! : undefined;
   for (let h = lo; h < hi; h++) {
     for (let si = 0; si < nSeq; si++) {
       const st = meta[si * 5]!, L = meta[si * 5 + 1]!, off = meta[si * 5 + 2]!, ps = meta[si * 5 + 3]!;
       const W = off + L;
       const pb = meta[si * 5 + 4]! + h * L * W;
+      if (g !== undefined && G !== undefined && W > 64) {
+        // as attnForwardTask: GEMMs for sequences attending to more than 64 positions
+        const own = 4 * (st * d + h * hd);
+        const par = 4 * (ps * d + h * hd);
+        const pAt = P.byteOffset + 4 * pb;
+        const gAt = G.byteOffset + 4 * pb;
+        // dP = dO_h·V_hᵀ
+        g(dOut.byteOffset + own, v.byteOffset + own, gAt + 4 * off, L, L, hd, d, 1, 1, d, W, 1, 0);
+        if (off > 0) g(dOut.byteOffset + own, v.byteOffset + par, gAt, L, off, hd, d, 1, 1, d, W, 1, 0);
+        // dV_h += Pᵀ·dO_h (the parent's rows gather every continuation's share, in sequence order)
+        g(pAt + 4 * off, dOut.byteOffset + own, dv.byteOffset + own, L, hd, L, 1, W, d, 1, d, 1, 1);
+        if (off > 0) g(pAt, dOut.byteOffset + own, dv.byteOffset + par, off, hd, L, 1, W, d, 1, d, 1, 1);
+        // dS = P∘(dP − rowsum(P∘dP))/√hd, in place of dP
+        for (let i = 0; i < L; i++) {
+          const pr = pb + i * W;
+          const last = off + i;
+          let rowDot = 0;
+          for (let j = 0; j <= last; j++) rowDot += P[pr + j]! * G[pr + j]!;
+          for (let j = 0; j <= last; j++) G[pr + j] = P[pr + j]! * (G[pr + j]! - rowDot) * invSqrt;
+          for (let j = last + 1; j < W; j++) G[pr + j] = 0;
+        }
+        // dQ_h += dS·K_h; dK_h += dSᵀ·Q_h
+        g(gAt + 4 * off, k.byteOffset + own, dq.byteOffset + own, L, hd, L, W, 1, d, 1, d, 1, 1);
+        if (off > 0) g(gAt, k.byteOffset + par, dq.byteOffset + own, L, hd, off, W, 1, d, 1, d, 1, 1);
+        g(gAt + 4 * off, q.byteOffset + own, dk.byteOffset + own, L, hd, L, 1, W, d, 1, d, 1, 1);
+        if (off > 0) g(gAt, q.byteOffset + own, dk.byteOffset + par, off, hd, L, 1, W, d, 1, d, 1, 1);
+        continue;
+      }
       for (let i = 0; i < L; i++) {
         const oi = (st + i) * d + h * hd;
         const last = off + i;

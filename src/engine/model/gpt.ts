@@ -441,7 +441,9 @@ export class Gpt {
       const dq = this.alloc(T * d);
       const dk = this.alloc(T * d);
       const dv = this.alloc(T * d);
-      parallelFor(attnBackwardTask, nHead, [dAttnOut, c.q, c.k, c.v, c.probs, fwd.cache.attnMeta], [dq, dk, dv], [d, hd, seqLens.length, invSqrt, fwd.cache.maxWidth]);
+      // scratch for the GEMM path of sequences attending to more than 64 positions
+      const dScores = this.alloc(fwd.cache.maxWidth > 64 ? c.probs.length : 1);
+      parallelFor(attnBackwardTask, nHead, [dAttnOut, c.q, c.k, c.v, c.probs, fwd.cache.attnMeta], [dq, dk, dv, dScores], [d, hd, seqLens.length, invSqrt, fwd.cache.maxWidth]);
       const dLn1 = this.linearBackward(p + 'wq', dq, T, d, d, c.lin, grads);
       const dLn1k = this.linearBackward(p + 'wk', dk, T, d, d, c.lin, grads);
       const dLn1v = this.linearBackward(p + 'wv', dv, T, d, d, c.lin, grads);

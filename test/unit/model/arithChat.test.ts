@@ -12,6 +12,7 @@ import { ARITH_CHAT_MODEL, ARITH_MODEL, CHAT_GPT, CHAT_WEIGHTS_FILE, findWeights
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';
 import { ARITH_PHRASES, CALCULATOR_TOOL } from '../../../src/core/data/arithChat';
+import { allocF32, computeInfo, initCompute } from '../../../src/engine/compute';
 
 describe('arith-chat: gradients over 256 positions (finite differences, float64)', () => {
   // tiny width, the real context: one sequence fills all 256 positions, a second one shares the batch
@@ -64,6 +65,52 @@ describe('arith-chat: gradients over 256 positions (finite differences, float64)
       check(name, [0, 1, 2, 3].map((k) => Math.floor(((k * 7919 + 13) % 1000) / 1000 * n)));
     });
   }
+});
+
+describe('attention over more than 64 positions: the float32 GEMM path agrees with float64', function () {
+  this.timeout(60_000);
+  // sequences attending to more than 64 positions run their attention as WASM GEMMs in the compute
+  // tasks (float32); shorter ones, and float64 arrays, as dot products: both must give the same model
+  const cfg: GptConfig = { vocabSize: 11, ctx: 256, d: 16, nLayer: 2, nHead: 2, ffn: 24 };
+  const rng = new Rng(29);
+  const base64 = initBase(cfg, 4, (n) => new Float64Array(n));
+  for (const [k, v] of base64) for (let i = 0; i < v.length; i++) v[i] = k.endsWith('.g') ? 1 + rng.normal() * 0.1 : k.endsWith('.b') ? rng.normal() * 0.1 : rng.normal() * 0.3;
+  const base32: Params = new Map([...base64].map(([k, v]) => [k, Float32Array.from(v)]));
+  // a 150-token root, a 70-token continuation of it (attends to 220), a short sequence, a long one
+  const lens = [150, 70, 30, 120];
+  const parents = [-1, 0, -1, -1];
+  const total = lens.reduce((a, b) => a + b, 0);
+  const tokens = Int32Array.from({ length: total }, () => Math.floor(rng.next() * cfg.vocabSize));
+  const targets = Int32Array.from({ length: total }, () => Math.floor(rng.next() * cfg.vocabSize));
+  const coef = Float64Array.from({ length: total }, () => rng.normal());
+  const run = (base: Params, alloc: (n: number) => Float32Array | Float64Array) => {
+    const gpt = new Gpt(cfg, base, undefined, undefined, alloc);
+    const f = gpt.forward(tokens, lens, parents);
+    const grads: Params = new Map([...base].map(([k, v]) => [k, alloc(v.length)]));
+    gpt.backward(f, targets, alloc(total).map((_, t) => coef[t]!), grads);
+    return { lp: Array.from(f.logprobs), grads };
+  };
+  before(() => initCompute({ threads: 1, log: () => undefined }));
+
+  it('log-probs and every gradient tensor, to float32 rounding', () => {
+    assert.strictEqual(computeInfo().kernel, 'wasm-simd', 'the WASM kernel (and so the GEMM path) is in use');
+    const ref = run(base64, (n) => new Float64Array(n));
+    const got = run(base32, allocF32);
+    let worst = 0;
+    ref.lp.forEach((v, i) => (worst = Math.max(worst, Math.abs(v - got.lp[i]!))));
+    assert.ok(worst < 1e-4, `log-probs differ by up to ${worst}`);
+    for (const [k, g] of ref.grads) {
+      const h = got.grads.get(k)!;
+      let num = 0;
+      let den = 0;
+      g.forEach((v, i) => {
+        num += (v - h[i]!) ** 2;
+        den += v * v;
+      });
+      assert.ok(den > 0, `${k} carries a gradient`);
+      assert.ok(Math.sqrt(num / den) < 1e-4, `${k}: relative error ${Math.sqrt(num / den)}`);
+    }
+  });
 });
 
 describe('arith-chat: the shipped model', function () {
