@@ -76,6 +76,9 @@ export function messageTests(suffix) {
         const frame = await webviewWith(page, '#kind-filters');
         await frame.locator('#detail a.compare', { hasText: 'Compare best vs worst' }).click();
         await page.locator('.tab', { hasText: /group 0: sample \d+ \(reward/ }).first().waitFor({ timeout: 30_000 });
+        // the parsed replies follow the completions, at the end of the documents: go there from the keyboard
+        await page.locator('.monaco-diff-editor .modified .view-line').first().click();
+        await page.keyboard.press('Control+End');
         await page.locator('.monaco-diff-editor .view-line', { hasText: '## parsed reply' }).first().waitFor({ timeout: 30_000 });
         await page.locator('.monaco-diff-editor .view-line', { hasText: '### thinking' }).first().waitFor({ timeout: 30_000 });
         await roomForEditors(page);
