@@ -140,6 +140,39 @@ suite('GRPO group breakdown panel', function () {
     }
   });
 
+  test('a sample with reasoning and tool calls: the list gets flags, the sample request the parsed reply (a malformed call kept with why)', async () => {
+    // the records test/ui/messages-steps.mjs shows: Qwen3 replies the qwen3 renderer parsed
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-breakdown-')), 'qwen3-tools');
+    fs.mkdirSync(path.join(dir, 'iteration_000000'), { recursive: true });
+    fs.copyFileSync(path.resolve(__dirname, '../../../../test/fixtures/samples/qwen3-tool-call.jsonl'), path.join(dir, 'iteration_000000', 'train_samples.jsonl'));
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_name: 'Qwen/Qwen3-8B' }));
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const panels = breakdownPanels({ extensionUri, log }, recorder.factory);
+    try {
+      const panel = await panels.open({ runDir: dir, ref: { iteration: 0, split: 'train' } });
+      const transport = recorder.of(panel.panel);
+      const snap = await waitFor('the snapshot', () => transport.sent.map((m) => BreakdownSnapshot.safeParse(m)).find((r) => r.success)?.data, 30_000);
+      assert.deepStrictEqual(
+        snap.records.map((r) => [r.traj_idx, r.has_thinking, r.tool_call_count, r.malformed_call_count]),
+        [[0, true, 1, undefined], [1, true, undefined, 1], [2, true, undefined, undefined], [3, true, undefined, undefined]],
+      );
+      assert.ok(snap.records.every((r) => !('thinking' in r) && !('tool_calls' in r)), 'the list carries flags only');
+      for (const [id, trajIdx] of [[21, 0], [22, 1]] as const) await transport.deliver({ type: 'request', id, method: 'sample', params: { ref: { iteration: 0, split: 'train' }, groupIdx: 0, trajIdx } });
+      const replies = transport.ofType<{ type: 'reply'; id: number; ok: boolean; value: { content: string; thinking?: string; tool_calls?: unknown; unparsed_tool_calls?: Array<{ error: string; raw_text: string }> } }>('reply');
+      const call = replies.find((r) => r.id === 21)!.value;
+      assert.strictEqual(call.content, 'I will add them with the tool.\n');
+      assert.ok(call.thinking?.startsWith('The user wants 123 + 456.'));
+      assert.deepStrictEqual(call.tool_calls, [{ type: 'function', function: { name: 'add', arguments: '{"a": 123, "b": 456}' } }]);
+      const bad = replies.find((r) => r.id === 22)!.value;
+      assert.strictEqual(bad.tool_calls, undefined);
+      assert.match(bad.unparsed_tool_calls?.[0]?.error ?? '', /JSON/);
+      assert.ok(bad.unparsed_tool_calls?.[0]?.raw_text.startsWith('<tool_call>'));
+    } finally {
+      panels.dispose();
+    }
+  });
+
   test('a cookbook run directory without sample files: the panel says what is missing and what the iteration has', async () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-cookbook-')), 'math-rl');
     fs.mkdirSync(path.join(dir, 'iteration_000000'), { recursive: true });
