@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane } from './palette.mjs';
+import { openTinker, pane, runCommand } from './palette.mjs';
 import { answer, commandCenter, roomForEditors, webviewWith } from './grpo-steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -83,6 +83,35 @@ export function messageTests(suffix) {
         await page.locator('.monaco-diff-editor .view-line', { hasText: '### thinking' }).first().waitFor({ timeout: 30_000 });
         await roomForEditors(page);
         await screenshot(`sample-diff-parsed-reply${suffix}`);
+      },
+    },
+    {
+      name: `messages${suffix}: the playground continues from a sampled reply; a message becomes a tool result with its call id`,
+      async run({ page, screenshot }) {
+        await commandCenter(page, 'View: Close All Editors');
+        await runCommand(page, 'Tinker: Open Sample Playground');
+        const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+        await frame.locator('#side-A').waitFor({ timeout: 60_000 });
+        await frame.locator('#side-A').fill('tinker-studio/arith-chat');
+        await frame.locator('.message textarea.content').first().fill('What is 123 + 456?');
+        await frame.locator('#p-n').fill('2');
+        await frame.locator('#p-max-tokens').fill('16');
+        await frame.locator('#p-seed').fill('1');
+        await frame.locator('#run').click();
+        await frame.locator('#result-A .sample').nth(1).waitFor({ timeout: 180_000 });
+        await frame.locator('#status', { hasText: 'Done' }).waitFor({ timeout: 60_000 });
+        await frame.locator('#result-A .sample').first().getByRole('button', { name: 'Continue from this reply' }).click();
+        await frame.locator('#messages .message[data-role="assistant"]').waitFor({ timeout: 10_000 });
+        // the row after the reply: made a tool result answering call_1 of add
+        const last = frame.locator('#messages .message').last();
+        await last.locator('select.role').selectOption('tool');
+        await last.locator('.tool-meta input.fn-name').fill('add');
+        await last.locator('.tool-meta input.call-id').fill('call_1');
+        await last.locator('textarea.content').fill('579');
+        // the assistant row keeps the reply; its reasoning field is folded
+        const assistant = frame.locator('#messages .message[data-role="assistant"]');
+        if (await assistant.locator('details.thinking-edit').evaluate((d) => d.open)) throw new Error('the reasoning field should start folded');
+        await screenshot(`playground-continued${suffix}`);
       },
     },
   ];

@@ -27,6 +27,7 @@ import { EXTENSION_ID, MemoryMemento, useLocalEngineAndRunsFolder, waitFor, work
 import { RecordingTransport, TransportRecorder } from '../common/recordingTransport';
 
 const ARITH = 'tinker-studio/arith-gpt';
+const ARITH_CHAT = 'tinker-studio/arith-chat';
 const LIMIT = 120_000;
 
 /** The arithmetic reward as the last integer of the completion equal to the ground truth. */
@@ -206,8 +207,9 @@ suite('Sample playground', function () {
     }
   });
 
-  test('a conversation with reasoning, a tool call and its result: rendered by the side’s renderer, sampled, each sample with its parsed reply', async () => {
-    const { panels, transport, snapshot } = await openPanel(new MemoryMemento(), { A: { kind: 'base', model: ARITH } });
+  test('a conversation with a tool call and its result: rendered by the side’s renderer, sampled, each sample with its parsed reply', async () => {
+    // the engine's chat model (256 positions; arith-gpt's 64 do not hold this conversation), chatml with its compact tool format
+    const { panels, transport, snapshot } = await openPanel(new MemoryMemento(), { A: { kind: 'base', model: ARITH_CHAT } });
     try {
       const messages: PlaygroundForm['messages'] = [
         { role: 'system', content: 'Tools: add(a, b) - Add two integers.' },
@@ -227,7 +229,7 @@ suite('Sample playground', function () {
       const side = run.sides.A!;
       assert.deepStrictEqual(side.errors, []);
       assert.strictEqual(side.samples.length, 3);
-      const { renderer } = await loadRenderer({ model: ARITH, cacheDir: path.join(dir, 'cache') });
+      const { renderer } = await loadRenderer({ model: ARITH_CHAT, cacheDir: path.join(dir, 'cache') });
       for (const s of side.samples) {
         // the host sends the renderer's parse of the sampled tokens (Copy as JSON has the ids), field for field
         await transport.deliver({ type: 'copyJson', side: 'A', index: s.index });
