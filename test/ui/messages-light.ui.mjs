@@ -4,4 +4,7 @@ import { messageTests } from './messages-steps.mjs';
 
 export const settings = { 'workbench.colorTheme': 'Default Light Modern' };
 
+/** The screenshot the README shows (`npm run screenshots`): test screenshot → media/screenshots/<name>.jpg. */
+export const readmeShots = { 'sample-thinking-folded-light': 'sample-tool-call' };
+
 export const tests = messageTests('-light');
