@@ -2,7 +2,7 @@
 // (src/vscode/breakdown/breakdownPanel.ts), inside the envelope of panelProtocol.ts. One panel per run
 // directory shows one iteration at a time; stepping to another keeps the webview's filters.
 import * as z from 'zod';
-import { GroupPrompt, SampleSummary } from './sampleSchema';
+import { GroupPrompt, SampleRecord, SampleSummary } from './sampleSchema';
 import type { PanelProtocol } from './panelProtocol';
 
 export const Split = z.enum(['train', 'eval']);
@@ -82,6 +82,10 @@ export const BreakdownRequests = {
       logprobs: z.array(z.number()),
       /** a distillation run's teacher log-prob of each token */
       teacher_logprobs: z.array(z.number()).optional(),
+      /** the parsed reply beyond its content: reasoning (shown folded), tool calls, malformed calls */
+      thinking: SampleRecord.shape.thinking,
+      tool_calls: SampleRecord.shape.tool_calls,
+      unparsed_tool_calls: SampleRecord.shape.unparsed_tool_calls,
     }),
   },
   /** the groups whose prompt or a completion contains `text` (case-insensitive) */

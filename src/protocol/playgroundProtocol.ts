@@ -4,6 +4,7 @@
 // arrives, and keeps the form and the last runs in workspace state.
 import * as z from 'zod';
 import { RewardError } from './sampleSchema';
+import { ChatMessage as FullMessage, ToolCall, UnparsedToolCall } from './chatMessage';
 import type { PanelProtocol } from './panelProtocol';
 
 export const SideId = z.enum(['A', 'B']);
@@ -20,8 +21,44 @@ export function sourceLabel(s: SideSource): string {
   return s.kind === 'base' ? s.model : s.path;
 }
 
-export const ChatMessage = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string().max(100_000) });
+/**
+ * A message of the playground's conversation: the shared chat message (src/protocol/chatMessage.ts)
+ * with the playground's size limits. An assistant turn may hold reasoning and tool calls (a reply
+ * continued from a sample), a tool result its call's id and function name.
+ */
+export const ChatMessage = FullMessage.omit({ content: true, thinking: true, tool_calls: true, unparsed_tool_calls: true, trainable: true }).extend({
+  content: z.string().max(100_000),
+  thinking: z.string().max(100_000).optional(),
+  tool_calls: z.array(ToolCall).max(64).optional(),
+  tool_call_id: z.string().max(1000).optional(),
+  name: z.string().max(1000).optional(),
+});
 export type ChatMessage = z.infer<typeof ChatMessage>;
+
+/** The roles the conversation editor offers (a message of another role, e.g. from a dataset, keeps its own). */
+export const EDITOR_ROLES = ['system', 'user', 'assistant', 'tool'] as const;
+
+/** A sampled reply as the renderer parsed it: what "Continue from this reply" appends to the conversation. */
+export const ParsedReply = z.object({
+  content: z.string(),
+  thinking: z.string().optional(),
+  tool_calls: z.array(ToolCall).optional(),
+  unparsed_tool_calls: z.array(UnparsedToolCall).optional(),
+});
+export type ParsedReply = z.infer<typeof ParsedReply>;
+
+/**
+ * The conversation after continuing from `reply`: the reply as an assistant turn (its reasoning and
+ * parsed calls; a malformed call is not sent back as a call), then one empty tool result per call,
+ * carrying the call's id and function name, for the person to fill in.
+ */
+export function continueWith(messages: readonly ChatMessage[], reply: ParsedReply): ChatMessage[] {
+  const assistant: ChatMessage = { role: 'assistant', content: reply.content };
+  if (reply.thinking) assistant.thinking = reply.thinking;
+  if (reply.tool_calls?.length) assistant.tool_calls = reply.tool_calls;
+  const results: ChatMessage[] = (reply.tool_calls ?? []).map((c) => ({ role: 'tool', content: '', name: c.function.name, ...(c.id ? { tool_call_id: c.id } : {}) }));
+  return [...messages, assistant, ...(results.length ? results : [{ role: 'user', content: '' } satisfies ChatMessage])];
+}
 
 export const Params = z.object({
   temperature: z.number().min(0).max(5),
@@ -38,7 +75,7 @@ export type Params = z.infer<typeof Params>;
 export const DEFAULT_PARAMS: Params = { temperature: 1, topP: 1, topK: -1, maxTokens: 64, n: 4 };
 
 export const PlaygroundForm = z.object({
-  messages: z.array(ChatMessage).min(1).max(64),
+  messages: z.array(ChatMessage).min(1).max(128),
   groundTruth: z.string().max(10_000).optional(),
   A: SideSource.optional(),
   B: SideSource.optional(),
@@ -66,6 +103,10 @@ export const SampleView = z.object({
   ms: z.number().nonnegative(),
   reward: z.number().optional(),
   rewardError: RewardError.optional(),
+  /** the reply as the side's renderer parsed it (absent in older history) */
+  message: ParsedReply.optional(),
+  /** how the parse ended: stop_sequence, eos, or malformed (cut off, no stop token) */
+  termination: z.string().optional(),
 });
 export type SampleView = z.infer<typeof SampleView>;
 
@@ -158,7 +199,7 @@ export type FromWebview = z.infer<typeof FromWebview>;
 export const PlaygroundRequests = {
   /** the conversation as the side's renderer writes it */
   renderedPrompt: {
-    params: z.object({ source: SideSource, messages: z.array(ChatMessage).min(1).max(64) }),
+    params: z.object({ source: SideSource, messages: z.array(ChatMessage).min(1).max(128) }),
     result: z.object({ renderer: z.string(), baseModel: z.string(), tokens: z.number().int(), text: z.string() }),
   },
   /** a sample of the shown run, token by token with its log-prob */

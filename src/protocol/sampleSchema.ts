@@ -2,6 +2,7 @@
 // import it too.
 import * as z from 'zod';
 import { questionInPrompt } from './promptQuestion';
+import { ToolCall, UnparsedToolCall, type ChatMessage } from './chatMessage';
 
 export const RewardError = z.object({
   kind: z.string(),
@@ -29,6 +30,12 @@ export const SampleRecord = z.object({
   completion: z.string(),
   /** the parsed message content the reward function saw */
   content: z.string(),
+  /** the parsed message's reasoning (a renderer with thinking; absent in older runs and when there was none) */
+  thinking: z.string().optional(),
+  /** the tool calls the renderer parsed from the completion (absent when none) */
+  tool_calls: z.array(ToolCall).optional(),
+  /** tool calls the model wrote that did not parse, with why (absent when none) */
+  unparsed_tool_calls: z.array(UnparsedToolCall).optional(),
   ground_truth: z.string(),
   completion_tokens: z.array(z.number().int()),
   logprobs: z.array(z.number()),
@@ -43,6 +50,20 @@ export const SampleRecord = z.object({
   teacher_logprobs: z.array(z.number()).optional(),
 });
 export type SampleRecord = z.infer<typeof SampleRecord>;
+
+/** The fields of a record that keep the parsed message beyond its content (only those it has). */
+export function parsedMessageFields(m: Pick<ChatMessage, 'thinking' | 'tool_calls' | 'unparsed_tool_calls'>): Pick<SampleRecord, 'thinking' | 'tool_calls' | 'unparsed_tool_calls'> {
+  return {
+    ...(m.thinking !== undefined && m.thinking !== '' ? { thinking: m.thinking } : {}),
+    ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}),
+    ...(m.unparsed_tool_calls?.length ? { unparsed_tool_calls: m.unparsed_tool_calls } : {}),
+  };
+}
+
+/** The assistant message a record's completion was parsed into (older records: its content only). */
+export function recordMessage(r: Pick<SampleRecord, 'content' | 'thinking' | 'tool_calls' | 'unparsed_tool_calls'>): ChatMessage {
+  return { role: 'assistant', content: r.content, ...parsedMessageFields(r) };
+}
 
 /**
  * The one definition of "stopped" behind every stop rate (summary.json, the results panel, the Inspect
@@ -62,12 +83,28 @@ export const PREVIEW_CHARS = 160;
  * (the prompt is sent once per group), and the completion's first characters only. At 1,024 groups ×
  * 16 samples × 256 tokens the whole records are ~20 MB of JSON; these are ~15× less.
  */
-export const SampleSummary = SampleRecord.omit({ completion_tokens: true, logprobs: true, teacher_logprobs: true, prompt: true, completion: true, content: true }).extend({
+export const SampleSummary = SampleRecord.omit({
+  completion_tokens: true,
+  logprobs: true,
+  teacher_logprobs: true,
+  prompt: true,
+  completion: true,
+  content: true,
+  thinking: true,
+  tool_calls: true,
+  unparsed_tool_calls: true,
+}).extend({
   token_count: z.number().int().nonnegative(),
   /** the completion's first PREVIEW_CHARS characters, whitespace runs as one space */
   preview: z.string(),
   /** the preview is the whole completion */
   complete: z.boolean(),
+  /** the completion has reasoning (shown folded in the detail) */
+  has_thinking: z.boolean().optional(),
+  /** tool calls parsed from the completion */
+  tool_call_count: z.number().int().nonnegative().optional(),
+  /** tool calls that did not parse */
+  malformed_call_count: z.number().int().nonnegative().optional(),
 });
 export type SampleSummary = z.infer<typeof SampleSummary>;
 
@@ -99,6 +136,9 @@ export function summarizeSample(r: SampleRecord): SampleSummary {
     complete: preview === r.completion,
   };
   if (r.reward_error) s.reward_error = r.reward_error;
+  if (r.thinking) s.has_thinking = true;
+  if (r.tool_calls?.length) s.tool_call_count = r.tool_calls.length;
+  if (r.unparsed_tool_calls?.length) s.malformed_call_count = r.unparsed_tool_calls.length;
   return s;
 }
 

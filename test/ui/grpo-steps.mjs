@@ -80,7 +80,7 @@ export async function widenSidebar(page, x) {
 }
 
 /** Answers the quick pick or input box on screen: types `text` (if any) and presses Enter. */
-async function answer(page, titlePart, text) {
+export async function answer(page, titlePart, text) {
   const widget = page.locator('.quick-input-widget');
   await widget.locator('.quick-input-title', { hasText: titlePart }).waitFor({ timeout: 60_000 });
   if (text !== undefined) {
@@ -233,7 +233,7 @@ export async function commandCenter(page, title) {
 }
 
 /** Closes the side bar (the breakdown and the diffs get the width) and moves the pointer off any tooltip. */
-async function roomForEditors(page) {
+export async function roomForEditors(page) {
   if (await page.locator('#workbench\\.parts\\.sidebar').isVisible()) {
     await commandCenter(page, 'View: Close Primary Side Bar');
     await page.locator('#workbench\\.parts\\.sidebar').waitFor({ state: 'hidden', timeout: 15_000 });

@@ -14,6 +14,8 @@ import { errorText } from '../../src/protocol/panelProtocol';
 import { VirtualList } from './virtualList';
 import { renderFindings } from '../shared/findings';
 import { diagnoseIteration } from '../../src/protocol/doctor';
+import { messageView } from '../shared/messageView';
+import { hasStructure } from '../../src/protocol/messageFormat';
 
 registerComponents();
 const client = new PanelClient(BreakdownProtocol);
@@ -256,6 +258,9 @@ function renderRow(i: number): HTMLElement {
       el('span', `stop ${s.stop_reason === 'length' ? 'negative' : 'muted'}`, s.stop_reason === 'length' ? 'truncated' : s.stop_reason),
       el('span', 'num muted', `${s.token_count} tok`),
       ...(s.reward_error ? [el('span', 'flag negative', s.reward_error.kind)] : []),
+      ...(s.has_thinking ? [el('span', 'flag muted', 'thinking')] : []),
+      ...(s.tool_call_count ? [el('span', 'flag tool', `${s.tool_call_count} tool call${s.tool_call_count > 1 ? 's' : ''}`)] : []),
+      ...(s.malformed_call_count ? [el('span', 'flag warning', `⚠ ${s.malformed_call_count} malformed call${s.malformed_call_count > 1 ? 's' : ''}`)] : []),
       el('span', 'text', s.preview),
     );
   }
@@ -334,8 +339,13 @@ function renderDetail(): void {
     if (s.reward_error.traceback) err.append(el('pre', 'traceback', s.reward_error.traceback));
     parts.push(err);
   }
+  // the reply as the renderer parsed it (reasoning folded, tool calls formatted), filled in when the sample loads
+  const reply = el('section', 'reply');
+  reply.setAttribute('aria-label', 'Reply as the renderer parsed it');
+  reply.hidden = true;
+  const completionHead = el('h3', '', 'Completion');
   const completion = el('pre', 'completion', s.complete ? s.preview : `${s.preview}…`);
-  parts.push(el('h3', '', 'Completion'), completion);
+  parts.push(reply, completionHead, completion);
   const strip = el('div', 'tokens');
   strip.setAttribute('aria-label', 'per-token log-probabilities');
   strip.textContent = 'loading tokens…';
@@ -344,7 +354,7 @@ function renderDetail(): void {
   const teacherStrip = el('div', 'tokens teacher');
   teacherStrip.setAttribute('aria-label', 'per-token KL to the teacher');
   teacherHead.hidden = teacherStrip.hidden = true;
-  void loadSample(completion, strip, g.groupIdx, s.traj_idx, { head: teacherHead, strip: teacherStrip });
+  void loadSample({ completion, completionHead, reply }, strip, g.groupIdx, s.traj_idx, { head: teacherHead, strip: teacherStrip });
   parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, teacherHead, teacherStrip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
   detailEl.replaceChildren(...parts);
 }
@@ -362,14 +372,26 @@ function link(text: string, onClick: () => void): HTMLAnchorElement {
 let sampleRequest: AbortController | undefined;
 
 /** Fills the whole completion and the token strip of the selected sample; a newer selection cancels the request. */
-async function loadSample(completion: HTMLElement, strip: HTMLElement, groupIdx: number, trajIdx: number, teacher: { head: HTMLElement; strip: HTMLElement }): Promise<void> {
+async function loadSample(
+  text: { completion: HTMLElement; completionHead: HTMLElement; reply: HTMLElement },
+  strip: HTMLElement,
+  groupIdx: number,
+  trajIdx: number,
+  teacher: { head: HTMLElement; strip: HTMLElement },
+): Promise<void> {
   if (!snapshot) return;
   sampleRequest?.abort();
   const abort = (sampleRequest = new AbortController());
   try {
     const full = await client.request('sample', { ref: snapshot.shown, groupIdx, trajIdx }, abort.signal);
     const { tokens, logprobs } = full;
-    completion.textContent = full.completion;
+    text.completion.textContent = full.completion;
+    const parsed = { role: 'assistant' as const, content: full.content, ...(full.thinking !== undefined ? { thinking: full.thinking } : {}), ...(full.tool_calls ? { tool_calls: full.tool_calls } : {}), ...(full.unparsed_tool_calls ? { unparsed_tool_calls: full.unparsed_tool_calls } : {}) };
+    if (hasStructure(parsed)) {
+      text.reply.replaceChildren(el('h3', '', 'Reply (as the renderer parsed it)'), messageView(parsed));
+      text.reply.hidden = false;
+      text.completionHead.textContent = 'Completion as sampled';
+    }
     strip.replaceChildren(
       ...tokens.map((tok, i) => {
         const lp = logprobs[i];

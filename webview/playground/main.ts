@@ -7,8 +7,11 @@ import '../shared/base.css';
 import './playground.css';
 import { PanelClient } from '../shared/client';
 import { byId, el, inputById, typedById } from '../shared/dom';
-import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../../src/protocol/playgroundProtocol';
+import { applyRunUpdate, ChatMessage, continueWith, DEFAULT_PARAMS, EDITOR_ROLES, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../../src/protocol/playgroundProtocol';
 import { errorText } from '../../src/protocol/panelProtocol';
+import type { ToolCall } from '../../src/protocol/chatMessage';
+import { formatToolCall, hasStructure, thinkingSummary } from '../../src/protocol/messageFormat';
+import { messageView, toolCallView } from '../shared/messageView';
 
 const client = new PanelClient(PlaygroundProtocol);
 client.setState({ kind: 'playground' });
@@ -103,15 +106,72 @@ function sourceOf(text: string): SideSource | undefined {
   return t.startsWith('tinker://') ? { kind: 'checkpoint', path: t } : { kind: 'base', model: t };
 }
 
+/** The tool calls of an assistant row (kept as the reply gave them; shown formatted, not edited). */
+const rowCalls = new WeakMap<HTMLElement, ToolCall[]>();
+
+/**
+ * One message of the conversation: its role, its text, and what the role adds: an assistant turn's
+ * reasoning (folded, editable) and tool calls (formatted, removable), a tool result's call id and
+ * function name. Switching the role shows that role's fields.
+ */
 function messageRow(m: ChatMessage): HTMLElement {
   const row = el('div', 'message');
+  row.dataset.role = m.role;
   const role = document.createElement('select');
+  role.className = 'role';
   role.setAttribute('aria-label', 'Role');
-  for (const r of ['system', 'user', 'assistant'] as const) role.append(new Option(r, r, false, r === m.role));
+  const roles: readonly string[] = EDITOR_ROLES.includes(m.role as (typeof EDITOR_ROLES)[number]) ? EDITOR_ROLES : [...EDITOR_ROLES, m.role];
+  for (const r of roles) role.append(new Option(r, r, false, r === m.role));
+  role.addEventListener('change', () => {
+    row.dataset.role = role.value;
+  });
+  const body = el('div', 'message-body');
   const text = document.createElement('textarea');
+  text.className = 'content';
   text.rows = 2;
   text.value = m.content;
   text.setAttribute('aria-label', 'Message text');
+  // an assistant turn's reasoning, folded like a sample's
+  const thinking = el('details', 'thinking-edit assistant-only');
+  thinking.open = false;
+  const thinkingSum = el('summary', '', m.thinking ? thinkingSummary(m.thinking) : 'Thinking (optional)');
+  const thinkingText = document.createElement('textarea');
+  thinkingText.className = 'thinking';
+  thinkingText.rows = 3;
+  thinkingText.value = m.thinking ?? '';
+  thinkingText.setAttribute('aria-label', 'Reasoning of this assistant message');
+  thinkingText.addEventListener('input', () => (thinkingSum.textContent = thinkingText.value ? thinkingSummary(thinkingText.value) : 'Thinking (optional)'));
+  thinking.append(thinkingSum, thinkingText);
+  const calls = el('div', 'calls assistant-only');
+  const showCalls = (list: ToolCall[]) => {
+    rowCalls.set(row, list);
+    calls.replaceChildren(...list.map((c) => toolCallView(formatToolCall(c))));
+    if (list.length) {
+      const drop = el('button', 'secondary small', 'Remove the tool calls');
+      drop.type = 'button';
+      drop.addEventListener('click', () => {
+        showCalls([]);
+        formChanged();
+      });
+      calls.append(drop);
+    }
+  };
+  showCalls(m.tool_calls ?? []);
+  // a tool result: which call it answers
+  const toolMeta = el('div', 'tool-meta tool-only');
+  const callId = document.createElement('input');
+  callId.className = 'call-id';
+  callId.placeholder = 'call id (if the call had one)';
+  callId.value = m.tool_call_id ?? '';
+  callId.setAttribute('aria-label', 'Tool call id this result answers');
+  const fnName = document.createElement('input');
+  fnName.className = 'fn-name';
+  fnName.placeholder = 'function name';
+  fnName.value = m.name ?? '';
+  fnName.setAttribute('aria-label', 'Function name of the call this result answers');
+  toolMeta.append(el('span', 'muted', 'result of'), fnName, callId);
+  // the text comes first in the DOM (the first textarea of a row); CSS shows the reasoning and the tool result's call above it
+  body.append(text, thinking, calls, toolMeta);
   const remove = el('button', 'secondary icon', '✕');
   remove.type = 'button';
   remove.title = 'Remove this message';
@@ -120,8 +180,25 @@ function messageRow(m: ChatMessage): HTMLElement {
     if (messagesEl.children.length > 1) row.remove();
     formChanged();
   });
-  row.append(role, text, remove);
+  row.append(role, body, remove);
   return row;
+}
+
+/** A message row as a message: the fields its role has, the empty ones left out. */
+function rowMessage(row: Element): Record<string, unknown> {
+  const value = (sel: string) => row.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(sel)?.value ?? '';
+  const role = value('select.role') || 'user';
+  const m: Record<string, unknown> = { role, content: value('textarea.content') };
+  if (role === 'assistant') {
+    const thinking = value('textarea.thinking');
+    if (thinking) m['thinking'] = thinking;
+    const calls = row instanceof HTMLElement ? rowCalls.get(row) : undefined;
+    if (calls?.length) m['tool_calls'] = calls;
+  } else if (role === 'tool') {
+    if (value('input.call-id').trim()) m['tool_call_id'] = value('input.call-id').trim();
+    if (value('input.fn-name').trim()) m['name'] = value('input.fn-name').trim();
+  }
+  return m;
 }
 
 function showForm(f: PlaygroundForm): void {
@@ -152,10 +229,7 @@ function num(input: HTMLInputElement, fallback: number): number {
 
 /** The form as typed, checked with the protocol's schema. */
 function readForm(): { ok: true; form: PlaygroundForm } | { ok: false; error: string } {
-  const messages = [...messagesEl.querySelectorAll('.message')].map((row) => ({
-    role: row.querySelector('select')?.value ?? 'user',
-    content: row.querySelector('textarea')?.value ?? '',
-  }));
+  const messages = [...messagesEl.querySelectorAll('.message')].map(rowMessage);
   const seed = param.seed.value.trim() === '' ? undefined : num(param.seed, 0);
   const stop = param.stop.value.split(',').map((s) => s.trim()).filter(Boolean);
   const A = sourceOf(sideInput.A.value);
@@ -191,6 +265,9 @@ function formChanged(): void {
 }
 byId('app').addEventListener('input', (e) => {
   if (e.target instanceof Element && e.target.closest('.form')) formChanged();
+});
+messagesEl.addEventListener('change', (e) => {
+  if (e.target instanceof HTMLSelectElement) formChanged();
 });
 rewardSelect.addEventListener('change', formChanged);
 
@@ -285,7 +362,10 @@ function sampleCard(s: SampleView): HTMLElement {
   const head = el('div', 'sample-head');
   head.append(el('strong', '', `#${s.index}`), el('span', 'muted', ` ${s.stopReason} · ${s.tokens} tokens · ${(s.ms / 1000).toFixed(2)} s`));
   if (s.reward !== undefined) head.append(el('span', s.reward > 0 ? 'reward positive' : 'reward', ` reward ${fmt(s.reward)}`));
-  card.append(head, el('pre', 'completion', s.text || '(empty)'));
+  if (s.termination === 'malformed') head.append(el('span', 'flag-warning', ' · no stop token: parsed as cut off'));
+  const reply = s.message ? { role: 'assistant' as const, ...s.message } : undefined;
+  // a reply with reasoning or tool calls shows them (reasoning folded, calls formatted); a plain one as written
+  card.append(head, reply && hasStructure(reply) ? messageView(reply, { emptyText: '(no text)' }) : el('pre', 'completion', s.text || '(empty)'));
   if (s.rewardError) {
     const err = el('div', 'negative reward-error');
     err.append(el('span', '', `${s.rewardError.kind}: ${s.rewardError.message} `));
@@ -319,8 +399,24 @@ function sampleCard(s: SampleView): HTMLElement {
     act(s.side === 'A' ? 'Compare A↔B' : 'Compare B↔A', () => client.post({ type: 'compare', left: { side: 'A', index: s.index }, right: { side: 'B', index: s.index } }));
   }
   act('Copy as JSON', () => client.post({ type: 'copyJson', side: s.side, index: s.index }));
+  const cont = act('Continue from this reply', () => continueFrom(s));
+  cont.title = s.message?.tool_calls?.length
+    ? 'Add this reply (its reasoning and tool calls) to the conversation, with a tool result to fill in for each call'
+    : 'Add this reply to the conversation, with a user message to write next';
   card.append(actions, strip);
   return card;
+}
+
+/** Appends the sample's reply (and a tool result per call, or a user turn) to the conversation; focuses the first to fill in. */
+function continueFrom(s: SampleView): void {
+  const f = readForm();
+  const current = f.ok ? f.form.messages : [...messagesEl.querySelectorAll('.message')].map((r) => rowMessage(r) as ChatMessage);
+  const next = continueWith(current, s.message ?? { content: s.text });
+  const rows = next.slice(current.length).map(messageRow);
+  messagesEl.append(...rows);
+  rows.at(-1)?.scrollIntoView({ block: 'nearest' });
+  rows.find((r) => r.dataset.role !== 'assistant')?.querySelector<HTMLTextAreaElement>('textarea.content')?.focus();
+  formChanged();
 }
 
 async function toggleTokens(s: SampleView, strip: HTMLElement): Promise<void> {

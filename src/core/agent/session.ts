@@ -9,6 +9,7 @@
 // after `idleMs` without a call — the next call then reconnects and says so.
 // One call at a time: a call that arrives while another runs waits up to `busyWaitMs`, then is
 // answered "busy" with the status instead of being queued silently.
+import { renderedPrompt } from '../data/problem';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
@@ -536,7 +537,7 @@ export class TrainingSession {
         temperature: a.temperature ?? grpo?.temperature ?? 1,
         stop: grpo?.stop?.length ? grpo.stop : stopParam(renderer.stopSequences()),
       };
-      const groups = await Promise.all(problems.map((p) => sampleGroup(sampler, renderer, p, renderer.buildGenerationPrompt(p.messages), n, params, signal)));
+      const groups = await Promise.all(problems.map((p) => sampleGroup(sampler, renderer, p, renderedPrompt(renderer, p), n, params, signal)));
       // an SFT run has no reward function: its samples are shown unscored
       const scorable = h.reward !== undefined && prompts.some((p) => p.ground_truth !== undefined);
       let rewards: (number | null)[][] = groups.map((g) => g.rollouts.map(() => null));

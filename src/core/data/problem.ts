@@ -1,7 +1,9 @@
 // One record (a JSONL line or a dataset row) → a problem: the prompt conversation and the ground
 // truth, checked field by field so a bad record is reported with what is wrong in it.
 import * as z from 'zod';
-import type { Message } from '../render/types';
+import { ChatMessage, cleanMessage } from '../../protocol/chatMessage';
+import { RendererError } from '../render/errors';
+import type { Message, Renderer } from '../render/types';
 import { formatIssue } from '../spec/issues';
 import type { Problem } from './types';
 
@@ -21,11 +23,29 @@ export interface ProblemFields {
   groundTruthOptional?: boolean;
 }
 
-/** A chat list as a prompt: roles and text; it must end with the user turn the model answers. */
+/**
+ * A chat list as a prompt: the messages of src/protocol/chatMessage.ts (reasoning, tool calls, tool
+ * results with their call id); it must end with the turn the model answers: a user message, or a
+ * tool result (the model continues after its call). The run's renderer renders it, and refuses what
+ * its model family cannot express (see renderedPrompt).
+ */
 const ChatList = z
-  .array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))
+  .array(ChatMessage)
   .min(1)
-  .refine((m) => m.at(-1)?.role === 'user', { message: 'must end with a user message (the model answers it)' });
+  .refine((m) => m.at(-1)?.role === 'user' || m.at(-1)?.role === 'tool', { message: 'must end with a user message or a tool result (the model answers it)' });
+
+/**
+ * A problem's generation prompt through `renderer`; a conversation the renderer cannot render
+ * (reasoning or tool calls for a family without them) fails naming the problem and what to do.
+ */
+export function renderedPrompt(renderer: Renderer, problem: Pick<Problem, 'id' | 'messages'>): number[] {
+  try {
+    return renderer.buildGenerationPrompt(problem.messages);
+  } catch (err) {
+    if (err instanceof RendererError) throw new DatasetError(`problem ${problem.id}: ${err.message}`);
+    throw err;
+  }
+}
 
 const GroundTruth = z.union([z.string(), z.number().refine(Number.isFinite)]);
 
@@ -57,7 +77,7 @@ export function recordToProblem(record: unknown, fields: ProblemFields, id: stri
   } else if (Array.isArray(promptValue)) {
     const chat = ChatList.safeParse(promptValue, { reportInput: true });
     if (!chat.success) return { ok: false, reason: `field "${promptKey}"${formatIssue(chat.error.issues[0]!).replace(/^\(top level\)/, '')}` };
-    prompt = chat.data;
+    prompt = chat.data.map(cleanMessage);
   } else {
     return { ok: false, reason: `field "${promptKey}" must be a string or a chat list [{role, content}, …], not ${kindOf(promptValue)}` };
   }

@@ -5,6 +5,7 @@
 // recipe and the counts. With a reward file, only the samples it accepts (reward ≥ min_reward) are
 // kept — rejection sampling. The file is written whole at the end (atomic): a cancel or a failure
 // leaves any earlier file as it was.
+import { renderedPrompt } from '../data/problem';
 import * as path from 'node:path';
 import { readJsonlProblems } from '../data/jsonl';
 import type { Problem } from '../data/types';
@@ -127,7 +128,7 @@ export async function distillData(o: DistillDataOptions): Promise<DistillDataRes
       problems,
       o.concurrency ?? 16,
       async (p: Problem, i) => {
-        const prompt = renderer.buildGenerationPrompt(p.messages);
+        const prompt = renderedPrompt(renderer, p);
         const params = { max_tokens: maxTokens, temperature, stop, ...(o.seed !== undefined ? { seed: sampleSeed(o.seed, i, 0) } : {}) };
         const r = await sampler.sample(textInput(prompt), params, { numSamples: n, ...(o.signal ? { signal: o.signal } : {}) });
         answers[i] = r.sequences.map((s) => ({ content: renderer.parseResponse(s.tokens).message.content }));

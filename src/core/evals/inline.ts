@@ -5,6 +5,7 @@
 // uses: one request of n samples per problem, graded by the SAME reward runner as training), and
 // reports the holdout's trajectory metrics under test/<name>/env/all/… plus the unbiased pass@1 …
 // pass@n of the eval core (stats.ts). An NLL evaluator's chats are scored by the SFT loop (forward only).
+import { renderedPrompt } from '../data/problem';
 import type { Problem } from '../data/types';
 import { prefixKeys, trajectoryMetrics, trajectoryStats } from '../grpo/metrics';
 import { computeAdvantages } from '../grpo/advantages';
@@ -171,7 +172,7 @@ export async function runSamplingEvaluator(e: SamplingEvaluator, c: SamplingEval
         ...(c.samplingSeed !== undefined ? { seed: requestSeed((c.samplingSeed ^ nameSeed(e.name)) >>> 0, c.step, 'eval', j) } : {}),
       };
       let prompt = e.prompts.get(p.id);
-      if (!prompt) e.prompts.set(p.id, (prompt = c.renderer.buildGenerationPrompt(p.messages)));
+      if (!prompt) e.prompts.set(p.id, (prompt = renderedPrompt(c.renderer, p)));
       const g = await sampleGroup(c.sampler, c.renderer, p, prompt, e.n, params, c.signal);
       done += e.n;
       c.onProgress?.(done, total);

@@ -4,6 +4,7 @@
 // graded. Re-running reads what is there and samples only what is missing; with `seed`, each sample's
 // seed is derived from (seed, target, problem, sample index), so a resumed eval equals an
 // uninterrupted one. All targets' requests interleave under one bounded concurrency.
+import { renderedPrompt } from '../data/problem';
 import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +21,7 @@ import type { RewardRunner } from '../reward/types';
 import { listRuns, readMetricsRowsSync, type CheckpointRecord } from '../runs/runDirectory';
 import { parseRunConfig } from '../runs/runConfig';
 import { questionOf } from '../../protocol/promptQuestion';
-import { recordedRewardError, stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
+import { parsedMessageFields, recordedRewardError, stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import type { ServiceClient, SamplingClient } from '../tinker/client';
 import { ContextWindowError } from '../tinker/errors';
 import { textInput, type SamplingParams } from '../tinker/types';
@@ -296,7 +297,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         const renderer = await rendererFor(target.model);
         const pk = `${target.model}\u0000${problem.id}`;
         let promptTokens = prompts.get(pk);
-        if (!promptTokens) prompts.set(pk, (promptTokens = renderer.buildGenerationPrompt(problem.messages)));
+        if (!promptTokens) prompts.set(pk, (promptTokens = renderedPrompt(renderer, problem)));
         const params: SamplingParams = {
           max_tokens: spec.max_tokens,
           temperature: spec.temperature,
@@ -322,6 +323,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
           ...(question !== undefined ? { question } : {}),
           completion: renderer.tokenizer.decode(seq.tokens),
           content: response.message.content,
+          ...parsedMessageFields(response.message),
           ground_truth: problem.groundTruth,
           completion_tokens: seq.tokens,
           logprobs: seq.logprobs ?? [],

@@ -20,6 +20,7 @@
 // The loop is a run object (GrpoRun): it holds its training client, current sampler, step counter and
 // auto-checkpoint state, and is advanced N iterations at a time — by runGrpo to the end in one go (the
 // CLI, the editor's command), or a few per call by an agent session that keeps it between calls.
+import { renderedPrompt } from '../data/problem';
 import type { PromptPool, Problem } from '../data/types';
 import type { Renderer } from '../render/types';
 import type { RewardRunner } from '../reward/types';
@@ -169,7 +170,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
 
   private promptOf(p: Problem): number[] {
     let t = this.promptCache.get(p.id);
-    if (!t) this.promptCache.set(p.id, (t = this.o.renderer.buildGenerationPrompt(p.messages)));
+    if (!t) this.promptCache.set(p.id, (t = renderedPrompt(this.o.renderer, p)));
     return t;
   }
 

@@ -4,7 +4,7 @@
 import { questionOf } from '../../protocol/promptQuestion';
 import type { Renderer } from '../render/types';
 import type { SampleRecord } from '../runs/sampleRecord';
-import { recordedRewardError } from '../../protocol/sampleSchema';
+import { parsedMessageFields, recordedRewardError } from '../../protocol/sampleSchema';
 import type { RunWriter } from '../runs/runWriter';
 import type { RolloutGroup, ScoredRollout } from './rollout';
 
@@ -62,6 +62,7 @@ export function sampleRecords(renderer: Renderer, groups: readonly RolloutGroup<
         ...(question !== undefined ? { question } : {}),
         completion: renderer.tokenizer.decode(r.tokens),
         content: r.response.message.content,
+        ...parsedMessageFields(r.response.message),
         ground_truth: g.problem.groundTruth,
         completion_tokens: r.tokens,
         logprobs: r.logprobs,

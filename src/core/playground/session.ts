@@ -151,6 +151,7 @@ async function runSide(req: PlaygroundRequest, deps: PlaygroundDeps, side: SideI
             logprobs: seq.logprobs ?? [],
             stopReason: seq.stop_reason,
             termination: parsed.termination,
+            message: parsed.message,
             ms,
           };
           if (deps.reward && groundTruth !== undefined) {

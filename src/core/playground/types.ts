@@ -54,6 +54,8 @@ export interface PlaygroundSample {
   logprobs: number[];
   stopReason: StopReason;
   termination: Termination;
+  /** the reply as the renderer parsed it: content, reasoning, tool calls (parsed and malformed) */
+  message: Message;
   /** from submitting the request to its result */
   ms: number;
   reward?: number;

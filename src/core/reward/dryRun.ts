@@ -2,6 +2,7 @@
 // samples (grouped as the run grouped them) or fresh samples from the model, and report the reward
 // distribution and the GRPO no-signal fractions it would give (groups whose samples all score the
 // same teach nothing: all bad, all good, or mixed — the env/all/by_group/frac_* metrics).
+import { renderedPrompt } from '../data/problem';
 import * as path from 'node:path';
 import { groupBreakdown, GroupBreakdown } from '../grpo/advantages';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
@@ -112,7 +113,7 @@ export async function dryRunOnModel(o: DryRunOnModelOptions): Promise<DryRunRepo
     const stop = o.stop?.length ? o.stop : stopParam(o.renderer.stopSequences());
     const params = { max_tokens: o.maxTokens, temperature: o.temperature, stop, ...(o.seed !== undefined ? { seed: o.seed } : {}) };
     const sampled = await Promise.all(
-      o.problems.map((p) => sampleGroup(o.sampler, o.renderer, p, o.renderer.buildGenerationPrompt(p.messages), o.groupSize, params, o.signal)),
+      o.problems.map((p) => sampleGroup(o.sampler, o.renderer, p, renderedPrompt(o.renderer, p), o.groupSize, params, o.signal)),
     );
     const scored = await scoreGroups(sampled, runner, o.signal);
     const groups = scored.map((g): DryRunGroup => ({ label: g.problem.id, groundTruth: g.problem.groundTruth, rewards: g.rollouts.map((r) => r.reward) }));

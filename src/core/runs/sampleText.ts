@@ -1,7 +1,18 @@
 // A sample as readable text for the diff editor: a header (run, iteration, group, sample, reward,
 // advantage, stop reason, tokens, reward error), then the prompt and the completion. Two samples'
 // texts diff line by line, so the header's values line up.
-import type { SampleRecord } from '../../protocol/sampleSchema';
+import { recordMessage, type SampleRecord } from '../../protocol/sampleSchema';
+import { hasStructure, messageText } from '../../protocol/messageFormat';
+
+/**
+ * The `## parsed reply` section of a sample's document when its completion had reasoning or tool
+ * calls (the renderer's parse: thinking, then the answer, then each call's name and pretty JSON);
+ * nothing for a plain answer (the completion says it all).
+ */
+export function parsedReplyLines(s: Pick<SampleRecord, 'content' | 'thinking' | 'tool_calls' | 'unparsed_tool_calls'>): string[] {
+  const m = recordMessage(s);
+  return hasStructure(m) ? ['', '## parsed reply', messageText(m)] : [];
+}
 
 export interface SampleAddress {
   runDir: string;
@@ -22,6 +33,6 @@ export function sampleText(a: SampleAddress, s: SampleRecord): string {
     `ground truth: ${s.ground_truth}`,
   ];
   if (s.reward_error) lines.push(`reward error: ${s.reward_error.kind}: ${s.reward_error.message}${s.reward_error.line ? ` (line ${s.reward_error.line})` : ''}`);
-  lines.push('', '## prompt', s.prompt.replace(/\n$/, ''), '', '## completion', s.completion, '');
+  lines.push('', '## prompt', s.prompt.replace(/\n$/, ''), '', '## completion', s.completion, ...parsedReplyLines(s), '');
   return lines.join('\n');
 }

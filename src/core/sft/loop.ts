@@ -18,6 +18,8 @@ import type { CheckpointRecord } from '../runs/runDirectory';
 import type { TrainingClient } from '../tinker/client';
 import { batchAt, batchesPerEpoch, Chat } from './data';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
+import { DatasetError } from '../data/problem';
+import { RendererError } from '../render/errors';
 import { learningRateAt, LrSchedule } from './lr';
 import { METRIC } from '../../protocol/metricKeys';
 import { dueAt, runSamplingEvaluator, type InlineEvaluator } from '../evals/inline';
@@ -53,6 +55,19 @@ export interface RunSftOptions extends RunCoreParts {
 }
 
 /** min(batches per epoch × epochs, max_steps); epochs default to 1 when max_steps is absent. */
+/**
+ * A chat's datum through the run's renderer; a chat the renderer cannot render (reasoning or tool
+ * calls for a family without them, a bad `trainable` flag) fails naming the chat's file and line.
+ */
+function renderedChat(renderer: Renderer, chat: Chat, trainOnWhat: TrainOnWhat, maxLength?: number): SftDatum | undefined {
+  try {
+    return chatToDatum(renderer, chat.messages, trainOnWhat, maxLength);
+  } catch (err) {
+    if (err instanceof RendererError) throw new DatasetError(`${chat.id}: ${err.message}`);
+    throw err;
+  }
+}
+
 export function totalSteps(nTrain: number, c: Pick<SftLoopConfig, 'batchSize' | 'numEpochs' | 'maxSteps'>): number {
   const byEpochs = c.numEpochs !== undefined || c.maxSteps === undefined ? batchesPerEpoch(nTrain, c.batchSize) * (c.numEpochs ?? 1) : Infinity;
   return Math.min(byEpochs, c.maxSteps ?? Infinity);
@@ -81,7 +96,7 @@ export class SftRun extends RunCore<SftRunResult> {
     const c = o.config;
     for (const e of o.evals ?? []) {
       if (e.kind !== 'nll') continue;
-      const datums = e.chats.map((chat) => chatToDatum(o.renderer, chat.messages, c.trainOnWhat, c.maxLength)).filter((d): d is SftDatum => d !== undefined);
+      const datums = e.chats.map((chat) => renderedChat(o.renderer, chat, c.trainOnWhat, c.maxLength)).filter((d): d is SftDatum => d !== undefined);
       if (datums.length === 0) throw new Error(`evaluator ${e.name}: none of its ${e.chats.length} chats has a token to score`);
       this.evalDatums.set(e.name, datums);
     }
@@ -102,7 +117,7 @@ export class SftRun extends RunCore<SftRunResult> {
     const c = this.o.config;
     let d = this.datumCache.get(chat.id);
     if (d === undefined) {
-      d = chatToDatum(this.o.renderer, chat.messages, c.trainOnWhat, c.maxLength) ?? null;
+      d = renderedChat(this.o.renderer, chat, c.trainOnWhat, c.maxLength) ?? null;
       if (d?.truncated || (d === null && c.maxLength !== undefined)) this.truncatedCount++;
       this.datumCache.set(chat.id, d);
     }

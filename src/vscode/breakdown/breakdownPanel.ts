@@ -12,7 +12,7 @@ import { MetricsRecord, readMetricsRows } from '../../core/runs/runDirectory';
 import { readRunConfig, rewardFileOfConfig } from '../../core/runs/runConfig';
 import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit, SamplesRead } from '../../core/runs/sampleRecord';
 import type { JsonlProblem } from '../../core/runs/jsonl';
-import { SampleRecord, summarizeIteration } from '../../protocol/sampleSchema';
+import { parsedMessageFields, SampleRecord, summarizeIteration } from '../../protocol/sampleSchema';
 import { SearchIndex, searchGroups, searchIndex } from '../../protocol/breakdown';
 import type { Log } from '../common/log';
 import { showPanelPage } from '../common/webview/html';
@@ -32,7 +32,14 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
     sample: async ({ ref, groupIdx, trajIdx }) => {
       const s = (await this.samplesOf(ref)).records.find((r) => r.group_idx === groupIdx && r.traj_idx === trajIdx);
       if (!s) throw new Error(`iteration ${ref.iteration} has no sample ${trajIdx} in group ${groupIdx}`);
-      return { completion: s.completion, content: s.content, tokens: s.completion_tokens, logprobs: s.logprobs, ...(s.teacher_logprobs ? { teacher_logprobs: s.teacher_logprobs } : {}) };
+      return {
+        completion: s.completion,
+        content: s.content,
+        tokens: s.completion_tokens,
+        logprobs: s.logprobs,
+        ...(s.teacher_logprobs ? { teacher_logprobs: s.teacher_logprobs } : {}),
+        ...parsedMessageFields(s),
+      };
     },
     search: async ({ ref, text }) => {
       const read = await this.samplesOf(ref);

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { SampleRecord } from '../../protocol/sampleSchema';
 import { registerSampleSource, SAMPLE_SCHEME } from '../samples/sampleDocuments';
 import { readTargetSamples } from '../../core/evals/results';
+import { parsedReplyLines } from '../../core/runs/sampleText';
 
 export const EVAL_AUTHORITY = 'eval';
 
@@ -43,7 +44,7 @@ export function evalSampleText(target: string, s: SampleRecord, index: number, o
     `ground truth: ${s.ground_truth}`,
   ];
   if (s.reward_error) lines.push(`reward error: ${s.reward_error.kind}: ${s.reward_error.message}`);
-  lines.push('', '## prompt', s.prompt.replace(/\n$/, ''), '', '## completion', s.completion, '');
+  lines.push('', '## prompt', s.prompt.replace(/\n$/, ''), '', '## completion', s.completion, ...parsedReplyLines(s), '');
   return lines.join('\n');
 }
 

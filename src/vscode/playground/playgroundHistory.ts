@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { PlaygroundForm, RunView, SideId, sourceLabel } from '../../protocol/playgroundProtocol';
 import { PLAYGROUND_AUTHORITY } from './playgroundDocuments';
+import { hasStructure, messageText } from '../../protocol/messageFormat';
 import { SAMPLE_SCHEME } from '../samples/sampleDocuments';
 
 const HISTORY_KEY = 'tinker.playground.history';
@@ -73,6 +74,7 @@ export function sampleDocumentText(run: RunView, side: SideId, index: number): s
     '',
     '## completion',
     s.text,
+    ...(s.message && hasStructure({ role: 'assistant', ...s.message }) ? ['', '## parsed reply', messageText({ role: 'assistant', ...s.message })] : []),
     '',
   ].join('\n');
 }

@@ -8,6 +8,7 @@ import {
   applyRunUpdate,
   DEFAULT_PARAMS,
   FromWebview,
+  ParsedReply,
   PlaygroundForm,
   PlaygroundProtocol,
   PlaygroundRequests,
@@ -373,8 +374,20 @@ function sampleView(s: PlaygroundSample): SampleView {
     stopReason: s.stopReason,
     tokens: s.tokens.length,
     ms: s.ms,
+    termination: s.termination,
+    message: parsedReply(s.message),
     ...(s.reward !== undefined ? { reward: s.reward } : {}),
     ...(s.rewardError ? { rewardError: recordedRewardError(s.rewardError) } : {}),
+  };
+}
+
+/** The parsed reply as the webview shows it: the fields it has, no role. */
+function parsedReply(m: PlaygroundSample['message']): ParsedReply {
+  return {
+    content: m.content,
+    ...(m.thinking ? { thinking: m.thinking } : {}),
+    ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}),
+    ...(m.unparsed_tool_calls?.length ? { unparsed_tool_calls: m.unparsed_tool_calls } : {}),
   };
 }
 

@@ -64,6 +64,17 @@ suite('GRPO group breakdown panel', function () {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  /** A breakdown panel of `runDir` (its own registry, messages recorded) and the first snapshot it sent. */
+  async function openRecorded(runDir: string, ref?: { iteration: number; split: 'train' | 'eval' }) {
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const panels = breakdownPanels({ extensionUri, log }, recorder.factory);
+    const panel = await panels.open({ runDir, ...(ref ? { ref } : {}) });
+    const transport = recorder.of(panel.panel);
+    const snap = await waitFor('the snapshot', () => transport.sent.map((m) => BreakdownSnapshot.safeParse(m)).find((r) => r.success)?.data, 30_000);
+    return { panels, transport, snap };
+  }
+
   test('Show Iteration with a run and a step opens that iteration; again with another step reuses the panel', async () => {
     const dir = studioRun();
     assert.strictEqual(await vscode.commands.executeCommand('tinker.showIteration', { runDir: dir, step: 0 }), true);
@@ -108,13 +119,8 @@ suite('GRPO group breakdown panel', function () {
 
   test('the webview gets the iteration’s groups, the step’s KL and entropy, and the sampled iterations', async () => {
     const dir = studioRun();
-    const recorder = new TransportRecorder();
-    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
-    const panels = breakdownPanels({ extensionUri, log }, recorder.factory);
+    const { panels, transport, snap } = await openRecorded(dir, { iteration: 0, split: 'train' });
     try {
-      const panel = await panels.open({ runDir: dir, ref: { iteration: 0, split: 'train' } });
-      const transport = recorder.of(panel.panel);
-      const snap = await waitFor('the snapshot', () => transport.sent.map((m) => BreakdownSnapshot.safeParse(m)).find((r) => r.success)?.data, 30_000);
       assert.strictEqual(snap.records.length, 4);
       assert.deepStrictEqual(snap.available, { train: [0, 1], eval: [] });
       assert.deepStrictEqual(snap.step, { kl: 0.002, entropy: 1.5 });
@@ -135,6 +141,34 @@ suite('GRPO group breakdown panel', function () {
       const last = BreakdownSnapshot.parse(transport.sent.at(-1));
       assert.deepStrictEqual(last.shown, { iteration: 1, split: 'train' });
       assert.deepStrictEqual(last.step, { kl: 0.003, entropy: null });
+    } finally {
+      panels.dispose();
+    }
+  });
+
+  test('a sample with reasoning and tool calls: the list gets flags, the sample request the parsed reply (a malformed call kept with why)', async () => {
+    // the records test/ui/messages-steps.mjs shows: Qwen3 replies the qwen3 renderer parsed
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-breakdown-')), 'qwen3-tools');
+    fs.mkdirSync(path.join(dir, 'iteration_000000'), { recursive: true });
+    fs.copyFileSync(path.resolve(__dirname, '../../../../test/fixtures/samples/qwen3-tool-call.jsonl'), path.join(dir, 'iteration_000000', 'train_samples.jsonl'));
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_name: 'Qwen/Qwen3-8B' }));
+    const { panels, transport, snap } = await openRecorded(dir, { iteration: 0, split: 'train' });
+    try {
+      assert.deepStrictEqual(
+        snap.records.map((r) => [r.traj_idx, r.has_thinking, r.tool_call_count, r.malformed_call_count]),
+        [[0, true, 1, undefined], [1, true, undefined, 1], [2, true, undefined, undefined], [3, true, undefined, undefined]],
+      );
+      assert.ok(snap.records.every((r) => !('thinking' in r) && !('tool_calls' in r)), 'the list carries flags only');
+      for (const [id, trajIdx] of [[21, 0], [22, 1]] as const) await transport.deliver({ type: 'request', id, method: 'sample', params: { ref: { iteration: 0, split: 'train' }, groupIdx: 0, trajIdx } });
+      const replies = transport.ofType<{ type: 'reply'; id: number; ok: boolean; value: { content: string; thinking?: string; tool_calls?: unknown; unparsed_tool_calls?: Array<{ error: string; raw_text: string }> } }>('reply');
+      const call = replies.find((r) => r.id === 21)!.value;
+      assert.strictEqual(call.content, 'I will add them with the tool.\n');
+      assert.ok(call.thinking?.startsWith('The user wants 123 + 456.'));
+      assert.deepStrictEqual(call.tool_calls, [{ type: 'function', function: { name: 'add', arguments: '{"a": 123, "b": 456}' } }]);
+      const bad = replies.find((r) => r.id === 22)!.value;
+      assert.strictEqual(bad.tool_calls, undefined);
+      assert.match(bad.unparsed_tool_calls?.[0]?.error ?? '', /JSON/);
+      assert.ok(bad.unparsed_tool_calls?.[0]?.raw_text.startsWith('<tool_call>'));
     } finally {
       panels.dispose();
     }

@@ -27,6 +27,7 @@ import { EXTENSION_ID, MemoryMemento, useLocalEngineAndRunsFolder, waitFor, work
 import { RecordingTransport, TransportRecorder } from '../common/recordingTransport';
 
 const ARITH = 'tinker-studio/arith-gpt';
+const ARITH_CHAT = 'tinker-studio/arith-chat';
 const LIMIT = 120_000;
 
 /** The arithmetic reward as the last integer of the completion equal to the ground truth. */
@@ -203,6 +204,50 @@ suite('Sample playground', function () {
       assert.strictEqual(again.snapshot.form.params.n, 4, 'the parameters are remembered');
     } finally {
       again.panels.dispose();
+    }
+  });
+
+  test('a conversation with a tool call and its result: rendered by the side’s renderer, sampled, each sample with its parsed reply', async () => {
+    // the engine's chat model (256 positions; arith-gpt's 64 do not hold this conversation), chatml with its compact tool format
+    const { panels, transport, snapshot } = await openPanel(new MemoryMemento(), { A: { kind: 'base', model: ARITH_CHAT } });
+    try {
+      const messages: PlaygroundForm['messages'] = [
+        { role: 'system', content: 'Tools: add(a, b) - Add two integers.' },
+        { role: 'user', content: 'What is 123 + 456?' },
+        { role: 'assistant', content: '', tool_calls: [{ type: 'function', function: { name: 'add', arguments: '{"a": 123, "b": 456}' } }] },
+        { role: 'tool', content: '579', name: 'add' },
+      ];
+      const form: PlaygroundForm = { ...snapshot.form, messages, params: { temperature: 1, topP: 1, topK: -1, maxTokens: 8, n: 3, seed: 11 } };
+      const prompt = (await reply(transport, 31, 'renderedPrompt', { source: form.A, messages })) as { renderer: string; text: string };
+      assert.strictEqual(prompt.renderer, 'chatml');
+      assert.strictEqual(
+        prompt.text,
+        '<|im_start|>system\nTools: add(a, b) - Add two integers.<|im_end|>\n<|im_start|>user\nWhat is 123 + 456?<|im_end|>\n' +
+          '<|im_start|>assistant\n<tool_call>{"name": "add", "arguments": {"a": 123, "b": 456}}</tool_call><|im_end|>\n<|im_start|>tool\n579<|im_end|>\n<|im_start|>assistant\n',
+      );
+      const run = await runAndWait(transport, form);
+      const side = run.sides.A!;
+      assert.deepStrictEqual(side.errors, []);
+      assert.strictEqual(side.samples.length, 3);
+      const { renderer } = await loadRenderer({ model: ARITH_CHAT, cacheDir: path.join(dir, 'cache') });
+      for (const s of side.samples) {
+        // the host sends the renderer's parse of the sampled tokens (Copy as JSON has the ids), field for field
+        await transport.deliver({ type: 'copyJson', side: 'A', index: s.index });
+        const copied = JSON.parse(await vscode.env.clipboard.readText()) as { tokens: number[]; message?: unknown };
+        assert.strictEqual(copied.tokens.length, s.tokens);
+        assert.deepStrictEqual(copied.message, s.message, 'Copy as JSON has the parsed reply');
+        assert.ok(s.message, `sample ${s.index} has its parsed reply`);
+        const response = renderer.parseResponse(copied.tokens);
+        assert.strictEqual(s.termination, response.termination);
+        const parsed = response.message;
+        assert.strictEqual(s.message.content, parsed.content);
+        assert.deepStrictEqual(s.message.tool_calls, parsed.tool_calls);
+        assert.deepStrictEqual(s.message.unparsed_tool_calls, parsed.unparsed_tool_calls);
+      }
+      // the form with the call and its result is what a reload restores
+      assert.deepStrictEqual(RunView.parse(run).form.messages, messages);
+    } finally {
+      panels.dispose();
     }
   });
 

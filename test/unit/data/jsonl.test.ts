@@ -5,7 +5,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readJsonlProblems } from '../../../src/core/data/jsonl';
-import { DatasetError, problemToMessages, recordToProblem } from '../../../src/core/data/problem';
+import { DatasetError, problemToMessages, recordToProblem, renderedPrompt } from '../../../src/core/data/problem';
+import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
+import { getRenderer } from '../../../src/core/render/registry';
 
 const fields = { promptField: 'question', groundTruthField: 'answer' };
 
@@ -50,6 +52,31 @@ describe('JSONL prompt files', () => {
     assert.deepStrictEqual(problems[0]!.messages, [{ role: 'system', content: 'Be brief.' }, ...convo]);
   });
 
+  it('takes a chat list with reasoning, tool calls and a tool result (with its call id), ending on the result', async () => {
+    const convo = [
+      { role: 'system', content: 'Tools: add(a, b) - Add two integers.' },
+      { role: 'user', content: 'What is 123 + 456?' },
+      { role: 'assistant', content: '', thinking: 'Use the tool.', tool_calls: [{ type: 'function', id: 'call_1', function: { name: 'add', arguments: '{"a": 123, "b": 456}' } }] },
+      { role: 'tool', content: '579', tool_call_id: 'call_1', name: 'add' },
+    ];
+    const file = write(JSON.stringify({ messages: convo, answer: 579 }) + '\n');
+    const { problems } = await readJsonlProblems(file, 'train.jsonl', fields, 'stop');
+    assert.deepStrictEqual(problems[0]!.messages, convo);
+    // rendered through the run's renderer: the engine's chatml writes the call and the result in its compact tool format
+    const tok = new ByteTokenizer();
+    const chatml = getRenderer('chatml', tok);
+    assert.strictEqual(
+      tok.decode(renderedPrompt(chatml, problems[0]!)),
+      '<|im_start|>system\nTools: add(a, b) - Add two integers.<|im_end|>\n<|im_start|>user\nWhat is 123 + 456?<|im_end|>\n' +
+        '<|im_start|>assistant\n<tool_call>{"name": "add", "arguments": {"a": 123, "b": 456}}</tool_call><|im_end|>\n<|im_start|>tool\n579<|im_end|>\n<|im_start|>assistant\n',
+    );
+    // a renderer without tool calling refuses it, naming the problem
+    assert.throws(
+      () => renderedPrompt(getRenderer('role_colon', tok), problems[0]!),
+      (err: Error) => err instanceof DatasetError && err.message.startsWith('problem train.jsonl:1: ') && /cannot render reasoning|no tool calling/.test(err.message),
+    );
+  });
+
   it('tolerates a BOM, CRLF line ends and a last line without a newline', async () => {
     const file = write('\ufeff{"question": "a", "answer": 1}\r\n{"question": "b", "answer": 2}');
     const { problems } = await readJsonlProblems(file, 'train.jsonl', fields, 'stop');
@@ -72,10 +99,12 @@ describe('JSONL prompt files', () => {
       ['no ground truth', '{"question": "q"}', 'train.jsonl:2: missing field "answer"'],
       ['a ground truth that is an object', '{"question": "q", "answer": {"x": 1}}', 'train.jsonl:2: field "answer" must be a string or a number, not an object'],
       ['a ground truth that is null', '{"question": "q", "answer": null}', 'train.jsonl:2: field "answer" must be a string or a number, not null'],
-      ['a chat list with an unknown role', '{"messages": [{"role": "robot", "content": "hi"}], "answer": 1}', 'train.jsonl:2: field "messages"[0].role: must be one of "system", "user", "assistant" (got "robot")'],
+      ['a chat list with an unknown role', '{"messages": [{"role": "robot", "content": "hi"}], "answer": 1}', 'train.jsonl:2: field "messages"[0].role: must be one of "system", "user", "assistant", "tool"'],
       ['a chat list without content', '{"messages": [{"role": "user"}], "answer": 1}', 'train.jsonl:2: field "messages"[0].content: is required'],
-      ['a chat list ending with the assistant', '{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], "answer": 1}', 'train.jsonl:2: field "messages": must end with a user message (the model answers it)'],
+      ['a chat list ending with the assistant', '{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], "answer": 1}', 'train.jsonl:2: field "messages": must end with a user message or a tool result (the model answers it)'],
       ['an empty chat list', '{"messages": [], "answer": 1}', 'train.jsonl:2: field "messages": must not be empty'],
+      ['a tool call whose arguments are not a JSON text', '{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "add", "arguments": {"a": 1}}}]}, {"role": "tool", "content": "1"}], "answer": 1}', 'train.jsonl:2: field "messages"[1].tool_calls[0].function.arguments: '],
+      ['an image content part', '{"messages": [{"role": "user", "content": [{"type": "image", "image": "x.png"}]}], "answer": 1}', 'train.jsonl:2: field "messages"[0].content: content parts other than text'],
     ];
     for (const [what, line, message] of bad) {
       it(`${what}: stops the load with "${message}…"`, async () => {

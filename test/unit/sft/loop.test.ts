@@ -89,6 +89,21 @@ describe('SFT loop on the engine', function () {
   const sixSteps = (writer: RunWriter, o: Pick<Parameters<typeof runSft>[0], 'signal' | 'onEvent' | 'resumeFrom'>) =>
     runSft({ service, config: config({ maxSteps: 6, saveEvery: 0, evalEvery: 0 }), renderer, train: TRAIN, validation: [], writer, ...o });
 
+  it('a chat the renderer cannot render (a tool call for a renderer without tool calling) stops the run naming its file and line', async () => {
+    const writer = RunWriter.create(path.join(dir, 'runs'), 'no-tools');
+    const withCall: Chat = {
+      id: 'val.jsonl:3',
+      messages: [
+        { role: 'user', content: '1+2=' },
+        { role: 'assistant', content: '', tool_calls: [{ type: 'function', function: { name: 'add', arguments: '{"a": 1, "b": 2}' } }] },
+      ],
+    };
+    assert.throws(
+      () => runSft({ service, config: config({ maxSteps: 1 }), renderer: getRenderer('role_colon', new ByteTokenizer()), train: TRAIN, validation: [withCall], writer }),
+      (err: Error) => err.name === 'DatasetError' && err.message.startsWith('val.jsonl:3: renderer role_colon has no tool calling'),
+    );
+  });
+
   it('cancelled after step 2, saves a resume point at 3; the resumed run runs 3..5 once each', async () => {
     const writer = RunWriter.create(path.join(dir, 'runs'), 'resume');
     writer.writeConfig({ run_kind: 'sft' });
