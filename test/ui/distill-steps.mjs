@@ -92,7 +92,9 @@ export function distillTests(suffix) {
         const chart = frame.locator('.chart', { has: frame.locator('#chart-teacher-kl-title', { hasText: 'KL to the teacher' }) });
         await chart.locator('.uplot canvas').first().waitFor({ timeout: 60_000 });
         await chart.scrollIntoViewIfNeeded();
+        // the pointer off the command center, and its hover gone, before the picture
         await page.mouse.move(1100, 790);
+        await page.locator('.workbench-hover-container, .monaco-hover:not(.hidden)').first().waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
         await screenshot(shot('distill-metrics'));
       },
     },
