@@ -107,6 +107,8 @@ export function distillTests(suffix) {
         await pickRow(page, 'iteration 3');
         const frame = await webviewWith(page, '#kind-filters');
         await frame.locator('#title', { hasText: 'iteration 3' }).waitFor({ timeout: 60_000 });
+        // every sample scores 0 by design (no reward): the run doctor does not call that a lack of signal
+        if ((await frame.locator('#findings .finding[data-finding="mostly-all-bad"]').count()) > 0) throw new Error('the breakdown of a reward-less distillation run shows the ALL-0 finding');
         // a sample with tokens: the first group's first sample
         await frame.locator('.row.group').first().click();
         await frame.locator('.row.sample').first().click();
