@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane, quickOpen, runCommand } from './palette.mjs';
+import { openTinker, quickOpen, runCommand } from './palette.mjs';
 import { commandCenter, webviewWith } from './grpo-steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -71,7 +71,8 @@ export function distillTests(suffix) {
         writeShortDistill(workspace);
         await open();
         await openTinker(page);
-        await pane(page, 'Runs').locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
+        // the extension active (its status bar item) before its command is typed; the Runs view may be empty
+        await page.locator('#workbench\\.parts\\.statusbar', { hasText: 'Tinker' }).waitFor({ timeout: 120_000 });
         // the teacher first: the student's "latest" names the newest non-distillation run with a final checkpoint
         await startFromPalette(page, 'distill-teacher');
         await startFromPalette(page, 'distill-student');
