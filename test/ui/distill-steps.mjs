@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, quickOpen, runCommand } from './palette.mjs';
+import { openTinker, runCommand } from './palette.mjs';
 import { commandCenter, webviewWith } from './grpo-steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,8 +36,19 @@ function writeShortDistill(workspace) {
   return dir;
 }
 
+/** Quick Open of a spec: Enter only once the list's focused row is that file (a busy host may still be filtering), then its tab. */
+async function openSpec(page, fileName) {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('Control+P');
+  await widget.waitFor({ state: 'visible', timeout: 30_000 });
+  await page.keyboard.type(fileName);
+  await widget.locator('.monaco-list-row.focused', { hasText: fileName }).first().waitFor({ timeout: 60_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab', { hasText: fileName }).waitFor({ timeout: 60_000 });
+}
+
 async function startFromPalette(page, name) {
-  await quickOpen(page, `${name}.grpo.json`);
+  await openSpec(page, `${name}.grpo.json`);
   await page.locator('.codelens-decoration', { hasText: 'Start run' }).first().waitFor({ timeout: 30_000 });
   await runCommand(page, 'Tinker: Start GRPO Run');
   await page.locator('.notification-toast', { hasText: `GRPO run ${name} completed` }).waitFor({ timeout: RUN_TIMEOUT });
