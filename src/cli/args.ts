@@ -78,6 +78,8 @@ export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
 ${CHECKPOINTS_USAGE}
 
 Runs ${SPEC_KINDS.map((k) => k.label).join(' or ')} from a run spec and writes the run directory (cookbook layout).
+Distillation is a spec's field: a GRPO spec's "teacher" (on-policy: the reverse KL to it on the student's samples),
+an SFT spec's "teacher" with "n_teacher_targets" K (off-policy: the teacher's top-K next tokens per position as soft targets).
 "sweep" runs every point of a sweep file as a run under <runs dir>/<sweep name>/<point name>/ and prints
 the ranking; run it again to resume (finished runs are skipped). --max-concurrent N: runs at once
 (default: the file's max_concurrent, else 1 on the embedded engine, 4 on cloud/custom).

@@ -24,6 +24,8 @@ export const BreakdownSnapshot = z.object({
   prompts: z.array(GroupPrompt),
   /** KL and entropy of that step from metrics.jsonl, when logged */
   step: z.object({ kl: z.number().nullable(), entropy: z.number().nullable() }),
+  /** a distillation run without a reward: its training samples all score 0 by design (the KL to the teacher is the signal) */
+  rewardless: z.boolean().optional(),
   /** why there are no samples (a cookbook run directory, an iteration not sampled yet) and what there is instead */
   missing: z.string().optional(),
   /** lines of the samples file that were left out */

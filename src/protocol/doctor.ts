@@ -76,7 +76,11 @@ export function diagnoseMetrics(steps: readonly number[], series: MetricSeries):
   const allGood = recent(series(METRIC.fracAllGood), WINDOW);
   const truncated = recent(series(METRIC.fracTruncated), WINDOW);
   const over = `over the last ${Math.min(WINDOW, steps.length)} iterations`;
-  const out = groupFindings(
+  // on-policy distillation without a reward: every sample scores 0 by design and the KL to the
+  // teacher is the signal, so all-0 groups and a flat reward say nothing
+  const rewards = recent(series(METRIC.reward), WINDOW);
+  const rewardless = recent(series(METRIC.teacherKl), WINDOW).length > 0 && rewards.every((r) => r === 0);
+  const out = rewardless ? [] : groupFindings(
     allBad.length >= MIN_ITERATIONS ? mean(allBad) : 0,
     allGood.length >= MIN_ITERATIONS ? mean(allGood) : 0,
     truncated.length >= MIN_ITERATIONS ? mean(truncated) : undefined,
@@ -98,7 +102,7 @@ export function diagnoseMetrics(steps: readonly number[], series: MetricSeries):
   }
 
   const reward = recent(series(METRIC.reward), 10);
-  if (reward.length >= 10 && kl.length >= 5) {
+  if (!rewardless && reward.length >= 10 && kl.length >= 5) {
     const spread = Math.max(...reward) - Math.min(...reward);
     const klMax = Math.max(...kl.slice(-10));
     if (spread < 0.02 && klMax < 1e-4) {
@@ -120,11 +124,13 @@ export interface IterationEvidence {
   allGood: number;
   rewardErrors: number;
   truncatedFraction: number;
+  /** a distillation run without a reward (its samples all score 0 by design): no group findings */
+  rewardless?: boolean;
 }
 
 export function diagnoseIteration(e: IterationEvidence): Finding[] {
   if (e.groups < 4 || e.samples < 8) return [];
-  const out = groupFindings(e.allBad / e.groups, e.allGood / e.groups, e.truncatedFraction, 'in this iteration');
+  const out = e.rewardless ? [] : groupFindings(e.allBad / e.groups, e.allGood / e.groups, e.truncatedFraction, 'in this iteration');
   if (e.rewardErrors / e.samples >= ERRORS) {
     out.unshift({
       id: 'reward-errors',

@@ -157,7 +157,7 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   histEl.setAttribute('aria-label', `reward histogram from ${fmt(stats.histogram.min)} to ${fmt(stats.histogram.max)}: ${stats.histogram.bins.join(', ')}`);
   histEl.hidden = stats.samples === 0;
   // no findings from the first groups alone: they are not the iteration's evidence
-  renderFindings(byId('findings'), snap.loading ? [] : diagnoseIteration({ groups: stats.groups, samples: stats.samples, allBad: c['all-bad'], allGood: c['all-good'], rewardErrors: stats.rewardErrors, truncatedFraction: stats.truncatedFraction }));
+  renderFindings(byId('findings'), snap.loading ? [] : diagnoseIteration({ groups: stats.groups, samples: stats.samples, allBad: c['all-bad'], allGood: c['all-good'], rewardErrors: stats.rewardErrors, truncatedFraction: stats.truncatedFraction, ...(snap.rewardless ? { rewardless: true } : {}) }));
   const loading = snap.loading ? `Reading the samples file (${pct(snap.loading.bytesRead, snap.loading.bytesTotal)}): the first ${stats.groups} groups are shown, the header counts only them.` : '';
   messageEl.textContent = [loading, snap.missing ?? '', snap.problems.length ? `${snap.problems.length} line(s) of the samples file were left out: ${snap.problems.slice(0, 3).join('; ')}` : ''].filter(Boolean).join(' ');
   setEnabled('prev', neighbour(-1) !== undefined);

@@ -1,14 +1,20 @@
 // SFT datums (grpo-reference §3.4): the renderer's supervised example, cut to max_length, shifted by
 // one (input = tokens[:-1], targets = tokens[1:]), its weights those of the targets divided by their
 // sum (the cookbook's reduction "mean", so each chat counts once whatever its length). A weight is
-// non-zero exactly on the tokens the chat trains.
+// non-zero exactly on the tokens the chat trains. A datum with soft targets (top-K distillation,
+// topK.ts) has K targets per position: target_tokens and weights of shape (N, K), row-major.
 import type { Message, Renderer, TrainOnWhat } from '../render/types';
+import { tensor2d } from '../tinker/tensors';
 import { Datum, textInput } from '../tinker/types';
 
 export interface SftDatum {
   modelInput: number[];
+  /** N targets, or N·K (row-major) with `k` */
   targetTokens: number[];
+  /** one per target */
   weights: Float32Array;
+  /** targets per position when they are soft targets of shape (N, K); absent: (N,) */
+  k?: number;
   /** the example was longer than max_length and cut */
   truncated: boolean;
 }
@@ -27,6 +33,16 @@ export function chatToDatum(renderer: Renderer, messages: readonly Message[], tr
 }
 
 export function toWireSftDatum(d: SftDatum): Datum {
+  if (d.k !== undefined) {
+    const shape: [number, number] = [d.modelInput.length, d.k];
+    return {
+      model_input: textInput(d.modelInput),
+      loss_fn_inputs: {
+        target_tokens: tensor2d({ data: d.targetTokens, shape }, 'int64'),
+        weights: tensor2d({ data: d.weights, shape }, 'float32'),
+      },
+    };
+  }
   return {
     model_input: textInput(d.modelInput),
     loss_fn_inputs: {

@@ -7,7 +7,10 @@
 //   3. a state+sampler checkpoint named s+1 when (s+1) % save_every == 0, recorded with batch = s+1
 //      (the next step to run) and the epoch; 4. one metrics.jsonl line, then the checkpoint record.
 // A `final` checkpoint follows the last step. Cancelling stops between steps; a state checkpoint at the
-// next step is saved so a resume repeats and loses nothing. As GRPO's, the loop is a run object
+// next step is saved so a resume repeats and loses nothing. With a teacher (top-K soft-target
+// distillation, topK.ts), each chat's targets become the teacher's top K next tokens per position the
+// first time the chat is trained (the teacher is asked once per chat; the datums stay for later epochs);
+// validation and NLL evaluators keep the chats' own tokens. As GRPO's, the loop is a run object
 // (SftRun) advanced N steps at a time; runSft advances it to the end in one call.
 import { SpanTimer } from '../grpo/spanTimer';
 import { COOKBOOK_ADAM } from '../grpo/trainStep';
@@ -15,12 +18,13 @@ import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer, TrainOnWhat } from '../render/types';
 import { checkpointName, LoopIo, recordStep, RunCore, RunCoreParts, saveCheckpoint, serverGoneSignal } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
-import type { TrainingClient } from '../tinker/client';
+import type { SamplingClient, TrainingClient } from '../tinker/client';
 import { batchAt, batchesPerEpoch, Chat } from './data';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
 import { DatasetError } from '../data/problem';
 import { RendererError } from '../render/errors';
 import { learningRateAt, LrSchedule } from './lr';
+import { softTargetDatums } from './topK';
 import { METRIC } from '../../protocol/metricKeys';
 import { dueAt, runSamplingEvaluator, type InlineEvaluator } from '../evals/inline';
 import { inlineEvalKeys } from '../evals/inlineSpec';
@@ -43,6 +47,8 @@ export interface SftLoopConfig {
   ttlSeconds?: number;
   /** the spec's checkpoint_metadata: user_metadata of every checkpoint the run saves */
   checkpointMetadata?: Record<string, string>;
+  /** with a teacher: K, the soft targets per position (n_teacher_targets) */
+  nTeacherTargets?: number;
 }
 
 export interface RunSftOptions extends RunCoreParts {
@@ -52,6 +58,8 @@ export interface RunSftOptions extends RunCoreParts {
   validation: readonly Chat[];
   /** the spec's inline evaluators (evals/inline.ts): NLL on chat files, sampling with a grader */
   evals?: readonly InlineEvaluator[];
+  /** top-K soft-target distillation: the teacher's sampler (its top-k prompt log-probs) */
+  teacher?: Pick<SamplingClient, 'sample'>;
 }
 
 /** min(batches per epoch × epochs, max_steps); epochs default to 1 when max_steps is absent. */
@@ -85,6 +93,8 @@ export class SftRun extends RunCore<SftRunResult> {
   private readonly nBatches: number;
   // datums are built once per chat; a chat with nothing to train (cut before its answer) is skipped
   private readonly datumCache = new Map<string, SftDatum | null>();
+  // with a teacher: each chat's soft-target datum, once the teacher has scored it
+  private readonly softCache = new Map<string, SftDatum>();
   private truncatedCount = 0;
   private readonly validationDatums: SftDatum[];
   private tally: Pick<SftRunResult, 'firstTestNll' | 'lastTestNll' | 'firstTrainNll' | 'lastTrainNll'> = {};
@@ -204,8 +214,22 @@ export class SftRun extends RunCore<SftRunResult> {
       checkCancel();
     }
 
-    const datums = items.map((chat) => this.datumOf(chat)).filter((d): d is SftDatum => d !== undefined);
-    if (datums.length === 0) throw new Error(`step ${s}: no chat of the batch has a token to train on (max_length ${c.maxLength ?? 'unset'} cuts them before the answer?)`);
+    const trainable = items.map((chat) => [chat.id, this.datumOf(chat)] as const).filter((x): x is readonly [string, SftDatum] => x[1] !== undefined);
+    if (trainable.length === 0) throw new Error(`step ${s}: no chat of the batch has a token to train on (max_length ${c.maxLength ?? 'unset'} cuts them before the answer?)`);
+    let datums = trainable.map(([, d]) => d);
+    if (this.o.teacher) {
+      const K = c.nTeacherTargets ?? 20;
+      const missing = trainable.filter(([id]) => !this.softCache.has(id));
+      if (missing.length > 0) {
+        emit({ type: 'phase', step: s, phase: 'teacher', done: 0, total: missing.length });
+        const soft = await timer.time('teacher', () =>
+          softTargetDatums(this.o.teacher!, missing.map(([, d]) => d), K, { signal, onDone: (done) => emit({ type: 'phase', step: s, phase: 'teacher', done, total: missing.length }) }),
+        );
+        missing.forEach(([id], i) => this.softCache.set(id, soft[i]!));
+        checkCancel();
+      }
+      datums = trainable.map(([id]) => this.softCache.get(id)!);
+    }
     emit({ type: 'phase', step: s, phase: 'training' });
     // From here the update is submitted: the step is finished and written even if cancelled.
     const trained = await timer.time('train_step', async () => {

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
 import { inlineEvalsField } from '../evals/inlineSpec';
+import { ModelSourceSpec } from '../grpo/spec';
 
 export const ValidationSpec = heldOutSet(
   'validation chats',
@@ -42,8 +43,17 @@ export const SFT_SPEC = defineSpec({
     eval_every: z.number().int().min(0).default(10).describe('Measure validation NLL every this many steps, before the update (0: never).'),
     max_length: positiveInt().optional().describe('Tokens per chat at most; longer chats are cut at the end (the run reports how many).'),
     evals: inlineEvalsField('sft'),
+    teacher: ModelSourceSpec.optional().describe(
+      "Top-K soft-target distillation (off-policy): at every trained position the loss is the cross-entropy to the teacher's `n_teacher_targets` most likely next tokens (its top-k prompt log-probs of the chat), weighted by the teacher's probabilities renormalised over those tokens, instead of the chat's own token. The teacher must share the student's tokenizer.",
+    ),
+    n_teacher_targets: positiveInt()
+      .max(1000)
+      .optional()
+      .describe("With `teacher`: K, the teacher's most likely tokens per position used as soft targets (default 20, the cookbook's). Target tokens and weights of shape (N, K) go to cross_entropy."),
   },
   refine: (s, ctx) => {
+    if (s.n_teacher_targets !== undefined && s.teacher === undefined)
+      ctx.addIssue({ code: 'custom', path: ['n_teacher_targets'], message: 'only used with "teacher" (top-K soft targets from a teacher)' });
     if (s.warmup_steps > 0 && s.max_steps !== undefined && s.warmup_steps >= s.max_steps)
       ctx.addIssue({ code: 'custom', path: ['warmup_steps'], message: `must be below max_steps (${s.max_steps})` });
   },

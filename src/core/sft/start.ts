@@ -17,6 +17,7 @@ import { SftLoopConfig, SftRun } from './loop';
 import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer } from '../render/types';
 import { parseSftSpecFile, ResolvedSftSpec, sftSpecFromConfig } from './spec';
+import { checkSameTokenizer, resolveModelSource, samplerOf, type ResolvedModelSource } from '../grpo/teachers';
 
 export interface StartSftRunOptions {
   specFile?: string;
@@ -60,6 +61,7 @@ export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftL
     seed: spec.seed,
     ...(spec.ttl_seconds !== undefined ? { ttlSeconds: spec.ttl_seconds } : {}),
     ...(spec.checkpoint_metadata ? { checkpointMetadata: spec.checkpoint_metadata } : {}),
+    ...(spec.teacher ? { nTeacherTargets: spec.n_teacher_targets ?? 20 } : {}),
   };
 }
 
@@ -110,9 +112,35 @@ export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | u
     await tracked?.finish();
   };
   try {
-    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, run_kind: 'sft' });
+    // top-K distillation: the teacher resolved (on resume: as config.json stored it, so "latest" keeps
+    // naming the run it named) and its tokenizer checked, before the run directory exists
+    let teacher: ResolvedModelSource | undefined;
+    if (spec.teacher) {
+      const stored = (resume?.readConfig() as { teacher_resolved?: ResolvedModelSource } | undefined)?.teacher_resolved;
+      teacher = stored ?? (await resolveModelSource(spec.teacher, { field: 'teacher', specDir, runsDirs: [o.runsDir], service, ...(o.signal ? { signal: o.signal } : {}) }));
+      await checkSameTokenizer(spec.model, teacher, 'teacher', { cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
+      log(`teacher: ${teacher.label} (${teacher.model}); top-${spec.n_teacher_targets ?? 20} soft targets`);
+    }
+    const teacherSampler = teacher ? await samplerOf(service, teacher, o.signal) : undefined;
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, {
+      rendererName: renderer.name,
+      learningRate,
+      run_kind: 'sft',
+      ...(teacher ? { teacher_resolved: teacher } : {}),
+    });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'sft', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
-    const run = new SftRun({ service, config: sftLoopConfig(spec, learningRate), renderer, train: chats.train, validation: chats.validation, evals: evals.list, writer, resumeFrom, log });
+    const run = new SftRun({
+      service,
+      config: sftLoopConfig(spec, learningRate),
+      renderer,
+      train: chats.train,
+      validation: chats.validation,
+      evals: evals.list,
+      writer,
+      resumeFrom,
+      log,
+      ...(teacherSampler ? { teacher: teacherSampler } : {}),
+    });
     return { run, spec, renderer, close };
   } catch (err) {
     await close();

@@ -128,12 +128,13 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
 
   protected override async sendSnapshot(): Promise<void> {
     try {
-      const [available, metrics] = await Promise.all([sampledIterations(this.runDir), metricRows(this.runDir)]);
+      const [available, metrics, config] = await Promise.all([sampledIterations(this.runDir), metricRows(this.runDir), readRunConfig(this.runDir).catch(() => undefined)]);
       const ref = this.shownRef ?? { iteration: available.train.at(-1) ?? metrics.at(-1)?.step ?? 0, split: 'train' as const };
       this.shownRef = ref;
       this.updateTitle();
       const generation = ++this.generation;
-      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: stepMetrics(metrics, ref.iteration) };
+      const rewardless = ref.split === 'train' && config !== undefined && (config['teacher'] !== undefined || config['dataset_configs'] !== undefined) && config.reward === undefined;
+      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: stepMetrics(metrics, ref.iteration), ...(rewardless ? { rewardless } : {}) };
       const problemLines = (problems: readonly JsonlProblem[]) => problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
       // a large file paints its first groups while the rest is read and validated
       const reading = readSamplesInChunks(this.runDir, ref.iteration, splitOf(ref), (first) => {

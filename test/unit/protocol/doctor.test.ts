@@ -56,4 +56,15 @@ describe('run doctor', () => {
     assert.deepStrictEqual(diagnoseIteration({ groups: 2, samples: 4, allBad: 2, allGood: 0, rewardErrors: 4, truncatedFraction: 1 }), []);
     assert.deepStrictEqual(diagnoseIteration({ groups: 16, samples: 128, allBad: 2, allGood: 2, rewardErrors: 1, truncatedFraction: 0.01 }), []);
   });
+
+  it('a distillation run without a reward (all samples 0 by design, teacher_kl logged) gets no group or flat-reward findings; with a reward it does', () => {
+    assert.deepStrictEqual(diagnoseIteration({ groups: 16, samples: 64, allBad: 16, allGood: 0, rewardErrors: 0, truncatedFraction: 0, rewardless: true }), []);
+    assert.deepStrictEqual(ids(diagnoseIteration({ groups: 16, samples: 64, allBad: 16, allGood: 0, rewardErrors: 0, truncatedFraction: 0 })), ['mostly-all-bad']);
+    const rows = Array.from({ length: 12 }, () => ({ 'env/all/reward/total': 0, 'env/all/by_group/frac_all_bad': 1, 'env/all/by_group/frac_all_good': 0, 'env/all/frac_truncated': 0, 'optim/kl_sample_train_v1': 1e-8, teacher_kl: 0.2 }));
+    const distill = run(rows);
+    assert.deepStrictEqual(diagnoseMetrics(distill.steps, distill.series), []);
+    // the same metrics without teacher_kl: a GRPO run whose reward never moved
+    const grpo = run(rows.map(({ teacher_kl: _, ...r }) => r));
+    assert.deepStrictEqual(ids(diagnoseMetrics(grpo.steps, grpo.series)), ['flat-reward-tiny-kl', 'mostly-all-bad']);
+  });
 });
