@@ -41,6 +41,7 @@ export function dpoLoopConfig(spec: ResolvedDpoSpec, learningRate: number): DpoL
     learningRate,
     lrSchedule: spec.lr_schedule,
     beta: spec.dpo_beta,
+    nllWeight: spec.nll_weight,
     batchSize: spec.batch_size,
     ...(spec.num_epochs !== undefined ? { numEpochs: spec.num_epochs } : {}),
     ...(spec.max_steps !== undefined ? { maxSteps: spec.max_steps } : {}),
