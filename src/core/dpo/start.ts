@@ -53,7 +53,8 @@ export function dpoLoopConfig(spec: ResolvedDpoSpec, learningRate: number): DpoL
   };
 }
 
-function labelOf(file: string, specDir: string): string {
+/** How a pairs file is named in pair ids (`<label>:<line>`): relative to the spec's folder when inside it, else absolute. */
+export function labelOf(file: string, specDir: string): string {
   const rel = path.relative(specDir, path.resolve(specDir, file));
   return rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(specDir, file) : rel.split(path.sep).join('/');
 }
