@@ -9,6 +9,7 @@ import { PanelClient } from '../shared/client';
 import { byId, el, inputById, typedById } from '../shared/dom';
 import { applyRunUpdate, ChatMessage, DEFAULT_PARAMS, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../../src/protocol/playgroundProtocol';
 import { errorText } from '../../src/protocol/panelProtocol';
+import { PreferenceBar } from './preferences';
 
 const client = new PanelClient(PlaygroundProtocol);
 client.setState({ kind: 'playground' });
@@ -84,6 +85,9 @@ const param = {
 };
 
 let run: RunView | undefined;
+// preference collection (A better / B better → the preferences file), above the results
+const preferences = new PreferenceBar((m) => client.post(m));
+document.querySelector('section.results')?.before(preferences.el);
 let rewardFiles: string[] = [];
 
 // nothing is typed before the host's snapshot fills the form (it would be overwritten)
@@ -260,6 +264,7 @@ function showRun(): void {
   rewardNote.textContent = run?.rewardNote ?? '';
   statusEl.textContent = !run ? '' : running ? 'Sampling…' : run.status === 'cancelled' ? 'Cancelled.' : `Done · ${new Date(run.startedAt).toLocaleTimeString()}`;
   for (const side of ['A', 'B'] as const) showSide(side, run?.sides[side]);
+  preferences.update(run);
 }
 
 function showSide(side: SideId, r: SideResult | undefined): void {
@@ -390,6 +395,9 @@ client.onNotification((m: ToWebview) => {
       break;
     case 'error':
       formError.textContent = m.message;
+      break;
+    case 'preferenceSaved':
+      preferences.saved(m);
       break;
   }
 });

@@ -15,11 +15,10 @@ import type { WebviewTransport } from '../common/webview/transport';
 import { toDisposable } from '../common/lifecycle';
 import { errorMessage } from '../../core/errors';
 import { SAMPLE_SCHEME } from '../samples/sampleDocuments';
+import { PAIRS_AUTHORITY } from './pairsDocuments';
 
 const POLL_MS = 3000;
 
-/** the tinker-sample: authority of the pairs' diff documents (the text travels in the URI, as the playground's) */
-export const PAIRS_AUTHORITY = 'pairs';
 
 export interface PairsPanelServices {
   extensionUri: vscode.Uri;
