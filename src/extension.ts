@@ -27,6 +27,9 @@ import { RunRunner } from './vscode/runs/runRunner';
 import { LocalEngine } from './vscode/connection/localEngine';
 import { Log } from './vscode/common/log';
 import { metricsPanels } from './vscode/metrics/metricsPanels';
+import { pairsPanels, type PairsPanels } from './vscode/dpo/pairsPanels';
+import { registerPairsDocuments } from './vscode/dpo/pairsDocuments';
+import { preferencesFile, registerPairsCommands } from './vscode/dpo/pairsCommands';
 import { comparePanels } from './vscode/experiments/comparePanels';
 import { registerCompareCommands } from './vscode/experiments/compareCommands';
 import { SweepRunner } from './vscode/experiments/sweepRunner';
@@ -78,6 +81,8 @@ export interface TinkerStudioTestHandles {
   compare: ComparePanels;
   /** the sample playground panel */
   playground: PlaygroundPanels;
+  /** the Preference Pairs panels (a pairs file or a DPO run each) */
+  pairs: PairsPanels;
   codeLenses: SpecCodeLensProvider;
   runStatus: RunStatusItem;
   /** the reward-function editor: reward files, validation state, CodeLens */
@@ -203,11 +208,32 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
       rewardFiles: () => rewards.editor.index.specRewardFiles(),
       python: async (file) => (await resolvePython(vscode.Uri.file(file), log)).path,
       trusted: () => vscode.workspace.isTrusted,
+      preferences: {
+        file: () => preferencesFile(true),
+        open: async () => {
+          await vscode.commands.executeCommand(COMMAND.showPreferencePairs, await preferencesFile(false));
+        },
+      },
     }),
   );
   own(playground.registerSerializer());
   own(registerPlaygroundDocuments());
   for (const d of registerPlaygroundCommands({ log, playground, cacheDir })) own(d);
+  // preference pairs (DPO): the pairs panel on a file or a DPO run, its diff documents
+  const pairs = own(
+    pairsPanels({
+      extensionUri: context.extensionUri,
+      log,
+      onRunEvent: (listener) => registry.onDidReceiveEvent(({ run, event }) => listener({ runDir: run.runDir, type: event.type })),
+      isRunning: (runDir) => {
+        const r = registry.byDir(runDir);
+        return r !== undefined && (r.status === 'running' || r.status === 'starting');
+      },
+    }),
+  );
+  own(pairs.registerSerializer());
+  own(registerPairsDocuments());
+  for (const d of registerPairsCommands({ log, pairs, runs: async () => (await runs.list()).map((r) => ({ name: r.name, dir: r.dir })) })) own(d);
 
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
@@ -257,6 +283,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     evals,
     compare,
     playground,
+    pairs,
     codeLenses: lenses,
     runStatus,
     rewards: rewards.editor,

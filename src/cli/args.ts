@@ -83,8 +83,8 @@ an SFT spec's "teacher" with "n_teacher_targets" K (off-policy: the teacher's to
 "sweep" runs every point of a sweep file as a run under <runs dir>/<sweep name>/<point name>/ and prints
 the ranking; run it again to resume (finished runs are skipped). --max-concurrent N: runs at once
 (default: the file's max_concurrent, else 1 on the embedded engine, 4 on cloud/custom).
-"mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, sample, save,
-load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
+"mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, init_dpo,
+train_dpo_step, sample, save, load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
 A session idle for --idle-minutes (default 60; 0: never) saves a resume point and releases its clients;
 the next call reconnects.
 "eval" scores base models and checkpoints on a dataset (an eval spec) and prints the table with 95 %

@@ -69,11 +69,18 @@ export function configDiff(configs: readonly unknown[]): ConfigDiff {
 // ---------------------------------------------------------------------------------------------------
 // Result columns
 
-export type CompareKind = 'grpo' | 'sft';
+export type CompareKind = 'grpo' | 'sft' | 'dpo';
 
-/** The kind of a run from its metric keys when its config does not say: SFT logs train_mean_nll. */
+/** The kind of a run from its metric keys when its config does not say: SFT logs train_mean_nll, DPO dpo_loss. */
 export function inferKind(columns: RunColumns): CompareKind {
+  if (Object.hasOwn(columns.cols, 'dpo_loss')) return 'dpo';
   return Object.hasOwn(columns.cols, METRIC.trainNll) ? 'sft' : 'grpo';
+}
+
+/** A run's kind from its config.json's `run_kind` (the writer records it), else undefined. */
+export function kindOfConfig(config: Record<string, unknown>): CompareKind | undefined {
+  const k = config['run_kind'];
+  return k === 'grpo' || k === 'sft' || k === 'dpo' ? k : undefined;
 }
 
 export interface RunResults {
@@ -93,6 +100,11 @@ export interface RunResults {
   finalTrainNll?: number;
   bestTestNll?: number;
   bestTestNllStep?: number;
+  /** DPO: the last step's pair accuracy and implicit reward margin, and the validation pairs' best accuracy */
+  finalAccuracy?: number;
+  finalMargin?: number;
+  bestTestAccuracy?: number;
+  bestTestAccuracyStep?: number;
 }
 
 /** The result columns' ids, labels and what "best" means, in table order. */
@@ -104,9 +116,13 @@ export const RESULT_COLUMNS: readonly { id: keyof RunResults; label: string; kin
   { id: 'finalTrainNll', label: 'final train NLL', kinds: ['sft'] },
   { id: 'bestTestNll', label: 'best test/nll', kinds: ['sft'] },
   { id: 'bestTestNllStep', label: 'at step', kinds: ['sft'] },
-  { id: 'steps', label: 'steps', kinds: ['grpo', 'sft'] },
-  { id: 'wallTime', label: 'wall time (s)', kinds: ['grpo', 'sft'] },
-  { id: 'tokensTrained', label: 'tokens trained', kinds: ['grpo', 'sft'] },
+  { id: 'finalAccuracy', label: 'final pair accuracy', kinds: ['dpo'] },
+  { id: 'finalMargin', label: 'final margin', kinds: ['dpo'] },
+  { id: 'bestTestAccuracy', label: 'best test/accuracy', kinds: ['dpo'] },
+  { id: 'bestTestAccuracyStep', label: 'at step', kinds: ['dpo'] },
+  { id: 'steps', label: 'steps', kinds: ['grpo', 'sft', 'dpo'] },
+  { id: 'wallTime', label: 'wall time (s)', kinds: ['grpo', 'sft', 'dpo'] },
+  { id: 'tokensTrained', label: 'tokens trained', kinds: ['grpo', 'sft', 'dpo'] },
 ];
 
 function finite(v: number | null | undefined): v is number {
@@ -153,6 +169,12 @@ export function runResults(columns: RunColumns, kind: CompareKind = inferKind(co
     const h = bestOf(columns, METRIC.testReward, 'maximize');
     r.bestHoldoutReward = h?.value;
     r.bestHoldoutStep = h?.step;
+  } else if (kind === 'dpo') {
+    r.finalAccuracy = lastValue(columns.cols['accuracy']);
+    r.finalMargin = lastValue(columns.cols['margin']);
+    const t = bestOf(columns, 'test/accuracy', 'maximize');
+    r.bestTestAccuracy = t?.value;
+    r.bestTestAccuracyStep = t?.step;
   } else {
     r.finalTrainNll = lastValue(columns.cols[METRIC.trainNll]);
     const t = bestOf(columns, METRIC.testNll, 'minimize');
@@ -167,7 +189,7 @@ export function runResults(columns: RunColumns, kind: CompareKind = inferKind(co
 
 export type XAxis = 'step' | 'wall' | 'tokens';
 
-/** The groups the chart list shows, in order; SFT's bare keys (train_mean_nll, …) form their own group. */
+/** The groups the chart list shows, in order; the bare keys of SFT (train_mean_nll, …) and DPO (dpo_loss, accuracy, margin, …) form their own group. */
 export const METRIC_GROUPS = ['env/', 'test/', 'optim/', 'time/', 'progress/', 'sft'] as const;
 
 export function metricGroup(key: string): string {

@@ -13,7 +13,7 @@ const Num = z.number().nullable();
 export const XAxisId = z.enum(['step', 'wall', 'tokens']);
 
 export const CompareResults = z.object({
-  kind: z.enum(['grpo', 'sft']),
+  kind: z.enum(['grpo', 'sft', 'dpo']),
   steps: z.number().int(),
   lastStep: z.number().int().optional(),
   wallTime: z.number().optional(),
@@ -25,6 +25,10 @@ export const CompareResults = z.object({
   finalTrainNll: z.number().optional(),
   bestTestNll: z.number().optional(),
   bestTestNllStep: z.number().int().optional(),
+  finalAccuracy: z.number().optional(),
+  finalMargin: z.number().optional(),
+  bestTestAccuracy: z.number().optional(),
+  bestTestAccuracyStep: z.number().int().optional(),
 });
 export type CompareResults = z.infer<typeof CompareResults>;
 

@@ -181,3 +181,31 @@ export function inlineEvalCharts(keys: Iterable<string>): ChartSpec[] {
     };
   });
 }
+
+/**
+ * The charts of a DPO run, when it logs `dpo_loss`: the cookbook's DPO metrics on the training batch
+ * and (as test/…) on the validation pairs. Accuracy is the share of pairs whose chosen completion
+ * gained more log-probability against the reference than the rejected one; the margin is
+ * β·(ρ_chosen − ρ_rejected); the rewards are β·ρ of each side (both falling is DPO making both
+ * completions less likely, which the chosen NLL shows).
+ */
+export function dpoCharts(keys: Iterable<string>): ChartSpec[] {
+  const all = new Set(keys);
+  if (!all.has('dpo_loss')) return [];
+  return [
+    { id: 'dpo-loss', title: 'DPO loss', series: [{ key: 'dpo_loss', label: 'train', color: 'blue' }, { key: 'test/dpo_loss', label: 'validation', color: 'purple' }] },
+    { id: 'dpo-accuracy', title: 'Pair accuracy', unit: 'fraction', series: [{ key: 'accuracy', label: 'train', color: 'blue' }, { key: 'test/accuracy', label: 'validation', color: 'purple' }] },
+    { id: 'dpo-margin', title: 'Implicit reward margin β·(ρ chosen − ρ rejected)', series: [{ key: 'margin', label: 'train', color: 'blue' }, { key: 'test/margin', label: 'validation', color: 'purple' }] },
+    {
+      id: 'dpo-rewards',
+      title: 'Implicit rewards β·ρ',
+      series: [
+        { key: 'chosen_reward', label: 'chosen', color: 'green' },
+        { key: 'rejected_reward', label: 'rejected', color: 'red' },
+        { key: 'test/chosen_reward', label: 'chosen (validation)', color: 'blue' },
+        { key: 'test/rejected_reward', label: 'rejected (validation)', color: 'orange' },
+      ],
+    },
+    ...(all.has('chosen_nll') ? [{ id: 'dpo-chosen-nll', title: 'Chosen NLL per token', series: [{ key: 'chosen_nll', label: 'train', color: 'blue' as const }, { key: METRIC.testNll, label: 'validation', color: 'purple' as const }] }] : []),
+  ];
+}

@@ -157,6 +157,9 @@ export const ToWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('sideError'), runId: z.string(), side: SideId, message: z.string() }),
   z.object({ type: z.literal('runDone'), run: RunView, history: z.array(HistoryItem) }),
   z.object({ type: z.literal('error'), message: z.string() }),
+  // --- preference collection (DPO pairs) ---
+  /** a preference was appended to the pairs file (its line and how many pairs the file holds) */
+  z.object({ type: z.literal('preferenceSaved'), file: z.string(), line: z.number().int().positive(), pairs: z.number().int().nonnegative() }),
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
 
@@ -193,6 +196,11 @@ export const FromWebview = z.discriminatedUnion('type', [
   /** fill the prompt and ground truth from a problem of a run's dataset */
   z.object({ type: z.literal('pickProblem') }),
   z.object({ type: z.literal('webviewError'), message: z.string().max(4000) }),
+  // --- preference collection (DPO pairs) ---
+  /** side `better`'s selected sample is preferred to the other side's: append the pair to the preferences file */
+  z.object({ type: z.literal('preference'), better: SideId, A: z.number().int().nonnegative(), B: z.number().int().nonnegative() }),
+  /** the preferences file in the Preference Pairs panel */
+  z.object({ type: z.literal('openPreferences') }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 

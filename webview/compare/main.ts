@@ -338,7 +338,7 @@ function buildChartList(): void {
   chartsEl.replaceChildren();
   knownWidth = undefined;
   for (const g of groups) {
-    chartsEl.append(el('h2', 'group-title', g.group === 'sft' ? 'SFT' : g.group));
+    chartsEl.append(el('h2', 'group-title', g.group === 'sft' ? bareGroupTitle(g.keys) : g.group));
     const grid = el('div', 'charts');
     for (const key of g.keys) {
       const section = el('section', 'chart');
@@ -897,3 +897,10 @@ new ResizeObserver(() => {
 }).observe(chartsEl);
 showSmoothing();
 client.ready();
+
+/** The title of the bare keys' group: SFT's (train_mean_nll …), DPO's (dpo_loss, accuracy, margin …), or both. */
+function bareGroupTitle(keys: readonly string[]): string {
+  const dpo = keys.includes('dpo_loss');
+  const sft = keys.includes('train_mean_nll');
+  return dpo && sft ? 'SFT · DPO' : dpo ? 'DPO' : 'SFT';
+}

@@ -1,5 +1,5 @@
 // The metrics panel: live charts of a run's metrics.jsonl (reward, no-signal groups, KL, entropy,
-// tokens, truncation, holdout reward, time) with EMA smoothing. It asks the host for a snapshot
+// tokens, truncation, holdout reward, time; a DPO run's loss, pair accuracy, margin and rewards) with EMA smoothing. It asks the host for a snapshot
 // when it loads (also after being hidden or a window reload) and then merges appended rows. A click
 // on a chart point asks the host to open that iteration's group breakdown.
 import 'uplot/dist/uPlot.min.css';
@@ -8,7 +8,7 @@ import './metrics.css';
 import { PanelClient } from '../shared/client';
 import { isChecked, registerComponents } from '../shared/components';
 import { byId, frameScheduler, inputById, onThemeChange } from '../shared/dom';
-import { CHARTS, inlineEvalCharts, teacherKlCharts, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../../src/protocol/metricsProtocol';
+import { CHARTS, dpoCharts, inlineEvalCharts, teacherKlCharts, MetricRow, MetricsProtocol, RunInfo, ToWebview } from '../../src/protocol/metricsProtocol';
 import { readTheme } from '../shared/theme';
 import { renderFindings } from '../shared/findings';
 import { diagnoseMetrics } from '../../src/protocol/doctor';
@@ -96,12 +96,14 @@ function render(): void {
     column: (key: string) => steps.map((s) => rows.get(s)?.[key] ?? null),
   };
   renderFindings(byId('findings'), diagnoseMetrics(steps, data.column));
-  // the teacher-KL chart (distillation, KL penalty) and the inline evaluators' charts, as their keys appear
-  for (const spec of [...teacherKlCharts(keysSeen), ...inlineEvalCharts(keysSeen)]) {
+  // the DPO charts, the teacher-KL chart (distillation, KL penalty) and the inline evaluators' charts, as their keys appear
+  for (const spec of [...dpoCharts(keysSeen), ...teacherKlCharts(keysSeen), ...inlineEvalCharts(keysSeen)]) {
     const known = evalCharts.get(spec.id);
     if (known && known.seriesKeys === spec.series.map((x) => x.key).join('\n')) continue;
     known?.el.remove();
     const view = new ChartView(spec, chartsEl, (step) => void openIteration(step));
+    // a DPO run's own charts come first: the GRPO charts above them stay hidden for it
+    if (spec.id.startsWith('dpo-') && charts[0]) chartsEl.insertBefore(view.el, charts[0].el);
     evalCharts.set(spec.id, view);
   }
   for (const chart of [...charts, ...evalCharts.values()]) {

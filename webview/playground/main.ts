@@ -12,6 +12,7 @@ import { errorText } from '../../src/protocol/panelProtocol';
 import type { ToolCall } from '../../src/protocol/chatMessage';
 import { formatToolCall, hasStructure, thinkingSummary } from '../../src/protocol/messageFormat';
 import { messageView, toolCallView } from '../shared/messageView';
+import { PreferenceBar } from './preferences';
 
 const client = new PanelClient(PlaygroundProtocol);
 client.setState({ kind: 'playground' });
@@ -87,6 +88,9 @@ const param = {
 };
 
 let run: RunView | undefined;
+// preference collection (A better / B better → the preferences file), above the results
+const preferences = new PreferenceBar((m) => client.post(m));
+document.querySelector('section.results')?.before(preferences.el);
 let rewardFiles: string[] = [];
 
 // nothing is typed before the host's snapshot fills the form (it would be overwritten)
@@ -337,6 +341,7 @@ function showRun(): void {
   rewardNote.textContent = run?.rewardNote ?? '';
   statusEl.textContent = !run ? '' : running ? 'Sampling…' : run.status === 'cancelled' ? 'Cancelled.' : `Done · ${new Date(run.startedAt).toLocaleTimeString()}`;
   for (const side of ['A', 'B'] as const) showSide(side, run?.sides[side]);
+  preferences.update(run);
 }
 
 function showSide(side: SideId, r: SideResult | undefined): void {
@@ -486,6 +491,9 @@ client.onNotification((m: ToWebview) => {
       break;
     case 'error':
       formError.textContent = m.message;
+      break;
+    case 'preferenceSaved':
+      preferences.saved(m);
       break;
   }
 });

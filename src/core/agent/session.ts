@@ -1,5 +1,5 @@
-// One stateful training session for agents (an MCP client, VS Code's agent mode): a GRPO or SFT run
-// that lives between calls. init_grpo / init_sft connect once and create (or, resuming, load) the
+// One stateful training session for agents (an MCP client, VS Code's agent mode): a GRPO, SFT or DPO
+// run that lives between calls. init_grpo / init_sft / init_dpo connect once and create (or, resuming, load) the
 // training client once; each train call advances the same run object (src/core/runs/loopRuntime.ts:
 // step counter, data order, current sampler, reward runner, run writer) by N steps; sample uses the
 // current sampler through the same service client; save saves from the live training client; load
@@ -29,11 +29,14 @@ import { parseJsonWithPosition } from '../spec/text';
 import { errorMessage } from '../errors';
 import { RunWriter } from '../runs/runWriter';
 import { SftRun } from '../sft/loop';
+import { DpoRun } from '../dpo/loop';
+import { parseDpoSpecValue, type ResolvedDpoSpec } from '../dpo/spec';
+import { prepareDpoRun } from '../dpo/start';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
 import { prepareSftRun } from '../sft/start';
 import { type SpecKind, specKindOfConfig } from '../spec/kinds';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
-import { SftStepReport, StepReport, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
+import { DpoStepReport, SftStepReport, StepReport, dpoStepReport, dpoStepReportText, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
 import { METRIC } from '../../protocol/metricKeys';
 
 export interface TrainingSessionOptions {
@@ -127,14 +130,16 @@ export interface ToolResult<T> {
 
 /** What a live session holds while connected. */
 interface Held {
-  run: GrpoRun | SftRun;
+  run: GrpoRun | SftRun | DpoRun;
   renderer: Renderer;
   reward?: RewardRunner;
   /** closes the reward workers and the service client */
   close(): Promise<void>;
 }
 
-type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec }) & {
+type AnySpec = ResolvedGrpoSpec | ResolvedSftSpec | ResolvedDpoSpec;
+
+type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec } | { kind: 'dpo'; spec: ResolvedDpoSpec }) & {
   specFile: string;
   runDir: string;
   /** the run directory's writer (and its lock), held for the whole session */
@@ -147,10 +152,19 @@ type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: 
   endStep: number;
 };
 
-/** max_tokens when sampling an SFT session (its spec has none); the local engine's models see 64 tokens */
+/** The tool that trains each kind of session (a train call on the wrong kind names the right one). */
+const TRAIN_TOOL = { grpo: 'train_grpo_step', sft: 'train_sft_step', dpo: 'train_dpo_step' } as const;
+const KIND_NAME = { grpo: 'a GRPO', sft: 'an SFT', dpo: 'a DPO' } as const;
+
+/** The answer to a train call on a session of another kind: `the session is an SFT run: call train_sft_step (or init_grpo for a GRPO run)`. */
+function wrongKind(c: Current, want: 'grpo' | 'sft' | 'dpo'): SessionError {
+  return new SessionError(`the session is ${KIND_NAME[c.kind]} run: call ${TRAIN_TOOL[c.kind]} (or init_${want} for ${KIND_NAME[want]} run)`);
+}
+
+/** max_tokens when sampling an SFT or DPO session (its spec has none); the local engine's models see 64 tokens */
 const SFT_SAMPLE_MAX_TOKENS = 64;
 
-const LAST_METRIC_KEYS = [METRIC.trainNll, METRIC.testNll, METRIC.reward, METRIC.testReward, METRIC.fracMixed, METRIC.klV1, METRIC.entropy];
+const LAST_METRIC_KEYS = [METRIC.trainNll, METRIC.testNll, METRIC.reward, METRIC.testReward, METRIC.fracMixed, METRIC.klV1, METRIC.entropy, 'dpo_loss', 'accuracy', 'margin'];
 
 export interface SamplePrompt {
   /** a user message, or a whole conversation */
@@ -211,7 +225,7 @@ export class TrainingSession {
 
   statusText(): string {
     const s = this.status();
-    if (!s.run_name) return s.state === 'running' ? `running ${s.tool}` : 'no session: call init_grpo or init_sft first';
+    if (!s.run_name) return s.state === 'running' ? `running ${s.tool}` : 'no session: call init_grpo, init_sft or init_dpo first';
     const where = s.step !== undefined ? `, iteration ${s.step}${s.steps_total !== undefined ? `/${s.steps_total}` : ''}` : '';
     const holds = s.holds ? Object.entries(s.holds).filter(([, v]) => v).map(([k]) => k.replace('_', ' ')) : [];
     const held = s.released ? 'released after idling (the next call reconnects)' : `holds ${holds.join(', ') || 'nothing'}`;
@@ -319,7 +333,7 @@ export class TrainingSession {
   }
 
   private need(): Current {
-    if (!this.current) throw new SessionError('no session: call init_grpo or init_sft first');
+    if (!this.current) throw new SessionError('no session: call init_grpo, init_sft or init_dpo first');
     return this.current;
   }
 
@@ -333,9 +347,14 @@ export class TrainingSession {
   }
 
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
-  private async connectRun(kind: SpecKind, spec: ResolvedGrpoSpec | ResolvedSftSpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
+  private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
     const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}), ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
-    const p = kind === 'grpo' ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers) : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec, python: this.o.python }, writer, writers);
+    const p =
+      kind === 'grpo'
+        ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers)
+        : kind === 'dpo'
+          ? await prepareDpoRun({ ...common, spec: spec as ResolvedDpoSpec }, writer, writers)
+          : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec, python: this.o.python }, writer, writers);
     if (p.done) throw new SessionError(`${p.done.runDir} is complete (it has a final checkpoint): init without "resume" starts a new run`);
     try {
       await p.run.open();
@@ -371,7 +390,7 @@ export class TrainingSession {
   }
 
   /** Starts the session's run: a new run directory, or `resume`'s; its training client created (or loaded) once. */
-  private async begin(kind: SpecKind, spec: ResolvedGrpoSpec | ResolvedSftSpec, specFile: string, resume: string | undefined): Promise<Current> {
+  private async begin(kind: SpecKind, spec: AnySpec, specFile: string, resume: string | undefined): Promise<Current> {
     const prior = this.current;
     if (prior) await this.end(prior, 'replaced by a new init', 'paused');
     this.closed = false;
@@ -417,7 +436,7 @@ export class TrainingSession {
   trainGrpoStep(a: { num_iterations?: number }, signal?: AbortSignal): Promise<ToolResult<StepReport>> {
     return this.exclusive('train_grpo_step', async () => {
       const c = this.need();
-      if (c.kind !== 'grpo') throw new SessionError('the session is an SFT run: call train_sft_step (or init_grpo for a GRPO run)');
+      if (c.kind !== 'grpo') throw wrongKind(c, 'grpo');
       const n = a.num_iterations ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_iterations must be a whole number ≥ 1 (got ${n})`);
       if (c.step >= c.endStep) throw new SessionError(`the run has done all ${c.spec.iterations} iterations of its spec; call finish, or init_grpo again with a larger "iterations" override`);
@@ -448,12 +467,42 @@ export class TrainingSession {
   trainSftStep(a: { num_steps?: number }, signal?: AbortSignal): Promise<ToolResult<SftStepReport>> {
     return this.exclusive('train_sft_step', async () => {
       const c = this.need();
-      if (c.kind !== 'sft') throw new SessionError('the session is a GRPO run: call train_grpo_step (or init_sft for an SFT run)');
+      if (c.kind !== 'sft') throw wrongKind(c, 'sft');
       const n = a.num_steps ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
       const { result, firstStep, lastStep, note } = await this.trainStretch(c, 'steps', n, signal);
       const report = sftStepReport({ runDir: result.runDir, firstStep, lastStep });
       return { text: note + sftStepReportText(report) + cancelNote(result, 'steps'), value: report };
+    });
+  }
+
+  /** Validates a DPO spec (a *.dpo.json file, `overrides` on top), connects, saves the reference (a new run) and makes it the session's run. */
+  initDpo(a: { spec_file: string; overrides?: Record<string, unknown>; resume?: string }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; train_pairs: number; validation_pairs: number; dpo_beta: number; reference: string | null; run_dir: string; step: number }>> {
+    return this.exclusive('init_dpo', async () => {
+      const specFile = path.resolve(this.o.baseDir, a.spec_file);
+      const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
+      const { spec } = await parseDpoSpecValue(mergeSpec(raw, a.overrides ?? {}), specFile);
+      const c = await this.begin('dpo', spec, specFile, a.resume);
+      const run = c.held!.run as DpoRun;
+      const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_pairs: run.trainCount, validation_pairs: run.validationCount, dpo_beta: spec.dpo_beta, reference: run.referencePath ?? null, run_dir: c.runDir, step: c.step };
+      const where = c.step > 0 ? `Resumed ${c.runDir} at step ${c.step} (same reference as before): call train_dpo_step to continue.` : 'Nothing trained yet: call train_dpo_step.';
+      return {
+        text: `session ready: DPO ${spec.name} on ${spec.model}, batch ${spec.batch_size} pairs, β ${spec.dpo_beta}, lr ${spec.learning_rate ?? 'default'}; ${value.train_pairs} train / ${value.validation_pairs} validation pairs; reference ${value.reference ?? '–'}. ${where}\nrun directory: ${c.runDir}`,
+        value,
+      };
+    });
+  }
+
+  /** Trains `num_steps` DPO steps (default 1) on the live run. */
+  trainDpoStep(a: { num_steps?: number }, signal?: AbortSignal): Promise<ToolResult<DpoStepReport>> {
+    return this.exclusive('train_dpo_step', async () => {
+      const c = this.need();
+      if (c.kind !== 'dpo') throw wrongKind(c, 'dpo');
+      const n = a.num_steps ?? 1;
+      if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
+      const { result, firstStep, lastStep, note } = await this.trainStretch(c, 'steps', n, signal);
+      const report = dpoStepReport({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.endStep });
+      return { text: note + dpoStepReportText(report) + cancelNote(result, 'steps'), value: report };
     });
   }
 
@@ -494,7 +543,7 @@ export class TrainingSession {
       throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the ${unit} written are kept, the next call continues from the last checkpoint)`);
     }
     if (firstStep === undefined) {
-      const more = unit === 'steps' ? ': the run has done all its steps; call finish, or init_sft again with a larger "max_steps" or "num_epochs" override' : '';
+      const more = unit === 'steps' ? `: the run has done all its steps; call finish, or init_${c.kind} again with a larger "max_steps" or "num_epochs" override` : '';
       throw new SessionError(`no ${unit === 'steps' ? 'step' : 'iteration'} ran (${result.status})${more}; run directory ${result.runDir}`);
     }
     return { result, firstStep, lastStep, warnings, note };
@@ -611,6 +660,11 @@ export class TrainingSession {
       this.current = undefined;
       this.progress = {};
       if (batch === 0) return { text: `session ended; nothing was trained (final checkpoint of the initial weights: ${final.sampler_path})\nrun directory: ${runDir}`, value: { run_dir: runDir, final, steps: 0 } };
+      if (c.kind === 'dpo') {
+        const r = dpoStepReport({ runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.endStep });
+        const value = { run_dir: runDir, final, steps: batch, accuracy: r.accuracy, margin: r.margin, test_accuracy: r.test_accuracy };
+        return { text: `finished ${path.basename(runDir)} after ${batch} steps; last pair accuracy ${r.accuracy?.toFixed(3) ?? '–'}, margin ${r.margin?.toFixed(4) ?? '–'}${r.test_accuracy !== null ? `, validation accuracy ${r.test_accuracy.toFixed(3)}` : ''}\nfinal sampler: ${final.sampler_path}\nrun directory: ${runDir}`, value };
+      }
       if (c.kind === 'sft') {
         const r = sftStepReport({ runDir, firstStep: 0, lastStep: batch - 1 });
         const value = { run_dir: runDir, final, steps: batch, train_mean_nll: r.train_mean_nll, test_nll: r.test_nll };

@@ -114,6 +114,28 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     run: (s, a, signal) => s.trainSftStep(a, signal),
   }),
   tool({
+    name: 'init_dpo',
+    title: 'Start a DPO session',
+    description:
+      `Validates a DPO run spec (a ${specFileMatch('dpo')} file: model, preference pairs, dpo_beta, learning rate and schedule, batch size in pairs) with optional field overrides, connects, creates the run directory and the training client once, saves the starting weights as the reference model, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest") it continues that run from its last checkpoint against the same reference. Nothing is trained until train_dpo_step. Replaces an earlier session (which saves a resume point first).`,
+    input: z.object({
+      spec_file: z.string().min(1).describe(`path of the ${specFileMatch('dpo')} spec, relative to the workspace`),
+      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-4, "dpo_beta": 0.1, "batch_size": 32, "max_steps": 40}'),
+      resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
+    }),
+    confirm: false,
+    run: (s, a) => s.initDpo(a),
+  }),
+  tool({
+    name: 'train_dpo_step',
+    title: 'Train DPO steps',
+    description:
+      'Runs num_steps DPO steps (default 1) on the session run. Returns the DPO loss and its trend, the pair accuracy, the implicit reward margin with the chosen and rejected rewards, the validation accuracy, margin and chosen NLL when measured, the learning rate, time, and the run directory. Both rewards falling while the validation chosen NLL rises is DPO pushing everything down: lower the learning rate or raise dpo_beta.',
+    input: z.object({ num_steps: z.number().int().min(1).max(10000).optional().describe('steps to run (default 1)') }),
+    confirm: true,
+    run: (s, a, signal) => s.trainDpoStep(a, signal),
+  }),
+  tool({
     name: 'sample',
     title: 'Sample completions',
     description:

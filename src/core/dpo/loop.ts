@@ -26,7 +26,7 @@ import { batchAt, batchesPerEpoch } from '../sft/data';
 import { totalSteps } from '../sft/loop';
 import { learningRateAt, LrSchedule } from '../sft/lr';
 import { METRIC } from '../../protocol/metricKeys';
-import { dpoCustomLoss, dpoLoss, targetLogprobsFromPrompt, weightedSum } from './loss';
+import { DPO_METRIC_KEYS, dpoCustomLoss, dpoLoss, targetLogprobsFromPrompt, weightedSum } from './loss';
 import { fullSequence, pairDatums, PairDatums, SideDatum, toWireDatum } from './datums';
 import type { PreferencePair } from './pairs';
 import { textInput } from '../tinker/types';
@@ -38,6 +38,8 @@ export interface DpoLoopConfig {
   learningRate: number;
   lrSchedule: LrSchedule;
   beta: number;
+  /** α of the chosen-NLL term added to the DPO loss (0: DPO alone, the cookbook's) */
+  nllWeight: number;
   batchSize: number;
   numEpochs?: number;
   maxSteps?: number;
@@ -140,7 +142,7 @@ export class DpoRun extends RunCore<DpoRunResult> {
 
   protected override startLine(): string {
     const c = this.o.config;
-    return `${c.model}, ${this.o.train.length} pairs, batch ${c.batchSize} pairs, ${this.nBatches} batches per epoch, β ${c.beta}, lr ${c.learningRate} (${c.lrSchedule})`;
+    return `${c.model}, ${this.o.train.length} pairs, batch ${c.batchSize} pairs, ${this.nBatches} batches per epoch, β ${c.beta}${c.nllWeight > 0 ? `, chosen NLL weight ${c.nllWeight}` : ''}, lr ${c.learningRate} (${c.lrSchedule})`;
   }
 
   protected override beginStretch(): void {
@@ -199,6 +201,7 @@ export class DpoRun extends RunCore<DpoRunResult> {
         refRejected: refs[2 * i + 1]!,
       })),
       c.beta,
+      c.nllWeight,
     );
     let nll = 0;
     let tokens = 0;
@@ -247,12 +250,13 @@ export class DpoRun extends RunCore<DpoRunResult> {
     // From here the update is submitted: the step is finished and written even if cancelled.
     let batchMargins: number[] = [];
     const [fb, opt] = await timer.time('train_step', async () => {
-      const fbOut = await trainer.forwardBackwardCustom(data, dpoCustomLoss(refs, c.beta, (m) => (batchMargins = m)), gone);
+      const fbOut = await trainer.forwardBackwardCustom(data, dpoCustomLoss(refs, c.beta, (m) => (batchMargins = m), c.nllWeight), gone);
       const optOut = await (await trainer.optimStep({ learning_rate: lr, ...COOKBOOK_ADAM }, gone)).result(gone);
       return [fbOut, optOut] as const;
     });
     this.sampler = undefined;
-    for (const k of ['dpo_loss', 'accuracy', 'margin', 'chosen_reward', 'rejected_reward', 'num_pairs']) metrics[k] = fb.metrics[k]!;
+    for (const k of DPO_METRIC_KEYS) metrics[k] = fb.metrics[k]!;
+    if (c.nllWeight > 0) metrics.loss = fb.loss;
     Object.assign(metrics, opt.metrics ?? {});
     metrics.num_tokens = pairs.reduce((n, p) => n + p.datums.chosen.modelInput.length + p.datums.rejected.modelInput.length, 0);
     metrics[METRIC.tokensTrained] = this.tokensTrainedAfter(s, metrics.num_tokens);

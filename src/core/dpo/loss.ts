@@ -5,7 +5,13 @@
 //   z_i = β·(ρ_c − ρ_r),  ℓ_i = −log σ(z_i);  L = mean_i ℓ_i.
 //   ∂L/∂logp_{c,t} = −σ(−z_i)·β·w_t / N,  ∂L/∂logp_{r,t} = +σ(−z_i)·β·w_t / N.
 // Metrics as the cookbook's: dpo_loss, accuracy (share of pairs with ρ_c > ρ_r), margin (mean of
-// β·ρ_c − β·ρ_r), chosen_reward (mean β·ρ_c), rejected_reward (mean β·ρ_r), and num_pairs.
+// β·ρ_c − β·ρ_r), chosen_reward (mean β·ρ_c), rejected_reward (mean β·ρ_r), and num_pairs; plus
+// chosen_nll, the chosen completions' mean NLL per token (mean over pairs of −Σ_t w_t·logp_t / Σ_t w_t).
+// With a chosen-NLL weight α > 0 (the spec's `nll_weight`; 0, the cookbook's DPO, by default) the loss
+// adds α·chosen_nll (Pang et al. 2024, "Iterative Reasoning Preference Optimization": DPO + NLL on the
+// winners): ∂/∂logp_{c,t} gains −α·w_t / (N·Σ_t w_t). It keeps the chosen completions likely where DPO
+// alone lowers both sides (pairs that differ in a token or two: "146" vs "144"); dpo_loss stays the
+// DPO term alone, `loss` is the sum.
 import type { CustomLossFn, CustomLossOutput } from '../tinker/customLoss';
 import type { Datum } from '../tinker/types';
 
@@ -40,10 +46,11 @@ export interface DpoPairInput {
   refRejected: number;
 }
 
-export const DPO_METRIC_KEYS = ['dpo_loss', 'accuracy', 'margin', 'chosen_reward', 'rejected_reward', 'num_pairs'] as const;
+export const DPO_METRIC_KEYS = ['dpo_loss', 'accuracy', 'margin', 'chosen_reward', 'rejected_reward', 'num_pairs', 'chosen_nll'] as const;
 export type DpoMetrics = Record<(typeof DPO_METRIC_KEYS)[number], number>;
 
 export interface DpoLossOutput {
+  /** the DPO loss plus α·chosen_nll */
   loss: number;
   /** ∂L/∂logp per token of each pair's chosen and rejected completion */
   chosenGradients: Float64Array[];
@@ -54,11 +61,13 @@ export interface DpoLossOutput {
 }
 
 /** The DPO loss, its gradients and metrics over a batch of pairs. */
-export function dpoLoss(pairs: readonly DpoPairInput[], beta: number): DpoLossOutput {
+export function dpoLoss(pairs: readonly DpoPairInput[], beta: number, nllWeight = 0): DpoLossOutput {
   const n = pairs.length;
   if (n === 0) throw new Error('the DPO loss needs at least one pair');
   if (!(beta > 0)) throw new Error(`dpo_beta must be positive (got ${beta})`);
+  if (!(nllWeight >= 0)) throw new Error(`nll_weight must be ≥ 0 (got ${nllWeight})`);
   let loss = 0;
+  let chosenNll = 0;
   let correct = 0;
   let chosenReward = 0;
   let rejectedReward = 0;
@@ -75,16 +84,21 @@ export function dpoLoss(pairs: readonly DpoPairInput[], beta: number): DpoLossOu
     rejectedReward += (beta * rr) / n;
     margins.push(beta * rc - beta * rr);
     const k = (sigmoid(-z) * beta) / n;
-    chosenGradients.push(Float64Array.from(p.chosenWeights as ArrayLike<number>, (w) => -k * w));
+    let wSum = 0;
+    for (let t = 0; t < p.chosenWeights.length; t++) wSum += p.chosenWeights[t]!;
+    const nll = wSum > 0 ? -weightedSum(p.chosenLogprobs, p.chosenWeights) / wSum : 0;
+    chosenNll += nll / n;
+    const a = wSum > 0 ? nllWeight / (n * wSum) : 0;
+    chosenGradients.push(Float64Array.from(p.chosenWeights as ArrayLike<number>, (w) => -(k + a) * w));
     rejectedGradients.push(Float64Array.from(p.rejectedWeights as ArrayLike<number>, (w) => k * w));
   }
   const margin = margins.reduce((a, b) => a + b, 0) / n;
   return {
-    loss,
+    loss: loss + nllWeight * chosenNll,
     chosenGradients,
     rejectedGradients,
     margins,
-    metrics: { dpo_loss: loss, accuracy: correct / n, margin, chosen_reward: chosenReward, rejected_reward: rejectedReward, num_pairs: n },
+    metrics: { dpo_loss: loss, accuracy: correct / n, margin, chosen_reward: chosenReward, rejected_reward: rejectedReward, num_pairs: n, chosen_nll: chosenNll },
   };
 }
 
@@ -100,7 +114,7 @@ export function datumWeights(d: Datum): ArrayLike<number> {
  * layout), given the reference's sequence log-probs of each datum in the same order.
  * `onPairs` receives each pair's implicit reward margin (the pairs panel shows them).
  */
-export function dpoCustomLoss(refSums: readonly number[], beta: number, onPairs?: (margins: number[]) => void): CustomLossFn {
+export function dpoCustomLoss(refSums: readonly number[], beta: number, onPairs?: (margins: number[]) => void, nllWeight = 0): CustomLossFn {
   return (data, logprobs): CustomLossOutput => {
     if (data.length % 2 !== 0) throw new Error(`DPO datums come in pairs (got ${data.length})`);
     if (refSums.length !== data.length) throw new Error(`${data.length} datums but ${refSums.length} reference log-probs`);
@@ -114,7 +128,7 @@ export function dpoCustomLoss(refSums: readonly number[], beta: number, onPairs?
         refChosen: refSums[i]!,
         refRejected: refSums[i + 1]!,
       });
-    const out = dpoLoss(pairs, beta);
+    const out = dpoLoss(pairs, beta, nllWeight);
     onPairs?.(out.margins);
     const gradients: Float64Array[] = [];
     for (let j = 0; j < pairs.length; j++) gradients.push(out.chosenGradients[j]!, out.rejectedGradients[j]!);

@@ -24,6 +24,11 @@ export const DPO_SPEC = defineSpec({
   fields: {
     dataset: DpoDatasetSpec,
     dpo_beta: z.number().gt(0).default(0.1).describe('β of the DPO loss −log σ(β·[(log π(c) − log π_ref(c)) − (log π(r) − log π_ref(r))]): how far the policy may move from the reference. Larger keeps it closer (the loss saturates sooner); smaller lets it move further.'),
+    nll_weight: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe("Weight α of an NLL term on the chosen completions added to the DPO loss (mean NLL per token; DPO + NLL, Pang et al. 2024). 0 (default): DPO alone, as the cookbook. A small α (0.1–1) keeps the chosen completions likely when pairs differ in a token or two, where DPO alone can lower both sides."),
     batch_size: positiveInt().default(32).describe('Pairs per optimizer step.'),
     num_epochs: positiveInt().optional().describe('Passes over the training pairs (default 1). Give this or `max_steps`, or both (the smaller wins).'),
     max_steps: positiveInt().optional().describe('Stop after this many steps.'),
@@ -43,4 +48,4 @@ export const DPO_SPEC = defineSpec({
 export const DpoSpec = DPO_SPEC.schema;
 export type DpoSpec = z.output<typeof DpoSpec>;
 export type ResolvedDpoSpec = Resolved<DpoSpec>;
-export const { parseFile: parseDpoSpecFile, fromConfig: dpoSpecFromConfig } = DPO_SPEC;
+export const { parseFile: parseDpoSpecFile, parseValue: parseDpoSpecValue, fromConfig: dpoSpecFromConfig } = DPO_SPEC;

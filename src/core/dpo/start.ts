@@ -41,6 +41,7 @@ export function dpoLoopConfig(spec: ResolvedDpoSpec, learningRate: number): DpoL
     learningRate,
     lrSchedule: spec.lr_schedule,
     beta: spec.dpo_beta,
+    nllWeight: spec.nll_weight,
     batchSize: spec.batch_size,
     ...(spec.num_epochs !== undefined ? { numEpochs: spec.num_epochs } : {}),
     ...(spec.max_steps !== undefined ? { maxSteps: spec.max_steps } : {}),
@@ -52,7 +53,8 @@ export function dpoLoopConfig(spec: ResolvedDpoSpec, learningRate: number): DpoL
   };
 }
 
-function labelOf(file: string, specDir: string): string {
+/** How a pairs file is named in pair ids (`<label>:<line>`): relative to the spec's folder when inside it, else absolute. */
+export function labelOf(file: string, specDir: string): string {
   const rel = path.relative(specDir, path.resolve(specDir, file));
   return rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(specDir, file) : rel.split(path.sep).join('/');
 }

@@ -124,3 +124,20 @@ export async function addToRewardFilesSetting(uri: vscode.Uri): Promise<void> {
   if (current.includes(entry)) return;
   await c.update('rewardFiles', [...current, entry], folder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
 }
+
+/** The `tinker.preferencesFile` setting resolved against the first workspace folder (undefined: not set). */
+export function preferencesFileSetting(): string | undefined {
+  const v = config().get<string>('preferencesFile', '').trim();
+  if (!v) return undefined;
+  const expanded = v.startsWith('~') ? path.join(os.homedir(), v.slice(1)) : v;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return path.isAbsolute(expanded) || !folder ? path.resolve(expanded) : path.join(folder.uri.fsPath, expanded);
+}
+
+/** Sets `tinker.preferencesFile` for the workspace (relative to its folder when inside it). */
+export async function writePreferencesFileSetting(file: string): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const rel = folder ? path.relative(folder.uri.fsPath, file) : undefined;
+  const value = rel !== undefined && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+  await config().update('preferencesFile', value, folder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+}

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { configDiff, type RunColumns, type CompareKind } from '../../protocol/compareData';
+import { configDiff, kindOfConfig, type RunColumns, type CompareKind } from '../../protocol/compareData';
 import { CompareProtocol, CompareRequests, CompareRun, FromWebview, SweepView, ToWebview } from '../../protocol/compareProtocol';
 import type { RunStatus } from '../../protocol/runProgress';
 import { inFolder, loadColumns } from '../../core/experiments/columnCache';
@@ -149,8 +149,7 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
     } catch (err) {
       this.problems.push(`${path.join(runDir, 'metrics.jsonl')}: ${errorMessage(err)}`);
     }
-    const kindField = config['run_kind'];
-    const kind: CompareKind | undefined = kindField === 'sft' ? 'sft' : kindField === 'grpo' ? 'grpo' : undefined;
+    const kind: CompareKind | undefined = kindOfConfig(config);
     const old = this.runs.get(runDir);
     this.runs.set(runDir, { id: runDir, color: old?.color ?? this.colorFor(runDir), config, kind, columns, status: await this.statusOf(runDir) });
   }

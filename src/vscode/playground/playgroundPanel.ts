@@ -50,6 +50,8 @@ export interface PlaygroundPanelServices {
   python(file: string): Promise<string | undefined>;
   /** reward code runs only in a trusted workspace */
   trusted(): boolean;
+  /** preference collection: the workspace's pairs file (asked the first time; undefined: the person declined), and the pairs panel on it */
+  preferences?: { file(): Promise<string | undefined>; open(): Promise<void> };
 }
 
 /** What the panel opens with: sides, a conversation, a ground truth (all optional). */
@@ -183,6 +185,12 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
       }
       case 'pickProblem':
         await this.pickProblem();
+        break;
+      case 'preference':
+        await this.savePreference(msg.better, msg.A, msg.B);
+        break;
+      case 'openPreferences':
+        await this.s.preferences?.open();
         break;
       case 'webviewError':
         this.log.warn(`sample playground: ${msg.message}`);
@@ -336,6 +344,35 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     const { appendRewardExample } = await import('../../core/playground/examples');
     const at = await appendRewardExample(rewardFile, { completion: sample.text, groundTruth, expected });
     void vscode.window.showInformationMessage(`Saved as example ${at.line} of ${path.basename(at.file)}.`);
+  }
+
+  /** Appends "side `better`'s sample beats the other side's" to the preferences file, with its provenance. */
+  private async savePreference(better: SideId, a: number, b: number): Promise<void> {
+    if (!this.s.preferences) throw new Error('preference collection is not available in this window');
+    const A = this.sampleOf('A', a);
+    const B = this.sampleOf('B', b);
+    const run = A.run;
+    const file = await this.s.preferences.file();
+    if (!file) return;
+    const [win, lose] = better === 'A' ? [A.sample, B.sample] : [B.sample, A.sample];
+    const form = run.view.form;
+    const side = (x: SampleView) => ({ side: x.side, model: describe(form[x.side]), sample: x.index, ...(x.reward !== undefined ? { reward: x.reward } : {}) });
+    const { appendPreference } = await import('../../core/playground/preferences');
+    const at = await appendPreference(file, {
+      prompt: form.messages,
+      chosen: win.text,
+      rejected: lose.text,
+      source: {
+        tool: 'playground',
+        chosen: side(win),
+        rejected: side(lose),
+        sampling: { ...form.params },
+        ...(form.groundTruth !== undefined ? { ground_truth: form.groundTruth } : {}),
+        run: run.view.id,
+        time: new Date().toISOString(),
+      },
+    });
+    this.post({ type: 'preferenceSaved', file, line: at.line, pairs: at.pairs });
   }
 
   private asJson(side: SideId | undefined, index: number | undefined): unknown {

@@ -10,7 +10,7 @@ import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { writeTinySpec } from '../runs/grpoFixtures';
 import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
-const TOOL_NAMES = ['init_grpo', 'train_grpo_step', 'init_sft', 'train_sft_step', 'sample', 'save', 'load', 'status', 'finish'];
+const TOOL_NAMES = ['init_grpo', 'train_grpo_step', 'init_sft', 'train_sft_step', 'init_dpo', 'train_dpo_step', 'sample', 'save', 'load', 'status', 'finish'];
 
 function resultText(r: vscode.LanguageModelToolResult): string {
   return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('\n');
@@ -59,7 +59,7 @@ suite('agent tools (language-model tools)', function () {
     const ended = await waitFor('the agent run to end', async () => (await api.runsTree.localRuns()).find((r) => r.run.dir === runDir && r.status !== 'paused (agent)'));
     assert.strictEqual(ended.status, 'cancelled');
     const gone = await vscode.lm.invokeTool('status', { input: {}, toolInvocationToken: undefined }, token);
-    assert.match(resultText(gone), /^no session: call init_grpo or init_sft first/);
+    assert.match(resultText(gone), /^no session: call init_grpo, init_sft or init_dpo first/);
   });
 
   test("start_sweep runs in the window's sweep runner: its node in the Runs view, Cancel Sweep stops it, sweep_status follows", async () => {

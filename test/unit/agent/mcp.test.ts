@@ -15,6 +15,7 @@ import { AGENT_TOOLS } from '../../../src/core/agent/tools';
 const CLI = path.join(__dirname, '../../../src/cli/main.js');
 const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic/arith.grpo.json');
 const SFT_EXAMPLE = path.resolve(__dirname, '../../../../examples/sft-arithmetic/arith.sft.json');
+const DPO_PAIRS = path.resolve(__dirname, '../../../../examples/dpo-arithmetic/pairs.jsonl');
 
 interface CallResult {
   isError?: boolean;
@@ -199,6 +200,48 @@ describe('agent tools over MCP (tinker-studio mcp, local engine)', function () {
     assert.deepStrictEqual(
       parseRecords(fs.readFileSync(ckFile, 'utf8'), ckFile, CheckpointRecord).records.map((c) => [c.name, c.batch]),
       [['final', 3]],
+    );
+  });
+  it('trains DPO step by step: init_dpo → train_dpo_step ×2 → finish against the step-0 reference, and refuses the other kinds\' steps on it', async () => {
+    // 48 of the example's pairs, a quarter kept for validation
+    const dir = path.join(tmp, 'dpo');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'pairs.jsonl'), fs.readFileSync(DPO_PAIRS, 'utf8').split('\n').slice(0, 48).join('\n') + '\n');
+    const spec = { backend: 'local', model: 'tinker-studio/arith-gpt', renderer: 'chatml', lora_rank: 8, learning_rate: 2e-3, dpo_beta: 0.1, batch_size: 12, max_steps: 10, eval_every: 1, save_every: 0, seed: 0, dataset: { path: 'pairs.jsonl', validation: { fraction: 0.25 } } };
+    const specFile = path.join(dir, 'agent.dpo.json');
+    fs.writeFileSync(specFile, JSON.stringify(spec, null, 2));
+    const init = await ok('init_dpo', { spec_file: specFile, overrides: { name: 'agent-dpo' } });
+    assert.strictEqual(init.structuredContent?.run_name, 'agent-dpo');
+    assert.strictEqual(init.structuredContent?.train_pairs, 36);
+    assert.strictEqual(init.structuredContent?.validation_pairs, 12);
+    assert.match(String(init.structuredContent?.reference), /^tinker:\/\//, 'the reference sampler is saved before the first step');
+    for (const [tool, args] of [['train_grpo_step', {}], ['train_sft_step', {}]] as const) {
+      const wrong = await call(tool, args);
+      assert.ok(wrong.isError);
+      assert.match(textOf(wrong), /the session is a DPO run: call train_dpo_step/);
+    }
+    const s1 = await ok('train_dpo_step', { num_steps: 2 });
+    assert.strictEqual(s1.structuredContent?.first_step, 0);
+    assert.strictEqual(s1.structuredContent?.last_step, 1);
+    assert.match(textOf(s1), /^steps 0–1 done \(2\/10\)/);
+    assert.match(textOf(s1), /dpo_loss \d\.\d{3} .*pair accuracy \d\.\d{3}, margin [+-]\d/);
+    assert.ok(Number.isFinite(Number(s1.structuredContent?.test_accuracy)), 'validation measured (eval_every 1)');
+    const runDir = String(s1.structuredContent?.run_dir);
+    const metricsFile = path.join(runDir, 'metrics.jsonl');
+    const rows = mergeMetrics(parseRecords(fs.readFileSync(metricsFile, 'utf8'), metricsFile, MetricsRecord).records);
+    // the report is the run directory's last row
+    assert.strictEqual(s1.structuredContent?.dpo_loss, rows[1]!.dpo_loss);
+    assert.strictEqual(s1.structuredContent?.margin, rows[1]!.margin);
+    // step 0 is computed at the reference's weights: every log-ratio is 0, so the loss is log 2
+    assert.ok(Math.abs(Number(rows[0]!.dpo_loss) - Math.LN2) < 1e-6, `step 0 dpo_loss ${rows[0]!.dpo_loss}`);
+    const s2 = await ok('train_dpo_step', {});
+    assert.strictEqual(s2.structuredContent?.first_step, 2);
+    const fin = await ok('finish');
+    assert.strictEqual(fin.structuredContent?.steps, 3);
+    const ckFile = path.join(runDir, 'checkpoints.jsonl');
+    assert.deepStrictEqual(
+      parseRecords(fs.readFileSync(ckFile, 'utf8'), ckFile, CheckpointRecord).records.map((c) => [c.name, c.batch]),
+      [['reference', 0], ['final', 3]],
     );
   });
 });

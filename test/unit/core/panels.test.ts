@@ -45,7 +45,7 @@ describe('webview panels', () => {
     return d;
   };
 
-  it('the project has its four panels, each declared, and no problem', () => {
+  it('the project has its six panels, each declared, and no problem', () => {
     const p = findPanels(root);
     assert.deepStrictEqual(p.problems, []);
     assert.deepStrictEqual(p.entries, [
@@ -53,6 +53,7 @@ describe('webview panels', () => {
       ['webview/compare/main.ts', 'compare'],
       ['webview/evals/main.ts', 'evals'],
       ['webview/metrics/main.ts', 'metrics'],
+      ['webview/pairs/main.ts', 'pairs'],
       ['webview/playground/main.ts', 'playground'],
     ]);
   });
@@ -96,7 +97,7 @@ describe('webview panels', () => {
       for (const m of text.matchAll(/showPanelPage\([^)]*\{\s*entry:\s*'([^']+)'/g)) opened.push(m[1]);
       for (const m of text.matchAll(/_VIEW_TYPE = 'tinker\.([^']+)'/g)) opened.push(m[1]);
     }
-    assert.strictEqual(opened.length, 10, `five entries and five view types: ${opened.join(', ')}`);
+    assert.strictEqual(opened.length, 12, `six entries and six view types: ${opened.join(', ')}`);
     assert.deepStrictEqual(opened.filter((p) => !panels.has(p)), []);
   });
 });

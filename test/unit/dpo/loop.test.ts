@@ -30,6 +30,7 @@ const config = (o: Partial<DpoLoopConfig> = {}): DpoLoopConfig => ({
   learningRate: 5e-3,
   lrSchedule: 'constant',
   beta: 0.5,
+  nllWeight: 0,
   batchSize: 8,
   maxSteps: 12,
   evalEvery: 4,

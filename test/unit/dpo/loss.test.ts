@@ -53,6 +53,27 @@ describe('DPO loss', () => {
       }
   });
 
+  it('with a chosen-NLL weight α: loss = DPO + α·chosen_nll, chosen_nll by hand, and the gradient equals finite differences', () => {
+    const beta = 0.3;
+    const alpha = 0.7;
+    const plain = dpoLoss(PAIRS, beta);
+    const out = dpoLoss(PAIRS, beta, alpha);
+    // chosen NLL per token: pair 0 (−1 −2)/2 → 1.5; pair 1: 2 → mean 1.75
+    assert.ok(Math.abs(out.metrics.chosen_nll - 1.75) < 1e-12, `${out.metrics.chosen_nll}`);
+    assert.strictEqual(plain.metrics.chosen_nll, out.metrics.chosen_nll, 'logged whatever α');
+    assert.strictEqual(out.metrics.dpo_loss, plain.loss, 'dpo_loss stays the DPO term');
+    assert.ok(Math.abs(out.loss - (plain.loss + alpha * 1.75)) < 1e-12);
+    assert.deepStrictEqual(out.rejectedGradients, plain.rejectedGradients, 'the NLL term does not touch the rejected side');
+    const h = 1e-6;
+    for (let i = 0; i < PAIRS.length; i++)
+      for (let t = 0; t < PAIRS[i]!.chosenLogprobs.length; t++) {
+        const shifted = (d: number) => dpoLoss(PAIRS.map((p, j) => (j === i ? { ...p, chosenLogprobs: Array.from(p.chosenLogprobs, (x, u) => (u === t ? x + d : x)) } : p)), beta, alpha).loss;
+        const fd = (shifted(h) - shifted(-h)) / (2 * h);
+        assert.ok(Math.abs(fd - out.chosenGradients[i]![t]!) < 1e-8, `pair ${i} token ${t}: analytic ${out.chosenGradients[i]![t]} vs finite difference ${fd}`);
+      }
+    assert.throws(() => dpoLoss(PAIRS, beta, -1), /nll_weight must be ≥ 0/);
+  });
+
   it('with the reference equal to the policy every log-ratio is 0: loss log 2, rewards 0, accuracy 0', () => {
     const same = PAIRS.map((p) => ({
       ...p,
