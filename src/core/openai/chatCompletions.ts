@@ -139,6 +139,8 @@ export async function* streamChatCompletion(
         const first = chunk.data.choices.find((c) => (c.index ?? 0) === 0);
         if (first?.finish_reason) finishReason = first.finish_reason;
         const text = first?.delta?.content;
+        // a cancel ends the stream at once, also among pieces that arrived together
+        o.signal?.throwIfAborted();
         if (text) yield text;
       }
     }

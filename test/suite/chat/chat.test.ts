@@ -72,14 +72,29 @@ suite('Checkpoints as chat models (vendor "tinker") and the OpenAI-compatible en
     const all = await vscode.lm.selectChatModels({ vendor: 'tinker' });
     assert.ok(all.some((m) => m.id === BASE), `base model listed: ${all.map((m) => m.id).join(', ')}`);
 
-    const params = { temperature: 0, seed: 5, max_tokens: 24 };
-    const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('What is 2 + 3?')], { modelOptions: params });
+    const params = { temperature: 0, seed: 5, max_tokens: 16 };
+    const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('Hello')], { modelOptions: params });
     const parts: string[] = [];
     for await (const t of response.text) parts.push(t);
     const text = parts.join('');
     assert.ok(text.length > 0, 'the checkpoint answered');
-    assert.ok(parts.length >= 2, `streamed in pieces (${parts.length})`);
-    assert.strictEqual(text, await engineReply('What is 2 + 3?', params), 'the stream is the non-streamed reply for the same seed');
+    const whole = await engineReply('Hello', params);
+    assert.strictEqual(text, whole, 'the stream is the non-streamed reply for the same seed');
+
+    // the provider reports the reply in pieces as the engine streams them (VS Code may join pieces
+    // that arrive together before the caller reads them, so they are counted at the provider)
+    const reported: string[] = [];
+    const cts = new vscode.CancellationTokenSource();
+    await suiteState.api().chatModels.provideLanguageModelChatResponse(
+      { id: samplerPath, name: r.name, baseModel: BASE, checkpoint: true, family: BASE, version: 'checkpoint', maxInputTokens: 64, maxOutputTokens: 64, capabilities: {} },
+      [{ role: vscode.LanguageModelChatMessageRole.User, content: [new vscode.LanguageModelTextPart('Hello')], name: undefined }],
+      { modelOptions: params, toolMode: vscode.LanguageModelChatToolMode.Auto },
+      { report: (part) => reported.push((part as vscode.LanguageModelTextPart).value) },
+      cts.token,
+    );
+    cts.dispose();
+    assert.ok(reported.length >= 2, `streamed in ${reported.length} pieces: ${JSON.stringify(reported)}`);
+    assert.strictEqual(reported.join(''), whole);
   });
 
   test('token counts come from the model’s tokenizer; a cancelled request stops', async () => {
@@ -89,12 +104,12 @@ suite('Checkpoints as chat models (vendor "tinker") and the OpenAI-compatible en
     assert.strictEqual(await model.countTokens(prompt), new ByteTokenizer().encode(prompt).length);
     assert.strictEqual(await model.countTokens(vscode.LanguageModelChatMessage.User(prompt)), new ByteTokenizer().encode(prompt).length);
 
-    const full = await engineReply(prompt, { temperature: 0, seed: 9, max_tokens: 48 });
+    const full = await engineReply(prompt, { temperature: 0, seed: 9, max_tokens: 20 });
     const cts = new vscode.CancellationTokenSource();
     const got: string[] = [];
     let failure: unknown;
     try {
-      const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(prompt)], { modelOptions: { temperature: 0, seed: 9, max_tokens: 48 } }, cts.token);
+      const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(prompt)], { modelOptions: { temperature: 0, seed: 9, max_tokens: 20 } }, cts.token);
       for await (const t of response.text) {
         got.push(t);
         cts.cancel();
@@ -106,6 +121,26 @@ suite('Checkpoints as chat models (vendor "tinker") and the OpenAI-compatible en
     if (failure !== undefined) assert.match(String(failure), /cancel/i);
     assert.ok(full.startsWith(got.join('')), 'what arrived before the cancel is the start of the reply');
     cts.dispose();
+
+    // at the provider: cancelled at its first piece, it reports nothing more (the engine has sent them all by then)
+    const hello = await engineReply('Hello', { temperature: 0, seed: 5, max_tokens: 16 });
+    assert.ok(hello.length >= 2, `a reply of several pieces: ${JSON.stringify(hello)}`);
+    const stop = new vscode.CancellationTokenSource();
+    const reported: string[] = [];
+    await suiteState.api().chatModels.provideLanguageModelChatResponse(
+      { id: samplerPath, name: 'chat-model', baseModel: BASE, checkpoint: true, family: BASE, version: 'checkpoint', maxInputTokens: 64, maxOutputTokens: 64, capabilities: {} },
+      [{ role: vscode.LanguageModelChatMessageRole.User, content: [new vscode.LanguageModelTextPart('Hello')], name: undefined }],
+      { modelOptions: { temperature: 0, seed: 5, max_tokens: 16 }, toolMode: vscode.LanguageModelChatToolMode.Auto },
+      {
+        report: (part) => {
+          reported.push((part as vscode.LanguageModelTextPart).value);
+          stop.cancel();
+        },
+      },
+      stop.token,
+    );
+    stop.dispose();
+    assert.deepStrictEqual(reported, [hello.slice(0, reported[0]?.length ?? 0)], 'one piece, then nothing');
   });
 
   test('Copy OpenAI-Compatible Endpoint: base URL and model; the engine’s key only after the warning', async () => {

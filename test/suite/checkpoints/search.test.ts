@@ -79,7 +79,7 @@ suite('Search Checkpoints… (metadata, type and base model filters over the ser
     assert.deepStrictEqual([...onlyStates.matches].sort(), [...states()].sort());
 
     // the run's own keys go with every save
-    const byRun = await search(`team=${tag} run_name=searchable purpose="host test"`);
+    const byRun = await search(`team=${tag} run_name=${path.basename(run.runDir)} spec_file=searchable.sft.json purpose="host test"`);
     assert.strictEqual(byRun.matches.length, samplers().length + states().length);
     const final = recorded.find((c) => c.name === 'final');
     assert.ok(final?.sampler_path, 'a final checkpoint');
