@@ -60,6 +60,8 @@ import type { PlaygroundPanels } from './vscode/playground/playgroundPanels';
 import type { RewardEditor } from './vscode/rewards/rewards';
 import { SpecDiagnostics } from './vscode/runs/specDiagnostics';
 import type { TinkerStudioApi } from './api';
+import { TinkerChatModels } from './vscode/chat/chatModels';
+import { registerChatCommands } from './vscode/chat/chatCommands';
 
 export type { TinkerStudioApi } from './api';
 
@@ -101,6 +103,8 @@ export interface TinkerStudioTestHandles {
   secrets: vscode.SecretStorage;
   /** the folder of the extension's log files (the "Tinker" output channel's file is in it) */
   logUri: vscode.Uri;
+  /** checkpoints as language models (vendor "tinker"; registered only where the host has the API) */
+  chatModels: TinkerChatModels;
 }
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
@@ -235,6 +239,10 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(registerPairsDocuments());
   for (const d of registerPairsCommands({ log, pairs, runs: async () => (await runs.list()).map((r) => ({ name: r.name, dir: r.dir })) })) own(d);
 
+  // checkpoints as chat models and the OpenAI-compatible endpoint (issue 34)
+  const chatModels = own(new TinkerChatModels({ log, connection, state: context.globalState, cacheDir, engineRunning: () => engine.url !== undefined }));
+  for (const d of registerChatCommands({ log, connection, models: chatModels, runs })) own(d);
+
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
     const hasKey = (await apiKeys.get()) !== undefined;
@@ -248,6 +256,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(
     apiKeys.onDidChange(() => {
       connection.reset();
+      chatModels.refresh();
       void refreshStatus();
     }),
   );
@@ -255,6 +264,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     onDidChangeSettings((e) => {
       if (e.network || e.affects('backend', 'cloudBaseUrl', 'customBaseUrl')) {
         connection.reset();
+        chatModels.refresh();
         void refreshStatus();
       }
       if (e.affects('runsDirectory')) runs.setFolder(runsDirectory(context.globalStorageUri));
@@ -294,6 +304,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     ui: { override: overrideWindowUi },
     secrets: context.secrets,
     logUri: context.logUri,
+    chatModels,
   }))
     own(d);
   return {

@@ -9,7 +9,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { Redactor } from '../../src/core/config/redact';
 import type { GrpoRunResult } from '../../src/core/runs/runEvents';
-import { mcpApi, NEWER_API_SINCE } from '../../src/vscode/common/newerApis';
+import { chatProviderApi, mcpApi, NEWER_API_SINCE } from '../../src/vscode/common/newerApis';
+import type { ChatWithCheckpointResult, CopiedEndpoint } from '../../src/vscode/chat/chatCommands';
 import { Log } from '../../src/vscode/common/log';
 import { playgroundPanels } from '../../src/vscode/playground/playgroundPanels';
 import { PlaygroundForm, PlaygroundSnapshot, RunView } from '../../src/protocol/playgroundProtocol';
@@ -42,6 +43,22 @@ suite('VS Code APIs newer than the floor: detected at run time, the rest works w
     assert.strictEqual(mcpApi() !== undefined, onHost, 'mcpApi() reports what the host has');
     // the extension activated either way, with every contributed command registered
     assert.ok(vscode.extensions.getExtension(EXTENSION_ID)?.isActive, 'the extension is active');
+  });
+
+  test('the language-model chat provider API is found exactly when the host has it (1.104); without it "Chat with This Checkpoint" says why', async () => {
+    const onHost = typeof Reflect.get(vscode.lm, 'registerLanguageModelChatProvider') === 'function';
+    assert.strictEqual(onHost, atLeast(vscode.version, NEWER_API_SINCE.chatProvider), `VS Code ${vscode.version} ${onHost ? 'has' : 'lacks'} the chat provider API`);
+    assert.strictEqual(chatProviderApi() !== undefined, onHost, 'chatProviderApi() reports what the host has');
+    const api = suiteState.api();
+    assert.strictEqual(api.chatModels.registered, onHost, 'the tinker vendor is registered exactly where the API is');
+    const commands = await vscode.commands.getCommands(true);
+    assert.ok(commands.includes('tinker.chatWithCheckpoint') && commands.includes('tinker.copyOpenAiEndpoint'), 'the commands exist on every host');
+    if (!onHost) {
+      const r = await vscode.commands.executeCommand<ChatWithCheckpointResult>('tinker.chatWithCheckpoint');
+      assert.ok(r && !r.available, 'unavailable here');
+      assert.match(r.reason, new RegExp(`needs VS Code ${NEWER_API_SINCE.chatProvider.replace('.', '\\.')} or later.*this is VS Code ${vscode.version.replace(/\./g, '\\.')}`));
+      assert.deepStrictEqual(api.chatModels.pinned(), [], 'nothing pinned');
+    }
   });
 
   test('Start GRPO Run trains on the local engine and the Runs view shows the run', async () => {
@@ -108,5 +125,28 @@ suite('VS Code APIs newer than the floor: detected at run time, the rest works w
       panels.dispose();
       log.dispose();
     }
+  });
+
+  test('Copy OpenAI-Compatible Endpoint works on this host: the copied URL, key and model answer a chat request', async () => {
+    assert.ok(finished, 'the run of the earlier test');
+    const run = finished;
+    const api = suiteState.api();
+    const sampler = (await api.runs.list()).find((r) => r.dir === run.runDir)?.checkpoints.find((c) => c.name === 'final')?.sampler_path;
+    assert.ok(sampler, 'the run’s final sampler checkpoint');
+    const copied = await vscode.commands.executeCommand<CopiedEndpoint>('tinker.copyOpenAiEndpoint', sampler, undefined, { copyKey: true });
+    assert.ok(copied?.keyCopied && copied.model === sampler, JSON.stringify(copied));
+    const clip = await vscode.env.clipboard.readText();
+    const base = /^OPENAI_BASE_URL=(.+)$/m.exec(clip)?.[1];
+    const key = /^OPENAI_API_KEY=(.+)$/m.exec(clip)?.[1];
+    assert.ok(base && key, 'the URL and the key were copied');
+    const res = await fetch(`${base}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: sampler, messages: [{ role: 'user', content: 'What is 2 + 3?' }], max_tokens: 4, seed: 1 }),
+    });
+    assert.strictEqual(res.status, 200, await res.clone().text());
+    const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
+    assert.strictEqual(typeof body.choices[0]?.message.content, 'string');
+    await vscode.env.clipboard.writeText('');
   });
 });

@@ -53,4 +53,8 @@ export const COMMAND = {
   checkpointsStartSft: 'tinker.checkpoints.startSft',
   checkpointsUnpublish: 'tinker.checkpoints.unpublish',
   checkpointsWeightsInfo: 'tinker.checkpoints.weightsInfo',
+  // OpenAI-compatible inference and checkpoints as chat models (src/vscode/chat)
+  copyOpenAiEndpoint: 'tinker.copyOpenAiEndpoint',
+  chatWithCheckpoint: 'tinker.chatWithCheckpoint',
+  chatRemoveCheckpoints: 'tinker.chat.removeCheckpoints',
 } as const;

@@ -59,8 +59,68 @@ export interface McpApi {
   registerMcpServerDefinitionProvider: RegisterMcpServerDefinitionProvider;
 }
 
+// ---- VS Code 1.104: language-model chat providers (vscode.lm.registerLanguageModelChatProvider) ----
+
+/** `vscode.LanguageModelChatCapabilities` (1.104) */
+export interface LanguageModelChatCapabilities {
+  readonly imageInput?: boolean;
+  readonly toolCalling?: boolean | number;
+}
+
+/** `vscode.LanguageModelChatInformation` (1.104): a model a provider offers. */
+export interface LanguageModelChatInformation {
+  readonly id: string;
+  readonly name: string;
+  readonly family: string;
+  readonly tooltip?: string;
+  readonly detail?: string;
+  readonly version: string;
+  readonly maxInputTokens: number;
+  readonly maxOutputTokens: number;
+  readonly capabilities: LanguageModelChatCapabilities;
+}
+
+/** `vscode.LanguageModelChatRequestMessage` (1.104): a message as the provider receives it. */
+export interface LanguageModelChatRequestMessage {
+  readonly role: vscode.LanguageModelChatMessageRole;
+  readonly content: ReadonlyArray<unknown>;
+  readonly name: string | undefined;
+}
+
+/** `vscode.ProvideLanguageModelChatResponseOptions` (1.104) */
+export interface ProvideLanguageModelChatResponseOptions {
+  readonly modelOptions?: { readonly [name: string]: unknown };
+  readonly tools?: readonly vscode.LanguageModelChatTool[];
+  readonly toolMode: vscode.LanguageModelChatToolMode;
+}
+
+/** `vscode.PrepareLanguageModelChatModelOptions` (1.104) */
+export interface PrepareLanguageModelChatModelOptions {
+  readonly silent: boolean;
+}
+
+/** `vscode.LanguageModelResponsePart` (1.104), the parts this extension emits (1.95 classes) */
+export type LanguageModelResponsePart = vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart | vscode.LanguageModelToolResultPart;
+
+/** `vscode.LanguageModelChatProvider` (1.104) */
+export interface LanguageModelChatProvider<T extends LanguageModelChatInformation = LanguageModelChatInformation> {
+  readonly onDidChangeLanguageModelChatInformation?: vscode.Event<void>;
+  provideLanguageModelChatInformation(options: PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): vscode.ProviderResult<T[]>;
+  provideLanguageModelChatResponse(
+    model: T,
+    messages: readonly LanguageModelChatRequestMessage[],
+    options: ProvideLanguageModelChatResponseOptions,
+    progress: vscode.Progress<LanguageModelResponsePart>,
+    token: vscode.CancellationToken,
+  ): Thenable<void>;
+  provideTokenCount(model: T, text: string | LanguageModelChatRequestMessage, token: vscode.CancellationToken): Thenable<number>;
+}
+
+/** `vscode.lm.registerLanguageModelChatProvider` (1.104); the vendor is declared in package.json `languageModelChatProviders`. */
+export type RegisterLanguageModelChatProvider = (vendor: string, provider: LanguageModelChatProvider) => vscode.Disposable;
+
 /** First VS Code release with each API here, for messages and docs. */
-export const NEWER_API_SINCE = { mcp: '1.101' } as const;
+export const NEWER_API_SINCE = { mcp: '1.101', chatProvider: '1.104' } as const;
 
 /** A function-valued member of an API object, if the running host has it (classes are functions too). */
 function hostFunction<T>(owner: object, name: string): T | undefined {
@@ -77,4 +137,11 @@ export function mcpApi(): McpApi | undefined {
     McpStdioServerDefinition: definition,
     registerMcpServerDefinitionProvider: (id, provider) => register.call(vscode.lm, id, provider),
   };
+}
+
+/** The language-model chat provider API if the running host has it (VS Code 1.104 and later), else undefined. */
+export function chatProviderApi(): { registerLanguageModelChatProvider: RegisterLanguageModelChatProvider } | undefined {
+  const register = hostFunction<RegisterLanguageModelChatProvider>(vscode.lm, 'registerLanguageModelChatProvider');
+  if (!register) return undefined;
+  return { registerLanguageModelChatProvider: (vendor, provider) => register.call(vscode.lm, vendor, provider) };
 }

@@ -11,6 +11,7 @@ import { readNetworkSettings } from '../common/networkSettings';
 import { projectIdSetting, readBackend } from '../common/settings';
 import type { TrustedServers } from './trustedServers';
 import { Disposable, toDisposable } from '../common/lifecycle';
+import { openAiBaseUrl } from '../../core/openai/endpoint';
 
 export class TinkerConnection extends Disposable {
   private client: Promise<ServiceClient> | undefined;
@@ -58,19 +59,7 @@ export class TinkerConnection extends Disposable {
       ({ url: baseUrl, apiKey } = await this.engine.ensureStarted());
     } else {
       baseUrl = backend.baseUrl;
-      apiKey = (await this.apiKeys.get())?.key;
-      if (backend.kind === 'cloud' && !apiKey) {
-        throw new Error('The Tinker cloud needs an API key: run "Tinker: Set API Key" (or set TINKER_API_KEY).');
-      }
-      if (apiKey) {
-        const verdict = await this.trusted.mayReceiveKey(baseUrl);
-        if (!verdict.ok) {
-          // a custom server may need no key: connect without it; the cloud cannot work without one
-          if (backend.kind === 'cloud') throw new Error(`The API key was not sent to ${baseUrl}: ${verdict.reason}.`);
-          this.log.warn(`connecting to ${baseUrl} without the API key: ${verdict.reason}`);
-          apiKey = undefined;
-        }
-      }
+      apiKey = await this.keyFor(backend);
     }
     const { ServiceClient } = await import('../../core/tinker/client');
     const { viaProxy } = await import('../../core/tinker/proxy');
@@ -86,6 +75,37 @@ export class TinkerConnection extends Disposable {
     const route = client.transport.route ? viaProxy(client.transport.route) : '';
     this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl}${route} (session ${client.sessionId})`);
     return client;
+  }
+
+  /** The API key (SecretStorage, else TINKER_API_KEY) `backend` may receive; throws where the cloud cannot work without it. */
+  private async keyFor(backend: Exclude<ResolvedBackend, { kind: 'local' }>): Promise<string | undefined> {
+    const baseUrl = backend.baseUrl;
+    const apiKey = (await this.apiKeys.get())?.key;
+    if (backend.kind === 'cloud' && !apiKey) {
+      throw new Error('The Tinker cloud needs an API key: run "Tinker: Set API Key" (or set TINKER_API_KEY).');
+    }
+    if (!apiKey) return undefined;
+    const verdict = await this.trusted.mayReceiveKey(baseUrl);
+    if (verdict.ok) return apiKey;
+    // a custom server may need no key: connect without it; the cloud cannot work without one
+    if (backend.kind === 'cloud') throw new Error(`The API key was not sent to ${baseUrl}: ${verdict.reason}.`);
+    this.log.warn(`connecting to ${baseUrl} without the API key: ${verdict.reason}`);
+    return undefined;
+  }
+
+  /**
+   * The current backend's OpenAI-compatible endpoint: the local engine's URL + /v1 (starting the
+   * engine) with its per-launch key, or the service's base URL + /oai/api/v1 with the API key when
+   * `withKey` (and the server may receive it). The key never leaves this object but in a request.
+   */
+  async openAiEndpoint(o: { withKey: boolean }): Promise<{ backend: ResolvedBackend['kind']; baseUrl: string; apiKey?: string }> {
+    const backend = await readBackend();
+    if (backend.kind === 'local') {
+      const { url, apiKey } = await this.engine.ensureStarted();
+      return { backend: 'local', baseUrl: openAiBaseUrl('local', url), ...(o.withKey ? { apiKey } : {}) };
+    }
+    const apiKey = o.withKey ? await this.keyFor(backend) : undefined;
+    return { backend: backend.kind, baseUrl: openAiBaseUrl(backend.kind, backend.baseUrl), ...(apiKey ? { apiKey } : {}) };
   }
 
   /** Forget the current client (settings or key changed); the next get() reconnects. */

@@ -1,0 +1,151 @@
+// A small client of the OpenAI-compatible chat completions endpoint the Tinker service offers (its base
+// URL plus /oai/api/v1, beta) and the embedded engine serves (its URL plus /v1): one streamed request
+// (server-sent events), each chunk's text handed out as it arrives. Every chunk and error body is
+// parsed with zod; the key goes only in the Authorization header and never into error text. Used by
+// the VS Code language-model provider ("Chat with This Checkpoint"); no `vscode` here.
+import * as z from 'zod';
+import type { Dispatcher } from 'undici';
+import { createDispatcher, type NetworkOptions } from '../tinker/proxy';
+import { errorMessage } from '../errors';
+export type { OpenAiEndpoint } from './endpoint';
+import type { OpenAiEndpoint } from './endpoint';
+
+export interface ChatMessageIn {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** The sampling parameters a chat request may carry (the ones the engine and the service docs list). */
+export const ChatOptions = z.strictObject({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  seed: z.number().int().optional(),
+  stop: z.union([z.string(), z.array(z.string())]).optional(),
+});
+export type ChatOptions = z.infer<typeof ChatOptions>;
+
+const Chunk = z.looseObject({
+  choices: z.array(
+    z.looseObject({
+      index: z.number().int().optional(),
+      delta: z.looseObject({ content: z.string().nullish() }).nullish(),
+      finish_reason: z.string().nullish(),
+    }),
+  ),
+});
+
+const ErrorBody = z.looseObject({ error: z.looseObject({ message: z.string(), type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }) });
+
+/** An HTTP error of the endpoint, with OpenAI's message and code when the body has them. */
+export class OpenAiEndpointError extends Error {
+  override name = 'OpenAiEndpointError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface StreamChatOptions {
+  signal?: AbortSignal;
+  network?: NetworkOptions;
+  /** for tests: a dispatcher of their own */
+  dispatcher?: Dispatcher;
+}
+
+/** What a finished stream reports. */
+export interface ChatStreamEnd {
+  finishReason: string | undefined;
+}
+
+/**
+ * POSTs `{model, messages, stream: true, …options}` to `<baseUrl>/chat/completions` and yields the
+ * text of each chunk of the first choice as it arrives; returns the finish reason. Aborting `signal`
+ * ends the request. Throws OpenAiEndpointError on an HTTP error (its message from the body).
+ */
+export async function* streamChatCompletion(
+  endpoint: OpenAiEndpoint,
+  model: string,
+  messages: readonly ChatMessageIn[],
+  options: ChatOptions = {},
+  o: StreamChatOptions = {},
+): AsyncGenerator<string, ChatStreamEnd> {
+  const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const secret = endpoint.apiKey;
+  const redact = (s: string) => (secret ? s.split(secret).join('<key>') : s);
+  const { request } = await import('undici');
+  const own = o.dispatcher ? undefined : createDispatcher(url, o.network ?? {});
+  const dispatcher = o.dispatcher ?? own!.dispatcher;
+  try {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method: 'POST',
+        dispatcher,
+        signal: o.signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          ...(secret ? { authorization: `Bearer ${secret}` } : {}),
+        },
+        body: JSON.stringify({ model, messages, ...ChatOptions.parse(options), stream: true }),
+      });
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      throw new OpenAiEndpointError(redact(`could not reach ${url}: ${errorMessage(err)}`), 0);
+    }
+    if (res.statusCode >= 400) {
+      const text = await res.body.text().catch(() => '');
+      let parsed: z.infer<typeof ErrorBody> | undefined;
+      try {
+        parsed = ErrorBody.parse(JSON.parse(text));
+      } catch {
+        parsed = undefined;
+      }
+      const code = parsed?.error.code != null ? String(parsed.error.code) : undefined;
+      const detail = parsed ? parsed.error.message : text.slice(0, 300) || 'no body';
+      throw new OpenAiEndpointError(redact(`${url} answered ${res.statusCode}: ${detail}`), res.statusCode, code);
+    }
+    const type = String(res.headers['content-type'] ?? '');
+    if (!type.includes('text/event-stream')) {
+      await res.body.text().catch(() => '');
+      throw new OpenAiEndpointError(`${url} did not stream (content-type "${type}"): it may not be an OpenAI-compatible endpoint`, res.statusCode);
+    }
+    let finishReason: string | undefined;
+    let buffer = '';
+    const decoder = new TextDecoder();
+    for await (const piece of res.body) {
+      buffer += decoder.decode(piece as Uint8Array, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, cut).replace(/\r$/, '');
+        buffer = buffer.slice(cut + 1);
+        if (!line.startsWith('data:')) continue;
+        const data = line.slice(5).trim();
+        if (data === '[DONE]') return { finishReason };
+        let json: unknown;
+        try {
+          json = JSON.parse(data);
+        } catch {
+          throw new OpenAiEndpointError(`${url} sent an event that is not JSON: ${data.slice(0, 120)}`, res.statusCode);
+        }
+        const err = ErrorBody.safeParse(json);
+        if (err.success) throw new OpenAiEndpointError(redact(`${url} stopped the stream: ${err.data.error.message}`), res.statusCode);
+        const chunk = Chunk.safeParse(json);
+        if (!chunk.success) throw new OpenAiEndpointError(`${url} sent a chunk of an unexpected shape: ${chunk.error.issues[0]?.message ?? ''}`, res.statusCode);
+        const first = chunk.data.choices.find((c) => (c.index ?? 0) === 0);
+        if (first?.finish_reason) finishReason = first.finish_reason;
+        const text = first?.delta?.content;
+        // a cancel ends the stream at once, also among pieces that arrived together
+        o.signal?.throwIfAborted();
+        if (text) yield text;
+      }
+    }
+    return { finishReason };
+  } finally {
+    if (own) await own.dispatcher.destroy().catch(() => undefined);
+  }
+}
