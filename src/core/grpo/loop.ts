@@ -267,7 +267,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     io.emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
     const current = this.sampler!;
     const groups = await timer.time('sampling', () =>
-      runEpisodeGroups(this.o.env!, problems, c.groupSize, current, this.o.renderer, (k) => this.seeded(this.params().train, i, 'train', k), this.limits(), signal, () => io.emit({ type: 'phase', step: i, phase: 'sampling', done: ++done, total })),
+      runEpisodeGroups(this.o.env!, problems, c.groupSize, current, this.o.renderer, (k, j) => this.seeded(this.params().train, i, 'train', k * c.groupSize + j), this.limits(), signal, () => io.emit({ type: 'phase', step: i, phase: 'sampling', done: ++done, total })),
     );
     io.checkCancel();
     this.reportEnvErrors(i, groups, 'train', io);
