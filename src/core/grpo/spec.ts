@@ -244,7 +244,7 @@ function checkDistillation(
   // --- RL environments: exactly one of reward and env (neither with a teacher) ---
   if (s.reward !== undefined && s.env !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'give "reward" or "env", not both (an environment computes its own rewards)' });
   if (s.env !== undefined && s.dataset_configs !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'not used with "dataset_configs"' });
-  if (s.reward === undefined && s.env === undefined && !distill) ctx.addIssue({ code: 'custom', path: ['reward'], message: 'required: a reward function, or an environment ("env"), unless a "teacher" is given (on-policy distillation needs no reward)' });
+  if (s.reward === undefined && s.env === undefined && !distill) ctx.addIssue({ code: 'custom', path: ['reward'], message: 'required (unless a "teacher" is given: on-policy distillation needs no reward), or an environment ("env") instead' });
   // ---
   if (s.group_size === 1 && !distill)
     ctx.addIssue({ code: 'custom', path: ['group_size'], message: GROUP_SIZE_MESSAGE });
