@@ -2,7 +2,7 @@
 // import it too.
 import * as z from 'zod';
 import { questionInPrompt } from './promptQuestion';
-import { ToolCall, UnparsedToolCall, type ChatMessage } from './chatMessage';
+import { ChatMessage, ToolCall, ToolSpec, UnparsedToolCall } from './chatMessage';
 
 export const RewardError = z.object({
   kind: z.string(),
@@ -17,6 +17,39 @@ export type RewardError = z.infer<typeof RewardError>;
 export function recordedRewardError(e: RewardError & { column?: number }): RewardError {
   return { kind: e.kind, message: e.message, ...(e.traceback ? { traceback: e.traceback } : {}), ...(e.line ? { line: e.line } : {}) };
 }
+
+/** One turn of an environment episode: the messages shown before the reply (user, tool, system), the reply, its step. */
+export const TranscriptTurn = z.object({
+  /** messages new since the previous turn (all of them on the first turn, or after a `reset`) */
+  new_messages: z.array(ChatMessage),
+  /** the environment rewrote the history instead of extending it (a new datum started) */
+  reset: z.boolean().optional(),
+  /** the model's reply, as the run's renderer parsed it (content, thinking, tool_calls, unparsed_tool_calls) */
+  reply: ChatMessage,
+  ob_tokens: z.number().int().nonnegative(),
+  ac_tokens: z.number().int().nonnegative(),
+  stop_reason: z.string(),
+  reward: z.number(),
+  episode_done: z.boolean(),
+  metrics: z.record(z.string(), z.number()),
+  logs: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  /** why the reply did not parse (a malformed message or tool call) */
+  parse_error: z.string().optional(),
+});
+export type TranscriptTurn = z.infer<typeof TranscriptTurn>;
+
+/** An environment episode as its sample record keeps it. */
+export const EpisodeTranscript = z.object({
+  turns: z.array(TranscriptTurn),
+  /** the tools the environment declared */
+  tools: z.array(ToolSpec).optional(),
+  /** why it ended: completed, max_turns, max_tokens, context_overflow, parse_error, env_error */
+  stop: z.string(),
+  /** compute_group_rewards' reward and metrics (0 and {} without it) */
+  group_reward: z.number(),
+  group_metrics: z.record(z.string(), z.number()),
+});
+export type EpisodeTranscript = z.infer<typeof EpisodeTranscript>;
 
 export const SampleRecord = z.object({
   group_idx: z.number().int().min(0),
@@ -48,6 +81,8 @@ export const SampleRecord = z.object({
   format: z.number().optional(),
   /** a distillation run's teacher log-prob of each completion token (aligned with completion_tokens) */
   teacher_logprobs: z.array(z.number()).optional(),
+  /** an environment run's episode: every turn (completion_tokens and logprobs are all turns' actions, in order) */
+  transcript: EpisodeTranscript.optional(),
 });
 export type SampleRecord = z.infer<typeof SampleRecord>;
 
@@ -84,6 +119,7 @@ export const PREVIEW_CHARS = 160;
  * 16 samples × 256 tokens the whole records are ~20 MB of JSON; these are ~15× less.
  */
 export const SampleSummary = SampleRecord.omit({
+  transcript: true,
   completion_tokens: true,
   logprobs: true,
   teacher_logprobs: true,

@@ -29,6 +29,8 @@ export interface PromptPoolOptions {
   onProgress?: (rows: number, total: number) => void;
   /** prompt-only data: records need no ground truth (a distillation run without a reward) */
   groundTruthOptional?: boolean;
+  /** an environment run: every record is a problem, kept whole (ProblemFields.environment) */
+  environment?: boolean;
 }
 
 type Loaded = { problems: Problem[]; skipped: PromptPool['skipped'] };
@@ -39,6 +41,7 @@ export async function loadPromptPool(dataset: DatasetSpec, opts: PromptPoolOptio
     groundTruthField: dataset.ground_truth_field,
     ...(dataset.system_prompt !== undefined ? { systemPrompt: dataset.system_prompt } : {}),
     ...(opts.groundTruthOptional ? { groundTruthOptional: true } : {}),
+    ...(opts.environment ? { environment: true } : {}),
   };
   const main = await loadSource(dataset, fields, opts);
   const rand = mulberry32(opts.seed);

@@ -21,6 +21,11 @@ export interface ProblemFields {
   systemPrompt?: string;
   /** prompt-only data (a distillation run without a reward): a record without a ground truth gets "" */
   groundTruthOptional?: boolean;
+  /**
+   * an environment run: every JSON object is a problem, kept whole in `row` for the environment's
+   * constructor; its prompt and ground truth fields are read when present (records, the playground)
+   */
+  environment?: boolean;
 }
 
 /**
@@ -65,6 +70,13 @@ export function recordToProblem(record: unknown, fields: ProblemFields, id: stri
     return { ok: false, reason: `expected a JSON object, got ${Array.isArray(record) ? 'a list' : record === null ? 'null' : typeof record}` };
   const rec = new Map(Object.entries(record));
   const { promptField, groundTruthField } = fields;
+  if (fields.environment) {
+    const read = recordToProblem(record, { promptField, groundTruthField, groundTruthOptional: true, ...(fields.systemPrompt !== undefined ? { systemPrompt: fields.systemPrompt } : {}) }, id);
+    const truth = rec.get(groundTruthField);
+    const row = record as Record<string, unknown>;
+    if (read.ok) return { ok: true, problem: { ...read.problem, row } };
+    return { ok: true, problem: { id, messages: [], groundTruth: typeof truth === 'string' || typeof truth === 'number' ? String(truth) : '', row } };
+  }
 
   const promptKey = rec.has(promptField) ? promptField : rec.has('messages') ? 'messages' : undefined;
   if (promptKey === undefined)

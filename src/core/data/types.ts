@@ -8,6 +8,8 @@ export interface Problem {
   /** the prompt conversation (system prompt, few-shot turns, then the user's question) */
   messages: Message[];
   groundTruth: string;
+  /** the whole record (an environment run constructs each episode's environment from it) */
+  row?: Record<string, unknown>;
 }
 
 export interface PromptPool {

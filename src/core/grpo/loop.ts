@@ -40,6 +40,11 @@ import { requestSeed, SeedPurpose } from './samplingSeed';
 import { METRIC } from '../../protocol/metricKeys';
 import { AutoCheckpointConfig, AutoCheckpointTracker } from './autoCheckpoint';
 import { dueAt, runSamplingEvaluator, type SamplingEvaluator } from '../evals/inline';
+import type { RLDatum } from './datums';
+import type { EnvRunner } from '../env/runner';
+import type { EpisodeLimits } from '../env/episode';
+import { episodeRecords, runEpisodeGroups, type EpisodeGroup } from '../env/episodeGroups';
+import { assembleTrainingData, episodeMetrics, removeConstantTrajectoryGroups, totalRewards, trajectoryAdvantages } from '../env/trajectory';
 
 export { RECORDS_PER_SLICE } from './records';
 
@@ -93,6 +98,9 @@ export interface RunGrpoOptions extends RunCoreParts {
   reference?: SequenceScorer;
   /** the spec's inline evaluators (evals/inline.ts), run next to the holdout */
   evals?: readonly SamplingEvaluator[];
+  /** an environment run (instead of `reward`): episodes of the env file, with these limits */
+  env?: EnvRunner;
+  envLimits?: Omit<EpisodeLimits, 'maxTokens'>;
 }
 
 /** Problems of batch i: the train pool read cyclically, P at a time (deterministic, so resume reuses it). */
@@ -124,6 +132,8 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     const kl = o.config.kl;
     if (kl?.mode === 'teacher' && (o.teachers?.length ?? 0) !== (o.sources?.length ?? 1)) throw new Error(`${o.teachers?.length ?? 0} teachers for ${o.sources?.length ?? 1} datasets`);
     if (kl?.mode === 'reference' && !o.reference) throw new Error('the KL penalty needs a reference model');
+    if (o.env && kl) throw new Error('an environment run takes no teacher or KL penalty yet');
+    if (o.env && !o.envLimits) throw new Error('an environment run needs its limits (max_turns …)');
   }
 
   private get sources(): ReadonlyArray<{ train: readonly Problem[]; groupsPerBatch: number }> {
@@ -201,6 +211,74 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     return prefixKeys(trajectoryMetrics(trajectoryStats(scored)), 'test');
   }
 
+  private limits(): EpisodeLimits {
+    return { ...this.o.envLimits!, maxTokens: this.o.config.maxTokens };
+  }
+
+  /** Episode groups' samples (with their transcripts) and rollout summaries of a split. */
+  private async writeEpisodeRecords(i: number, split: { name: string; prefix: string }, groups: readonly EpisodeGroup[]): Promise<void> {
+    const totals = groups.map(totalRewards);
+    const advantages = trajectoryAdvantages(groups);
+    const w = this.o.writer;
+    await w.writeIterationFileInSlices(i, `${split.prefix}_rollout_summaries.jsonl`, groups.length, (a, b) =>
+      groups.slice(a, b).flatMap((g, p) =>
+        g.trajectories.map((t, k) => ({
+          schema_version: 1 as const,
+          split: split.name,
+          iteration: i,
+          group_idx: a + p,
+          traj_idx: k,
+          tags: ['env'],
+          sampling_client_step: i,
+          total_reward: totals[a + p]![k]!,
+          final_reward: g.finalRewards[k]!,
+          trajectory_metrics: g.groupMetrics[k]!,
+          steps: t.transitions.map((tr, j) => ({ step_idx: j, ob_len: tr.ob.length, ac_len: tr.acTokens.length, reward: tr.reward, episode_done: tr.episodeDone, metrics: tr.metrics, logs: Object.fromEntries(Object.entries(tr.logs ?? {}).map(([key, v]) => [key, String(v)])) })),
+          final_ob_len: 0,
+        })),
+      ),
+      4,
+    );
+    await w.writeIterationFileInSlices(i, `${split.prefix}_samples.jsonl`, groups.length, (a, b) => episodeRecords(this.o.renderer, groups.slice(a, b), totals.slice(a, b), advantages.slice(a, b), a), 4);
+  }
+
+  private reportEnvErrors(i: number, groups: readonly EpisodeGroup[], what: string, io: LoopIo): void {
+    const failed = groups.flatMap((g) => [...g.episodes.filter((e) => e.error).map((e) => ({ g, e: e.error! })), ...(g.groupError ? [{ g, e: { ...g.groupError, where: 'compute_group_rewards' } }] : [])]);
+    if (failed.length === 0) return;
+    const first = failed[0]!;
+    const where = first.e.line ? ` (line ${first.e.line})` : '';
+    const message = `${failed.length} of ${groups.reduce((n, g) => n + g.episodes.length, 0)} ${what} episodes failed in the environment and scored 0; first (${first.g.problem.id}, ${first.e.where}): ${first.e.kind}${where}: ${first.e.message}`;
+    io.emit({ type: 'warning', step: i, message });
+    io.log(`${message}${first.e.traceback ? `\n${first.e.traceback}` : ''}`);
+  }
+
+  /** The holdout as episodes (one per problem): test/env/all/… metrics. */
+  private async evaluateEpisodes(i: number, sampler: SamplingClient, io: LoopIo, signal: AbortSignal, tick: (k: number) => void): Promise<Record<string, number>> {
+    const groups = await runEpisodeGroups(this.o.env!, this.o.pool.holdout, 1, sampler, this.o.renderer, (j) => this.seeded(this.params().eval, i, 'eval', j), this.limits(), signal, () => tick(1));
+    this.reportEnvErrors(i, groups, 'eval', io);
+    await this.writeEpisodeRecords(i, { name: 'eval/test', prefix: 'eval_test' }, groups);
+    return prefixKeys(episodeMetrics(groups), 'test');
+  }
+
+  /** An environment run's batch: G episodes per problem, group rewards, records, metrics, datums. */
+  private async episodeBatch(i: number, problems: readonly Problem[], io: LoopIo, signal: AbortSignal, timer: SpanTimer, metrics: Record<string, number>): Promise<RLDatum[]> {
+    const c = this.o.config;
+    const total = problems.length * c.groupSize;
+    let done = 0;
+    io.emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
+    const current = this.sampler!;
+    const groups = await timer.time('sampling', () =>
+      runEpisodeGroups(this.o.env!, problems, c.groupSize, current, this.o.renderer, (k, j) => this.seeded(this.params().train, i, 'train', k * c.groupSize + j), this.limits(), signal, () => io.emit({ type: 'phase', step: i, phase: 'sampling', done: ++done, total })),
+    );
+    io.checkCancel();
+    this.reportEnvErrors(i, groups, 'train', io);
+    await timer.time('records', () => this.writeEpisodeRecords(i, { name: 'train', prefix: 'train' }, groups));
+    const kept = c.removeConstantRewardGroups ? removeConstantTrajectoryGroups(groups) : groups;
+    if (kept.length < groups.length) io.log(`step ${i}: ${groups.length - kept.length} constant-reward groups removed`);
+    Object.assign(metrics, episodeMetrics(kept));
+    return assembleTrainingData(kept, trajectoryAdvantages(kept)).datums;
+  }
+
   /** Rollout summaries and every sample of a split, a few groups at a time so the event loop stays free. */
   private async writeRecords(i: number, split: 'train' | 'eval/test', groups: readonly RolloutGroup<ScoredRollout>[], advantages: readonly (readonly number[])[]): Promise<void> {
     await writeGroupRecords(this.o.writer, this.o.renderer, i, { name: split, prefix: split === 'train' ? 'train' : 'eval_test' }, groups, advantages);
@@ -227,7 +305,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     const metrics: Record<string, number> = { 'progress/batch': i, [METRIC.lr]: c.learningRate, 'progress/done_frac': (i + 1) / this.endStep };
 
     // the holdout and the inline evaluators due at i run in parallel, with the sampler of the weights after i updates
-    const holdoutDue = c.evalEvery > 0 && i % c.evalEvery === 0 && this.o.pool.holdout.length > 0 && this.o.reward !== undefined;
+    const holdoutDue = c.evalEvery > 0 && i % c.evalEvery === 0 && this.o.pool.holdout.length > 0 && (this.o.reward !== undefined || this.o.env !== undefined);
     const inlineDue = dueAt(this.o.evals ?? [], i);
     if (holdoutDue || inlineDue.length > 0) {
       const sampler = this.sampler!;
@@ -237,7 +315,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
       emit({ type: 'phase', step: i, phase: 'eval', done, total });
       const [test, inline] = await timer.time('run_evaluations_parallel', () =>
         Promise.all([
-          holdoutDue ? this.evaluate(i, sampler, io, signal, tick) : undefined,
+          holdoutDue ? (this.o.env ? this.evaluateEpisodes(i, sampler, io, signal, tick) : this.evaluate(i, sampler, io, signal, tick)) : undefined,
           Promise.all(
             inlineDue.map(async (e) => {
               let reported = 0;
@@ -265,52 +343,59 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
     }
 
     const problems = batchSources(this.sources, i);
-    const total = problems.length * c.groupSize;
-    let sampled = 0;
-    emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
-    const current = this.sampler!;
-    const groups = await timer.time('sampling', () =>
-      Promise.all(
-        problems.map(async ({ problem: p, dataset }, k) => {
-          const g = await sampleGroup(current, this.o.renderer, p, this.promptOf(p), c.groupSize, this.seeded(this.params().train, i, 'train', k), signal);
-          sampled += g.rollouts.length;
-          emit({ type: 'phase', step: i, phase: 'sampling', done: sampled, total });
-          return this.o.sources ? { ...g, dataset } : g;
-        }),
-      ),
-    );
-    checkCancel();
-    emit({ type: 'phase', step: i, phase: 'rewards', done: 0, total });
-    const scored = await timer.time('rewards', () => this.score(groups, signal));
-    emit({ type: 'phase', step: i, phase: 'rewards', done: total, total });
-    this.reportRewardErrors(i, scored, 'train', io);
-    checkCancel();
-    if (c.kl?.mode === 'teacher') {
-      emit({ type: 'phase', step: i, phase: 'teacher', done: 0, total });
-      await timer.time('compute_teacher_logprobs', () => this.scoreWithTeachers(scored, signal));
-      emit({ type: 'phase', step: i, phase: 'teacher', done: total, total });
-      checkCancel();
-    }
-
-    // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
-    const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
-    await timer.time('records', () => this.writeRecords(i, 'train', scored, allAdvantages));
-
-    const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
-    if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
-    Object.assign(metrics, trajectoryMetrics(trajectoryStats(kept)));
-    const { datums, origin } = buildDatums(kept);
-    if (c.kl?.mode === 'teacher') {
-      const at = origin.map(({ group, traj }) => ({ g: kept[group]!, r: kept[group]!.rollouts[traj]! }));
-      const teacher = at.map(({ g, r }) => alignToDatum(g.promptTokens.length, r.teacherLogprobs!));
-      Object.assign(metrics, applyTeacherKl(datums, teacher, at.map(({ g }) => g.dataset ?? 0), c.kl.coef, c.kl.discount));
-    } else if (c.kl?.mode === 'reference' && c.kl.coef > 0) {
-      const reference = this.o.reference!;
-      const ref = await timer.time('compute_kl_penalty', () =>
-        Promise.all(origin.map(async ({ group, traj }) => alignToDatum(kept[group]!.promptTokens.length, await scoreSampled(reference, kept[group]!.promptTokens, kept[group]!.rollouts[traj]!.tokens, signal)))),
+    let datums: RLDatum[];
+    if (this.o.env) {
+      datums = await this.episodeBatch(i, problems.map((p) => p.problem), io, signal, timer, metrics);
+    } else {
+      const total = problems.length * c.groupSize;
+      let sampled = 0;
+      emit({ type: 'phase', step: i, phase: 'sampling', done: 0, total });
+      const current = this.sampler!;
+      const groups = await timer.time('sampling', () =>
+        Promise.all(
+          problems.map(async ({ problem: p, dataset }, k) => {
+            const g = await sampleGroup(current, this.o.renderer, p, this.promptOf(p), c.groupSize, this.seeded(this.params().train, i, 'train', k), signal);
+            sampled += g.rollouts.length;
+            emit({ type: 'phase', step: i, phase: 'sampling', done: sampled, total });
+            return this.o.sources ? { ...g, dataset } : g;
+          }),
+        ),
       );
       checkCancel();
-      Object.assign(metrics, applyReferenceKlPenalty(datums, ref, c.kl.coef, c.kl.discount));
+      emit({ type: 'phase', step: i, phase: 'rewards', done: 0, total });
+      const scored = await timer.time('rewards', () => this.score(groups, signal));
+      emit({ type: 'phase', step: i, phase: 'rewards', done: total, total });
+      this.reportRewardErrors(i, scored, 'train', io);
+      checkCancel();
+      if (c.kl?.mode === 'teacher') {
+        emit({ type: 'phase', step: i, phase: 'teacher', done: 0, total });
+        await timer.time('compute_teacher_logprobs', () => this.scoreWithTeachers(scored, signal));
+        emit({ type: 'phase', step: i, phase: 'teacher', done: total, total });
+        checkCancel();
+      }
+
+      // rollout summaries and samples of every group, before constant-group removal (as the cookbook)
+      const allAdvantages = computeAdvantages(scored.map((g) => g.rollouts.map((r) => r.reward)));
+      await timer.time('records', () => this.writeRecords(i, 'train', scored, allAdvantages));
+
+      const kept = c.removeConstantRewardGroups ? removeConstantRewardGroups(scored) : scored;
+      if (kept.length < scored.length) log(`step ${i}: ${scored.length - kept.length} constant-reward groups removed`);
+      Object.assign(metrics, trajectoryMetrics(trajectoryStats(kept)));
+      const built = buildDatums(kept);
+      const origin = built.origin;
+      datums = built.datums;
+      if (c.kl?.mode === 'teacher') {
+        const at = origin.map(({ group, traj }) => ({ g: kept[group]!, r: kept[group]!.rollouts[traj]! }));
+        const teacher = at.map(({ g, r }) => alignToDatum(g.promptTokens.length, r.teacherLogprobs!));
+        Object.assign(metrics, applyTeacherKl(datums, teacher, at.map(({ g }) => g.dataset ?? 0), c.kl.coef, c.kl.discount));
+      } else if (c.kl?.mode === 'reference' && c.kl.coef > 0) {
+        const reference = this.o.reference!;
+        const ref = await timer.time('compute_kl_penalty', () =>
+          Promise.all(origin.map(async ({ group, traj }) => alignToDatum(kept[group]!.promptTokens.length, await scoreSampled(reference, kept[group]!.promptTokens, kept[group]!.rollouts[traj]!.tokens, signal)))),
+        );
+        checkCancel();
+        Object.assign(metrics, applyReferenceKlPenalty(datums, ref, c.kl.coef, c.kl.discount));
+      }
     }
 
     // The rewards of step i were earned by the weights after i updates: a new best is saved now,

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt } from '../spec/fields';
 import { REWARD_FILE_EXTENSIONS } from '../reward/files';
+import { ENV_FILE_SUFFIXES, isEnvFile } from '../env/files';
 import { inlineEvalsField } from '../evals/inlineSpec';
 
 export const HoldoutSpec = heldOutSet('holdout problems', { zero: true }, 'Problems kept out of training and used by the evaluations every `eval_every` iterations. Absent: no holdout.');
@@ -54,6 +55,28 @@ export const RewardSpec = z
     workers: positiveInt().optional().describe('Parallel reward workers (default: 2).'),
   })
   .describe('The reward function.');
+
+// --- RL environments (issue 36): `env` instead of `reward` ---------------------------------------
+/** An environment file (src/core/env): a class per episode, constructed from the dataset line. */
+export const EnvSpec = z
+  .strictObject({
+    file: z
+      .string()
+      .min(1)
+      .refine(isEnvFile, { message: `must be an environment file: ${ENV_FILE_SUFFIXES.map((s) => `*${s}`).join(', ')}` })
+      .describe('Environment file, relative to the spec file: a class constructed from each dataset line, with initial_observation() and step(message) (Python) or initialObservation() and step(message) (JS/TS), and optionally a module-level compute_group_rewards(problems, transcripts).'),
+    class: z.string().min(1).optional().describe('The class to run, when the file defines several.'),
+    timeout_ms: positiveInt().default(10_000).describe('Per-call time limit (constructor, initial_observation, step, compute_group_rewards); a call over it scores the episode 0 and its worker is replaced.'),
+    workers: positiveInt().optional().describe('Parallel environment workers (default: 2); each episode stays on one.'),
+    max_turns: positiveInt().default(8).describe('Most assistant turns per episode; an episode still going after them ends (stop/max_turns).'),
+    max_trajectory_tokens: positiveInt().optional().describe("Context limit of an episode: an observation whose length plus max_tokens exceeds it ends the episode with context_overflow_reward (the cookbook's max_trajectory_tokens). Absent: no limit but the model's."),
+    failed_parse_reward: z.number().default(-1).describe("Reward of a reply that does not parse (a malformed message or tool call), as the cookbook's MessageEnv."),
+    terminate_on_parse_error: z.boolean().default(true).describe('A reply that does not parse ends the episode (false: it is passed to step() as parsed, its unparsed calls listed, and failed_parse_reward added).'),
+    context_overflow_reward: z.number().default(-0.1).describe('Reward of an episode ended by the context limit or by a reply cut off at max_tokens.'),
+  })
+  .describe('The RL environment, instead of a reward function: multi-turn episodes, tool calls, group rewards (the cookbook\'s MessageEnv).');
+export type EnvSpec = z.output<typeof EnvSpec>;
+// -----------------------------------------------------------------------------------------------
 
 const PPO_KEYS = ['clip_low_threshold', 'clip_high_threshold'];
 
@@ -134,6 +157,7 @@ export const GRPO_SPEC = defineSpec({
     ['dataset_configs', '*', 'dataset', 'path'],
     ['dataset_configs', '*', 'dataset', 'holdout', 'path'],
     ['reward', 'file'],
+    ['env', 'file'],
     ['evals', '*', 'dataset', 'path'],
     ['evals', '*', 'grader', 'file'],
   ],
@@ -154,6 +178,7 @@ export const GRPO_SPEC = defineSpec({
     iterations: positiveInt().describe('Training iterations (batches) to run.'),
     dataset: DatasetSpec.optional(),
     reward: RewardSpec.optional(),
+    env: EnvSpec.optional(),
     teacher: ModelSourceSpec.optional().describe(
       'On-policy distillation: the teacher scores every sampled token (compute_logprobs) and the per-token advantage −kl_penalty_coef·(log π_sampler − log π_teacher) (reverse KL) is added to the reward advantage. With a teacher, `reward` is optional (prompt-only data) and `group_size` may be 1. The teacher must share the student\'s tokenizer.',
     ),
@@ -206,7 +231,7 @@ export const GRPO_SPEC = defineSpec({
 
 /** The rules that tie the dataset, the reward, the teacher and the KL fields together. */
 function checkDistillation(
-  s: { dataset?: unknown; dataset_configs?: ReadonlyArray<{ dataset: DatasetSpec }>; teacher?: unknown; reward?: unknown; group_size: number; kl_penalty_coef?: number; kl_reference?: unknown; eval_every: number; evals?: ReadonlyArray<{ grader?: unknown }> },
+  s: { dataset?: unknown; dataset_configs?: ReadonlyArray<{ dataset: DatasetSpec }>; teacher?: unknown; reward?: unknown; env?: unknown; group_size: number; kl_penalty_coef?: number; kl_reference?: unknown; eval_every: number; evals?: ReadonlyArray<{ grader?: unknown }> },
   ctx: z.core.$RefinementCtx,
 ): void {
   const distill = s.teacher !== undefined || s.dataset_configs !== undefined;
@@ -216,7 +241,11 @@ function checkDistillation(
   } else if (s.dataset === undefined) {
     ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'required (or "dataset_configs" for multi-teacher distillation)' });
   }
-  if (s.reward === undefined && !distill) ctx.addIssue({ code: 'custom', path: ['reward'], message: 'required (unless a "teacher" is given: on-policy distillation needs no reward)' });
+  // --- RL environments: exactly one of reward and env (neither with a teacher) ---
+  if (s.reward !== undefined && s.env !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'give "reward" or "env", not both (an environment computes its own rewards)' });
+  if (s.env !== undefined && s.dataset_configs !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'not used with "dataset_configs"' });
+  if (s.reward === undefined && s.env === undefined && !distill) ctx.addIssue({ code: 'custom', path: ['reward'], message: 'required (unless a "teacher" is given: on-policy distillation needs no reward), or an environment ("env") instead' });
+  // ---
   if (s.group_size === 1 && !distill)
     ctx.addIssue({ code: 'custom', path: ['group_size'], message: GROUP_SIZE_MESSAGE });
   if (distill && s.kl_reference !== undefined) ctx.addIssue({ code: 'custom', path: ['kl_reference'], message: 'not used with a teacher (the KL is to the teacher)' });
@@ -228,7 +257,7 @@ function checkDistillation(
     s.evals?.forEach((e, i) => {
       if (e.grader === undefined) ctx.addIssue({ code: 'custom', path: ['evals', i, 'grader'], message: 'is required: this spec has no reward file to grade with' });
     });
-  if (s.reward === undefined && s.eval_every > 0) {
+  if (s.reward === undefined && s.env === undefined && s.eval_every > 0) {
     const holdouts = s.dataset_configs ? s.dataset_configs.map((c, i) => [i, c.dataset] as const) : s.dataset ? [[-1, s.dataset as DatasetSpec] as const] : [];
     for (const [i, d] of holdouts)
       if (d.holdout !== undefined)

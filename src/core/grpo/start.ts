@@ -25,6 +25,7 @@ import * as path from 'node:path';
 import { loadPromptPool } from '../data/pool';
 import { loadRenderer } from '../render';
 import { createRewardRunner } from '../reward';
+import { createEnvRunner, type EnvRunner } from '../env/runner';
 import type { RewardRunner } from '../reward/types';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
 import { GRPO_SPEC, isDistillation, parseGrpoSpecFile, specDatasets, type ResolvedGrpoSpec } from './spec';
@@ -142,7 +143,7 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
   const datasets = specDatasets(spec);
   const pools: PromptPool[] = [];
   for (const d of datasets) {
-    const p = await loadPromptPool(d.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(spec.reward ? {} : { groundTruthOptional: true }) });
+    const p = await loadPromptPool(d.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(spec.reward ? {} : { groundTruthOptional: true }), ...(spec.env ? { environment: true } : {}) });
     logSkipped(p.skipped, log);
     pools.push(p);
   }
@@ -150,16 +151,22 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
   log(`${pool.train.length} train problems, ${pool.holdout.length} holdout problems; renderer ${renderer.name}; lr ${learningRate}`);
 
   let reward: RewardRunner | undefined;
+  let env: EnvRunner | undefined;
   let evals: InlineEvaluators | undefined;
   let service: ServiceClient | undefined;
   let tracked: { finish(): Promise<void> } | undefined;
   const close = async () => {
     await evals?.close();
     await reward?.close().catch(() => undefined);
+    await env?.close().catch(() => undefined);
     service?.close();
     await tracked?.finish();
   };
   try {
+    if (spec.env) {
+      env = await createEnvRunner({ file: spec.env.file, ...(spec.env.class ? { className: spec.env.class } : {}), python: o.python, environment: o.rewardEnvironment, workers: spec.env.workers, timeoutMs: spec.env.timeout_ms });
+      log(`environment: ${env.className} (${path.basename(env.file)})${env.hasGroupRewards ? ', with compute_group_rewards' : ''}`);
+    }
     if (spec.reward) reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
     evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir, ...(reward ? { runReward: reward } : {}), runMaxTokens: spec.max_tokens, log }, o);
     service = await o.connect(spec);
@@ -182,6 +189,18 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
       renderer,
       pool,
       ...(reward ? { reward } : {}),
+      ...(env && spec.env
+        ? {
+            env,
+            envLimits: {
+              maxTurns: spec.env.max_turns,
+              ...(spec.env.max_trajectory_tokens !== undefined ? { maxTrajectoryTokens: spec.env.max_trajectory_tokens } : {}),
+              failedParseReward: spec.env.failed_parse_reward,
+              terminateOnParseError: spec.env.terminate_on_parse_error,
+              contextOverflowReward: spec.env.context_overflow_reward,
+            },
+          }
+        : {}),
       ...(pools.length > 1 ? { sources: pools.map((p, i) => ({ train: p.train, groupsPerBatch: datasets[i]!.groups_per_batch })) } : {}),
       ...(teachers.length ? { teachers } : {}),
       ...(reference ? { reference } : {}),

@@ -11,6 +11,7 @@ import { RewardLoadError } from './errors';
 import { NODE_WORKER_SOURCE } from './nodeWorkerSource';
 import type { LoadErrorDetail, WorkerExit } from './pool';
 import { readRewardSource, REWARD_DEFAULTS, startRewardPool } from './source';
+import type { WorkerCommand } from './workerProcess';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
 import { errorMessage } from '../errors';
 
@@ -20,6 +21,21 @@ type Format = 'commonjs' | 'module';
 const SwcError = z.object({ code: z.string(), message: z.string(), startLine: z.number().int().positive(), startColumn: z.number().int().nonnegative() });
 
 export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
+  const setup = await nodeWorkerSetup(opts, NODE_WORKER_SOURCE, 'computeReward');
+  return startRewardPool(opts, setup.command, { file: setup.file, load: setup.load, functionName: 'computeReward', describeCrash: setup.describeCrash, completeLoadError: setup.completeLoadError });
+}
+
+/** How a Node worker running `workerSource` is started for a JS/TS file: the command, its `load` message, how its crashes and load errors read. */
+export interface NodeWorkerSetup {
+  file: string;
+  command: Omit<WorkerCommand, 'cwd'>;
+  load: { type: 'load'; file: string; source: string; format: Format; memoryMb: number };
+  describeCrash(exit: WorkerExit): Pick<RewardError, 'message' | 'traceback' | 'line'>;
+  completeLoadError(detail: LoadErrorDetail): LoadErrorDetail;
+}
+
+/** Reads (and for TypeScript, type-strips) the file, decides its module format; throws RewardLoadError on a syntax error. */
+export async function nodeWorkerSetup(opts: RewardRunnerOptions, workerSource: string, functionName: string): Promise<NodeWorkerSetup> {
   const file = path.resolve(opts.file);
   const ext = path.extname(file).toLowerCase();
   const original = await readRewardSource(file, opts.source);
@@ -28,26 +44,22 @@ export async function createNodeRewardRunner(opts: RewardRunnerOptions): Promise
   const format: Format = ext === '.mjs' || ext === '.mts' ? 'module' : detectFormat(file, source, ext === '.cjs' || ext === '.cts');
   const transform = format === 'module' ? await loadAmaro() : undefined;
   const memoryMb = opts.memoryMb ?? REWARD_DEFAULTS.memoryMb;
-  return startRewardPool(
-    opts,
-    {
+  return {
+    file,
+    command: {
       command: process.execPath,
-      args: [`--max-old-space-size=${memoryMb}`, '-e', NODE_WORKER_SOURCE],
+      args: [`--max-old-space-size=${memoryMb}`, '-e', workerSource],
       // ELECTRON_RUN_AS_NODE: inside VS Code, process.execPath is the editor's binary; NODE_OPTIONS
       // could preload debuggers or loaders into user code, so it is dropped
       env: workerEnvironment({ ELECTRON_RUN_AS_NODE: '1' }, withoutNodeOptions(process.env), { allow: opts.environment ?? [] }),
       channel: 'ipc',
     },
-    {
-      file,
-      load: { type: 'load', file, source, format, memoryMb },
-      functionName: 'computeReward',
-      describeCrash: (exit) => describeNodeCrash(file, memoryMb, exit),
-      // V8 gives an ES module's syntax error no position; swc's parser does
-      completeLoadError: (detail) =>
-        transform && detail.line === undefined && detail.message.startsWith('SyntaxError') ? { ...detail, ...swcPosition(transform, file, source) } : detail,
-    },
-  );
+    load: { type: 'load', file, source, format, memoryMb },
+    describeCrash: (exit) => describeNodeCrash(file, memoryMb, exit, functionName),
+    // V8 gives an ES module's syntax error no position; swc's parser does
+    completeLoadError: (detail) =>
+      transform && detail.line === undefined && detail.message.startsWith('SyntaxError') ? { ...detail, ...swcPosition(transform, file, source) } : detail,
+  };
 }
 
 type Transform = (typeof import('amaro'))['transformSync'];
@@ -108,16 +120,16 @@ function withoutNodeOptions(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-function describeNodeCrash(file: string, memoryMb: number, exit: WorkerExit): Pick<RewardError, 'message' | 'traceback' | 'line'> {
+function describeNodeCrash(file: string, memoryMb: number, exit: WorkerExit, functionName: string): Pick<RewardError, 'message' | 'traceback' | 'line'> {
   const tail = exit.outputTail.trim();
   if (/heap out of memory|Reached heap limit/.test(tail)) {
-    return { message: `computeReward ran out of memory (the V8 heap cap is ${memoryMb} MB); the worker was replaced`, traceback: tail.slice(tail.indexOf('FATAL ERROR') >= 0 ? tail.indexOf('FATAL ERROR') : -2000).slice(0, 2000) };
+    return { message: `${functionName} ran out of memory (the V8 heap cap is ${memoryMb} MB); the worker was replaced`, traceback: tail.slice(tail.indexOf('FATAL ERROR') >= 0 ? tail.indexOf('FATAL ERROR') : -2000).slice(0, 2000) };
   }
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   const report = /Error|FATAL/.test(tail) ? tail.slice(-4000) : undefined;
   const frame = report ? new RegExp(`${escapeRegExp(file)}:(\\d+):\\d+`).exec(report) : null;
   return {
-    message: `the Node worker ${how} while running computeReward; it was replaced`,
+    message: `the Node worker ${how} while running ${functionName}; it was replaced`,
     ...(report ? { traceback: report } : {}),
     ...(frame ? { line: Number(frame[1]) } : {}),
   };

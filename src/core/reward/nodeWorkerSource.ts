@@ -4,19 +4,17 @@
 // case by case (see protocol.ts). CommonJS goes through Module#_compile under the file's own name;
 // ESM through a one-file module hook serving the sent source under the file's own URL, so stack
 // traces and relative imports point at the user's file either way.
-export const NODE_WORKER_SOURCE = String.raw`
+/** What the reward worker and the environment worker share: the channel, error reports, loading the file. */
+export const NODE_WORKER_COMMON = String.raw`
 'use strict';
 const Module = require('module');
 const path = require('path');
 const { pathToFileURL } = require('url');
 const { performance } = require('perf_hooks');
 const { Worker } = require('worker_threads');
-
-const NAME = 'computeReward';
 let file = '';
 let url = '';
 let source = '';
-let fn = null;
 
 // exit when the parent is gone, even while user code spins on the main thread
 new Worker("const { workerData } = require('worker_threads'); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 1000);", { eval: true, workerData: process.ppid }).unref();
@@ -26,14 +24,6 @@ const send = (msg) => process.send(msg);
 function lineColumnAt(index) {
   const before = source.slice(0, index).split('\n');
   return { line: before.length, column: before[before.length - 1].length + 1 };
-}
-
-function locateDefinition() {
-  for (const re of [/\bfunction\s*\*?\s*computeReward\b/, /\b(?:const|let|var)\s+computeReward\b/, /\bcomputeReward\s*[=:(]/]) {
-    const m = re.exec(source);
-    if (m) return lineColumnAt(m.index + m[0].indexOf(NAME));
-  }
-  return {};
 }
 
 // the innermost position in the reward file named by an error's stack
@@ -76,27 +66,6 @@ function rawText(value) {
   return (text === undefined ? Object.prototype.toString.call(value) : text).slice(0, 1000);
 }
 
-function asNumber(value) {
-  const n = typeof value === 'boolean' ? (value ? 1 : 0) : value;
-  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
-}
-
-// a number, or an object { reward: number, format?: number }
-function asResult(value) {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const unknown = Object.keys(value).filter((k) => k !== 'reward' && k !== 'format');
-    if (unknown.length) return { wrong: 'an object may hold only "reward" and "format" (it has ' + unknown.slice(0, 5).map((k) => JSON.stringify(k)).join(', ') + ')' };
-    if (!('reward' in value)) return { wrong: 'an object needs "reward"' };
-    const reward = asNumber(value.reward);
-    if (reward === undefined) return { wrong: 'its "reward" is not a finite number' };
-    if (value.format === undefined || value.format === null) return { reward };
-    const format = asNumber(value.format);
-    return format === undefined ? { wrong: 'its "format" is not a finite number' } : { reward, format };
-  }
-  const reward = asNumber(value);
-  return reward === undefined ? { wrong: 'not a finite number' } : { reward };
-}
-
 function kindOf(value) {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
@@ -123,6 +92,48 @@ function loadCommonJs() {
   return m.exports;
 }
 
+// the file's exports, from the sent text under the file's own name: throws what loading threw
+async function loadExports(msg) {
+  file = msg.file;
+  url = pathToFileURL(file).href;
+  source = msg.source;
+  return msg.format === 'module' ? await importModule() : loadCommonJs();
+}
+`;
+
+export const NODE_WORKER_SOURCE = NODE_WORKER_COMMON + String.raw`
+const NAME = 'computeReward';
+let fn = null;
+
+function locateDefinition() {
+  for (const re of [/\bfunction\s*\*?\s*computeReward\b/, /\b(?:const|let|var)\s+computeReward\b/, /\bcomputeReward\s*[=:(]/]) {
+    const m = re.exec(source);
+    if (m) return lineColumnAt(m.index + m[0].indexOf(NAME));
+  }
+  return {};
+}
+
+function asNumber(value) {
+  const n = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+// a number, or an object { reward: number, format?: number }
+function asResult(value) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const unknown = Object.keys(value).filter((k) => k !== 'reward' && k !== 'format');
+    if (unknown.length) return { wrong: 'an object may hold only "reward" and "format" (it has ' + unknown.slice(0, 5).map((k) => JSON.stringify(k)).join(', ') + ')' };
+    if (!('reward' in value)) return { wrong: 'an object needs "reward"' };
+    const reward = asNumber(value.reward);
+    if (reward === undefined) return { wrong: 'its "reward" is not a finite number' };
+    if (value.format === undefined || value.format === null) return { reward };
+    const format = asNumber(value.format);
+    return format === undefined ? { wrong: 'its "format" is not a finite number' } : { reward, format };
+  }
+  const reward = asNumber(value);
+  return reward === undefined ? { wrong: 'not a finite number' } : { reward };
+}
+
 function pickFunction(exported) {
   if (typeof exported === 'function' && exported.name === NAME) return exported;
   if (exported && (typeof exported === 'object' || typeof exported === 'function')) {
@@ -135,12 +146,9 @@ function pickFunction(exported) {
 }
 
 async function load(msg) {
-  file = msg.file;
-  url = pathToFileURL(file).href;
-  source = msg.source;
   let exported;
   try {
-    exported = msg.format === 'module' ? await importModule() : loadCommonJs();
+    exported = await loadExports(msg);
   } catch (err) {
     return Object.assign({ type: 'load_error' }, describe(err));
   }

@@ -22,9 +22,9 @@ export interface WorkerHandlers {
   exit(info: WorkerExit): void;
 }
 
-export interface WorkerProcess {
+export interface WorkerProcess<M = ToWorker> {
   readonly pid: number | undefined;
-  send(message: ToWorker): void;
+  send(message: M): void;
   /** kills the process (and anything it started); `exit` follows */
   kill(): void;
 }

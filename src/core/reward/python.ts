@@ -9,28 +9,30 @@ import { readRewardSource, REWARD_DEFAULTS, startRewardPool } from './source';
 import type { RewardError, RewardRunner, RewardRunnerOptions } from './types';
 
 export async function createPythonRewardRunner(opts: RewardRunnerOptions): Promise<RewardRunner & { pids(): number[] }> {
+  const setup = await pythonWorkerSetup(opts, PYTHON_WORKER_SOURCE, 'compute_reward');
+  return startRewardPool(opts, setup.command, { file: setup.file, load: setup.load, functionName: 'compute_reward', describeCrash: setup.describeCrash });
+}
+
+/** How a Python worker running `workerSource` is started for a .py file: the command, its `load` message, how its crashes read. */
+export async function pythonWorkerSetup(opts: RewardRunnerOptions, workerSource: string, functionName: string) {
   const file = path.resolve(opts.file);
   const source = await readRewardSource(file, opts.source);
   const memoryMb = opts.memoryMb ?? REWARD_DEFAULTS.memoryMb;
-  return startRewardPool(
-    opts,
-    {
+  return {
+    file,
+    command: {
       command: opts.python ?? REWARD_DEFAULTS.python,
-      args: ['-c', PYTHON_WORKER_SOURCE],
+      args: ['-c', workerSource],
       env: workerEnvironment({ PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' }, process.env, { allow: opts.environment ?? [] }),
-      channel: 'fd',
+      channel: 'fd' as const,
     },
-    {
-      file,
-      load: { type: 'load', file, source, format: 'python', memoryMb },
-      functionName: 'compute_reward',
-      describeCrash: (exit) => describePythonCrash(file, exit),
-    },
-  );
+    load: { type: 'load' as const, file, source, format: 'python' as const, memoryMb },
+    describeCrash: (exit: WorkerExit) => describePythonCrash(file, exit, functionName),
+  };
 }
 
 /** a dead Python worker's last words: faulthandler's report names the reward file's line */
-function describePythonCrash(file: string, exit: WorkerExit): Pick<RewardError, 'message' | 'traceback' | 'line'> {
+function describePythonCrash(file: string, exit: WorkerExit, functionName: string): Pick<RewardError, 'message' | 'traceback' | 'line'> {
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   const tail = exit.outputTail.trim();
   const fatal = tail.lastIndexOf('Fatal Python error');
@@ -39,7 +41,7 @@ function describePythonCrash(file: string, exit: WorkerExit): Pick<RewardError, 
   const first = frames[0];
   const reason = report ? `: ${report.split('\n')[0]}` : '';
   return {
-    message: `the Python worker ${how} while running compute_reward${reason}; it was replaced`,
+    message: `the Python worker ${how} while running ${functionName}${reason}; it was replaced`,
     ...(report ? { traceback: report } : {}),
     ...(first ? { line: Number(first[2]) } : {}),
   };

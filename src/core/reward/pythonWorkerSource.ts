@@ -1,7 +1,8 @@
 // The Python side of the reward worker, run as `python -c <this>`: shipped as a string so the
 // esbuild bundle needs no extra file. Protocol: JSON lines, requests on fd 3, answers on fd 4, so
 // whatever user code prints (fd 1/2) cannot corrupt it. See protocol.ts for the messages.
-export const PYTHON_WORKER_SOURCE = String.raw`
+/** What the reward worker and the environment worker share: imports, the channel, error reports, loading the file. */
+export const PYTHON_WORKER_COMMON = String.raw`
 import sys
 # python -c puts the working directory (the reward file's folder) first on sys.path: drop it before
 # the worker's own imports, so a user file named json.py cannot stand in for the standard module
@@ -40,6 +41,68 @@ def describe(exc, tb, file):
                 info.pop("column", None)
     return info
 
+def watch_parent():
+    # exit when the parent is gone, even while user code spins
+    parent = os.getppid()
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+def load_module(msg, fallback_name):
+    file = msg["file"]
+    source = msg["source"]
+    try:
+        import resource
+        cap = int(msg["memoryMb"]) * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        code = compile(source, file, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        info = {"message": "%s: %s" % (type(e).__name__, e.msg), "traceback": "".join(traceback.format_exception_only(type(e), e))}
+        if e.lineno:
+            info["line"] = e.lineno
+        if e.offset and e.offset > 0:
+            info["column"] = e.offset
+        return None, info
+    # the file's own name as module name (pickle, dataclasses look it up), unless that would hide
+    # a module already imported (a reward file named json.py)
+    name = os.path.splitext(os.path.basename(file))[0]
+    if not name.isidentifier() or name in sys.modules:
+        name = fallback_name
+    module = types.ModuleType(name)
+    module.__file__ = file
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(file))
+    sys.argv = [file]
+    try:
+        exec(code, module.__dict__)
+    except BaseException as e:
+        info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, file)
+        if isinstance(e, MemoryError) or "failed to map segment" in str(e):
+            info["message"] += " (the worker's memory cap is %s MB)" % msg["memoryMb"]
+        return None, info
+    return module, None
+
+def open_channel():
+    # requests on fd 3, answers on fd 4 (user prints on 1/2 cannot corrupt them); crash reports on
+    # stderr; exit when the parent is gone
+    os.set_inheritable(3, False)
+    os.set_inheritable(4, False)
+    requests = io.open(3, "rb")
+    out = io.open(4, "wb", buffering=0)
+    faulthandler.enable(all_threads=False)
+    threading.Thread(target=watch_parent, daemon=True).start()
+    return requests, out
+
+`;
+
+export const PYTHON_WORKER_SOURCE = PYTHON_WORKER_COMMON + String.raw`
 def as_reward(value):
     if isinstance(value, numbers.Real):
         try:
@@ -70,52 +133,11 @@ def as_result(value):
     reward = as_reward(value)
     return reward, None, None if reward is not None else "not a finite number"
 
-def watch_parent():
-    # exit when the parent is gone, even while user code spins
-    parent = os.getppid()
-    while True:
-        time.sleep(1.0)
-        if os.getppid() != parent:
-            os._exit(0)
-
 def load(msg, out):
-    file = msg["file"]
+    module, info = load_module(msg, "__tinker_reward__")
+    if module is None:
+        return None, info
     source = msg["source"]
-    try:
-        import resource
-        cap = int(msg["memoryMb"]) * 1024 * 1024
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            cap = min(cap, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    except (ImportError, ValueError, OSError):
-        pass
-    try:
-        code = compile(source, file, "exec", dont_inherit=True)
-    except SyntaxError as e:
-        info = {"message": "%s: %s" % (type(e).__name__, e.msg), "traceback": "".join(traceback.format_exception_only(type(e), e))}
-        if e.lineno:
-            info["line"] = e.lineno
-        if e.offset and e.offset > 0:
-            info["column"] = e.offset
-        return None, info
-    # the file's own name as module name (pickle, dataclasses look it up), unless that would hide
-    # a module already imported (a reward file named json.py)
-    name = os.path.splitext(os.path.basename(file))[0]
-    if not name.isidentifier() or name in sys.modules:
-        name = "__tinker_reward__"
-    module = types.ModuleType(name)
-    module.__file__ = file
-    sys.modules[name] = module
-    sys.path.insert(0, os.path.dirname(file))
-    sys.argv = [file]
-    try:
-        exec(code, module.__dict__)
-    except BaseException as e:
-        info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, file)
-        if isinstance(e, MemoryError) or "failed to map segment" in str(e):
-            info["message"] += " (the worker's memory cap is %s MB)" % msg["memoryMb"]
-        return None, info
     line, column = locate_definition(source, "compute_reward")
     where = {}
     if line:
@@ -141,12 +163,7 @@ def load(msg, out):
     return fn, None
 
 def main():
-    os.set_inheritable(3, False)
-    os.set_inheritable(4, False)
-    requests = io.open(3, "rb")
-    out = io.open(4, "wb", buffering=0)
-    faulthandler.enable(all_threads=False)
-    threading.Thread(target=watch_parent, daemon=True).start()
+    requests, out = open_channel()
     fn = None
     file = None
     memory_mb = "?"

@@ -21,7 +21,7 @@ export interface WorkerCommand {
 const TAIL_CHARS = 8192;
 const useProcessGroup = process.platform !== 'win32';
 
-export function spawnWorkerProcess(cmd: WorkerCommand, handlers: WorkerHandlers): WorkerProcess {
+export function spawnWorkerProcess<M extends object = ToWorker>(cmd: WorkerCommand, handlers: WorkerHandlers): WorkerProcess<M> {
   const stdio: Array<'ignore' | 'pipe' | 'ipc'> = cmd.channel === 'fd' ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ipc'];
   const child = spawn(cmd.command, cmd.args, { cwd: cmd.cwd, env: cmd.env, stdio, detached: useProcessGroup, serialization: 'json' });
   let tail = '';
@@ -47,7 +47,7 @@ export function spawnWorkerProcess(cmd: WorkerCommand, handlers: WorkerHandlers)
   child.on('exit', () => killGroup(child));
   child.on('close', (code, signal) => finish(code, signal));
 
-  let send: (message: ToWorker) => void;
+  let send: (message: M) => void;
   if (cmd.channel === 'fd') {
     const requests = child.stdio[3];
     const answers = child.stdio[4];

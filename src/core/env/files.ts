@@ -1,0 +1,12 @@
+// Environment files by name: `<name>.env.py`, `.env.js`, `.env.mjs`, `.env.cjs`, `.env.ts` (the
+// languages reward files take). No parsing: cheap to load at activation.
+import * as path from 'node:path';
+import { REWARD_FILE_EXTENSIONS } from '../reward/files';
+
+export const ENV_FILE_SUFFIXES = REWARD_FILE_EXTENSIONS.map((ext) => `.env${ext}`);
+
+/** Whether `file` is named as an environment file (`arith.env.py`, `game.env.ts`, …). */
+export function isEnvFile(file: string): boolean {
+  const base = path.basename(file).toLowerCase();
+  return ENV_FILE_SUFFIXES.some((s) => base.endsWith(s) && base.length > s.length);
+}

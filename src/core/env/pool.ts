@@ -1,0 +1,308 @@
+// A pool of environment worker processes (Python or Node, the reward workers' hardening: filtered
+// environment, memory cap, process group, the file's folder as working directory). Unlike reward
+// calls, environment calls have state: each episode's instance lives in one worker from `create` to
+// `drop`, and every call of that episode goes to that worker. A worker runs its calls one at a time,
+// in the order sent; the per-call time limit runs from when a call becomes the one running.
+// When a call fails by time limit or the worker dies, the worker is replaced: that call fails
+// ('timeout' / 'crash' with the worker's last words), and every other episode it hosted loses its
+// state, so their pending and later calls fail too ('crash', saying why). Nothing here throws for a
+// user-code failure: calls resolve to an outcome.
+import { crashError, type EnvCallError, type EnvCallOutcome } from './types';
+import { EnvFromWorker, type EnvToWorker } from './protocol';
+import { RewardLoadError } from '../reward/errors';
+import type { LoadErrorDetail, WorkerExit, WorkerHandlers, WorkerProcess } from '../reward/pool';
+import { MAX_MESSAGE_LINE_BYTES } from '../reward/protocol';
+import type { ChatMessage } from '../../protocol/chatMessage';
+
+export type SpawnEnvWorker = (handlers: WorkerHandlers) => WorkerProcess<EnvToWorker>;
+
+export interface EnvPoolOptions {
+  file: string;
+  workers: number;
+  timeoutMs: number;
+  loadTimeoutMs: number;
+  load: EnvToWorker & { type: 'load' };
+  describeCrash(exit: WorkerExit): Pick<EnvCallError, 'message' | 'traceback' | 'line'>;
+  completeLoadError?(detail: LoadErrorDetail): LoadErrorDetail;
+}
+
+type CallMessage = Extract<EnvToWorker, { type: 'call' }>;
+type CallBody = CallMessage extends infer C ? (C extends CallMessage ? Omit<C, 'type' | 'id'> : never) : never;
+
+interface PendingCall {
+  id: number;
+  op: CallMessage['op'];
+  resolve(outcome: EnvCallOutcome): void;
+  startedAt: number;
+}
+
+interface Slot {
+  proc: WorkerProcess<EnvToWorker>;
+  state: 'starting' | 'ready' | 'dead';
+  /** calls sent and not answered, in the order sent (the first is running) */
+  calls: PendingCall[];
+  /** the instances it hosts */
+  instances: Set<number>;
+  timer?: NodeJS.Timeout;
+  killedFor?: 'timeout' | 'close' | 'protocol' | 'load' | 'crash';
+  /** why its episodes lost their state */
+  lostBecause?: string;
+  loaded: Promise<LoadErrorDetail | Error | undefined>;
+  onReady?(error?: LoadErrorDetail | Error): void;
+  exited: Promise<void>;
+}
+
+export interface EnvInfo {
+  className: string;
+  groupRewards: boolean;
+}
+
+const count = (n: number) => (Number.isFinite(n) ? Math.max(1, Math.floor(n)) : 1);
+
+export class EnvWorkerPool {
+  readonly file: string;
+  private readonly slots = new Set<Slot>();
+  private readonly homes = new Map<number, Slot>();
+  /** instances whose worker was replaced: why */
+  private readonly lost = new Map<number, string>();
+  private nextId = 0;
+  private nextInstance = 0;
+  private closed = false;
+  info: EnvInfo = { className: '', groupRewards: false };
+
+  constructor(
+    private readonly spawn: SpawnEnvWorker,
+    private readonly opts: EnvPoolOptions,
+  ) {
+    this.file = opts.file;
+  }
+
+  async start(): Promise<EnvInfo> {
+    const started = Array.from({ length: count(this.opts.workers) }, () => this.startSlot());
+    const results = await Promise.all(started.map((s) => s.loaded));
+    const failure = results.find((r) => r !== undefined);
+    if (failure !== undefined) {
+      await this.close();
+      if (failure instanceof Error) throw failure;
+      throw new RewardLoadError(this.file, this.opts.completeLoadError ? this.opts.completeLoadError(failure) : failure);
+    }
+    return this.info;
+  }
+
+  /** A new episode's instance, constructed from the dataset line on the least busy worker. */
+  async create(problem: unknown): Promise<{ instance: number; outcome: EnvCallOutcome }> {
+    const instance = this.nextInstance++;
+    for (let attempt = 0; attempt < 3 && !this.closed; attempt++) {
+      // chosen and counted at once, so concurrent episodes spread over the workers
+      const slot = this.leastBusy();
+      slot.instances.add(instance);
+      this.homes.set(instance, slot);
+      const failure = await slot.loaded;
+      if (failure === undefined && slot.state === 'ready' && !slot.killedFor) return { instance, outcome: await this.send(slot, { op: 'create', instance, problem }) };
+      slot.instances.delete(instance);
+      this.homes.delete(instance);
+      this.kill(slot, 'load', failure?.message ?? 'the worker did not start');
+    }
+    return { instance, outcome: this.failed('crash', 'no environment worker could be started') };
+  }
+
+  /** A call of an existing instance, on its own worker. */
+  call(instance: number, body: { op: 'initial'; instance: number } | { op: 'step'; instance: number; message: ChatMessage }): Promise<EnvCallOutcome> {
+    const lost = this.lost.get(instance);
+    if (lost !== undefined) return Promise.resolve(this.failed('crash', lost));
+    const slot = this.homes.get(instance);
+    if (!slot || slot.state === 'dead' || slot.killedFor) return Promise.resolve(this.failed('crash', 'this episode\'s environment worker is gone'));
+    return this.send(slot, body);
+  }
+
+  /** Forgets an instance (its worker drops it); never fails. */
+  async drop(instance: number): Promise<void> {
+    const slot = this.homes.get(instance);
+    this.homes.delete(instance);
+    this.lost.delete(instance);
+    if (!slot || slot.state === 'dead' || slot.killedFor) return;
+    slot.instances.delete(instance);
+    await this.send(slot, { op: 'drop', instance });
+  }
+
+  /** The module-level compute_group_rewards, on any worker. */
+  async group(problems: unknown[], transcripts: Extract<CallMessage, { op: 'group' }>['transcripts']): Promise<EnvCallOutcome> {
+    const slot = await this.pickSlot();
+    if (!slot) return this.failed('crash', 'no environment worker could be started');
+    return this.send(slot, { op: 'group', problems, transcripts });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const exits: Array<Promise<void>> = [];
+    for (const slot of this.slots) {
+      this.kill(slot, 'close', 'the environment runner was closed');
+      exits.push(slot.exited);
+    }
+    await Promise.all(exits);
+  }
+
+  /** process ids of the live workers (tests) */
+  pids(): number[] {
+    return [...this.slots].flatMap((s) => (s.state !== 'dead' && !s.killedFor && s.proc.pid !== undefined ? [s.proc.pid] : []));
+  }
+
+  private failed(kind: EnvCallError['kind'], message: string): EnvCallOutcome {
+    return { ok: false, error: { kind, message }, durationMs: 0 };
+  }
+
+  /** a live worker with the fewest instances and calls (ready ones first), starting replacements up to the pool's size */
+  private leastBusy(): Slot {
+    const live = [...this.slots].filter((s) => s.state !== 'dead' && !s.killedFor);
+    for (let i = live.length; i < count(this.opts.workers); i++) live.push(this.startSlot());
+    const ready = live.filter((s) => s.state === 'ready');
+    const pool = ready.length > 0 ? ready : live;
+    return pool.reduce((a, b) => (b.instances.size + b.calls.length < a.instances.size + a.calls.length ? b : a));
+  }
+
+  /** a worker for a call of no episode (compute_group_rewards) */
+  private async pickSlot(): Promise<Slot | undefined> {
+    for (let attempt = 0; attempt < 3 && !this.closed; attempt++) {
+      const slot = this.leastBusy();
+      const failure = await slot.loaded;
+      if (failure === undefined && slot.state === 'ready' && !slot.killedFor) return slot;
+      this.kill(slot, 'load', failure?.message ?? 'the worker did not start');
+    }
+    return undefined;
+  }
+
+  private startSlot(): Slot {
+    let markExited!: () => void;
+    let onReady!: (error?: LoadErrorDetail | Error) => void;
+    const loaded = new Promise<LoadErrorDetail | Error | undefined>((resolve) => (onReady = resolve));
+    const exited = new Promise<void>((resolve) => (markExited = resolve));
+    const handlers: WorkerHandlers = {
+      message: (raw) => this.onMessage(slot, raw),
+      exit: (info) => {
+        this.onExit(slot, info);
+        markExited();
+      },
+    };
+    const slot: Slot = { proc: this.spawn(handlers), state: 'starting', calls: [], instances: new Set(), loaded, exited, onReady };
+    this.slots.add(slot);
+    slot.proc.send(this.opts.load);
+    const limitMs = this.opts.loadTimeoutMs;
+    const loadTimer = setTimeout(() => {
+      if (slot.state !== 'starting' || !slot.onReady) return;
+      slot.onReady({ message: `loading the file took longer than ${limitMs} ms (module-level code that never finishes?)` });
+      slot.onReady = undefined;
+      this.kill(slot, 'load', 'the worker did not load in time');
+    }, limitMs);
+    void loaded.then(() => clearTimeout(loadTimer));
+    return slot;
+  }
+
+  private send(slot: Slot, body: CallBody): Promise<EnvCallOutcome> {
+    return new Promise((resolve) => {
+      const id = this.nextId++;
+      slot.calls.push({ id, op: body.op, resolve, startedAt: performance.now() });
+      if (slot.calls.length === 1) this.startTimer(slot);
+      slot.proc.send({ type: 'call', id, ...body } as CallMessage);
+    });
+  }
+
+  private startTimer(slot: Slot): void {
+    const head = slot.calls[0];
+    if (!head) return;
+    head.startedAt = performance.now();
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => this.onTimeout(slot), this.opts.timeoutMs);
+  }
+
+  private onTimeout(slot: Slot): void {
+    slot.timer = undefined;
+    const head = slot.calls.shift();
+    if (!head) return;
+    head.resolve({ ok: false, error: { kind: 'timeout', message: `${opName(head.op)} took longer than ${this.opts.timeoutMs} ms; its worker was stopped and replaced` }, durationMs: performance.now() - head.startedAt });
+    this.kill(slot, 'timeout', `the episode's environment worker was replaced after another episode's ${opName(head.op)} went over the time limit (${this.opts.timeoutMs} ms), losing its state`);
+  }
+
+  private onMessage(slot: Slot, raw: unknown): void {
+    if (slot.state === 'dead' || slot.killedFor) return;
+    if (typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'oversized') {
+      return this.protocolError(slot, `it sent a message longer than ${MAX_MESSAGE_LINE_BYTES} bytes`);
+    }
+    const parsed = EnvFromWorker.safeParse(raw);
+    if (!parsed.success) return this.protocolError(slot, `unexpected message from the worker: ${parsed.error.message.slice(0, 500)}`);
+    const msg = parsed.data;
+    if (msg.type === 'ready' || msg.type === 'load_error') {
+      if (slot.state !== 'starting') return this.protocolError(slot, `unexpected '${msg.type}' message`);
+      if (msg.type === 'ready') {
+        slot.state = 'ready';
+        this.info = { className: msg.className, groupRewards: msg.groupRewards };
+        slot.onReady?.();
+      } else {
+        const { type: _type, ...detail } = msg;
+        slot.onReady?.(detail);
+      }
+      slot.onReady = undefined;
+      return;
+    }
+    const head = slot.calls[0];
+    if (!head || head.id !== msg.id) return this.protocolError(slot, `answer to call ${msg.id} out of order`);
+    slot.calls.shift();
+    if (msg.type === 'result') head.resolve({ ok: true, value: msg.value, durationMs: msg.durationMs });
+    else {
+      const { type: _t, id: _i, durationMs, kind, raw: rawValue, ...detail } = msg;
+      head.resolve({ ok: false, error: { kind, ...detail, ...(rawValue !== undefined ? { raw: rawValue } : {}) }, durationMs });
+      // the worker reported its own fatal failure and exits: no new work goes to it
+      if (kind === 'crash') return this.kill(slot, 'crash', `the episode's environment worker died (another episode's call: ${detail.message}), losing its state`);
+    }
+    if (slot.calls.length > 0) this.startTimer(slot);
+    else if (slot.timer) {
+      clearTimeout(slot.timer);
+      slot.timer = undefined;
+    }
+  }
+
+  private protocolError(slot: Slot, message: string): void {
+    const head = slot.calls.shift();
+    head?.resolve({ ok: false, error: { kind: 'crash', message: `the environment worker broke its protocol (${message}); it was replaced` }, durationMs: 0 });
+    this.kill(slot, 'protocol', `the episode's environment worker was replaced (it broke its protocol), losing its state`);
+  }
+
+  private onExit(slot: Slot, info: WorkerExit): void {
+    const wasStarting = slot.state === 'starting';
+    slot.state = 'dead';
+    if (slot.timer) clearTimeout(slot.timer);
+    this.slots.delete(slot);
+    if (wasStarting && slot.onReady) {
+      const tail = info.outputTail.trim();
+      const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
+      slot.onReady(info.spawnError ?? { message: `the worker ${how} while loading the file`, ...(tail ? { traceback: tail.slice(-4000) } : {}) });
+      slot.onReady = undefined;
+    }
+    const why = slot.lostBecause ?? `the episode's environment worker died (another episode's call crashed it), losing its state`;
+    const head = slot.calls.shift();
+    if (head) {
+      if (slot.killedFor) head.resolve({ ok: false, error: { kind: 'crash', message: why }, durationMs: 0 });
+      else {
+        const crash = crashError(this.opts.describeCrash(info));
+        head.resolve({ ok: false, error: { kind: 'crash', ...crash }, durationMs: performance.now() - head.startedAt });
+      }
+    }
+    for (const c of slot.calls.splice(0)) c.resolve({ ok: false, error: { kind: 'crash', message: why }, durationMs: 0 });
+    for (const i of slot.instances) {
+      this.lost.set(i, why);
+      this.homes.delete(i);
+    }
+    slot.instances.clear();
+  }
+
+  private kill(slot: Slot, why: NonNullable<Slot['killedFor']>, lostBecause: string): void {
+    if (slot.state === 'dead' || slot.killedFor) return;
+    slot.killedFor = why;
+    slot.lostBecause = lostBecause;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.proc.kill();
+  }
+}
+
+function opName(op: CallMessage['op']): string {
+  return op === 'create' ? 'the constructor' : op === 'initial' ? 'initial_observation' : op === 'step' ? 'step' : op === 'group' ? 'compute_group_rewards' : 'drop';
+}
