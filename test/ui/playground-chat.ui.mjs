@@ -2,8 +2,8 @@
 // two-turn chain (the follow-up "Now add 17." builds on the assistant's previous answer) and a tool
 // call (the calculator declared in the system message, the model answers with a <tool_call> block).
 // Screenshots playground-chat-chain and playground-chat-tool (test-results/ui/, and media/screenshots/ by
-// `npm run screenshots`). The playground shows
-// the call as the sampled text; showing parsed tool calls is the playground's own feature (issue 33).
+// `npm run screenshots`). The playground shows the reply as the renderer parsed it (a tool call
+// formatted, webview/shared/messageView.ts) next to the sampled text.
 import { openTinker, runCommand } from './palette.mjs';
 
 export const settings = { 'workbench.colorTheme': 'Default Light Modern' };
@@ -21,8 +21,8 @@ async function setConversation(frame, messages) {
   while ((await rows.count()) < messages.length) await frame.locator('#add-message').click();
   while ((await rows.count()) > messages.length) await rows.last().getByRole('button', { name: 'Remove this message' }).click();
   for (const [i, m] of messages.entries()) {
-    await rows.nth(i).locator('select').selectOption(m.role);
-    await rows.nth(i).locator('textarea').fill(m.content);
+    await rows.nth(i).locator('select.role').selectOption(m.role);
+    await rows.nth(i).locator('textarea.content').fill(m.content);
   }
 }
 
@@ -67,7 +67,9 @@ export const tests = [
       await frame.locator('#ground-truth').fill('');
       await frame.locator('#p-max-tokens').fill('96');
       await runAndWait(frame, 4);
-      await frame.locator('#result-A .sample', { hasText: '<tool_call>' }).first().waitFor({ timeout: 30_000 });
+      // a sample whose reply the renderer parsed into a tool call (shown formatted), or its raw text
+      const called = frame.locator('#result-A .sample').filter({ has: frame.locator('.msg-tool-call') });
+      await called.or(frame.locator('#result-A .sample', { hasText: '<tool_call>' })).first().waitFor({ timeout: 30_000 });
       await screenshot('playground-chat-tool');
     },
   },
