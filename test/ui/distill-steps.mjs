@@ -68,7 +68,11 @@ async function quiet(page) {
 async function pickRow(page, text) {
   const widget = page.locator('.quick-input-widget');
   await widget.waitFor({ state: 'visible', timeout: 30_000 });
-  await page.keyboard.type(text);
+  // the pick itself is open (its rows list the run), not the palette that opened it, and its input
+  // has the focus: typed text must not land in the editor behind it
+  await widget.locator('.monaco-list-row', { hasText: text }).first().waitFor({ timeout: 30_000 });
+  await widget.locator('.quick-input-box input:focus').waitFor({ timeout: 15_000 });
+  await widget.locator('.quick-input-box input').fill(text);
   await widget.locator('.monaco-list-row.focused', { hasText: text }).first().waitFor({ timeout: 30_000 });
   await page.keyboard.press('Enter');
 }
