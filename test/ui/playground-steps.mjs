@@ -1,7 +1,7 @@
 // Steps shared by playground-light.ui.mjs and playground-dark.ui.mjs: the sample playground from the
 // command palette on the local engine, side A = tinker-studio/arith-gpt, side B =
 // tinker-studio/random-gpt, the arithmetic example's reward file (named by its spec), N = 4 each;
-// then "B better" in the preference bar records the pair in the preferences file (asked the first
+// then "A better" in the preference bar records the pair in the preferences file (asked the first
 // time), and "Compare A↔B" opens the native diff editor. Results are observed in the UI, never waited out.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,13 +55,13 @@ export function playgroundTests(suffix) {
       },
     },
     {
-      name: `playground${suffix}: B better records the pair in the preferences file (asked the first time)`,
+      name: `playground${suffix}: A better records the pair in the preferences file (asked the first time)`,
       async run({ page, workspace, screenshot }) {
         const frame = playgroundFrame(page);
         const bar = frame.locator('section.preference-bar');
         await bar.waitFor({ state: 'visible', timeout: 30_000 });
         await bar.locator('.preference-label', { hasText: 'A #0 vs B #0' }).waitFor({ timeout: 30_000 });
-        await bar.getByRole('button', { name: 'B better' }).click();
+        await bar.getByRole('button', { name: 'A better' }).click();
         // no tinker.preferencesFile yet: the input box proposes preferences.jsonl in the workspace
         const input = page.locator('.quick-input-widget');
         await input.waitFor({ state: 'visible', timeout: 30_000 });
@@ -74,7 +74,7 @@ export function playgroundTests(suffix) {
         const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
         if (lines.length !== 1) throw new Error(`expected one pair in ${file}, found ${lines.length}`);
         const pair = JSON.parse(lines[0]);
-        if (pair.source?.chosen?.side !== 'B' || pair.source?.rejected?.side !== 'A' || pair.source?.chosen?.model !== 'tinker-studio/random-gpt') throw new Error(`unexpected provenance: ${lines[0]}`);
+        if (pair.source?.chosen?.side !== 'A' || pair.source?.rejected?.side !== 'B' || pair.source?.chosen?.model !== 'tinker-studio/arith-gpt' || pair.source?.rejected?.model !== 'tinker-studio/random-gpt') throw new Error(`unexpected provenance: ${lines[0]}`);
         await screenshot(`playground-preference${suffix}`);
       },
     },
