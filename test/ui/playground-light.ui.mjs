@@ -1,5 +1,5 @@
-// The sample playground in the light theme: playground-light.png (both sides with rewards) and
-// playground-diff-light.png (Compare A↔B).
+// The sample playground in the light theme: playground-light.png (both sides with rewards),
+// playground-preference-light.png (the preference bar after "A better") and playground-diff-light.png (Compare A↔B).
 import { playgroundTests } from './playground-steps.mjs';
 
 export const settings = { 'workbench.colorTheme': 'Default Light Modern' };

@@ -1,7 +1,8 @@
 // Steps shared by playground-light.ui.mjs and playground-dark.ui.mjs: the sample playground from the
 // command palette on the local engine, side A = tinker-studio/arith-gpt, side B =
 // tinker-studio/random-gpt, the arithmetic example's reward file (named by its spec), N = 4 each;
-// then "Compare A↔B" opens the native diff editor. Results are observed in the UI, never waited out.
+// then "A better" in the preference bar records the pair in the preferences file (asked the first
+// time), and "Compare A↔B" opens the native diff editor. Results are observed in the UI, never waited out.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +52,30 @@ export function playgroundTests(suffix) {
         await frame.locator('#result-B .mean').waitFor({ timeout: 60_000 });
         await frame.locator('#status', { hasText: 'Done' }).waitFor({ timeout: 60_000 });
         await screenshot(`playground${suffix}`);
+      },
+    },
+    {
+      name: `playground${suffix}: A better records the pair in the preferences file (asked the first time)`,
+      async run({ page, workspace, screenshot }) {
+        const frame = playgroundFrame(page);
+        const bar = frame.locator('section.preference-bar');
+        await bar.waitFor({ state: 'visible', timeout: 30_000 });
+        await bar.locator('.preference-label', { hasText: 'A #0 vs B #0' }).waitFor({ timeout: 30_000 });
+        await bar.getByRole('button', { name: 'A better' }).click();
+        // no tinker.preferencesFile yet: the input box proposes preferences.jsonl in the workspace
+        const input = page.locator('.quick-input-widget');
+        await input.waitFor({ state: 'visible', timeout: 30_000 });
+        await input.locator('.quick-input-title', { hasText: 'Where should preferences be kept?' }).waitFor({ timeout: 15_000 });
+        await page.keyboard.press('Enter');
+        await bar.locator('.preference-status', { hasText: 'Saved as line 1 of preferences.jsonl (1 pairs).' }).waitFor({ timeout: 60_000 });
+        // the selection moved on to the next samples
+        await bar.locator('.preference-label', { hasText: 'A #1 vs B #1' }).waitFor({ timeout: 15_000 });
+        const file = path.join(workspace, 'preferences.jsonl');
+        const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+        if (lines.length !== 1) throw new Error(`expected one pair in ${file}, found ${lines.length}`);
+        const pair = JSON.parse(lines[0]);
+        if (pair.source?.chosen?.side !== 'A' || pair.source?.rejected?.side !== 'B' || pair.source?.chosen?.model !== 'tinker-studio/arith-gpt' || pair.source?.rejected?.model !== 'tinker-studio/random-gpt') throw new Error(`unexpected provenance: ${lines[0]}`);
+        await screenshot(`playground-preference${suffix}`);
       },
     },
     {

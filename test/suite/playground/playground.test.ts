@@ -22,7 +22,9 @@ import { breakdownPanels } from '../../../src/vscode/breakdown/breakdownPanels';
 import { presetOf } from '../../../src/vscode/playground/playgroundCommands';
 import { openPlayground, PlaygroundPanels, playgroundPanels } from '../../../src/vscode/playground/playgroundPanels';
 import { TrustedServers } from '../../../src/vscode/connection/trustedServers';
-import { PlaygroundForm, PlaygroundSnapshot, RunView, SampleView } from '../../../src/protocol/playgroundProtocol';
+import { PlaygroundForm, PlaygroundSnapshot, RunView, SampleView, ToWebview } from '../../../src/protocol/playgroundProtocol';
+import { readPairsFile } from '../../../src/core/dpo/pairs';
+import { preferencesFile } from '../../../src/vscode/dpo/pairsCommands';
 import { EXTENSION_ID, MemoryMemento, useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from '../helpers';
 import { RecordingTransport, TransportRecorder } from '../common/recordingTransport';
 
@@ -48,7 +50,8 @@ suite('Sample playground', function () {
   let rewardFile: string;
   let state: MemoryMemento;
 
-  const services = (memento: vscode.Memento) => ({
+  const services = (memento: vscode.Memento, preferences?: { file(): Promise<string | undefined>; open(): Promise<void> }) => ({
+    ...(preferences ? { preferences } : {}),
     extensionUri: vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri,
     log,
     service: () => connection.get(),
@@ -103,9 +106,9 @@ suite('Sample playground', function () {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  async function openPanel(memento: vscode.Memento, preset?: Parameters<PlaygroundPanels['open']>[0]): Promise<{ panels: PlaygroundPanels; panel: PlaygroundPanel; transport: RecordingTransport; snapshot: PlaygroundSnapshot }> {
+  async function openPanel(memento: vscode.Memento, preset?: Parameters<PlaygroundPanels['open']>[0], preferences?: Parameters<typeof services>[1]): Promise<{ panels: PlaygroundPanels; panel: PlaygroundPanel; transport: RecordingTransport; snapshot: PlaygroundSnapshot }> {
     const recorder = new TransportRecorder();
-    const panels = playgroundPanels(services(memento), recorder.factory);
+    const panels = playgroundPanels(services(memento, preferences), recorder.factory);
     const panel = await panels.open(preset);
     const transport = recorder.of(panel.panel);
     const snapshot = await waitFor('the snapshot', () => transport.sent.map((m) => PlaygroundSnapshot.safeParse(m)).find((r) => r.success)?.data, LIMIT);
@@ -306,6 +309,63 @@ suite('Sample playground', function () {
       assert.deepStrictEqual(form && [form.A, form.B, form.rewardFile], [expected.A, { kind: 'checkpoint', path: older }, rewardFile]);
     } finally {
       panels.dispose();
+    }
+  });
+
+  test('"B better" on sampled A/B appends the pair to the file named by tinker.preferencesFile, with its provenance; it reads back as a DPO pair', async () => {
+    const rel = 'playground-tests/prefs/preferences.jsonl';
+    const file = path.join(workspaceRoot(), rel);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    await vscode.workspace.getConfiguration('tinker').update('preferencesFile', rel, vscode.ConfigurationTarget.Global);
+    // the extension's own resolution of the setting (never asking: the setting is set)
+    const preferences = { file: () => preferencesFile(false), open: async () => undefined };
+    const messages: PlaygroundForm['messages'] = [{ role: 'user', content: 'What is 47 + 38?' }];
+    const { panels, transport, snapshot } = await openPanel(new MemoryMemento(), { A: { kind: 'base', model: ARITH }, B: { kind: 'checkpoint', path: checkpoint }, messages, groundTruth: '85', rewardFile }, preferences);
+    try {
+      const params = { temperature: 1, topP: 1, topK: -1, maxTokens: 6, n: 4, seed: 17 };
+      const run = await runAndWait(transport, { ...snapshot.form, params });
+      assert.strictEqual(run.status, 'done');
+      // an A sample and a B sample that differ (a pair of equal completions is refused: it teaches nothing)
+      const candidates = run.sides.A!.samples.flatMap((x) => run.sides.B!.samples.filter((y) => y.text !== x.text).map((y) => [x, y] as const));
+      assert.ok(candidates.length > 0, `an A sample differing from a B sample (A: ${JSON.stringify(run.sides.A!.samples.map((x) => x.text))}, B: ${JSON.stringify(run.sides.B!.samples.map((x) => x.text))})`);
+      const [a, b] = candidates.at(-1)!;
+
+      await transport.deliver({ type: 'preference', better: 'B', A: a.index, B: b.index });
+      const saved = ToWebview.parse(transport.ofType('preferenceSaved').at(-1));
+      assert.deepStrictEqual(saved, { type: 'preferenceSaved', file, line: 1, pairs: 1 });
+      assert.ok(fs.existsSync(file), `the pair landed in ${rel}`);
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      assert.strictEqual(lines.length, 2, 'one JSON line and its final newline');
+      // read back with the parser DPO runs use (the pairs format's zod schema)
+      const read = await readPairsFile(file, 'preferences.jsonl', 'stop');
+      assert.deepStrictEqual(read.skipped, []);
+      assert.strictEqual(read.pairs.length, 1);
+      const pair = read.pairs[0]!;
+      assert.deepStrictEqual(pair.prompt, messages);
+      assert.deepStrictEqual(pair.chosen, [{ role: 'assistant', content: b.text }], 'chosen: the B sample');
+      assert.deepStrictEqual(pair.rejected, [{ role: 'assistant', content: a.text }], 'rejected: the A sample');
+      const source = pair.meta?.source as Record<string, unknown>;
+      assert.ok(source, 'the provenance is kept');
+      const { time, ...rest } = source;
+      assert.deepStrictEqual(rest, {
+        tool: 'playground',
+        chosen: { side: 'B', model: checkpoint, sample: b.index, reward: b.reward },
+        rejected: { side: 'A', model: ARITH, sample: a.index, reward: a.reward },
+        sampling: params,
+        ground_truth: '85',
+        run: run.id,
+      });
+      assert.ok(typeof time === 'string' && Math.abs(Date.parse(time) - Date.now()) < 3_600_000, `a recent ISO time (${String(time)})`);
+
+      // "A better" on the same two samples: a second line, the sides swapped
+      await transport.deliver({ type: 'preference', better: 'A', A: a.index, B: b.index });
+      const second = ToWebview.parse(transport.ofType('preferenceSaved').at(-1));
+      assert.deepStrictEqual(second, { type: 'preferenceSaved', file, line: 2, pairs: 2 });
+      const line2 = JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[1]!) as { source: { chosen: { side: string }; rejected: { side: string } } };
+      assert.deepStrictEqual([line2.source.chosen.side, line2.source.rejected.side], ['A', 'B']);
+    } finally {
+      panels.dispose();
+      await vscode.workspace.getConfiguration('tinker').update('preferencesFile', undefined, vscode.ConfigurationTarget.Global);
     }
   });
 
