@@ -67,7 +67,7 @@ export function playgroundTests(suffix) {
         await input.waitFor({ state: 'visible', timeout: 30_000 });
         await input.locator('.quick-input-title', { hasText: 'Where should preferences be kept?' }).waitFor({ timeout: 15_000 });
         await page.keyboard.press('Enter');
-        await bar.locator('.preference-status', { hasText: 'Saved as line 1 of preferences.jsonl (1 pairs).' }).waitFor({ timeout: 60_000 });
+        await bar.locator('.preference-status', { hasText: 'Saved as line 1 of preferences.jsonl (1 pair in the file).' }).waitFor({ timeout: 60_000 });
         // the selection moved on to the next samples
         await bar.locator('.preference-label', { hasText: 'A #1 vs B #1' }).waitFor({ timeout: 15_000 });
         const file = path.join(workspace, 'preferences.jsonl');

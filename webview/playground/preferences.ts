@@ -67,7 +67,7 @@ export class PreferenceBar {
   /** The host appended the pair. */
   saved(m: { file: string; line: number; pairs: number }): void {
     this.recorded++;
-    this.status.textContent = `Saved as line ${m.line} of ${m.file.replace(/^.*[\\/]/, '')} (${m.pairs} pairs).`;
+    this.status.textContent = `Saved as line ${m.line} of ${m.file.replace(/^.*[\\/]/, '')} (${m.pairs} ${m.pairs === 1 ? 'pair' : 'pairs'} in the file).`;
   }
 
   private count(side: SideId): number {
