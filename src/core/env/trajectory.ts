@@ -10,7 +10,8 @@
 //  - turns stay in one datum while each observation extends the sequence so far (the previous
 //    observation and action are its prefix); an observation that does not starts a new datum;
 //    observation tokens are targets with weight/mask 0, advantage 0 and log-prob 0.
-import { computeAdvantages } from '../grpo/advantages';
+import { computeAdvantages, groupBreakdown } from '../grpo/advantages';
+import { meanByKey } from '../grpo/metrics';
 import type { RLDatum } from '../grpo/datums';
 
 /** The cookbook's PARSE_ERROR_MASKED_METRIC_KEY: a turn carrying it (≥ 1) trains nothing. */
@@ -160,35 +161,20 @@ export function episodeMetrics(groups: readonly TrajectoryGroup[], prefix = 'env
   let episodes = 0;
   let ac = 0;
   let ob = 0;
-  const rewards: number[] = [];
-  const sums = new Map<string, { sum: number; n: number }>();
-  const add = (m: Record<string, number>) => {
-    for (const [k, v] of Object.entries(m)) {
-      const s = sums.get(k) ?? { sum: 0, n: 0 };
-      s.sum += v;
-      s.n++;
-      sums.set(k, s);
-    }
-  };
-  let mixed = 0;
-  let good = 0;
-  let bad = 0;
+  const groupRewards = groups.map(totalRewards);
+  const rewards = groupRewards.flat();
+  const stepMetrics: Record<string, number>[] = [];
   for (const g of groups) {
-    const r = totalRewards(g);
-    rewards.push(...r);
-    if (!r.every((v) => v === r[0])) mixed++;
-    else if ((r[0] ?? 0) >= 0.5) good++;
-    else bad++;
     for (const t of g.trajectories) {
       episodes++;
       for (const tr of t.transitions) {
         turns++;
         ac += tr.acTokens.length;
         ob += tr.ob.length;
-        add(tr.metrics);
+        stepMetrics.push(tr.metrics);
       }
     }
-    for (const m of g.groupMetrics) add(m);
+    stepMetrics.push(...g.groupMetrics);
   }
   const div = (a: number, b: number) => (b > 0 ? a / b : 0);
   const out: Record<string, number> = {
@@ -201,10 +187,10 @@ export function episodeMetrics(groups: readonly TrajectoryGroup[], prefix = 'env
     [`${prefix}/total_ob_tokens`]: ob,
     [`${prefix}/reward/total`]: div(rewards.reduce((a, b) => a + b, 0), rewards.length),
   };
-  for (const [k, s] of sums) out[`${prefix}/${k}`] = s.sum / s.n;
-  const n = groups.length;
-  out[`${prefix}/by_group/frac_mixed`] = div(mixed, n);
-  out[`${prefix}/by_group/frac_all_good`] = div(good, n);
-  out[`${prefix}/by_group/frac_all_bad`] = div(bad, n);
+  Object.assign(out, meanByKey(stepMetrics, prefix));
+  const bg = groupBreakdown(groupRewards);
+  out[`${prefix}/by_group/frac_mixed`] = bg.frac_mixed;
+  out[`${prefix}/by_group/frac_all_good`] = bg.frac_all_good;
+  out[`${prefix}/by_group/frac_all_bad`] = bg.frac_all_bad;
   return out;
 }

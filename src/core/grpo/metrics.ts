@@ -31,18 +31,11 @@ export function trajectoryMetrics(groups: readonly (readonly TrajectoryStats[])[
   let ob = 0;
   let reward = 0;
   let truncated = 0;
-  const sums = new Map<string, { sum: number; n: number }>();
   for (const t of all) {
     ac += t.acTokens;
     ob += t.obTokens;
     reward += t.reward;
     if (t.truncated) truncated++;
-    for (const [k, v] of Object.entries(t.metrics)) {
-      const s = sums.get(k) ?? { sum: 0, n: 0 };
-      s.sum += v;
-      s.n++;
-      sums.set(k, s);
-    }
   }
   const div = (a: number, b: number) => (b > 0 ? a / b : NaN);
   const out: Record<string, number> = {
@@ -55,14 +48,29 @@ export function trajectoryMetrics(groups: readonly (readonly TrajectoryStats[])[
     [`${prefix}/total_ob_tokens`]: ob,
     [`${prefix}/reward/total`]: div(reward, episodes),
   };
-  // mean over the dicts that contain the key (missing keys are not zeros)
-  for (const [k, s] of sums) out[`${prefix}/${k}`] = s.sum / s.n;
+  Object.assign(out, meanByKey(all.map((t) => t.metrics), prefix));
   out[`${prefix}/frac_truncated`] = div(truncated, episodes);
   const bg = groupBreakdown(groups.map((g) => g.map((t) => t.reward)));
   out[`${prefix}/by_group/frac_mixed`] = bg.frac_mixed;
   out[`${prefix}/by_group/frac_all_good`] = bg.frac_all_good;
   out[`${prefix}/by_group/frac_all_bad`] = bg.frac_all_bad;
   return out;
+}
+
+/**
+ * The mean of each key over the dicts that contain it (a missing key is not a zero), as `prefix/key`:
+ * the per-step metrics of single-turn and multi-turn episodes alike.
+ */
+export function meanByKey(dicts: Iterable<Record<string, number>>, prefix: string): Record<string, number> {
+  const sums = new Map<string, { sum: number; n: number }>();
+  for (const m of dicts)
+    for (const [k, v] of Object.entries(m)) {
+      const s = sums.get(k) ?? { sum: 0, n: 0 };
+      s.sum += v;
+      s.n++;
+      sums.set(k, s);
+    }
+  return Object.fromEntries([...sums].map(([k, s]) => [`${prefix}/${k}`, s.sum / s.n]));
 }
 
 /** Adds `prefix/` in front of every key (the evaluator's `test/`). */
