@@ -39,6 +39,13 @@ const num = (r: MetricsRecord | undefined, key: string): number | null => {
 };
 
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+/** The mean of the last (up to) 5 values minus that of the 5 before; with fewer, last minus first; null under 2. */
+function trendOf(xs: readonly number[]): number | null {
+  const recent = xs.slice(-5);
+  const before = xs.slice(-10, -5);
+  if (recent.length > 0 && before.length > 0) return mean(recent)! - mean(before)!;
+  return xs.length >= 2 ? xs[xs.length - 1]! - xs[0]! : null;
+}
 
 /** Best and worst sample of the first mixed group of iteration `step` (none when it has no mixed group). */
 export function mixedGroupSnippets(runDir: string, step: number, maxChars = 240): StepReport['samples'] {
@@ -78,9 +85,7 @@ export function stepReport(o: {
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const last = ran[ran.length - 1];
   const rewards = all.map((r) => num(r, METRIC.reward)).filter((v): v is number => v !== null);
-  const recent = rewards.slice(-5);
-  const before = rewards.slice(-10, -5);
-  const trend = recent.length > 0 && before.length > 0 ? mean(recent)! - mean(before)! : rewards.length >= 2 ? rewards[rewards.length - 1]! - rewards[0]! : null;
+  const trend = trendOf(rewards);
   const testRewards = ran.map((r) => num(r, METRIC.testReward)).filter((v): v is number => v !== null);
   const g = o.groupsPerBatch;
   const count = (key: string) => Math.round((num(last, key) ?? 0) * g);
@@ -146,8 +151,6 @@ export function sftStepReport(o: { runDir: string; firstStep: number; lastStep: 
   const all = readMetricsRowsSync(o.runDir);
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const nll = all.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null);
-  const recent = nll.slice(-5);
-  const before = nll.slice(-10, -5);
   const tests = ran.map((r) => num(r, METRIC.testNll)).filter((v): v is number => v !== null);
   return {
     run_dir: o.runDir,
@@ -155,7 +158,7 @@ export function sftStepReport(o: { runDir: string; firstStep: number; lastStep: 
     last_step: o.lastStep,
     steps_done: all.length === 0 ? 0 : all[all.length - 1]!.step + 1,
     train_mean_nll: mean(ran.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null)),
-    train_nll_trend: recent.length > 0 && before.length > 0 ? mean(recent)! - mean(before)! : nll.length >= 2 ? nll[nll.length - 1]! - nll[0]! : null,
+    train_nll_trend: trendOf(nll),
     test_nll: tests.length > 0 ? tests[tests.length - 1]! : null,
     learning_rate: num(ran[ran.length - 1], 'learning_rate'),
     seconds: ran.reduce((s, r) => s + (num(r, METRIC.timeTotal) ?? 0), 0),
@@ -199,8 +202,6 @@ export function dpoStepReport(o: { runDir: string; firstStep: number; lastStep: 
   const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
   const last = ran[ran.length - 1];
   const losses = all.map((r) => num(r, 'dpo_loss')).filter((v): v is number => v !== null);
-  const recent = losses.slice(-5);
-  const before = losses.slice(-10, -5);
   const lastOf = (key: string) => {
     const xs = ran.map((r) => num(r, key)).filter((v): v is number => v !== null);
     return xs.length > 0 ? xs[xs.length - 1]! : null;
@@ -216,7 +217,7 @@ export function dpoStepReport(o: { runDir: string; firstStep: number; lastStep: 
     margin: num(last, 'margin'),
     chosen_reward: num(last, 'chosen_reward'),
     rejected_reward: num(last, 'rejected_reward'),
-    dpo_loss_trend: recent.length > 0 && before.length > 0 ? mean(recent)! - mean(before)! : losses.length >= 2 ? losses[losses.length - 1]! - losses[0]! : null,
+    dpo_loss_trend: trendOf(losses),
     test_accuracy: lastOf('test/accuracy'),
     test_margin: lastOf('test/margin'),
     test_nll: lastOf(METRIC.testNll),
