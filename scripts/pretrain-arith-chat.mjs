@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Pretrains the embedded engine's chat model `tinker-studio/arith-chat` (3 layers, d=128, 256 positions),
-// starting from arith-gpt's weights,
+// Pretrains the embedded engine's chat model `tinker-studio/arith-chat` (3 layers, d=128, 256 rotary
+// positions) from the random initialisation (seed 0; --init arith-gpt starts from arith-gpt's weights
+// but its position rows instead, which RoPE disturbs more than it helps: see docs/engine.md),
 // through the engine's own supervised path (LocalBackend.forwardBackward with cross_entropy + optimStep
 // on a full-parameter training model) and writes src/engine/weights/arith-chat.tsw. Deterministic given
 // --seed: a fixed --max-steps reproduces the file byte for byte, at --threads 1 or 2 alike (every
@@ -8,7 +9,7 @@
 //
 //   npm run build && npx tsc -p . && node scripts/pretrain-arith-chat.mjs [--seed 1] [--batch 32] [--lr 1.5e-3] [--warmup 100]
 //        [--max-minutes 55] [--max-steps N] [--eval-every 150] [--eval-n 80] [--stop-at 0.3]
-//        [--pause-at 0.6] [--resume-at 0.45] [--threads 2] [--out src/engine/weights]
+//        [--pause-at 0.6] [--resume-at 0.45] [--threads 2] [--init scratch|arith-gpt] [--out src/engine/weights]
 //
 // Data: the formats of src/core/data/arithChat.ts (single-turn sums with and without a system prompt,
 // two- and three-turn chains, feedback turns, calculator tool use on three- and four-digit sums), drawn
@@ -58,27 +59,25 @@ const stopAt = Number(args['stop-at'] ?? 0.3);
 const pauseAt = Number(args['pause-at'] ?? 0.6);
 const resumeAt = Number(args['resume-at'] ?? 0.45);
 const threads = Number(args.threads ?? 2);
+const initFrom = args.init ?? 'scratch';
+if (initFrom !== 'arith-gpt' && initFrom !== 'scratch') throw new Error(`--init ${initFrom}: expected arith-gpt or scratch`);
 const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
 
 const renderer = new ChatmlRenderer(new ByteTokenizer());
 const IM_END = 258;
 
 await initCompute({ threads, memoryMB: 1024, log: (l) => console.log(l) });
-// Warm start: arith-gpt's weights (src/engine/weights/arith-gpt.tsw, itself made by pretrain-arith.mjs);
-// its 64 position rows fill the first 64 of the 256, the rest keep the random initialisation (seed 0).
-const gptFile = findWeightsFile(path.join(root, 'src/engine/weights'), WEIGHTS_FILE);
-if (!gptFile) throw new Error('src/engine/weights/arith-gpt.tsw is missing: arith-chat starts from it');
-const gpt = readTensorFile(new Uint8Array(fs.readFileSync(gptFile)), WEIGHTS_MAGIC, gptFile);
+// Warm start (--init arith-gpt): arith-gpt's weights (src/engine/weights/arith-gpt.tsw, itself made by
+// pretrain-arith.mjs), all but its position rows: arith-chat's positions are rotations (GptConfig.rope),
+// so what it learns at one position holds at every other. --init scratch: the random initialisation (seed 0).
+if (!CHAT_GPT.rope) throw new Error('arith-chat is a rotary-position model (GptConfig.rope)');
 const backend = new LocalBackend({ weightsDir: path.join(root, '.no-weights'), config: CHAT_GPT });
-const init = new Map();
-for (const [name, shape] of baseShapes(CHAT_GPT)) {
-  const t = gpt.tensors.get(name);
-  if (name === 'pos') {
-    const pos = new Float32Array(shape[0] * shape[1]);
-    pos.set(initBase(CHAT_GPT, 0, (n) => new Float32Array(n)).get('pos'));
-    pos.set(t); // rows 0..63
-    init.set(name, pos);
-  } else init.set(name, Float32Array.from(t));
+const init = initBase(CHAT_GPT, 0, (n) => new Float32Array(n));
+if (initFrom === 'arith-gpt') {
+  const gptFile = findWeightsFile(path.join(root, 'src/engine/weights'), WEIGHTS_FILE);
+  if (!gptFile) throw new Error('src/engine/weights/arith-gpt.tsw is missing: arith-chat starts from it (or use --init scratch)');
+  const gpt = readTensorFile(new Uint8Array(fs.readFileSync(gptFile)), WEIGHTS_MAGIC, gptFile);
+  for (const [name] of baseShapes(CHAT_GPT)) init.set(name, Float32Array.from(gpt.tensors.get(name)));
 }
 backend.createFullTrainingModel('pretrain', RANDOM_MODEL, init);
 const rand = mulberry32(seed);
@@ -111,7 +110,7 @@ const evalSets = {
 let evalSeed = 0;
 async function evaluate(temperature) {
   const state = backend.exportBaseWeights('pretrain', {});
-  const tmp = path.join(root, '.pretrain-chat-eval');
+  const tmp = path.join(root, `.pretrain-chat-eval-${process.pid}`);
   fs.mkdirSync(tmp, { recursive: true });
   fs.writeFileSync(path.join(tmp, CHAT_WEIGHTS_FILE), state);
   const evalBackend = new LocalBackend({ weightsDir: tmp });
@@ -262,9 +261,9 @@ const minutes = (Date.now() - t0) / 60_000;
 const provenance =
   `Pretrained by scripts/pretrain-arith-chat.mjs (seed ${seed}, batch ${batch}, lr ${lr} after a ${warmup}-step linear warm-up, AdamW betas 0.9/0.95, grad clip 1) ` +
   `for ${step} steps (${(step * batch).toLocaleString('en')} arithmetic chats: single-turn sums with and without a system prompt, ` +
-  `two- and three-turn chains, feedback turns, calculator tool use; holdout pairs excluded) from arith-gpt's weights (positions 64..255 from the random initialisation, seed 0); ` +
+  `two- and three-turn chains, feedback turns, calculator tool use; holdout pairs excluded) ${initFrom === 'arith-gpt' ? "from arith-gpt's weights (arith-chat has no position rows: its positions are rotary)" : 'from the random initialisation (seed 0)'}; ` +
   `holdout accuracy at temperature 1: ${show(last)}.`;
-const meta = { provenance, seed, steps: step, batch, lr, warmup, evalEvery, evalN, pauseAt, resumeAt, mixture: ARITH_MIXTURE, mixtureSchedule: schedule, formats: ARITH_FORMATS, holdoutAccuracyT1: last, holdoutAccuracyGreedy: greedy };
+const meta = { provenance, init: initFrom, seed, steps: step, batch, lr, warmup, evalEvery, evalN, pauseAt, resumeAt, mixture: ARITH_MIXTURE, mixtureSchedule: schedule, formats: ARITH_FORMATS, holdoutAccuracyT1: last, holdoutAccuracyGreedy: greedy };
 const bytes = backend.exportBaseWeights('pretrain', meta);
 fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(outDir, CHAT_WEIGHTS_FILE), bytes);

@@ -1,5 +1,5 @@
 // A small GPT-style causal language model with LoRA adapters, written out by hand: pre-LN blocks of
-// causal multi-head attention and a GELU MLP, learned positions, an unembedding tied to the token
+// causal multi-head attention and a GELU MLP, learned or rotary positions, an unembedding tied to the token
 // embedding. Forward keeps what backward needs; backward fills gradients of whatever is trainable
 // (the LoRA adapters, or every base weight in full-training mode used for pretraining).
 import { Arr, layerNormBackward, matmul, matmulAT, matmulBT } from './ops';
@@ -24,6 +24,68 @@ export interface GptConfig {
   nLayer: number;
   nHead: number;
   ffn: number;
+  /**
+   * Rotary positions (RoPE: Su et al., "RoFormer", 2021) instead of learned position embeddings: no
+   * `pos` weights; each head's queries and keys are rotated, pair (2i, 2i+1) by the angle
+   * position·10000^(−2i/head size), so an attention score depends on how far apart two tokens are,
+   * not on where they sit, and what the model learns at one position holds at every other
+   * (arith-chat). Absent or false: learned positions (arith-gpt).
+   */
+  rope?: boolean;
+}
+
+/** RoPE's frequency base (as GPT-NeoX, LLaMA). */
+export const ROPE_BASE = 10_000;
+
+const ropeTables = new Map<string, { cos: Float64Array; sin: Float64Array }>();
+
+/** cos and sin of position·θ_i for every position < ctx and pair i < hd/2 (computed once per shape). */
+function ropeTable(ctx: number, hd: number): { cos: Float64Array; sin: Float64Array } {
+  const key = `${ctx}:${hd}`;
+  let t = ropeTables.get(key);
+  if (!t) {
+    const half = hd / 2;
+    const cos = new Float64Array(ctx * half);
+    const sin = new Float64Array(ctx * half);
+    for (let i = 0; i < half; i++) {
+      const theta = Math.pow(ROPE_BASE, (-2 * i) / hd);
+      for (let m = 0; m < ctx; m++) {
+        cos[m * half + i] = Math.cos(m * theta);
+        sin[m * half + i] = Math.sin(m * theta);
+      }
+    }
+    t = { cos, sin };
+    ropeTables.set(key, t);
+  }
+  return t;
+}
+
+/**
+ * Rotates rows of x (T×d, nHead heads of hd) in place: row t by the angles of position `positions[t]`
+ * (`inverse`: by the opposite angles, which is the rotation's transpose — the backward pass of the
+ * forward rotation). Every element is computed from its own pair only, so results do not depend on
+ * thread counts or batch-mates.
+ */
+export function applyRope(x: Arr, positions: Int32Array, d: number, nHead: number, ctx: number, inverse = false): void {
+  const hd = d / nHead;
+  const half = hd / 2;
+  const { cos, sin } = ropeTable(ctx, hd);
+  const sign = inverse ? -1 : 1;
+  for (let t = 0; t < positions.length; t++) {
+    const m = positions[t]!;
+    if (!(m >= 0 && m < ctx)) throw new Error(`position ${m} is outside the context of ${ctx}`);
+    for (let h = 0; h < nHead; h++) {
+      const o = t * d + h * hd;
+      for (let i = 0; i < half; i++) {
+        const c = cos[m * half + i]!;
+        const s = sign * sin[m * half + i]!;
+        const a = x[o + 2 * i]!;
+        const b = x[o + 2 * i + 1]!;
+        x[o + 2 * i] = a * c - b * s;
+        x[o + 2 * i + 1] = a * s + b * c;
+      }
+    }
+  }
 }
 
 export interface LoraSpec {
@@ -50,7 +112,7 @@ export interface Scratch {
 export function baseShapes(c: GptConfig): Array<[string, number[]]> {
   const s: Array<[string, number[]]> = [
     ['tok', [c.vocabSize, c.d]],
-    ['pos', [c.ctx, c.d]],
+    ...(c.rope ? [] : ([['pos', [c.ctx, c.d]]] as Array<[string, number[]]>)),
   ];
   for (let l = 0; l < c.nLayer; l++) {
     s.push([`h${l}.ln1.g`, [c.d]], [`h${l}.ln1.b`, [c.d]]);
@@ -177,6 +239,8 @@ export interface ForwardResult {
     attnMeta: Int32Array;
     /** longest attended width (offset + length) */
     maxWidth: number;
+    /** per row: its position (RoPE models only) */
+    positions?: Int32Array;
   };
 }
 
@@ -308,14 +372,18 @@ export class Gpt {
       if (!(id >= 0 && id < V)) throw new Error(`token id ${id} is outside the vocabulary (0..${V - 1})`);
     }
     const tok = this.w('tok');
-    const pos = this.w('pos');
+    const pos = this.c.rope ? undefined : this.w('pos');
+    const positions = this.c.rope ? new Int32Array(T) : undefined;
     let x = this.alloc(T * d);
     seqStarts.forEach((s, si) => {
       for (let i = 0; i < seqLens[si]!; i++) {
         const t = s + i;
         const to = tokens[t]! * d;
-        const po = (offsets[si]! + i) * d;
-        for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]! + pos[po + j]!;
+        if (positions) positions[t] = offsets[si]! + i;
+        if (pos) {
+          const po = (offsets[si]! + i) * d;
+          for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]! + pos[po + j]!;
+        } else for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]!;
       }
     });
     const layers: LayerCache[] = [];
@@ -340,6 +408,10 @@ export class Gpt {
       const q = this.linear(p + 'wq', ln1, T, d, d, lin);
       const k = this.linear(p + 'wk', ln1, T, d, d, lin);
       const v = this.linear(p + 'wv', ln1, T, d, d, lin);
+      if (positions) {
+        applyRope(q, positions, d, nHead, ctx);
+        applyRope(k, positions, d, nHead, ctx);
+      }
       const attnOut = this.alloc(T * d);
       const probs = this.alloc(probsLen);
       parallelFor(attnForwardTask, nHead, [q, k, v, attnMeta], [attnOut, probs], [d, hd, seqLens.length, invSqrt]);
@@ -376,7 +448,7 @@ export class Gpt {
       addScaled(logits, logits, t, this.scale, logits.length);
     }
     parallelFor(logSoftmaxTask, T, [], [logits], [V]);
-    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, offsets, parentStarts, attnMeta, maxWidth } };
+    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, offsets, parentStarts, attnMeta, maxWidth, ...(positions ? { positions } : {}) } };
   }
 
   /**
@@ -444,6 +516,11 @@ export class Gpt {
       // scratch for the GEMM path of sequences attending to more than 64 positions
       const dScores = this.alloc(fwd.cache.maxWidth > 64 ? c.probs.length : 1);
       parallelFor(attnBackwardTask, nHead, [dAttnOut, c.q, c.k, c.v, c.probs, fwd.cache.attnMeta], [dq, dk, dv, dScores], [d, hd, seqLens.length, invSqrt, fwd.cache.maxWidth]);
+      // RoPE: the gradients of the rotated queries and keys, rotated back
+      if (fwd.cache.positions) {
+        applyRope(dq, fwd.cache.positions, d, nHead, this.c.ctx, true);
+        applyRope(dk, fwd.cache.positions, d, nHead, this.c.ctx, true);
+      }
       const dLn1 = this.linearBackward(p + 'wq', dq, T, d, d, c.lin, grads);
       const dLn1k = this.linearBackward(p + 'wk', dk, T, d, d, c.lin, grads);
       const dLn1v = this.linearBackward(p + 'wv', dv, T, d, d, c.lin, grads);

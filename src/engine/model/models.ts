@@ -29,10 +29,10 @@ export const BYTE_TOKENIZER: ByteTokenizerSpec = {
 export const SMALL_GPT: GptConfig = { vocabSize: 259, ctx: 64, d: 128, nLayer: 3, nHead: 4, ffn: 512 };
 
 /**
- * arith-chat: arith-gpt's architecture with 256 positions (3 layers, d=128, 4 heads, FFN 512): about
- * 0.66 M parameters; pretraining starts from arith-gpt's weights (scripts/pretrain-arith-chat.mjs).
+ * arith-chat: arith-gpt's architecture with 256 rotary positions (3 layers, d=128, 4 heads, FFN 512,
+ * no position weights): about 0.63 M parameters (scripts/pretrain-arith-chat.mjs).
  */
-export const CHAT_GPT: GptConfig = { ...SMALL_GPT, ctx: 256 };
+export const CHAT_GPT: GptConfig = { ...SMALL_GPT, ctx: 256, rope: true };
 
 /** A pretrained weights file, if present: an explicit folder, next to the code, or in the sources. */
 export function findWeightsFile(dir?: string, file: string = WEIGHTS_FILE): string | undefined {

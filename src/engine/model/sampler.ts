@@ -2,7 +2,7 @@
 // every sample of every request given together — decode in lockstep, each at its own position, so
 // each step is one GEMM over the batch rather than many vector products. A stream's tokens and
 // log-probs do not depend on which other requests share its batch.
-import { GptConfig, Params, Rng } from './gpt';
+import { GptConfig, Params, Rng, applyRope } from './gpt';
 import { gelu, layerNorm, logSoftmaxRow, matmul } from './ops';
 
 export interface DecodeParams {
@@ -61,16 +61,21 @@ export class KvModel {
     const hd = d / nHead;
     const invSqrt = 1 / Math.sqrt(hd);
     const tok = this.get('tok');
-    const pos = this.get('pos');
+    const pos = this.c.rope ? undefined : this.get('pos');
     const starts = new Int32Array(S + 1);
     for (let s = 0; s < S; s++) starts[s + 1] = starts[s]! + lens[s]!;
     let x = new Float32Array(T * d);
+    // RoPE models (GptConfig.rope): each new row's position, for the rotation of its query and key
+    const positions = this.c.rope ? new Int32Array(T) : undefined;
     for (let s = 0; s < S; s++)
       for (let i = 0; i < lens[s]!; i++) {
         const t = starts[s]! + i;
         const to = tokens[t]! * d;
-        const po = (pasts[s]! + i) * d;
-        for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]! + pos[po + j]!;
+        if (positions) positions[t] = pasts[s]! + i;
+        if (pos) {
+          const po = (pasts[s]! + i) * d;
+          for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]! + pos[po + j]!;
+        } else for (let j = 0; j < d; j++) x[t * d + j] = tok[to + j]!;
       }
     const mean = new Float32Array(T);
     const rstd = new Float32Array(T);
@@ -85,6 +90,10 @@ export class KvModel {
       matmul(ln1, this.get(p + 'wq'), q, T, d, d);
       matmul(ln1, this.get(p + 'wk'), k, T, d, d);
       matmul(ln1, this.get(p + 'wv'), v, T, d, d);
+      if (positions) {
+        applyRope(q, positions, d, nHead, this.c.ctx);
+        applyRope(k, positions, d, nHead, this.c.ctx);
+      }
       const attn = new Float32Array(T * d);
       for (let s = 0; s < S; s++) {
         const K = caches[s]!.k[l]!;

@@ -7,16 +7,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EngineDatum } from '../../../src/engine/contract';
 import { LocalBackend, createComputeBackend } from '../../../src/engine/model';
-import { Gpt, GptConfig, Params, Rng, initBase } from '../../../src/engine/model/gpt';
+import { Gpt, GptConfig, Params, Rng, applyRope, initBase, mergeLora } from '../../../src/engine/model/gpt';
+import { KvModel } from '../../../src/engine/model/sampler';
 import { ARITH_CHAT_MODEL, ARITH_MODEL, CHAT_GPT, CHAT_WEIGHTS_FILE, findWeightsFile } from '../../../src/engine/model/models';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';
 import { ARITH_PHRASES, CALCULATOR_TOOL } from '../../../src/core/data/arithChat';
 import { allocF32, computeInfo, initCompute } from '../../../src/engine/compute';
 
-describe('arith-chat: gradients over 256 positions (finite differences, float64)', () => {
+for (const rope of [false, true]) describe(`arith-chat: gradients over 256 positions (finite differences, float64), ${rope ? 'rotary' : 'learned'} positions`, () => {
   // tiny width, the real context: one sequence fills all 256 positions, a second one shares the batch
-  const cfg: GptConfig = { vocabSize: 11, ctx: 256, d: 8, nLayer: 2, nHead: 2, ffn: 12 };
+  const cfg: GptConfig = { vocabSize: 11, ctx: 256, d: 8, nLayer: 2, nHead: 2, ffn: 12, rope };
   const f64 = (n: number) => new Float64Array(n);
   const base = initBase(cfg, 3, f64);
   const rng = new Rng(17);
@@ -55,10 +56,19 @@ describe('arith-chat: gradients over 256 positions (finite differences, float64)
     }
   };
 
-  it('position embeddings past 64, up to the last position', () => {
-    // rows 64, 130, 200 and 255 (only the long sequence reaches them), row 10 (both sequences)
-    check('pos', [64 * cfg.d + 1, 130 * cfg.d + 3, 200 * cfg.d + 5, 255 * cfg.d + 7, 10 * cfg.d]);
-  });
+  if (!rope)
+    it('position embeddings past 64, up to the last position', () => {
+      // rows 64, 130, 200 and 255 (only the long sequence reaches them), row 10 (both sequences)
+      check('pos', [64 * cfg.d + 1, 130 * cfg.d + 3, 200 * cfg.d + 5, 255 * cfg.d + 7, 10 * cfg.d]);
+    });
+  else
+    it('no position weights: the rotations carry the positions', () => {
+      assert.ok(!base.has('pos'));
+      assert.ok(!grads.has('pos'));
+      // the queries and keys of the long sequence's last positions get gradients through the rotation
+      check('h1.wq', [5, 17, 40]);
+      check('h1.wk', [3, 21, 60]);
+    });
   for (const name of ['tok', 'h0.wq', 'h0.wk', 'h0.wv', 'h1.wo', 'h1.w1', 'h1.w2', 'h0.ln1.g', 'lnf.b']) {
     it(`∂L/∂${name}`, () => {
       const n = base.get(name)!.length;
@@ -67,11 +77,11 @@ describe('arith-chat: gradients over 256 positions (finite differences, float64)
   }
 });
 
-describe('attention over more than 64 positions: the float32 GEMM path agrees with float64', function () {
+for (const rope of [false, true]) describe(`attention over more than 64 positions: the float32 GEMM path agrees with float64, ${rope ? 'rotary' : 'learned'} positions`, function () {
   this.timeout(60_000);
   // sequences attending to more than 64 positions run their attention as WASM GEMMs in the compute
   // tasks (float32); shorter ones, and float64 arrays, as dot products: both must give the same model
-  const cfg: GptConfig = { vocabSize: 11, ctx: 256, d: 16, nLayer: 2, nHead: 2, ffn: 24 };
+  const cfg: GptConfig = { vocabSize: 11, ctx: 256, d: 16, nLayer: 2, nHead: 2, ffn: 24, rope };
   const rng = new Rng(29);
   const base64 = initBase(cfg, 4, (n) => new Float64Array(n));
   for (const [k, v] of base64) for (let i = 0; i < v.length; i++) v[i] = k.endsWith('.g') ? 1 + rng.normal() * 0.1 : k.endsWith('.b') ? rng.normal() * 0.1 : rng.normal() * 0.3;
@@ -110,6 +120,65 @@ describe('attention over more than 64 positions: the float32 GEMM path agrees wi
       assert.ok(den > 0, `${k} carries a gradient`);
       assert.ok(Math.sqrt(num / den) < 1e-4, `${k}: relative error ${Math.sqrt(num / den)}`);
     }
+  });
+});
+
+describe('rotary positions (RoPE)', () => {
+  const d = 16;
+  const nHead = 2;
+  const rng = new Rng(41);
+  const row = () => Float64Array.from({ length: d }, () => rng.normal());
+  const rot = (x: Float64Array, m: number, inverse = false) => {
+    const y = Float64Array.from(x);
+    applyRope(y, Int32Array.of(m), d, nHead, 256, inverse);
+    return y;
+  };
+  const headDot = (a: Float64Array, b: Float64Array, h: number) => {
+    let s = 0;
+    for (let e = 0; e < d / nHead; e++) s += a[h * (d / nHead) + e]! * b[h * (d / nHead) + e]!;
+    return s;
+  };
+
+  it('a query-key score depends on how far apart they are, not where', () => {
+    const q = row();
+    const k = row();
+    for (const [m, n, shift] of [[7, 3, 100], [200, 0, 55], [64, 64, 191], [30, 29, 1]] as const) {
+      for (let h = 0; h < nHead; h++) {
+        const a = headDot(rot(q, m), rot(k, n), h);
+        const b = headDot(rot(q, m + shift), rot(k, n + shift), h);
+        assert.ok(Math.abs(a - b) < 1e-9, `head ${h}, positions ${m}/${n} shifted by ${shift}: ${a} vs ${b}`);
+      }
+    }
+    // and it does depend on the distance
+    assert.ok(Math.abs(headDot(rot(q, 10), rot(k, 3), 0) - headDot(rot(q, 10), rot(k, 4), 0)) > 1e-6);
+  });
+
+  it('the inverse rotation undoes it; position 0 is the identity', () => {
+    const x = row();
+    const back = rot(rot(x, 173), 173, true);
+    x.forEach((v, i) => assert.ok(Math.abs(v - back[i]!) < 1e-12));
+    assert.deepStrictEqual(Array.from(rot(x, 0)), Array.from(x));
+    assert.throws(() => rot(x, 256), /position 256 is outside the context of 256/);
+  });
+
+  it('the KV-cache sampler gives the trainer\'s log-probs, past position 64', () => {
+    const cfg: GptConfig = { vocabSize: 11, ctx: 256, d: 16, nLayer: 2, nHead: 2, ffn: 24, rope: true };
+    const base = initBase(cfg, 5, (n) => new Float32Array(n));
+    for (const [k, v] of base) if (!k.endsWith('.g') && !k.endsWith('.b')) for (let i = 0; i < v.length; i++) v[i] = rng.normal() * 0.3;
+    const L = 200;
+    const tokens = Int32Array.from({ length: L }, () => Math.floor(rng.next() * cfg.vocabSize));
+    const train = new Gpt(cfg, base, undefined, undefined, (n) => new Float32Array(n)).forward(tokens, [L]).logprobs;
+    const kv = new KvModel(cfg, mergeLora(cfg, base, undefined, undefined));
+    const cache = { k: Array.from({ length: cfg.nLayer }, () => new Float32Array(cfg.ctx * cfg.d)), v: Array.from({ length: cfg.nLayer }, () => new Float32Array(cfg.ctx * cfg.d)) };
+    // the first 90 tokens as one prompt, then one token at a time: every row where it belongs
+    const first = kv.step(tokens.subarray(0, 90), [90], [0], [cache], 'all');
+    let worst = 0;
+    for (let i = 0; i < 90 * cfg.vocabSize; i++) worst = Math.max(worst, Math.abs(first[i]! - train[i]!));
+    for (let t = 90; t < L; t++) {
+      const lp = kv.step(tokens.subarray(t, t + 1), [1], [t], [cache], 'last');
+      for (let j = 0; j < cfg.vocabSize; j++) worst = Math.max(worst, Math.abs(lp[j]! - train[t * cfg.vocabSize + j]!));
+    }
+    assert.ok(worst < 1e-4, `sampler and trainer differ by up to ${worst}`);
   });
 });
 
