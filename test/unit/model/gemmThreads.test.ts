@@ -64,8 +64,8 @@ describe('GEMM threads 1 and 2 give the same engine results', function () {
     }
   });
 
-  it('long sequences (256 positions), shared prefixes and top-K cross_entropy are bit-identical too', async () => {
-    const config = { vocabSize: 259, ctx: 256, d: 32, nLayer: 2, nHead: 4, ffn: 64 };
+  for (const rope of [false, true]) it(`long sequences (256 ${rope ? 'rotary' : 'learned'} positions), shared prefixes and top-K cross_entropy are bit-identical too`, async () => {
+    const config = { vocabSize: 259, ctx: 256, d: 32, nLayer: 2, nHead: 4, ffn: 64, rope };
     const pair = [await createComputeBackend({ inWorker: true, gemmThreads: 1, config, weightsDir: '/nonexistent' }), await createComputeBackend({ inWorker: true, gemmThreads: 2, config, weightsDir: '/nonexistent' })];
     try {
       const lora = { rank: 4, seed: 2, trainAttn: true, trainMlp: true, trainUnembed: true };
