@@ -6,7 +6,7 @@
 // seeds. Each seed is the shipped spec with "seed" = s and "sampling_seed" = s + 1, run in a copy of
 // the example's folder (so nothing is written into the repository). Prints figures; asserts nothing.
 //
-//   npm run build && node scripts/env-learning.mjs [--examples arith-retry,arith-chain,arith-tools] [--seeds 0,1,2] [--parallel 1]
+//   npm run build && node scripts/env-learning.mjs [--examples arith-retry,arith-chain,arith-tools|<folder>,…] [--seeds 0,1,2] [--parallel 1]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,8 +28,9 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'env-learning-'));
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function runOne(example, seed) {
-  const src = path.join(root, 'examples', example);
-  const dir = path.join(work, `${example}-seed${seed}`);
+  // an example's name under examples/, or a folder's path (a variant of a spec)
+  const src = example.includes(path.sep) ? path.resolve(example) : path.join(root, 'examples', example);
+  const dir = path.join(work, `${path.basename(example)}-seed${seed}`);
   fs.cpSync(src, dir, { recursive: true, filter: (p) => !p.includes(`${path.sep}runs`) });
   const specName = fs.readdirSync(dir).find((f) => f.endsWith('.grpo.json'));
   const specPath = path.join(dir, specName);
