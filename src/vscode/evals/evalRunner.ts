@@ -38,7 +38,7 @@ export interface EvalOutcome {
 
 /** Runs a spec with progress; opens the results panel at the end (also after a cancel, with what was graded). */
 export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts: { openPanel?: boolean } = {}): Promise<EvalOutcome | undefined> {
-  const { parseEvalSpecFile } = await import('../../core/evals/spec');
+  const { evalGraderFile, parseEvalSpecFile } = await import('../../core/evals/spec');
   const { runEval } = await import('../../core/evals/runEval');
   const loaded = await parseEvalSpecFile(specFile);
   const backend = await readBackendFor(loaded.spec.backend, loaded.spec.base_url);
@@ -46,7 +46,8 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
     void vscode.window.showInformationMessage('The eval was not started: no Tinker API key is set.');
     return undefined;
   }
-  const graderFile = path.resolve(path.dirname(specFile), loaded.spec.grader.file);
+  // the reward file or the environment file: the Python interpreter of the one that grades
+  const graderFile = path.resolve(path.dirname(specFile), evalGraderFile(loaded.spec));
   const python = /\.py$/i.test(graderFile) ? (await resolvePython(vscode.Uri.file(graderFile), s.log)).path : undefined;
   const dir = resultsDirOf(specFile);
   const abort = new AbortController();
