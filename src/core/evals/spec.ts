@@ -13,6 +13,7 @@ import { formatIssue } from '../spec/issues';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';
 import { REWARD_FILE_EXTENSIONS as REWARD_EXTENSIONS } from '../reward/files';
 import { EnvSpec } from '../env/spec';
+import { isEnvFile } from '../env/files';
 
 export const EVAL_EXTENSION = '.eval.json';
 
@@ -38,6 +39,7 @@ export const GraderSpec = z
       .string()
       .min(1)
       .refine((f) => (REWARD_EXTENSIONS as readonly string[]).includes(path.extname(f).toLowerCase()), { message: `must be a ${REWARD_EXTENSIONS.join(', ')} file` })
+      .refine((f) => !isEnvFile(f), { message: 'is an environment file: give it as "env": {"file": …} instead of "grader"' })
       .describe('Reward file, relative to the spec file (the same runner and limits as training).'),
     correct_threshold: correctThreshold(),
     timeout_ms: positiveInt().default(10_000).describe('Per-call time limit; a call over it scores 0.'),

@@ -7,6 +7,7 @@ import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt } from '../spec/fields';
 import { REWARD_FILE_EXTENSIONS } from '../reward/files';
 import { EnvSpec } from '../env/spec';
+import { isEnvFile } from '../env/files';
 import { inlineEvalsField } from '../evals/inlineSpec';
 
 export const HoldoutSpec = heldOutSet('holdout problems', { zero: true }, 'Problems kept out of training and used by the evaluations every `eval_every` iterations. Absent: no holdout.');
@@ -48,6 +49,7 @@ export const RewardSpec = z
       .refine((f) => (REWARD_EXTENSIONS as readonly string[]).includes(path.extname(f).toLowerCase()), {
         message: `must be a ${REWARD_EXTENSIONS.slice(0, -1).join(', ')} or ${REWARD_EXTENSIONS.at(-1)} file`,
       })
+      .refine((f) => !isEnvFile(f), { message: 'is an environment file: give it as "env": {"file": …} instead of "reward"' })
       .describe(
         'Reward function file, relative to the spec file: Python `compute_reward(completion, ground_truth) -> float` or JS/TS `computeReward(completion, groundTruth)`.',
       ),

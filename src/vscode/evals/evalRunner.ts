@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { EvalSummary } from '../../core/evals/results';
 import type { RunSummary } from '../../core/runs/runDirectory';
 import { errorMessage } from '../../core/errors';
+import { gradingField } from '../../core/env/files';
 import type { TinkerConnection } from '../connection/connection';
 import type { ApiKeyStore } from '../connection/secrets';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
@@ -137,7 +138,8 @@ export function evaluateSpec(a: { specFile: string; dataset: string; fields: { p
   const models = [...new Set(a.checkpoints.flatMap((c) => (c.model ? [c.model] : [])))];
   return {
     dataset: { path: rel(a.dataset), ...a.fields },
-    grader: { file: rel(a.grader) },
+    // a reward file grades as `grader`, an environment file (`*.env.py`, …) as `env`
+    ...gradingField(rel(a.grader)),
     n: a.n,
     temperature: 1,
     max_tokens: 256,

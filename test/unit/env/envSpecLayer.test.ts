@@ -15,7 +15,7 @@ import { parseSweepText } from '../../../src/core/experiments/sweepFile';
 import { sweepDiagnostics } from '../../../src/core/experiments/sweepDiagnostics';
 import { GRPO_SPEC, grpoSpecJsonSchema, parseGrpoSpecFile, parseGrpoSpecText } from '../../../src/core/grpo/spec';
 import { specDiagnostics } from '../../../src/core/spec/diagnostics';
-import { RunSpecError } from '../../../src/core/spec/text';
+import { problemsOf as problemsOfSpec } from '../grpo/specProblems';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
@@ -28,15 +28,7 @@ const RETRY = path.join(root, 'examples', 'arith-retry');
 
 const envSpec = (o: Record<string, unknown> = {}) => ({ model: ARITH_CHAT_MODEL, max_tokens: 6, iterations: 2, dataset: { path: 'train.jsonl' }, env: { file: 'arith_retry.env.py' }, ...o });
 
-function problemsOf(spec: unknown, file = 'retry.grpo.json'): string[] {
-  try {
-    parseGrpoSpecText(JSON.stringify(spec), file);
-    return [];
-  } catch (err) {
-    if (err instanceof RunSpecError) return err.problems;
-    throw err;
-  }
-}
+const problemsOf = (spec: unknown) => problemsOfSpec(spec, 'retry.grpo.json');
 
 describe('env: the spec layer takes env specs (validation, schema, diagnostics, sweeps, agent tools)', function () {
   this.timeout(600_000);
@@ -52,6 +44,7 @@ describe('env: the spec layer takes env specs (validation, schema, diagnostics, 
       assert.deepStrictEqual(problemsOf(envSpec({ reward: { file: 'reward.py' } })), ['retry.grpo.json: env: give "reward" or "env", not both (an environment computes its own rewards)']);
       assert.match(problemsOf(envSpec({ env: undefined })).join('\n'), /retry\.grpo\.json: reward: required .*or an environment \("env"\) instead/);
       assert.match(problemsOf(envSpec({ env: { file: 'reward.py' } })).join('\n'), /retry\.grpo\.json: env\.file: must be an environment file: \*\.env\.py/);
+      assert.match(problemsOf(envSpec({ env: undefined, reward: { file: 'arith_retry.env.py' } })).join('\n'), /retry\.grpo\.json: reward\.file: is an environment file: give it as "env": \{"file": …\} instead of "reward"/);
       assert.match(problemsOf(envSpec({ env: { file: 'arith_retry.env.py', max_turns: 0 } })).join('\n'), /retry\.grpo\.json: env\.max_turns/);
       assert.match(problemsOf(envSpec({ env: { file: 'arith_retry.env.py', max_trajectory_tokens: -3 } })).join('\n'), /retry\.grpo\.json: env\.max_trajectory_tokens/);
       assert.match(problemsOf(envSpec({ env: { file: 'arith_retry.env.py', turns: 2 } })).join('\n'), /retry\.grpo\.json: env.*turns/);

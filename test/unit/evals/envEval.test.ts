@@ -7,18 +7,15 @@
 // the records' own transcripts.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { runEval } from '../../../src/core/evals/runEval';
 import { readEvalResults, readTargetSamples } from '../../../src/core/evals/results';
 import { evalCorrectThreshold, evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/spec';
 import { passAtK } from '../../../src/core/evals/stats';
+import { gradingField } from '../../../src/core/env/files';
 import type { SampleRecord } from '../../../src/protocol/sampleSchema';
-import { ServiceClient } from '../../../src/core/tinker/client';
-import type { ComputeBackend } from '../../../src/engine/contract';
-import { createComputeBackend } from '../../../src/engine/model';
 import { ARITH_CHAT_MODEL } from '../../../src/engine/model/models';
-import { startEngineServer, type EngineServer } from '../../../src/engine/server';
+import { startCountingEngine, type CountingEngine } from './engineFixture';
 
 const RETRY = path.resolve(__dirname, '../../../../examples/arith-retry');
 
@@ -40,30 +37,20 @@ def compute_group_rewards(problems, transcripts):
 
 describe('eval graded by an environment (env instead of grader) on the engine', function () {
   this.timeout(300_000);
+  let engine: CountingEngine;
   let dir: string;
-  let backend: ComputeBackend;
-  let server: EngineServer;
-  const served = { requests: 0 };
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-env-eval-'));
-    const real = await createComputeBackend({});
-    backend = real;
-    const counting: ComputeBackend = Object.create(real);
-    counting.sample = (id, req) => {
-      served.requests++;
-      return real.sample(id, req);
-    };
-    server = await startEngineServer({ dataDir: path.join(dir, 'engine-data'), backend: counting, longPollMs: 2000 });
+    engine = await startCountingEngine('tinker-env-eval-');
+    dir = engine.dir;
   });
   after(async () => {
-    await server?.close();
-    await backend?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await engine?.close();
   });
 
-  const connect = () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' });
-  const cacheDir = () => path.join(dir, 'cache');
+  const connect = () => engine.connect();
+  const cacheDir = () => engine.cacheDir();
+  const served = () => engine.served;
 
   /** The arith-retry example's env and holdout in a fresh folder, with `spec` as holdout.eval.json. */
   function retryCopy(name: string, spec: unknown, extra: Record<string, string> = {}): string {
@@ -152,9 +139,9 @@ describe('eval graded by an environment (env instead of grader) on the engine', 
     assert.deepStrictEqual(new Set(all.map((r) => `${r.problem_id}#${r.traj_idx}`)).size, 8);
     for (const r of kept) assert.deepStrictEqual(all.find((x) => x.problem_id === r.problem_id && x.traj_idx === r.traj_idx), r, 'what was there is kept as it was');
     assert.ok(summary.complete);
-    const before = served.requests;
+    const before = served().requests;
     await runEval({ specFile: file, connect, cacheDir: cacheDir() });
-    assert.strictEqual(served.requests, before, 'a complete eval samples nothing');
+    assert.strictEqual(served().requests, before, 'a complete eval samples nothing');
   });
 
   it('validation and the JSON schema take env instead of grader, exactly one of them', async () => {
@@ -166,6 +153,10 @@ describe('eval graded by an environment (env instead of grader) on the engine', 
     fs.writeFileSync(path.join(dir, 'neither', 'reward.py'), 'def compute_reward(c, g):\n    return 0.0\n');
     await assert.rejects(parseEvalSpecFile(retryCopy('neither', { ...base, grader: { file: 'reward.py' }, env: { file: 'arith_retry.env.py' } })), /holdout\.eval\.json: env: give "grader" or "env", not both/);
     await assert.rejects(parseEvalSpecFile(retryCopy('neither', { ...base, env: { file: 'arith_retry.py' } })), /holdout\.eval\.json: env\.file: must be an environment file/);
+    await assert.rejects(parseEvalSpecFile(retryCopy('neither', { ...base, grader: { file: 'arith_retry.env.py' } })), /holdout\.eval\.json: grader\.file: is an environment file: give it as "env"/);
+    // what the Evaluate Checkpoints flow and the agent's inline evaluate write for a picked file
+    assert.deepStrictEqual(gradingField('game.env.py'), { env: { file: 'game.env.py' } });
+    assert.deepStrictEqual(gradingField('reward.py'), { grader: { file: 'reward.py' } });
     await assert.rejects(parseEvalSpecFile(retryCopy('neither', { ...base, env: { file: 'missing.env.py' } })), /holdout\.eval\.json: env\.file: .*missing\.env\.py does not exist/);
     await assert.rejects(parseEvalSpecFile(retryCopy('neither', { ...base, env: { file: 'arith_retry.env.py', max_turns: 0 } })), /holdout\.eval\.json: env\.max_turns/);
   });
