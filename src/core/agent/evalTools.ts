@@ -9,6 +9,7 @@ import { errorMessage } from '../errors';
 import { isEvalResultsDir, readEvalResults } from '../evals/results';
 import { runEval, type EvalProgress } from '../evals/runEval';
 import { evalNameOf, parseEvalSpecFile } from '../evals/spec';
+import { gradingField } from '../env/files';
 import { formatEvalStatus, formatEvalTable } from '../evals/table';
 import type { TrainingSession } from './session';
 
@@ -19,7 +20,7 @@ export const EvaluateInput = z.object({
   spec_file: z.string().min(1).optional().describe('an *.eval.json spec, relative to the workspace'),
   targets: z.array(z.string().min(1)).min(1).optional().describe('inline: base model names or tinker:// sampler paths (the first is the baseline)'),
   dataset: z.string().min(1).optional().describe('inline: a JSONL file of problems (fields question/answer), relative to the workspace'),
-  grader: z.string().min(1).optional().describe('inline: the reward file, relative to the workspace'),
+  grader: z.string().min(1).optional().describe('inline: the reward file, or an environment file (*.env.py, …: each sample is an episode, scored by its total reward), relative to the workspace'),
   n: z.number().int().min(1).max(64).optional().describe('inline: samples per problem (default 1)'),
   max_problems: z.number().int().min(1).optional().describe('inline: at most this many problems'),
   max_tokens: z.number().int().min(1).max(8192).optional().describe('inline: most tokens per completion (default 256)'),
@@ -56,7 +57,7 @@ function specFor(s: TrainingSession, a: EvaluateInput): { specFile: string; out?
   const spec = {
     name,
     dataset: { path: path.resolve(baseDir, a.dataset), ...(a.max_problems ? { max_problems: a.max_problems } : {}) },
-    grader: { file: path.resolve(baseDir, a.grader) },
+    ...gradingField(path.resolve(baseDir, a.grader)),
     n: a.n ?? 1,
     temperature: a.temperature ?? 1,
     max_tokens: a.max_tokens ?? 256,

@@ -427,7 +427,7 @@ export class TrainingSession {
       const pool = (c.held!.run as GrpoRun).pool;
       const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_problems: pool.train.length, holdout_problems: pool.holdout.length, iterations: spec.iterations, run_dir: c.runDir, step: c.step };
       const where = c.step > 0 ? `Resumed ${c.runDir} at iteration ${c.step}: call train_grpo_step to continue.` : 'Nothing trained yet: call train_grpo_step.';
-      const text = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; ${spec.reward ? `reward ${spec.reward.file}` : 'no reward'}${spec.teacher || spec.dataset_configs ? ', distilling from a teacher' : ''}. ${where}\nrun directory: ${c.runDir}`;
+      const text = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; ${spec.reward ? `reward ${spec.reward.file}` : spec.env ? `environment ${spec.env.file} (episodes of up to ${spec.env.max_turns} turn${spec.env.max_turns === 1 ? '' : 's'})` : 'no reward'}${spec.teacher || spec.dataset_configs ? ', distilling from a teacher' : ''}. ${where}\nrun directory: ${c.runDir}`;
       return { text, value };
     });
   }
@@ -612,6 +612,7 @@ export class TrainingSession {
         lines.push(`- ${JSON.stringify(clip(r.prompt, 80))}${rs.length ? ` mean reward ${(rs.reduce((s, v) => s + v, 0) / rs.length).toFixed(3)}` : ''}: ${r.completions.slice(0, 3).map((x) => JSON.stringify(clip(x.text, 80))).join(', ')}${r.completions.length > 3 ? ', …' : ''}`);
       }
       if (errors.length) lines.push(`reward errors: ${errors.join(' | ')}`);
+      if (grpo?.env) lines.push(`unscored: this run's environment (${path.basename(grpo.env.file)}) scores whole episodes, in train_grpo_step; these are single replies`);
       return { text: lines.join('\n'), value };
     });
   }

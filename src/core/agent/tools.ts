@@ -73,7 +73,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'init_grpo',
     title: 'Start a GRPO session',
     description:
-      `Validates a GRPO run spec (a ${specFileMatch('grpo')} file: model, dataset, reward file, hyperparameters) with optional field overrides, connects, creates the run directory and the training client once, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest" for the newest run of the spec) it continues that run from its last checkpoint. Nothing is trained until train_grpo_step. Replaces an earlier session (which saves a resume point first).`,
+      `Validates a GRPO run spec (a ${specFileMatch('grpo')} file: model, dataset, reward file or environment file (env: multi-turn episodes), hyperparameters) with optional field overrides, connects, creates the run directory and the training client once, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest" for the newest run of the spec) it continues that run from its last checkpoint. Nothing is trained until train_grpo_step. Replaces an earlier session (which saves a resume point first).`,
     input: z.object({
       spec_file: z.string().min(1).describe(`path of the ${specFileMatch('grpo')} spec, relative to the workspace`),
       overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 2e-3, "group_size": 8, "iterations": 20}'),
@@ -86,7 +86,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'train_grpo_step',
     title: 'Train GRPO iterations',
     description:
-      'Runs num_iterations GRPO iterations (default 1) on the session run: sample groups, score them with the reward function, update the weights. Returns reward mean and trend, ALL-0 / ALL-1 / mixed group counts, truncation, reward errors, KL, entropy, time, best and worst sample of a mixed group, and the run directory.',
+      'Runs num_iterations GRPO iterations (default 1) on the session run: sample groups (or, with an environment, play its episodes), score them with the reward function (or the environment), update the weights. Returns reward mean and trend, ALL-0 / ALL-1 / mixed group counts, truncation, reward errors, KL, entropy, time, best and worst sample of a mixed group, and the run directory.',
     input: z.object({ num_iterations: z.number().int().min(1).max(1000).optional().describe('iterations to run (default 1)') }),
     confirm: true,
     run: (s, a, signal) => s.trainGrpoStep(a, signal),
@@ -139,7 +139,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'sample',
     title: 'Sample completions',
     description:
-      'Samples n completions of each prompt from the current weights of the live run (or a given tinker:// sampler path). Prompts with a ground_truth are scored by the session reward function.',
+      'Samples n completions of each prompt from the current weights of the live run (or a given tinker:// sampler path). Prompts with a ground_truth are scored by the session reward function (in an environment run the samples are single replies, unscored: the environment scores whole episodes in train_grpo_step).',
     input: z.object({
       prompts: z.array(SamplePromptSchema).optional().describe('[{"prompt": "...", "ground_truth": "..."}] or [{"messages": [...]}]'),
       prompts_file: z.string().optional().describe('JSONL file of the same objects, relative to the workspace'),
@@ -183,7 +183,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'evaluate',
     title: 'Evaluate models and checkpoints',
     description:
-      'Scores base models and tinker:// sampler checkpoints on a dataset with the reward file as grader: a spec_file (*.eval.json), or targets + dataset + grader inline. Returns the table (mean reward, pass@1, pass@n, stop rate, tokens, each with a 95 % interval) and the paired comparison with the baseline (the first target): difference, permutation p-value, wins/losses/ties. A large eval answers at once with its results folder and goes on in the background (eval_status follows it). Runs beside a training call, never waiting for it; re-running resumes.',
+      'Scores base models and tinker:// sampler checkpoints on a dataset with the reward file as grader (or an environment file: each sample an episode, scored by its total reward): a spec_file (*.eval.json), or targets + dataset + grader inline. Returns the table (mean reward, pass@1, pass@n, stop rate, tokens, each with a 95 % interval) and the paired comparison with the baseline (the first target): difference, permutation p-value, wins/losses/ties. A large eval answers at once with its results folder and goes on in the background (eval_status follows it). Runs beside a training call, never waiting for it; re-running resumes.',
     input: EvaluateInput,
     confirm: true,
     run: (s, a, signal) => evaluate(s, a, signal),

@@ -6,7 +6,9 @@
 //  - a reply that does not parse (malformed, or a tool call that does not parse) scores
 //    failed_parse_reward and ends the episode (terminate_on_parse_error);
 //  - a reply cut off at max_tokens, or a next observation that with max_tokens would pass
-//    max_trajectory_tokens, ends it with context_overflow_reward;
+//    max_trajectory_tokens, ends it with context_overflow_reward; max_trajectory_tokens is capped by
+//    the model's context length as the service reports it (the sampling client's contextLength), so
+//    an episode whose next observation would not fit the context ends there instead of failing;
 //  - max_turns ends it after that many replies (stop/max_turns).
 // An env error (exception, timeout, crash, wrong shape) ends the episode and scores it 0: every step
 // reward is set to 0 (the sampled turns still train, with the advantage of a 0 total).
@@ -59,6 +61,15 @@ export interface Episode {
   error?: EnvCallError & { where: string };
 }
 
+/**
+ * The token limit of an episode: the spec's max_trajectory_tokens, capped by the model's context
+ * length (the service's max_context_length); undefined when neither is known.
+ */
+export function trajectoryTokenLimit(maxTrajectoryTokens: number | undefined, contextLength: number | undefined): number | undefined {
+  if (maxTrajectoryTokens === undefined) return contextLength;
+  return contextLength === undefined ? maxTrajectoryTokens : Math.min(maxTrajectoryTokens, contextLength);
+}
+
 const startsWith = (a: readonly ChatMessage[], prefix: readonly ChatMessage[]) => prefix.length <= a.length && prefix.every((m, i) => JSON.stringify(cleanMessage(m)) === JSON.stringify(cleanMessage(a[i]!)));
 
 /** The conversation as rendered: the tool prefix (merging a leading system message into it), then the messages. */
@@ -103,7 +114,8 @@ export async function runEpisode(env: EnvRunner, problem: unknown, sampler: Samp
     }
     conversation = withTools(renderer, start.value.messages, tools);
     let ob = renderer.buildGenerationPrompt(conversation);
-    const exceeds = (n: number) => limits.maxTrajectoryTokens !== undefined && n + limits.maxTokens > limits.maxTrajectoryTokens;
+    const limit = trajectoryTokenLimit(limits.maxTrajectoryTokens, (await sampler.contextLength(signal))?.length);
+    const exceeds = (n: number) => limit !== undefined && n + limits.maxTokens > limit;
     if (exceeds(ob.length)) {
       // the cookbook's InitialObservationOverflow: a synthetic turn, no sampling, the overflow reward
       transitions.push({ ob: [], acTokens: [], acLogprobs: [], reward: limits.contextOverflowReward, episodeDone: true, metrics: { max_tokens_reached: 1, 'stop/max_tokens': 1 } });

@@ -10,3 +10,8 @@ export function isEnvFile(file: string): boolean {
   const base = path.basename(file).toLowerCase();
   return ENV_FILE_SUFFIXES.some((s) => base.endsWith(s) && base.length > s.length);
 }
+
+/** How an eval spec names the file that grades it: an environment file as `env`, any other as `grader` (a reward file). */
+export function gradingField(file: string): { env: { file: string } } | { grader: { file: string } } {
+  return isEnvFile(file) ? { env: { file } } : { grader: { file } };
+}

@@ -4,6 +4,10 @@
 // graded. Re-running reads what is there and samples only what is missing; with `seed`, each sample's
 // seed is derived from (seed, target, problem, sample index), so a resumed eval equals an
 // uninterrupted one. All targets' requests interleave under one bounded concurrency.
+// With `env` instead of a grader, a sample is an episode of the environment (the training loop's
+// runEpisode, with the same limits and context cap), its reward the episode's total reward (step
+// rewards plus compute_group_rewards', which sees the samples of a problem for one target run
+// together); its record keeps the transcript, as a training sample's does.
 import { renderedPrompt } from '../data/problem';
 import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
@@ -37,7 +41,11 @@ import {
   type TargetSource,
   type TargetSummary,
 } from './results';
-import { parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget } from './spec';
+import { evalCorrectThreshold, evalGrading, parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget } from './spec';
+import { createEnvRunner, type EnvRunner } from '../env/runner';
+import { envRunnerOptions, episodeLimits } from '../env/spec';
+import { episodeRecords, runEpisodeGroups } from '../env/episodeGroups';
+import { totalRewards } from '../env/trajectory';
 import type { NetworkOptions } from '../tinker/proxy';
 import { bootstrapMeans, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED, mean, pairedComparison, passAtK } from './stats';
 
@@ -180,13 +188,13 @@ export async function resolveTargets(spec: EvalSpec, specDir: string, where: str
 
 /** Loads the eval's problems: the dataset in a seeded order (seed 0), capped at max_problems. */
 function loadProblems(spec: EvalSpec, specDir: string, cacheDir: string, signal?: AbortSignal): Promise<Problem[]> {
-  return loadEvalProblems(spec.dataset, { specDir, cacheDir, ...(signal ? { signal } : {}) });
+  return loadEvalProblems(spec.dataset, { specDir, cacheDir, ...(signal ? { signal } : {}), ...(spec.env ? { environment: true } : {}) });
 }
 
 /** An eval dataset's problems (an eval spec's, an inline evaluator's): in a seeded order (seed 0), capped at `maxProblems` (default: the dataset's max_problems). */
-export async function loadEvalProblems(d: EvalDatasetSpec, o: { specDir: string; cacheDir: string; maxProblems?: number; network?: NetworkOptions; signal?: AbortSignal }): Promise<Problem[]> {
+export async function loadEvalProblems(d: EvalDatasetSpec, o: { specDir: string; cacheDir: string; maxProblems?: number; network?: NetworkOptions; signal?: AbortSignal; environment?: boolean }): Promise<Problem[]> {
   const { max_problems, ...dataset } = d;
-  const pool = await loadPromptPool({ ...dataset } as DatasetSpec, { specDir: o.specDir, seed: 0, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+  const pool = await loadPromptPool({ ...dataset } as DatasetSpec, { specDir: o.specDir, seed: 0, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.environment ? { environment: true } : {}) });
   const max = o.maxProblems ?? max_problems;
   return max !== undefined ? pool.train.slice(0, max) : pool.train;
 }
@@ -265,9 +273,12 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
 
   if (missing.length > 0) {
     let reward: RewardRunner | undefined;
+    let env: EnvRunner | undefined;
     let service: ServiceClient | undefined;
     try {
-      reward = await createRewardRunner({ file: spec.grader.file, python: o.python, workers: spec.grader.workers, timeoutMs: spec.grader.timeout_ms, ...(o.signal ? { signal: o.signal } : {}) });
+      const grading = evalGrading(spec);
+      if (grading.kind === 'env') env = await createEnvRunner(envRunnerOptions(grading.env, { python: o.python, ...(o.signal ? { signal: o.signal } : {}) }));
+      else reward = await createRewardRunner({ file: grading.grader.file, python: o.python, workers: grading.grader.workers, timeoutMs: grading.grader.timeout_ms, ...(o.signal ? { signal: o.signal } : {}) });
       service = await o.connect({ backend: spec.backend, ...(spec.base_url ? { base_url: spec.base_url } : {}) });
       const renderers = new Map<string, Promise<Renderer>>();
       const rendererFor = (model: string) => {
@@ -291,21 +302,54 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         return s;
       };
       const prompts = new Map<string, number[]>();
+      const paramsOf = (renderer: Renderer, target: ResolvedTarget, problem: Problem, i: number): SamplingParams => ({
+        max_tokens: spec.max_tokens,
+        temperature: spec.temperature,
+        stop: spec.stop ?? stopParam(renderer.stopSequences()),
+        ...(spec.top_p !== undefined ? { top_p: spec.top_p } : {}),
+        ...(spec.top_k !== undefined ? { top_k: spec.top_k } : {}),
+        ...(spec.seed !== undefined ? { seed: sampleSeed(spec.seed, target.id, problem.id, i) } : {}),
+      });
+      const recorded = (target: ResolvedTarget, recs: readonly SampleRecord[]) => {
+        // one write per problem: an episode group's samples are appended together
+        fs.appendFileSync(targetSamplesFile(outDir, target.id), recs.map((r) => JSON.stringify(r) + '\n').join(''));
+        for (const rec of recs) {
+          have.get(target.id)!.set(key(rec.problem_id, rec.traj_idx), rec);
+          done++;
+        }
+        o.onProgress?.({ done, total, target: target.label });
+      };
+      if (env && grading.kind === 'env') {
+        // an episode group per (target, problem): its missing samples, run together, graded together
+        const runner = env;
+        const limits = { ...episodeLimits(grading.env), maxTokens: spec.max_tokens };
+        const byGroup = new Map<string, { target: ResolvedTarget; p: number; samples: number[] }>();
+        for (const m of missing) {
+          const k = `${m.target.id}\u0000${m.p}`;
+          const g = byGroup.get(k) ?? { target: m.target, p: m.p, samples: [] };
+          g.samples.push(m.i);
+          byGroup.set(k, g);
+        }
+        const groupTasks = [...byGroup.values()].map(({ target, p, samples }) => async () => {
+          const problem = problems[p]!;
+          const renderer = await rendererFor(target.model);
+          const sampler = await samplerFor(target);
+          const [group] = await runEpisodeGroups(runner, [problem], samples.length, sampler, renderer, (_g, j) => paramsOf(renderer, target, problem, samples[j]!), limits, o.signal, () => undefined).catch((e: unknown) => {
+            throw e instanceof ContextWindowError ? e.about(`problem ${problem.id} (${target.label})`) : e;
+          });
+          const recs = episodeRecords(renderer, [group!], [totalRewards(group!)], [samples.map(() => 0)]).map((r, j) => ({ ...r, group_idx: p, traj_idx: samples[j]! }));
+          recorded(target, recs);
+        });
+        await runPool(groupTasks, Math.max(1, Math.floor(spec.concurrency / spec.n)), o.signal);
+      }
       const grader = reward;
-      const tasks = missing.map(({ target, p, i }) => async () => {
+      const tasks = (grader ? missing : []).map(({ target, p, i }) => async () => {
         const problem = problems[p]!;
         const renderer = await rendererFor(target.model);
         const pk = `${target.model}\u0000${problem.id}`;
         let promptTokens = prompts.get(pk);
         if (!promptTokens) prompts.set(pk, (promptTokens = renderedPrompt(renderer, problem)));
-        const params: SamplingParams = {
-          max_tokens: spec.max_tokens,
-          temperature: spec.temperature,
-          stop: spec.stop ?? stopParam(renderer.stopSequences()),
-          ...(spec.top_p !== undefined ? { top_p: spec.top_p } : {}),
-          ...(spec.top_k !== undefined ? { top_k: spec.top_k } : {}),
-          ...(spec.seed !== undefined ? { seed: sampleSeed(spec.seed, target.id, problem.id, i) } : {}),
-        };
+        const params = paramsOf(renderer, target, problem, i);
         const sampler = await samplerFor(target);
         const res = await sampler.sample(textInput(promptTokens), params, { numSamples: 1, ...(o.signal ? { signal: o.signal } : {}) }).catch((e: unknown) => {
           throw e instanceof ContextWindowError ? e.about(`problem ${problem.id} (${target.label})`) : e;
@@ -313,7 +357,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         const seq = res.sequences[0];
         if (!seq) throw new EvalError(`the server returned no sample for ${problem.id} (${target.label})`);
         const response = renderer.parseResponse(seq.tokens);
-        const [outcome] = await grader.score([{ completion: response.message.content, groundTruth: problem.groundTruth }], o.signal);
+        const [outcome] = await grader!.score([{ completion: response.message.content, groundTruth: problem.groundTruth }], o.signal);
         const question = questionOf(problem.messages);
         const rec: SampleRecord = {
           group_idx: p,
@@ -334,14 +378,12 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         };
         if (!outcome!.ok) rec.reward_error = recordedRewardError(outcome!.error);
         else if (outcome!.format !== undefined) rec.format = outcome!.format;
-        fs.appendFileSync(targetSamplesFile(outDir, target.id), JSON.stringify(rec) + '\n');
-        have.get(target.id)!.set(key(problem.id, i), rec);
-        done++;
-        o.onProgress?.({ done, total, target: target.label });
+        recorded(target, [rec]);
       });
       await runPool(tasks, spec.concurrency, o.signal);
     } finally {
       await reward?.close().catch(() => undefined);
+      await env?.close().catch(() => undefined);
       service?.close();
     }
   }
@@ -385,7 +427,7 @@ export function summarize(a: {
 }): EvalSummary {
   const { spec, problems } = a;
   const n = spec.n;
-  const thr = spec.grader.correct_threshold;
+  const thr = evalCorrectThreshold(spec);
   /** per target: problem index → its n samples (only complete problems) */
   const perTarget = new Map<string, Map<number, SampleRecord[]>>();
   for (const t of a.targets) {

@@ -1,5 +1,7 @@
 // Evaluation specs (`*.eval.json`): a dataset, a grader (a reward file run by the SAME runner and
-// limits as training), sampling fields at the top level as in GRPO specs, and the targets to score.
+// limits as training) or an environment (`env`, a GRPO spec's env schema plus correct_threshold: each
+// sample is an episode graded by its total reward), sampling fields at the top level as in GRPO specs,
+// and the targets to score.
 // Read with the spec layer's text helpers: JSON errors at line and column, problems worded
 // `<file>: <field>: <what is wrong>`, relative paths resolved against the spec's folder.
 import { promises as fs } from 'node:fs';
@@ -10,6 +12,8 @@ import { specJsonSchema } from '../spec/define';
 import { formatIssue } from '../spec/issues';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';
 import { REWARD_FILE_EXTENSIONS as REWARD_EXTENSIONS } from '../reward/files';
+import { EnvSpec } from '../env/spec';
+import { isEnvFile } from '../env/files';
 
 export const EVAL_EXTENSION = '.eval.json';
 
@@ -27,18 +31,27 @@ export const EvalDatasetSpec = oneSource(
 ).describe('The problems: `path` (JSONL) or `hf` (a Hugging Face dataset), with the same fields as a GRPO dataset.');
 export type EvalDatasetSpec = z.output<typeof EvalDatasetSpec>;
 
+const correctThreshold = () => z.number().default(0.5).describe('A sample is correct when its reward is at least this (pass@k).');
+
 export const GraderSpec = z
   .strictObject({
     file: z
       .string()
       .min(1)
       .refine((f) => (REWARD_EXTENSIONS as readonly string[]).includes(path.extname(f).toLowerCase()), { message: `must be a ${REWARD_EXTENSIONS.join(', ')} file` })
+      .refine((f) => !isEnvFile(f), { message: 'is an environment file: give it as "env": {"file": …} instead of "grader"' })
       .describe('Reward file, relative to the spec file (the same runner and limits as training).'),
-    correct_threshold: z.number().default(0.5).describe('A sample is correct when its reward is at least this (pass@k).'),
+    correct_threshold: correctThreshold(),
     timeout_ms: positiveInt().default(10_000).describe('Per-call time limit; a call over it scores 0.'),
     workers: positiveInt().optional().describe('Parallel grader workers (default: 2).'),
   })
   .describe('The grader.');
+
+/** Grading with an environment: a GRPO spec's `env` (one schema), a sample being one episode scored by its total reward. */
+export const EvalEnvSpec = EnvSpec.extend({
+  correct_threshold: correctThreshold().describe("A sample (an episode) is correct when its total reward (the sum of its step rewards plus its group reward) is at least this (pass@k)."),
+}).describe("An environment instead of a grader: each sample is one episode (initial_observation, the model's reply, step, … until the episode ends), graded by its total reward, as in training.");
+export type EvalEnvSpec = z.output<typeof EvalEnvSpec>;
 
 const RunTarget = z.strictObject({
   run: z.string().min(1).describe('A run directory (relative to the spec file) or "latest": the newest run next to the spec.'),
@@ -58,7 +71,8 @@ export const EvalSpecSchema = z
     $schema: z.string().optional().describe('JSON schema of this file.'),
     name: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }).optional().describe('Eval name; default: the file name without .eval.json.'),
     dataset: EvalDatasetSpec,
-    grader: GraderSpec,
+    grader: GraderSpec.optional(),
+    env: EvalEnvSpec.optional(),
     n: positiveInt().default(1).describe('Samples per problem.'),
     temperature: z.number().min(0).default(1).describe('Sampling temperature (0 = greedy).'),
     top_p: z.number().gt(0).max(1).optional().describe('Nucleus sampling.'),
@@ -76,6 +90,8 @@ export const EvalSpecSchema = z
   })
   .superRefine((s, ctx) => {
     if (s.base_url !== undefined && s.backend !== 'custom') ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'only used with backend "custom"' });
+    if (s.grader !== undefined && s.env !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'give "grader" or "env", not both (an environment grades its own episodes)' });
+    if (s.grader === undefined && s.env === undefined) ctx.addIssue({ code: 'custom', path: ['grader'], message: 'required: a reward file to grade with, or an environment ("env") instead' });
   })
   .describe('An evaluation on Tinker Studio: score models and checkpoints on a dataset.');
 export type EvalSpec = z.output<typeof EvalSpecSchema> & { name: string };
@@ -104,7 +120,8 @@ export function parseEvalSpecValue(value: unknown, file: string): LoadedEvalSpec
     ...s,
     name: s.name ?? evalNameOf(abs),
     dataset: { ...s.dataset, ...(s.dataset.path ? { path: path.resolve(dir, s.dataset.path) } : {}) },
-    grader: { ...s.grader, file: path.resolve(dir, s.grader.file) },
+    ...(s.grader ? { grader: { ...s.grader, file: path.resolve(dir, s.grader.file) } } : {}),
+    ...(s.env ? { env: { ...s.env, file: path.resolve(dir, s.env.file) } } : {}),
   };
   return { file: abs, dir, spec };
 }
@@ -115,7 +132,7 @@ export async function parseEvalSpecFile(file: string): Promise<LoadedEvalSpec> {
   const text = await readSpecText(abs);
   const loaded = parseEvalSpecValue(parseJsonWithPosition(text, path.basename(abs)), abs);
   const missing: string[] = [];
-  for (const [field, p] of [['dataset.path', loaded.spec.dataset.path], ['grader.file', loaded.spec.grader.file]] as const) {
+  for (const [field, p] of [['dataset.path', loaded.spec.dataset.path], ['grader.file', loaded.spec.grader?.file], ['env.file', loaded.spec.env?.file]] as const) {
     if (p === undefined) continue;
     try {
       await fs.access(p);
@@ -125,6 +142,25 @@ export async function parseEvalSpecFile(file: string): Promise<LoadedEvalSpec> {
   }
   if (missing.length) throw new RunSpecError(missing);
   return loaded;
+}
+
+/** What grades an eval's samples: its reward file or its environment (exactly one, the schema's rule). */
+export function evalGrading(spec: Pick<EvalSpec, 'grader' | 'env'>): { kind: 'reward'; grader: z.output<typeof GraderSpec> } | { kind: 'env'; env: EvalEnvSpec } {
+  if (spec.env) return { kind: 'env', env: spec.env };
+  if (spec.grader) return { kind: 'reward', grader: spec.grader };
+  throw new Error('the eval spec has neither a grader nor an env');
+}
+
+/** The reward at or above which an eval's sample is correct (pass@k). */
+export function evalCorrectThreshold(spec: Pick<EvalSpec, 'grader' | 'env'>): number {
+  const g = evalGrading(spec);
+  return g.kind === 'env' ? g.env.correct_threshold : g.grader.correct_threshold;
+}
+
+/** The file that grades an eval: the reward file, or the environment file. */
+export function evalGraderFile(spec: Pick<EvalSpec, 'grader' | 'env'>): string {
+  const g = evalGrading(spec);
+  return g.kind === 'env' ? g.env.file : g.grader.file;
 }
 
 /** The JSON schema contributed for `*.eval.json`. */

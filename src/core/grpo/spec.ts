@@ -6,7 +6,8 @@ import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt } from '../spec/fields';
 import { REWARD_FILE_EXTENSIONS } from '../reward/files';
-import { ENV_FILE_SUFFIXES, isEnvFile } from '../env/files';
+import { EnvSpec } from '../env/spec';
+import { isEnvFile } from '../env/files';
 import { inlineEvalsField } from '../evals/inlineSpec';
 
 export const HoldoutSpec = heldOutSet('holdout problems', { zero: true }, 'Problems kept out of training and used by the evaluations every `eval_every` iterations. Absent: no holdout.');
@@ -48,6 +49,7 @@ export const RewardSpec = z
       .refine((f) => (REWARD_EXTENSIONS as readonly string[]).includes(path.extname(f).toLowerCase()), {
         message: `must be a ${REWARD_EXTENSIONS.slice(0, -1).join(', ')} or ${REWARD_EXTENSIONS.at(-1)} file`,
       })
+      .refine((f) => !isEnvFile(f), { message: 'is an environment file: give it as "env": {"file": …} instead of "reward"' })
       .describe(
         'Reward function file, relative to the spec file: Python `compute_reward(completion, ground_truth) -> float` or JS/TS `computeReward(completion, groundTruth)`.',
       ),
@@ -56,27 +58,8 @@ export const RewardSpec = z
   })
   .describe('The reward function.');
 
-// --- RL environments (issue 36): `env` instead of `reward` ---------------------------------------
-/** An environment file (src/core/env): a class per episode, constructed from the dataset line. */
-export const EnvSpec = z
-  .strictObject({
-    file: z
-      .string()
-      .min(1)
-      .refine(isEnvFile, { message: `must be an environment file: ${ENV_FILE_SUFFIXES.map((s) => `*${s}`).join(', ')}` })
-      .describe('Environment file, relative to the spec file: a class constructed from each dataset line, with initial_observation() and step(message) (Python) or initialObservation() and step(message) (JS/TS), and optionally a module-level compute_group_rewards(problems, transcripts).'),
-    class: z.string().min(1).optional().describe('The class to run, when the file defines several.'),
-    timeout_ms: positiveInt().default(10_000).describe('Per-call time limit (constructor, initial_observation, step, compute_group_rewards); a call over it scores the episode 0 and its worker is replaced.'),
-    workers: positiveInt().optional().describe('Parallel environment workers (default: 2); each episode stays on one.'),
-    max_turns: positiveInt().default(8).describe('Most assistant turns per episode; an episode still going after them ends (stop/max_turns).'),
-    max_trajectory_tokens: positiveInt().optional().describe("Context limit of an episode: an observation whose length plus max_tokens exceeds it ends the episode with context_overflow_reward (the cookbook's max_trajectory_tokens). Absent: no limit but the model's."),
-    failed_parse_reward: z.number().default(-1).describe("Reward of a reply that does not parse (a malformed message or tool call), as the cookbook's MessageEnv."),
-    terminate_on_parse_error: z.boolean().default(true).describe('A reply that does not parse ends the episode (false: it is passed to step() as parsed, its unparsed calls listed, and failed_parse_reward added).'),
-    context_overflow_reward: z.number().default(-0.1).describe('Reward of an episode ended by the context limit or by a reply cut off at max_tokens.'),
-  })
-  .describe('The RL environment, instead of a reward function: multi-turn episodes, tool calls, group rewards (the cookbook\'s MessageEnv).');
-export type EnvSpec = z.output<typeof EnvSpec>;
-// -----------------------------------------------------------------------------------------------
+// RL environments (issue 36): `env` instead of `reward`; the schema is the env layer's (env/spec.ts), shared with eval specs
+export { EnvSpec } from '../env/spec';
 
 const PPO_KEYS = ['clip_low_threshold', 'clip_high_threshold'];
 

@@ -26,6 +26,7 @@ import { loadPromptPool } from '../data/pool';
 import { loadRenderer } from '../render';
 import { createRewardRunner } from '../reward';
 import { createEnvRunner, type EnvRunner } from '../env/runner';
+import { envRunnerOptions, episodeLimits } from '../env/spec';
 import type { RewardRunner } from '../reward/types';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
 import { GRPO_SPEC, isDistillation, parseGrpoSpecFile, specDatasets, type ResolvedGrpoSpec } from './spec';
@@ -164,7 +165,7 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
   };
   try {
     if (spec.env) {
-      env = await createEnvRunner({ file: spec.env.file, ...(spec.env.class ? { className: spec.env.class } : {}), python: o.python, environment: o.rewardEnvironment, workers: spec.env.workers, timeoutMs: spec.env.timeout_ms });
+      env = await createEnvRunner(envRunnerOptions(spec.env, { python: o.python, environment: o.rewardEnvironment }));
       log(`environment: ${env.className} (${path.basename(env.file)})${env.hasGroupRewards ? ', with compute_group_rewards' : ''}`);
     }
     if (spec.reward) reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
@@ -192,13 +193,7 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
       ...(env && spec.env
         ? {
             env,
-            envLimits: {
-              maxTurns: spec.env.max_turns,
-              ...(spec.env.max_trajectory_tokens !== undefined ? { maxTrajectoryTokens: spec.env.max_trajectory_tokens } : {}),
-              failedParseReward: spec.env.failed_parse_reward,
-              terminateOnParseError: spec.env.terminate_on_parse_error,
-              contextOverflowReward: spec.env.context_overflow_reward,
-            },
+            envLimits: episodeLimits(spec.env),
           }
         : {}),
       ...(pools.length > 1 ? { sources: pools.map((p, i) => ({ train: p.train, groupsPerBatch: datasets[i]!.groups_per_batch })) } : {}),

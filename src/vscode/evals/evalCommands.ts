@@ -10,6 +10,7 @@ import { registerTable } from '../common/commandTable';
 import * as fs from 'node:fs';
 import { checkpointsOf, datasetFields, EvalOutcome, EvalRunnerServices, evaluateSpec, runEvalSpec, writeSpecUndoable } from './evalRunner';
 import { resultsDirOf } from './evalFolders';
+import { isEnvFile } from '../../core/env/files';
 
 export type EvalCommandServices = EvalRunnerServices;
 
@@ -75,7 +76,9 @@ async function evaluateCheckpoints(s: EvalCommandServices, arg: unknown, selecti
   const defaultUri = vscode.workspace.workspaceFolders?.[0]?.uri;
   const dataset = opts.dataset ?? (await vscode.window.showOpenDialog({ title: `${title} (2/4): the problems (JSONL)`, canSelectMany: false, filters: { 'JSON Lines': ['jsonl'] }, ...(defaultUri ? { defaultUri } : {}) }))?.[0]?.fsPath;
   if (!dataset) return undefined;
-  const grader = opts.grader ?? (await vscode.window.showOpenDialog({ title: `${title} (3/4): the grader (reward file)`, canSelectMany: false, filters: { 'Reward file': ['py', 'mjs', 'js'] }, defaultUri: vscode.Uri.file(path.dirname(dataset)) }))?.[0]?.fsPath;
+  const grader =
+    opts.grader ??
+    (await vscode.window.showOpenDialog({ title: `${title} (3/4): the grader (a reward file, or an environment file *.env.py … whose episodes are scored)`, canSelectMany: false, filters: { 'Reward or environment file': ['py', 'mjs', 'cjs', 'js', 'ts'] }, defaultUri: vscode.Uri.file(path.dirname(dataset)) }))?.[0]?.fsPath;
   if (!grader) return undefined;
   let n = opts.n;
   if (n === undefined) {
@@ -83,7 +86,8 @@ async function evaluateCheckpoints(s: EvalCommandServices, arg: unknown, selecti
     if (text === undefined) return undefined;
     n = Number(text.trim());
   }
-  const fields = await datasetFields(dataset);
+  // an environment takes each dataset line whole: no prompt or answer field to ask for
+  const fields = isEnvFile(grader) ? {} : await datasetFields(dataset);
   const base = path.basename(dataset).replace(/\.jsonl$/i, '');
   const specFile = path.join(path.dirname(dataset), `${base}-checkpoints.eval.json`);
   const { readBackend } = await import('../common/settings');

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { EvalSummary } from '../../core/evals/results';
 import type { RunSummary } from '../../core/runs/runDirectory';
 import { errorMessage } from '../../core/errors';
+import { gradingField } from '../../core/env/files';
 import type { TinkerConnection } from '../connection/connection';
 import type { ApiKeyStore } from '../connection/secrets';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
@@ -38,7 +39,7 @@ export interface EvalOutcome {
 
 /** Runs a spec with progress; opens the results panel at the end (also after a cancel, with what was graded). */
 export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts: { openPanel?: boolean } = {}): Promise<EvalOutcome | undefined> {
-  const { parseEvalSpecFile } = await import('../../core/evals/spec');
+  const { evalGraderFile, parseEvalSpecFile } = await import('../../core/evals/spec');
   const { runEval } = await import('../../core/evals/runEval');
   const loaded = await parseEvalSpecFile(specFile);
   const backend = await readBackendFor(loaded.spec.backend, loaded.spec.base_url);
@@ -46,7 +47,8 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
     void vscode.window.showInformationMessage('The eval was not started: no Tinker API key is set.');
     return undefined;
   }
-  const graderFile = path.resolve(path.dirname(specFile), loaded.spec.grader.file);
+  // the reward file or the environment file: the Python interpreter of the one that grades
+  const graderFile = path.resolve(path.dirname(specFile), evalGraderFile(loaded.spec));
   const python = /\.py$/i.test(graderFile) ? (await resolvePython(vscode.Uri.file(graderFile), s.log)).path : undefined;
   const dir = resultsDirOf(specFile);
   const abort = new AbortController();
@@ -136,7 +138,8 @@ export function evaluateSpec(a: { specFile: string; dataset: string; fields: { p
   const models = [...new Set(a.checkpoints.flatMap((c) => (c.model ? [c.model] : [])))];
   return {
     dataset: { path: rel(a.dataset), ...a.fields },
-    grader: { file: rel(a.grader) },
+    // a reward file grades as `grader`, an environment file (`*.env.py`, …) as `env`
+    ...gradingField(rel(a.grader)),
     n: a.n,
     temperature: 1,
     max_tokens: 256,

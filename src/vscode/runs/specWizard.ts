@@ -1,6 +1,6 @@
 // The guided flow behind "Tinker: Start GRPO Run" when no spec is at hand: quick picks for the
-// model (the server's list), renderer (defaulted from the model), dataset, holdout, reward file
-// and the main numbers, then a new *.grpo.json written through a WorkspaceEdit (so it can be
+// model (the server's list), renderer (defaulted from the model), dataset, holdout, reward file or
+// environment file (`*.env.py`, …: the spec then takes `env` instead of `reward`) and the main numbers, then a new *.grpo.json written through a WorkspaceEdit (so it can be
 // undone) and saved. Answers given up front (tests, other commands) skip their question.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -8,6 +8,7 @@ import type { ResolvedBackend } from '../../core/config/backendKinds';
 import { TinkerConnection } from '../connection/connection';
 import { readBackend } from '../common/settings';
 import { isSpecFileOf, type SpecKind, specKind } from '../../core/spec/kinds';
+import { ENV_FILE_SUFFIXES, isEnvFile } from '../../core/env/files';
 
 export interface SpecAnswers {
   /** where the models were listed from: the backend the settings select */
@@ -19,6 +20,7 @@ export interface SpecAnswers {
   dataset: string;
   /** a JSONL file, a fraction of the dataset, or none */
   holdout: { path: string } | { fraction: number } | 'none';
+  /** the reward function, or an environment file (named `*.env.py`, `*.env.ts`, …): the spec's `env` instead of `reward` */
   reward: string;
   groupSize: number;
   groupsPerBatch: number;
@@ -52,7 +54,8 @@ export function specText(a: SpecAnswers): string {
       // evaluations sample at most 200 holdout problems, so they stay quick next to training
       ...(a.holdout === 'none' ? {} : { holdout: 'path' in a.holdout ? { path: rel(a.holdout.path) } : { fraction: a.holdout.fraction }, holdout_max: 200 }),
     },
-    reward: { file: rel(a.reward) },
+    // an environment file runs episodes instead of scoring single replies (the GRPO spec's env)
+    ...(isEnvFile(a.reward) ? { env: { file: rel(a.reward) } } : { reward: { file: rel(a.reward) } }),
   };
   return `${JSON.stringify(spec, null, 2)}\n`;
 }
@@ -89,7 +92,13 @@ export async function askSpec(connection: TinkerConnection, given: Partial<SpecA
 
   const reward =
     given.reward ??
-    (await pickFile(`${title} (5/6): reward function`, '**/*.{py,js,mjs,cjs,ts}', 'compute_reward(completion, ground_truth) -> float', { 'Reward function': ['py', 'js', 'mjs', 'cjs', 'ts'] }, path.dirname(dataset)));
+    (await pickFile(
+      `${title} (5/6): reward function or environment`,
+      '**/*.{py,js,mjs,cjs,ts}',
+      `compute_reward(completion, ground_truth) -> float, or an environment (${ENV_FILE_SUFFIXES.map((e) => `*${e}`).join(', ')}) for multi-turn episodes`,
+      { 'Reward function or environment': ['py', 'js', 'mjs', 'cjs', 'ts'] },
+      path.dirname(dataset),
+    ));
   if (!reward) return undefined;
 
   const local = model.startsWith('tinker-studio/');

@@ -4,7 +4,6 @@
 // engine's compute backend) and equals an uninterrupted one.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { loadEvalProblems, runEval } from '../../../src/core/evals/runEval';
 import { mulberry32, shuffled } from '../../../src/core/data/prng';
@@ -13,41 +12,26 @@ import { evalSpecJsonSchema, parseEvalSpecFile } from '../../../src/core/evals/s
 import { exportInspectLogs } from '../../../src/core/evals/inspectLog';
 import { formatEvalTable } from '../../../src/core/evals/table';
 import { bootstrapMean } from '../../../src/core/evals/stats';
-import { ServiceClient } from '../../../src/core/tinker/client';
-import type { ComputeBackend } from '../../../src/engine/contract';
-import { createComputeBackend } from '../../../src/engine/model';
-import { startEngineServer, type EngineServer } from '../../../src/engine/server';
+import { startCountingEngine, type CountingEngine } from './engineFixture';
 
 const EXAMPLE = path.resolve(__dirname, '../../../../examples/arithmetic');
 
 describe('eval runner on the engine', function () {
   this.timeout(120_000);
+  let engine: CountingEngine;
   let dir: string;
-  let backend: ComputeBackend;
-  let server: EngineServer;
-  /** sampling requests and samples the engine's compute backend served */
-  const served = { requests: 0, samples: 0 };
+  let served: CountingEngine['served'];
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-eval-'));
-    const real = await createComputeBackend({});
-    backend = real;
-    const counting: ComputeBackend = Object.create(real);
-    counting.sample = (id, req) => {
-      served.requests++;
-      served.samples += req.numSamples;
-      return real.sample(id, req);
-    };
-    server = await startEngineServer({ dataDir: path.join(dir, 'engine-data'), backend: counting, longPollMs: 2000 });
+    engine = await startCountingEngine('tinker-eval-');
+    ({ dir, served } = engine);
   });
   after(async () => {
-    await server?.close();
-    await backend?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await engine?.close();
   });
 
-  const connect = () => ServiceClient.connect({ baseUrl: server.url, clientVersion: 'test' });
-  const cacheDir = () => path.join(dir, 'cache');
+  const connect = () => engine.connect();
+  const cacheDir = () => engine.cacheDir();
 
   function exampleCopy(name: string, spec: unknown): string {
     const d = path.join(dir, name);
@@ -175,7 +159,8 @@ describe('eval runner on the engine', function () {
   it('the JSON schema contributed for *.eval.json requires what the spec requires', () => {
     const schema = evalSpecJsonSchema();
     assert.strictEqual(schema.type, 'object');
-    assert.deepStrictEqual(schema.required, ['dataset', 'grader', 'max_tokens', 'targets']);
+    // a grader or an env (exactly one: the spec's rule, envEval.test.ts), so neither is required by the schema
+    assert.deepStrictEqual(schema.required, ['dataset', 'max_tokens', 'targets']);
   });
 
   it('the example examples/arithmetic/holdout.eval.json is valid: base model vs the latest run\'s checkpoints, n = 4, all 1,029 problems', async () => {

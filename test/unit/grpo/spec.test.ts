@@ -10,6 +10,7 @@ import { GrpoSpecInput, grpoSpecJsonSchema, parseGrpoSpecFile, parseGrpoSpecText
 import { findJsonSyntaxError } from '../../../src/core/spec/jsonSyntax';
 import { defaultRunName } from '../../../src/core/spec/kinds';
 import { RunSpecError } from '../../../src/core/spec/text';
+import { problemsOf } from './specProblems';
 
 const root = path.resolve(__dirname, '../../../..');
 
@@ -22,16 +23,6 @@ const minimal = (): GrpoSpecInput => ({
   reward: { file: 'reward.py' },
 });
 
-/** The messages a spec gives, or [] when it is valid. */
-function problemsOf(spec: unknown, file = 'arith.grpo.json'): string[] {
-  try {
-    parseGrpoSpecText(JSON.stringify(spec), file);
-    return [];
-  } catch (err) {
-    if (err instanceof RunSpecError) return err.problems;
-    throw err;
-  }
-}
 
 describe('GRPO run spec', () => {
   describe('defaults', () => {
