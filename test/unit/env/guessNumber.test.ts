@@ -159,6 +159,8 @@ describe('env: guess-number (the ported cookbook environment)', function () {
     assert.strictEqual(cloud.env?.max_turns, 10);
     assert.strictEqual(engine.env?.max_trajectory_tokens, 256);
     assert.strictEqual(cloud.dataset?.path, engine.dataset?.path);
+    const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+    for (const f of ['guess-number.grpo.json', 'guess-number-engine.grpo.json']) assert.ok(readme.includes(`tinker-studio grpo examples/guess-number/${f}`) && readme.includes(`node dist/cli.js grpo examples/guess-number/${f}`), `the README gives the command for ${f}`);
     // the cookbook's split: 90 % of 0..1023 to train, the rest held out, no number in both
     const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { answer: number }).answer);
     const all = [...read('train.jsonl'), ...read('holdout.jsonl')];
