@@ -25,7 +25,7 @@ GUESS = re.compile(r"Guess:\s*([+-]?\d+)\s*")
 
 
 def read_guess(text):
-    """The integer a reply guesses, or None when it is not one line "Guess: N"."""
+    """The integer a reply guesses, or None when its first line is not "Guess: N"."""
     lines = text.strip().splitlines()
     match = GUESS.fullmatch(lines[0]) if lines else None
     return int(match.group(1)) if match else None
