@@ -28,11 +28,15 @@ const PHRASES: Record<string, string> = {
 /** A literal that reads like an engine phrase (then it must be one exactly). */
 const LOOKALIKE = /^\s*(what(?:'s| is)\b|now add\b|answer with\b)|\bwrong\b|\btry again\b/i;
 
-/** The string literals of a Python or JS source (single, double and f-/template strings; no triple quotes in these files). */
+/** The string literals of a Python or JS source: triple-quoted, single, double, f- and template strings. */
 function literals(source: string): string[] {
   const out: string[] = [];
   const re = /(?<![A-Za-z0-9_])[fFrRbB]?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)/g;
-  for (const line of source.split('\n')) {
+  const rest = source.replace(/("""|''')([\s\S]*?)\1/g, (_, _q: string, body: string) => {
+    out.push(body);
+    return '""';
+  });
+  for (const line of rest.split('\n')) {
     const code = line.replace(/^\s*(#|\/\/).*$/, ''); // comments may quote phrases loosely
     for (const m of code.matchAll(re)) out.push(m[1]!.slice(1, -1));
   }
@@ -68,6 +72,7 @@ describe('env: examples', () => {
     assert.throws(() => phrasesUsed("q = f'What is {a} plus {b}?'", 't'), /looks like/);
     assert.deepStrictEqual([...phrasesUsed('q = f"What is {a} + {b}?"\nw = "Wrong, try again."', 't')].sort(), ['question', 'wrong']);
     assert.deepStrictEqual([...phrasesUsed('const q = `Now add ${z}.`;', 't')], ['followUp']);
+    assert.throws(() => phrasesUsed('def f():\n    """What is the sum?"""', 't'), /looks like/);
   });
 
   for (const f of ENV_FILES) {
