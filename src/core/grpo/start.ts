@@ -26,6 +26,7 @@ import { loadPromptPool } from '../data/pool';
 import { loadRenderer } from '../render';
 import { createRewardRunner } from '../reward';
 import { createEnvRunner, type EnvRunner } from '../env/runner';
+import { envLimitsOf } from '../env/play';
 import type { RewardRunner } from '../reward/types';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
 import { GRPO_SPEC, isDistillation, parseGrpoSpecFile, specDatasets, type ResolvedGrpoSpec } from './spec';
@@ -192,13 +193,7 @@ export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter |
       ...(env && spec.env
         ? {
             env,
-            envLimits: {
-              maxTurns: spec.env.max_turns,
-              ...(spec.env.max_trajectory_tokens !== undefined ? { maxTrajectoryTokens: spec.env.max_trajectory_tokens } : {}),
-              failedParseReward: spec.env.failed_parse_reward,
-              terminateOnParseError: spec.env.terminate_on_parse_error,
-              contextOverflowReward: spec.env.context_overflow_reward,
-            },
+            envLimits: envLimitsOf(spec.env, spec.max_tokens),
           }
         : {}),
       ...(pools.length > 1 ? { sources: pools.map((p, i) => ({ train: p.train, groupsPerBatch: datasets[i]!.groups_per_batch })) } : {}),
