@@ -6,6 +6,7 @@
 // e.g. qwen3's <tool_call>, becomes the special token) and ends on the renderer's stop sequence, so
 // the renderer parses it exactly as it parses a sample: tool calls in the renderer's format become
 // `tool_calls`, a malformed one a parse failure.
+import * as path from 'node:path';
 import type { ChatMessage } from '../../protocol/chatMessage';
 import type { EnvPlayView } from '../../protocol/envPlayProtocol';
 import type { EnvSpec } from '../grpo/spec';
@@ -161,4 +162,25 @@ export function datasetLine(text: string, line: number, name: string): unknown {
   } catch (err) {
     throw new Error(`${name}:${line} is not JSON (${err instanceof Error ? err.message : String(err)})`);
   }
+}
+
+/** The spec's dataset as a local JSONL file (absolute), when it is one (a Hugging Face dataset is not). */
+export function specDatasetFile(spec: { dataset?: { path?: string | undefined } | undefined }, specFile: string): string | undefined {
+  const p = spec.dataset?.path;
+  return p ? path.resolve(path.dirname(specFile), p) : undefined;
+}
+
+/** The first `n` lines of a JSONL text that parse, with where they came from ("train.jsonl:1"). */
+export function firstDatasetLines(text: string, name: string, n: number): Array<{ problem: unknown; source: string }> {
+  const out: Array<{ problem: unknown; source: string }> = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length && out.length < n; i++) {
+    if (!lines[i]!.trim()) continue;
+    try {
+      out.push({ problem: JSON.parse(lines[i]!), source: `${name}:${i + 1}` });
+    } catch {
+      // a line that is not JSON is the dataset's problem, reported by the run spec's checks
+    }
+  }
+  return out;
 }
