@@ -6,6 +6,7 @@
 // e.g. qwen3's <tool_call>, becomes the special token) and ends on the renderer's stop sequence, so
 // the renderer parses it exactly as it parses a sample: tool calls in the renderer's format become
 // `tool_calls`, a malformed one a parse failure.
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage } from '../../protocol/chatMessage';
 import type { EnvPlayView } from '../../protocol/envPlayProtocol';
@@ -183,4 +184,12 @@ export function firstDatasetLines(text: string, name: string, n: number): Array<
     }
   }
   return out;
+}
+
+/** A JSONL file beside an env file (train*.jsonl first, then by name), for an env no run spec names. */
+export async function datasetBeside(envFile: string): Promise<string | undefined> {
+  const dir = path.dirname(envFile);
+  const names = (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl') && !f.endsWith('.examples.jsonl'));
+  names.sort((a, b) => Number(b.startsWith('train')) - Number(a.startsWith('train')) || a.localeCompare(b));
+  return names[0] ? path.join(dir, names[0]) : undefined;
 }

@@ -198,7 +198,7 @@ function episodeDiagnostics(o: ValidateEnvOptions, language: 'python' | 'javascr
       ...classAnchor(o.source, language, className),
       severity: 'information',
       code: 'examples-file',
-      message: `No dataset line to play an episode on: name this file in a run spec's "env" (its dataset's first lines are used), or use "Tinker: Play as the Model" to step through it by hand.`,
+      message: `No dataset line to play an episode on: name this file in a run spec's "env" (its dataset's first lines are used) or put a JSONL dataset beside it; "Tinker: Play as the Model" steps through it by hand.`,
     });
   }
   return out;

@@ -89,7 +89,7 @@ async function dryRunEpisode(s: EnvCommandServices, uri: vscode.Uri | undefined,
   if (!(await haveKeyFor(backend, s.apiKeys, 'Dry Run Episode'))) return undefined;
   try {
     // the dataset line: the spec's dataset, else a JSONL file beside the env file
-    const dataset = spec && named ? play.specDatasetFile(spec, named.specFile) : await datasetBeside(file);
+    const dataset = spec && named ? play.specDatasetFile(spec, named.specFile) : await play.datasetBeside(file);
     if (!dataset) throw new Error(`no dataset for ${name}: name it in a run spec's "env" (with a JSONL dataset), or put a JSONL file of dataset lines beside it`);
     const model = o.model ?? spec?.model ?? (await pickModel(s));
     if (!model) return undefined;
@@ -138,12 +138,6 @@ async function dryRunEpisode(s: EnvCommandServices, uri: vscode.Uri | undefined,
     void vscode.window.showErrorMessage(`Dry run episode of ${name} failed: ${message}`);
     return undefined;
   }
-}
-
-async function datasetBeside(file: string): Promise<string | undefined> {
-  const { promises: fs } = await import('node:fs');
-  const names = (await fs.readdir(path.dirname(file)).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl')).sort((a, b) => Number(b.startsWith('train')) - Number(a.startsWith('train')) || a.localeCompare(b));
-  return names[0] ? path.join(path.dirname(file), names[0]) : undefined;
 }
 
 /** The current connection's models, the embedded engine's first when it serves them. */

@@ -1,7 +1,8 @@
 // Inline validation of environment files (`*.env.py`, `.env.js`, `.mjs`, `.cjs`, `.ts`), as reward
 // files get it (the same debounce, cancellation and trust rules: rewards/fileValidator.ts): the
 // editor's text is validated by the core (src/core/env/validate.ts) on the first lines of the
-// dataset of a run spec that names the file (its class, time limit and max_turns too); the problems
+// dataset of a run spec that names the file (its class, time limit and max_turns too), else of a
+// JSONL file beside it (train*.jsonl first); the problems
 // become diagnostics on the env file. In an untrusted workspace nothing is executed (only the static
 // scan runs) and a diagnostic says why; granting trust re-validates.
 import { promises as fs } from 'node:fs';
@@ -85,8 +86,8 @@ export class EnvValidator extends FileValidator {
     const named = this.o.index.envSpecs(file)[0];
     const env = named?.spec.env;
     const { validateEnv } = await import('../../core/env/validate'); // zod and the runners: on first use
-    const { firstDatasetLines, specDatasetFile } = await import('../../core/env/play');
-    const dataset = named ? specDatasetFile(named.spec, named.specFile) : undefined;
+    const { datasetBeside, firstDatasetLines, specDatasetFile } = await import('../../core/env/play');
+    const dataset = named ? specDatasetFile(named.spec, named.specFile) : await datasetBeside(file);
     const text = dataset ? await fs.readFile(dataset, 'utf8').catch(() => undefined) : undefined;
     const problems = dataset && text !== undefined ? firstDatasetLines(text, path.basename(dataset), VALIDATION_LINES) : [];
     const python = language === 'python' ? (await resolvePython(uri, this.o.log)).path : undefined;
