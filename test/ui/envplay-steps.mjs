@@ -1,6 +1,6 @@
 // Steps shared by envplay-light.ui.mjs and envplay-dark.ui.mjs: Play as the Model on
 // examples/arith-retry (copied into the workspace with its spec), reached from the env file's
-// CodeLens. The panel opens on the spec's model, renderer and first dataset line ("What is 24 + 51?");
+// CodeLens. The panel opens on the spec's model, renderer and first dataset line ("What is 59 + 29?");
 // the replies are typed and sent from the keyboard (Ctrl+Enter): a wrong one gets the env's
 // "Wrong, try again." turn with its step reward, a right one ends the episode with the env's reward.
 // The replies are the person's, so the screenshots are the same on every machine.
@@ -36,10 +36,10 @@ export function envPlayTests(suffix) {
         await frame.locator('#env-file option:checked', { hasText: 'arith_retry.env.py' }).waitFor({ state: 'attached', timeout: 30_000 });
         if ((await frame.locator('#model').inputValue()) !== 'tinker-studio/arith-chat') throw new Error('the panel should take the spec\'s model');
         await frame.locator('#start').click();
-        await frame.locator('#transcript .turn-msg', { hasText: 'What is 24 + 51?' }).waitFor({ timeout: 120_000 });
+        await frame.locator('#transcript .turn-msg', { hasText: 'What is 59 + 29?' }).waitFor({ timeout: 120_000 });
         // the reply box takes the focus: type and send from the keyboard
         await frame.locator('#reply:focus').waitFor({ timeout: 15_000 });
-        await page.keyboard.type('70');
+        await page.keyboard.type('80');
         await page.keyboard.press('Control+Enter');
         await frame.locator('#transcript .turn-msg', { hasText: 'Wrong, try again.' }).waitFor({ timeout: 60_000 });
         await frame.locator('#transcript .step .reward', { hasText: 'reward 0' }).first().waitFor({ timeout: 5_000 });
@@ -54,7 +54,7 @@ export function envPlayTests(suffix) {
       async run({ page, screenshot }) {
         const frame = await webviewWith(page, '#reply-box', 60_000);
         await frame.locator('#reply').focus();
-        await page.keyboard.type('75');
+        await page.keyboard.type('88');
         await page.keyboard.press('Control+Enter');
         await frame.locator('#ending', { hasText: 'Episode done — total reward +0.5' }).waitFor({ timeout: 60_000 });
         await frame.locator('#transcript .step .metrics', { hasText: 'second_try_correct 1' }).waitFor({ timeout: 5_000 });

@@ -106,7 +106,7 @@ suite('Environment files: Play as the Model, Dry Run Episode, inline validation'
       // stop while the env awaits a reply
       await t.deliver({ type: 'start', form: { ...form, problem: { kind: 'line', file: path.join(dir, 'train.jsonl'), line: 2 } } });
       const third = await waitFor('the third episode', () => views().find((v) => v.status === 'awaiting' && v.id !== first.id && v.id !== right.id), LIMIT);
-      assert.deepStrictEqual(third.pending?.messages, [{ role: 'user', content: 'What is 3 + 40?' }]);
+      assert.deepStrictEqual(third.pending?.messages, [{ role: 'user', content: 'What is 54 + 98?' }]);
       await t.deliver({ type: 'stop' });
       await waitFor('the episode to stop', () => views().at(-1)?.status === 'cancelled', LIMIT);
     } finally {
@@ -129,9 +129,9 @@ suite('Environment files: Play as the Model, Dry Run Episode, inline validation'
     assert.strictEqual(view.status, 'done', JSON.stringify(view.error));
     assert.strictEqual(view.player, 'model');
     assert.strictEqual(view.model, 'tinker-studio/arith-chat');
-    assert.strictEqual(view.problem, '{"x":24,"y":51}');
+    assert.strictEqual(view.problem, '{"x":59,"y":29}');
     assert.ok(view.turns.length >= 1 && view.turns.length <= 2, `max_turns 2: ${view.turns.length} turns`);
-    assert.deepStrictEqual(view.turns[0]!.new_messages, [{ role: 'user', content: 'What is 24 + 51?' }]);
+    assert.deepStrictEqual(view.turns[0]!.new_messages, [{ role: 'user', content: 'What is 59 + 29?' }]);
     for (const t of view.turns) {
       assert.strictEqual(t.reply.role, 'assistant');
       assert.ok(t.ac_tokens > 0 && t.ob_tokens > 0);
