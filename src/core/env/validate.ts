@@ -11,7 +11,7 @@ import type { ChatMessage } from '../../protocol/chatMessage';
 import { compareDiagnostics, lineRange, linesOf, positionAt, restOfLineRange, type Range, type RewardDiagnostic } from '../reward/diagnostics';
 import { scanForSideEffects } from '../reward/staticScan';
 import { rewardLanguage } from '../reward/summary';
-import { loadFailureDiagnostic } from '../reward/validate';
+import { loadFailureDiagnostic, validationRunnerOptions } from '../reward/validate';
 import { REWARD_DEFAULTS } from '../reward/source';
 import { createEnvRunner, type EnvRunner } from './runner';
 import type { EnvCallError } from './types';
@@ -64,17 +64,7 @@ export async function validateEnv(o: ValidateEnvOptions): Promise<EnvValidation>
   const staticDiagnostics = scanForSideEffects(o.source, language, 'environments');
   let runner: EnvRunner;
   try {
-    runner = await createEnvRunner({
-      file: o.file,
-      source: o.source,
-      workers: 1,
-      ...(o.className ? { className: o.className } : {}),
-      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-      ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
-      ...(o.python !== undefined ? { python: o.python } : {}),
-      ...(o.environment !== undefined ? { environment: o.environment } : {}),
-      ...(o.signal !== undefined ? { signal: o.signal } : {}),
-    });
+    runner = await createEnvRunner({ ...validationRunnerOptions(o), ...(o.className ? { className: o.className } : {}) });
   } catch (err) {
     o.signal?.throwIfAborted();
     const d = loadFailureDiagnostic(o.source, err, classAnchor(o.source, language, o.className), true);

@@ -6,7 +6,7 @@
 // non-finite or out-of-range results, different results for the same input) on the function's
 // name, and mismatches with an expected reward on the examples file's line.
 import { createRewardRunner, RewardLoadError, REWARD_DEFAULTS } from './index';
-import type { RewardRunner } from './types';
+import type { RewardRunner, RewardRunnerOptions } from './types';
 import {
   compareDiagnostics,
   functionAnchor,
@@ -60,16 +60,7 @@ export async function validateReward(o: ValidateRewardOptions): Promise<RewardVa
   const staticDiagnostics = scanForSideEffects(o.source, language);
   let runner: RewardRunner;
   try {
-    runner = await createRewardRunner({
-      file: o.file,
-      source: o.source,
-      workers: 1,
-      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-      ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
-      ...(o.python !== undefined ? { python: o.python } : {}),
-      ...(o.environment !== undefined ? { environment: o.environment } : {}),
-      ...(o.signal !== undefined ? { signal: o.signal } : {}),
-    });
+    runner = await createRewardRunner(validationRunnerOptions(o));
   } catch (err) {
     o.signal?.throwIfAborted();
     const d = loadFailureDiagnostic(o.source, err, functionAnchor(o.source, language));
@@ -90,6 +81,20 @@ export async function validateReward(o: ValidateRewardOptions): Promise<RewardVa
   } finally {
     await runner.close();
   }
+}
+
+/** The one-worker runner a validation loads the editor's text in (reward and environment files alike). */
+export function validationRunnerOptions(o: Pick<ValidateRewardOptions, 'file' | 'source' | 'timeoutMs' | 'memoryMb' | 'python' | 'environment' | 'signal'>): RewardRunnerOptions {
+  return {
+    file: o.file,
+    source: o.source,
+    workers: 1,
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
+    ...(o.python !== undefined ? { python: o.python } : {}),
+    ...(o.environment !== undefined ? { environment: o.environment } : {}),
+    ...(o.signal !== undefined ? { signal: o.signal } : {}),
+  };
 }
 
 async function scoreTwice(runner: RewardRunner, examples: readonly RewardExample[], signal?: AbortSignal): Promise<ExampleResult[]> {
