@@ -7,10 +7,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, quickOpen } from './palette.mjs';
+import { openTinker } from './palette.mjs';
 import { roomForEditors, webviewWith } from './grpo-steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * Opens a workspace file through Quick Open (Ctrl+P, its name, Enter). The file search answers late
+ * on a loaded machine: the list is awaited up to 90 s (palette.mjs's quickOpen gives it 15 s).
+ */
+async function openFile(page, fileName) {
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(fileName);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 90_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab', { hasText: fileName }).waitFor({ timeout: 30_000 });
+}
 
 function writeArithRetry(workspace) {
   const dir = path.join(workspace, 'arith-retry');
@@ -25,7 +38,7 @@ export function envPlayTests(suffix) {
         writeArithRetry(workspace);
         await open();
         await openTinker(page);
-        await quickOpen(page, 'arith_retry.env.py');
+        await openFile(page, 'arith_retry.env.py');
         const lens = page.locator('.codelens-decoration a', { hasText: 'Play as the Model' }).first();
         await lens.waitFor({ timeout: 90_000 });
         // the validation lens reports the episodes played on the spec's dataset lines

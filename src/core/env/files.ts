@@ -10,3 +10,11 @@ export function isEnvFile(file: string): boolean {
   const base = path.basename(file).toLowerCase();
   return ENV_FILE_SUFFIXES.some((s) => base.endsWith(s) && base.length > s.length);
 }
+
+/**
+ * Whether a file's text looks like an environment (it mentions initial_observation or
+ * initialObservation): a `*.env.ts` of another tool that no run spec names is left alone.
+ */
+export function looksLikeEnv(text: string): boolean {
+  return /\binitial_?[oO]bservation\b/.test(text);
+}

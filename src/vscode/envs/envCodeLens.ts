@@ -1,7 +1,7 @@
 // Above an environment file's class: what the latest validation found ("Plays on 2 dataset lines"),
 // "Dry Run Episode" (the model plays one episode) and "Play as the Model" (you type the replies).
 import * as vscode from 'vscode';
-import { isEnvFile } from '../../core/env/files';
+import { isEnvFile, looksLikeEnv } from '../../core/env/files';
 import { classAnchor } from '../../core/env/validate';
 import { rewardLanguage } from '../../core/reward/summary';
 import { COMMAND } from '../common/commandIds';
@@ -37,10 +37,12 @@ export class EnvCodeLensProvider extends Disposable implements vscode.CodeLensPr
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     if (doc.uri.scheme !== 'file' || !isEnvFile(doc.fileName)) return [];
+    const state = this.validator.state(doc.uri);
+    if (!state && !looksLikeEnv(doc.getText())) return [];
     const r = classAnchor(doc.getText(), rewardLanguage(doc.fileName));
     const range = new vscode.Range(r.line - 1, r.column - 1, r.endLine - 1, r.endColumn - 1);
     return [
-      new vscode.CodeLens(range, { title: envLensTitle(this.validator.state(doc.uri), doc.version), command: 'workbench.actions.view.problems', tooltip: 'The checks of this environment: static checks, then an episode per dataset line with empty replies' }),
+      new vscode.CodeLens(range, { title: envLensTitle(state, doc.version), command: 'workbench.actions.view.problems', tooltip: 'The checks of this environment: static checks, then an episode per dataset line with empty replies' }),
       new vscode.CodeLens(range, { title: 'Dry Run Episode', command: COMMAND.dryRunEpisode, arguments: [doc.uri], tooltip: "Play one episode with the run's model on a dataset line and show the transcript with per-step rewards" }),
       new vscode.CodeLens(range, { title: 'Play as the Model', command: COMMAND.playAsModel, arguments: [doc.uri], tooltip: 'Type the assistant\'s replies yourself and step through the environment' }),
     ];

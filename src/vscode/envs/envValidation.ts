@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isEnvFile } from '../../core/env/files';
+import { isEnvFile, looksLikeEnv } from '../../core/env/files';
 import type { EnvValidation } from '../../core/env/validate';
 import { lineRange, type RewardDiagnostic } from '../../core/reward/diagnostics';
 import { scanForSideEffects } from '../../core/reward/staticScan';
@@ -74,6 +74,15 @@ export class EnvValidator extends FileValidator {
     const file = uri.fsPath;
     const language = rewardLanguage(file);
     const version = current.version !== undefined ? { version: current.version } : {};
+    await this.o.index.ready();
+    const named = this.o.index.envSpecs(file)[0];
+    if (!named && !looksLikeEnv(current.text)) {
+      // another tool's *.env.ts: not ours to run
+      this.collection.delete(uri);
+      this.states.delete(key);
+      this.emitter.fire(uri);
+      return;
+    }
     if (!this.trust.isTrusted) {
       const untrusted: RewardDiagnostic = { ...lineRange(current.text, 1), severity: 'information', code: 'untrusted', message: ENV_UNTRUSTED_MESSAGE };
       this.publish(uri, [untrusted, ...scanForSideEffects(current.text, language, 'environments')]);
@@ -82,8 +91,6 @@ export class EnvValidator extends FileValidator {
       this.emitter.fire(uri);
       return;
     }
-    await this.o.index.ready();
-    const named = this.o.index.envSpecs(file)[0];
     const env = named?.spec.env;
     const { validateEnv } = await import('../../core/env/validate'); // zod and the runners: on first use
     const { datasetBeside, firstDatasetLines, specDatasetFile } = await import('../../core/env/play');

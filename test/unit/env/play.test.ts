@@ -10,6 +10,7 @@ import { createEnvRunner, type EnvRunner } from '../../../src/core/env/runner';
 import { datasetLine, envLimitsOf, playEpisode, typedProblem, typedReplyTokens, TypedReplies } from '../../../src/core/env/play';
 import { classAnchor, methodAnchor, validateEnv } from '../../../src/core/env/validate';
 import { EnvSpec } from '../../../src/core/grpo/spec';
+import { looksLikeEnv } from '../../../src/core/env/files';
 import type { EnvPlayView } from '../../../src/protocol/envPlayProtocol';
 import { formatStepReward, stopText } from '../../../src/protocol/envPlayProtocol';
 import { removeTempDirs, rewardFile, waitFor } from '../reward/fixtures';
@@ -32,6 +33,12 @@ describe('env: playing by hand and validating env files', function () {
     assert.deepStrictEqual(JSON.parse(call.message.tool_calls![0]!.function.arguments), { a: 1, b: 2 });
     const bad = renderer.parseResponse(typedReplyTokens(renderer, '<tool_call>{"name": "add", </tool_call>'));
     assert.ok(bad.message.unparsed_tool_calls?.length, 'a malformed call is an unparsed call');
+  });
+
+  it('a *.env.* file is taken for an environment when it mentions initial_observation', () => {
+    assert.ok(looksLikeEnv('class A:\n    def initial_observation(self): ...'));
+    assert.ok(looksLikeEnv('export class A { initialObservation() {} }'));
+    assert.ok(!looksLikeEnv('export default { apiUrl: process.env.API_URL };'));
   });
 
   it('typed problems and dataset lines', () => {
