@@ -36,6 +36,7 @@ import { SweepRunner } from './vscode/experiments/sweepRunner';
 import { registerSweepCommands } from './vscode/experiments/sweepCommands';
 import { SWEEP_SELECTOR, SweepCodeLensProvider } from './vscode/experiments/sweepCodeLens';
 import { registerRewardEditor } from './vscode/rewards/rewards';
+import { registerEnvEditor, type EnvEditor } from './vscode/envs/envs';
 import { registerRunCommands } from './vscode/runs/runCommands';
 import { registerRunsFolderCommands } from './vscode/runs/runsFolderCommands';
 import { RunRegistry } from './vscode/runs/runRegistry';
@@ -89,6 +90,8 @@ export interface TinkerStudioTestHandles {
   runStatus: RunStatusItem;
   /** the reward-function editor: reward files, validation state, CodeLens */
   rewards: RewardEditor;
+  /** the environment-file editor: validation, CodeLens, the Play as the Model panel */
+  envs: EnvEditor;
   /** starts GRPO and SFT runs (the commands' back end) */
   runner: RunRunner;
   /** runs sweeps (Start / Resume / Cancel Sweep, the sweep CodeLens, the Runs view's sweep nodes) */
@@ -195,6 +198,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, sweeps, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);
+  const envs = registerEnvEditor(context, { log, index: rewards.editor.index, connection, apiKeys, cacheDir });
+  for (const d of envs.disposables) own(d);
   const contextKeys = own(new ContextKeys(registry, runs, rewards.editor.index));
   const playground = own(
     playgroundPanels({
@@ -297,6 +302,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     codeLenses: lenses,
     runStatus,
     rewards: rewards.editor,
+    envs: envs.editor,
     runner,
     sweeps,
     contextKeys,

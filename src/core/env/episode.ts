@@ -70,7 +70,8 @@ export function trajectoryTokenLimit(maxTrajectoryTokens: number | undefined, co
   return contextLength === undefined ? maxTrajectoryTokens : Math.min(maxTrajectoryTokens, contextLength);
 }
 
-const startsWith = (a: readonly ChatMessage[], prefix: readonly ChatMessage[]) => prefix.length <= a.length && prefix.every((m, i) => JSON.stringify(cleanMessage(m)) === JSON.stringify(cleanMessage(a[i]!)));
+/** Whether the conversation `a` begins with `prefix` (messages compared as the renderer sees them). */
+export const startsWith = (a: readonly ChatMessage[], prefix: readonly ChatMessage[]) => prefix.length <= a.length && prefix.every((m, i) => JSON.stringify(cleanMessage(m)) === JSON.stringify(cleanMessage(a[i]!)));
 
 /** The conversation as rendered: the tool prefix (merging a leading system message into it), then the messages. */
 export function withTools(renderer: Renderer, messages: readonly ChatMessage[], tools: readonly ToolSpec[] | undefined): ChatMessage[] {
@@ -86,7 +87,18 @@ function parseFailure(termination: string, message: ChatMessage): string | undef
   return undefined;
 }
 
-export async function runEpisode(env: EnvRunner, problem: unknown, sampler: SamplingClient, renderer: Renderer, params: SamplingParams, limits: EpisodeLimits, signal?: AbortSignal): Promise<Episode> {
+/** What an episode's player sees before each reply (Play as the Model shows it; the loop passes none). */
+export interface EpisodeHooks {
+  /** the conversation the next reply answers, the messages new since the last reply, the turns done so far */
+  onObservation?(o: { conversation: readonly ChatMessage[]; newMessages: readonly ChatMessage[]; reset: boolean; turns: readonly TranscriptTurn[]; tools?: readonly ToolSpec[] }): void;
+}
+
+/**
+ * Plays one episode. `sampler` is the policy: the run's sampling client, or anything answering
+ * `sample` the same way (a person typing the replies: src/core/env/play.ts); the model's context caps
+ * the episode where the policy knows it (`contextLength`).
+ */
+export async function runEpisode(env: EnvRunner, problem: unknown, sampler: Pick<SamplingClient, 'sample'> & Partial<Pick<SamplingClient, 'contextLength'>>, renderer: Renderer, params: SamplingParams, limits: EpisodeLimits, signal?: AbortSignal, hooks?: EpisodeHooks): Promise<Episode> {
   const ep = env.episode(problem);
   const transitions: Transition[] = [];
   const turns: TranscriptTurn[] = [];
@@ -114,7 +126,7 @@ export async function runEpisode(env: EnvRunner, problem: unknown, sampler: Samp
     }
     conversation = withTools(renderer, start.value.messages, tools);
     let ob = renderer.buildGenerationPrompt(conversation);
-    const limit = trajectoryTokenLimit(limits.maxTrajectoryTokens, (await sampler.contextLength(signal))?.length);
+    const limit = trajectoryTokenLimit(limits.maxTrajectoryTokens, (await sampler.contextLength?.(signal))?.length);
     const exceeds = (n: number) => limit !== undefined && n + limits.maxTokens > limit;
     if (exceeds(ob.length)) {
       // the cookbook's InitialObservationOverflow: a synthetic turn, no sampling, the overflow reward
@@ -123,13 +135,14 @@ export async function runEpisode(env: EnvRunner, problem: unknown, sampler: Samp
     }
     for (let turn = 0; turn < limits.maxTurns; turn++) {
       signal?.throwIfAborted();
+      const extends_ = startsWith(conversation, shown);
+      const newMessages = extends_ ? conversation.slice(shown.length) : conversation;
+      hooks?.onObservation?.({ conversation, newMessages, reset: !extends_ && turn > 0, turns, ...(tools ? { tools } : {}) });
       const r = await sampler.sample(textInput(ob), params, { numSamples: 1, signal });
       const s = r.sequences[0];
       if (!s || !s.logprobs || s.logprobs.length !== s.tokens.length) throw new Error('the sampler returned no sequence with per-token log-probs (needed for the importance-sampling loss)');
       const parsed = renderer.parseResponse(s.tokens);
       const reply = cleanMessage(parsed.message);
-      const extends_ = startsWith(conversation, shown);
-      const newMessages = extends_ ? conversation.slice(shown.length) : conversation;
       const t: Transition = { ob, acTokens: s.tokens, acLogprobs: s.logprobs, reward: 0, episodeDone: false, metrics: {} };
       const rec: TranscriptTurn = { new_messages: newMessages, ...(extends_ || turn === 0 ? {} : { reset: true }), reply, ob_tokens: ob.length, ac_tokens: s.tokens.length, stop_reason: s.stop_reason, reward: 0, episode_done: false, metrics: {} };
       transitions.push(t);

@@ -15,3 +15,11 @@ export function isEnvFile(file: string): boolean {
 export function gradingField(file: string): { env: { file: string } } | { grader: { file: string } } {
   return isEnvFile(file) ? { env: { file } } : { grader: { file } };
 }
+
+/**
+ * Whether a file's text looks like an environment (it mentions initial_observation or
+ * initialObservation): a `*.env.ts` of another tool that no run spec names is left alone.
+ */
+export function looksLikeEnv(text: string): boolean {
+  return /\binitial_?[oO]bservation\b/.test(text);
+}

@@ -13,6 +13,7 @@ export type RewardDiagnosticCode =
   | 'timeout'
   | 'crash'
   | 'not-finite'
+  | 'wrong-shape'
   | 'out-of-range'
   | 'nondeterministic'
   | 'network'

@@ -19,17 +19,22 @@ const JS_NETWORK_GLOBALS = /(?<![.\w$])(fetch)\s*\(|\bnew\s+(XMLHttpRequest|WebS
 
 export type ScanLanguage = 'python' | 'javascript';
 
-export function scanForSideEffects(source: string, language: ScanLanguage): RewardDiagnostic[] {
-  return language === 'python' ? scanPython(source) : scanJavaScript(source);
+/** `subject` names the code in the messages ("reward functions", "environments"). */
+export function scanForSideEffects(source: string, language: ScanLanguage, subject = 'reward functions'): RewardDiagnostic[] {
+  const found = language === 'python' ? scanPython(source) : scanJavaScript(source);
+  return found.map((d) => ({
+    ...d,
+    message:
+      d.code === 'network'
+        ? `${d.message} reaches the network: ${subject} must run offline and be deterministic`
+        : `${d.message} starts other processes: ${subject} must not spawn processes`,
+  }));
 }
 
+/** a finding whose message is only the offending module or call (scanForSideEffects adds why) */
 function diag(code: string, at: number, length: number, kind: 'network' | 'process', what: string): RewardDiagnostic {
   const { line, column } = positionAt(code, at);
-  const message =
-    kind === 'network'
-      ? `${what} reaches the network: reward functions must run offline and be deterministic`
-      : `${what} starts other processes: reward functions must not spawn processes`;
-  return { line, column, endLine: line, endColumn: column + length, severity: 'warning', message, code: kind };
+  return { line, column, endLine: line, endColumn: column + length, severity: 'warning', message: what, code: kind };
 }
 
 function classifyPython(module: string): 'network' | 'process' | undefined {

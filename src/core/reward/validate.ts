@@ -6,7 +6,7 @@
 // non-finite or out-of-range results, different results for the same input) on the function's
 // name, and mismatches with an expected reward on the examples file's line.
 import { createRewardRunner, RewardLoadError, REWARD_DEFAULTS } from './index';
-import type { RewardRunner } from './types';
+import type { RewardRunner, RewardRunnerOptions } from './types';
 import {
   compareDiagnostics,
   functionAnchor,
@@ -60,19 +60,10 @@ export async function validateReward(o: ValidateRewardOptions): Promise<RewardVa
   const staticDiagnostics = scanForSideEffects(o.source, language);
   let runner: RewardRunner;
   try {
-    runner = await createRewardRunner({
-      file: o.file,
-      source: o.source,
-      workers: 1,
-      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-      ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
-      ...(o.python !== undefined ? { python: o.python } : {}),
-      ...(o.environment !== undefined ? { environment: o.environment } : {}),
-      ...(o.signal !== undefined ? { signal: o.signal } : {}),
-    });
+    runner = await createRewardRunner(validationRunnerOptions(o));
   } catch (err) {
     o.signal?.throwIfAborted();
-    const d = err instanceof RewardLoadError ? loadDiagnostic(o.source, language, err) : { ...lineRange(o.source, 1), severity: 'error' as const, code: 'load' as const, message: errorMessage(err) };
+    const d = loadFailureDiagnostic(o.source, err, functionAnchor(o.source, language));
     return { diagnostics: [...staticDiagnostics, d].sort(compareDiagnostics), exampleDiagnostics: [], loaded: false, results: [] };
   }
   try {
@@ -90,6 +81,20 @@ export async function validateReward(o: ValidateRewardOptions): Promise<RewardVa
   } finally {
     await runner.close();
   }
+}
+
+/** The one-worker runner a validation loads the editor's text in (reward and environment files alike). */
+export function validationRunnerOptions(o: Pick<ValidateRewardOptions, 'file' | 'source' | 'timeoutMs' | 'memoryMb' | 'python' | 'environment' | 'signal'>): RewardRunnerOptions {
+  return {
+    file: o.file,
+    source: o.source,
+    workers: 1,
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
+    ...(o.python !== undefined ? { python: o.python } : {}),
+    ...(o.environment !== undefined ? { environment: o.environment } : {}),
+    ...(o.signal !== undefined ? { signal: o.signal } : {}),
+  };
 }
 
 async function scoreTwice(runner: RewardRunner, examples: readonly RewardExample[], signal?: AbortSignal): Promise<ExampleResult[]> {
@@ -111,16 +116,23 @@ async function scoreTwice(runner: RewardRunner, examples: readonly RewardExample
   });
 }
 
-function loadDiagnostic(source: string, language: ScanLanguage, err: RewardLoadError): RewardDiagnostic {
+/**
+ * Where a file that does not load goes wrong, as a diagnostic: a syntax error at its token, a missing
+ * or malformed function, class or method (and wrong parameters) on `anchor` (the function's or class's
+ * name; without a line from the worker, the first line unless `anchorAlways`), module-level code
+ * raising at its line. Reward and environment files share it.
+ */
+export function loadFailureDiagnostic(source: string, err: unknown, anchor: Range, anchorAlways = false): RewardDiagnostic {
+  if (!(err instanceof RewardLoadError)) return { ...lineRange(source, 1), severity: 'error', code: 'load', message: errorMessage(err) };
   const e = err.error;
   const message = e.message;
   let code: RewardDiagnosticCode = 'load';
   if (/^(SyntaxError|IndentationError|TabError|TypeScript feature not supported)\b/.test(message)) code = 'syntax';
-  else if (/no function|not a function/.test(message)) code = 'missing-function';
-  else if (/must take exactly|must be a plain def/.test(message)) code = 'parameters';
+  else if (/no function|not a function|no (environment|exported) class|no class |has no method|not a class|several (environment )?classes/.test(message)) code = 'missing-function';
+  else if (/must take exactly|must be a plain def|must take the dataset line|must take one message/.test(message)) code = 'parameters';
   let range: Range;
   if (code === 'syntax' && e.line !== undefined) range = tokenRange(source, e.line, e.column);
-  else if (code === 'parameters' || code === 'missing-function') range = e.line !== undefined ? functionAnchor(source, language) : lineRange(source, 1);
+  else if (code === 'parameters' || code === 'missing-function') range = e.line !== undefined || anchorAlways ? anchor : lineRange(source, 1);
   else range = e.line !== undefined ? restOfLineRange(source, e.line, e.column) : lineRange(source, 1);
   const prefix = code === 'load' ? 'the file raised while loading: ' : '';
   return { ...range, severity: 'error', code, message: `${prefix}${message}` };

@@ -40,6 +40,9 @@ export const COMMAND = {
   newRewardFunction: 'tinker.newRewardFunction',
   dryRunReward: 'tinker.dryRunReward',
   showRewardExamples: 'tinker.showRewardExamples',
+  // environment files (src/vscode/envs)
+  dryRunEpisode: 'tinker.dryRunEpisode',
+  playAsModel: 'tinker.playAsModel',
   checkpointsClearTtl: 'tinker.checkpoints.clearTtl',
   checkpointsDelete: 'tinker.checkpoints.delete',
   checkpointsDownload: 'tinker.checkpoints.download',

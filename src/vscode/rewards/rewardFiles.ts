@@ -1,6 +1,8 @@
 // Which files are reward functions: those the workspace's run specs (*.grpo.json) name in
 // `reward.file`, and those matching the `tinker.rewardFiles` globs. Specs are re-read when one is
-// created, changed or deleted; the spec tells validation the time limit and where runs went.
+// created, changed or deleted; the spec tells validation the time limit and where runs went. The
+// same scan keeps the environment files the specs name in `env.file` (their model, dataset and
+// limits, for the env editor: src/vscode/envs).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -23,6 +25,7 @@ const SPEC_GLOB = specGlob('grpo');
 
 export class RewardFileIndex extends Disposable {
   private readonly bySpec = new Map<string, { rewardFile: string; spec: ResolvedGrpoSpec }>();
+  private readonly envBySpec = new Map<string, { envFile: string; spec: ResolvedGrpoSpec }>();
   private readonly emitter = this._register(new vscode.EventEmitter<void>());
   /** fires when the set of reward files (or a spec's settings for one) may have changed */
   readonly onDidChange = this.emitter.event;
@@ -40,6 +43,7 @@ export class RewardFileIndex extends Disposable {
       watcher.onDidChange(reread),
       watcher.onDidDelete((uri) => {
         this.bySpec.delete(uri.fsPath);
+        this.envBySpec.delete(uri.fsPath);
         this.emitter.fire();
       }),
       vscode.workspace.onDidSaveTextDocument((d) => {
@@ -67,6 +71,7 @@ export class RewardFileIndex extends Disposable {
   async rescan(): Promise<void> {
     const uris = await vscode.workspace.findFiles(SPEC_GLOB, '**/node_modules/**');
     this.bySpec.clear();
+    this.envBySpec.clear();
     await Promise.all(uris.map((u) => this.readSpec(u.fsPath)));
     this.emitter.fire();
   }
@@ -79,9 +84,12 @@ export class RewardFileIndex extends Disposable {
       // a distillation spec may have no reward
       if (spec.reward) this.bySpec.set(specFile, { rewardFile: spec.reward.file, spec });
       else this.bySpec.delete(specFile);
+      if (spec.env) this.envBySpec.set(specFile, { envFile: spec.env.file, spec });
+      else this.envBySpec.delete(specFile);
     } catch (err) {
       // an unreadable or invalid spec names no reward file (the JSON schema reports its problems)
       this.bySpec.delete(specFile);
+      this.envBySpec.delete(specFile);
       this.log.info(`reward files: ${path.basename(specFile)} skipped (${errorMessage(err).split('\n')[0]})`);
     }
   }
@@ -93,6 +101,20 @@ export class RewardFileIndex extends Disposable {
     const first = named[0];
     if (first) return { specFile: first[0], spec: first[1].spec };
     return this.matchesSetting(uri) ? {} : undefined;
+  }
+
+  /** The specs naming `file` in their `env.file`, by spec file name. */
+  envSpecs(file: string): Array<{ specFile: string; spec: ResolvedGrpoSpec }> {
+    return [...this.envBySpec.entries()]
+      .filter(([, v]) => v.envFile === file)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([specFile, v]) => ({ specFile, spec: v.spec }));
+  }
+
+  /** the environment files the workspace's run specs name */
+  async specEnvFiles(): Promise<string[]> {
+    await this.ready();
+    return [...new Set([...this.envBySpec.values()].map((v) => v.envFile))].sort();
   }
 
   isRewardFile(uri: vscode.Uri): boolean {

@@ -1,10 +1,9 @@
 // Inline validation of reward files: while typing (500 ms after the last change, a newer edit
-// cancelling the run in flight) and on save, the editor's text is validated by the core
+// cancelling the run in flight: fileValidator.ts) and on save, the editor's text is validated by the core
 // (src/core/reward/validate.ts) against the companion examples file and examples from the latest
 // run that used the file; the problems become diagnostics on the reward file and on the examples
 // file. In an untrusted workspace nothing is executed (only the static scan runs) and a diagnostic
 // says why; granting trust re-validates.
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RewardDiagnostic } from '../../core/reward/diagnostics';
@@ -18,26 +17,15 @@ import { Log } from '../common/log';
 import { resolvePython } from './pythonInterpreter';
 import { RewardFileIndex } from './rewardFiles';
 import { onDidChangeSettings, rewardEnvironmentSetting, rewardRangeSetting } from '../common/settings';
-import { Disposable, toDisposable } from '../common/lifecycle';
 import { errorMessage } from '../../core/errors';
+import { DEBOUNCE_MS, FileValidator, type TrustSource, workspaceTrust } from './fileValidator';
 
-export const DEBOUNCE_MS = 500;
 /** examples taken from the latest run that used the reward file */
 const RUN_EXAMPLES = 8;
 export const UNTRUSTED_MESSAGE =
   'Reward code is not run in an untrusted workspace (Workspace Trust): only the static checks apply. Trust this workspace to test the function on its examples.';
 
-export interface TrustSource {
-  readonly isTrusted: boolean;
-  readonly onDidGrant: vscode.Event<void>;
-}
-
-const workspaceTrust: TrustSource = {
-  get isTrusted() {
-    return vscode.workspace.isTrusted;
-  },
-  onDidGrant: vscode.workspace.onDidGrantWorkspaceTrust,
-};
+export { DEBOUNCE_MS, type TrustSource };
 
 export interface RewardFileState {
   /** the document version validated (undefined when validated from disk) */
@@ -63,40 +51,20 @@ export interface RewardValidatorOptions {
   name?: string;
 }
 
-export class RewardValidator extends Disposable {
+export class RewardValidator extends FileValidator {
   readonly collection: vscode.DiagnosticCollection;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly inFlight = new Map<string, AbortController>();
   private readonly states = new Map<string, RewardFileState>();
   private readonly emitter = this._register(new vscode.EventEmitter<vscode.Uri>());
   /** fires after a reward file's diagnostics were replaced */
   readonly onDidValidate = this.emitter.event;
-  private readonly trust: TrustSource;
-  private toldUntrusted = false;
 
   constructor(private readonly o: RewardValidatorOptions) {
-    super();
-    this.trust = o.trust ?? workspaceTrust;
-    this.collection = vscode.languages.createDiagnosticCollection(o.name ?? 'tinker-reward');
+    super(o.log, o.trust ?? workspaceTrust, 'reward');
+    this.collection = this._register(vscode.languages.createDiagnosticCollection(o.name ?? 'tinker-reward'));
     this._registerAll(
-      this.collection,
-      vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d.uri, 0)),
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.contentChanges.length > 0) this.schedule(e.document.uri, DEBOUNCE_MS);
-      }),
-      vscode.workspace.onDidSaveTextDocument((d) => this.schedule(d.uri, 0)),
-      vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri)),
       o.index.onDidChange(() => this.revalidateOpen()),
-      this.trust.onDidGrant(() => this.revalidateOpen()),
       onDidChangeSettings((e) => {
         if (e.affects('rewardRange', 'pythonPath')) this.revalidateOpen();
-      }),
-    );
-    // work still scheduled or running for a file stops first
-    this._register(
-      toDisposable(() => {
-        for (const t of this.timers.values()) clearTimeout(t);
-        for (const c of this.inFlight.values()) c.abort();
       }),
     );
     void o.index.ready().then(() => this.revalidateOpen());
@@ -106,117 +74,68 @@ export class RewardValidator extends Disposable {
     return this.states.get(uri.toString());
   }
 
-  /** Validates every open reward file now. */
-  revalidateOpen(): void {
-    for (const d of vscode.workspace.textDocuments) this.schedule(d.uri, 0);
-  }
-
-  /** Validates `uri` (a reward file, or an examples file's reward files) after `delayMs`. */
-  schedule(uri: vscode.Uri, delayMs: number): void {
-    if (uri.scheme !== 'file') return;
+  /** a reward file itself, or an examples file's reward files */
+  protected targetsOf(uri: vscode.Uri): vscode.Uri[] {
     const targets = isExamplesFile(uri.fsPath) ? this.rewardFilesOf(uri.fsPath) : [uri];
-    for (const target of targets) {
-      if (!this.o.index.isRewardFile(target)) continue;
-      const key = target.toString();
-      clearTimeout(this.timers.get(key));
-      // a newer edit makes the run in flight stale
-      this.inFlight.get(key)?.abort();
-      this.timers.set(
-        key,
-        setTimeout(() => {
-          this.timers.delete(key);
-          void this.validate(target);
-        }, delayMs),
-      );
-    }
+    return targets.filter((t) => this.o.index.isRewardFile(t));
   }
 
   private rewardFilesOf(examplesFile: string): vscode.Uri[] {
-    return rewardFilesFor(examplesFile)
-      .map((f) => vscode.Uri.file(f))
-      .filter((u) => this.o.index.isRewardFile(u));
-  }
-
-  private forget(uri: vscode.Uri): void {
-    if (isExamplesFile(uri.fsPath) || !this.o.index.isRewardFile(uri)) return;
-    const key = uri.toString();
-    clearTimeout(this.timers.get(key));
-    this.inFlight.get(key)?.abort();
-  }
-
-  private async textOf(file: string): Promise<{ text: string; version?: number } | undefined> {
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === file);
-    if (open) return { text: open.getText(), version: open.version };
-    try {
-      return { text: await fs.readFile(file, 'utf8') };
-    } catch {
-      return undefined;
-    }
+    return rewardFilesFor(examplesFile).map((f) => vscode.Uri.file(f));
   }
 
   /** Validates a reward file now and replaces its diagnostics (and its examples file's). */
-  async validate(uri: vscode.Uri): Promise<void> {
+  protected async run(uri: vscode.Uri, signal: AbortSignal): Promise<void> {
     const key = uri.toString();
-    this.inFlight.get(key)?.abort();
-    const controller = new AbortController();
-    this.inFlight.set(key, controller);
-    const signal = controller.signal;
-    try {
-      const info = this.o.index.info(uri);
-      const current = await this.textOf(uri.fsPath);
-      if (!info || !current) return;
-      const file = uri.fsPath;
-      const language = rewardLanguage(file);
-      const examplesFile = examplesFileFor(file);
-      const examplesUri = vscode.Uri.file(examplesFile);
-      const examplesText = (await this.textOf(examplesFile))?.text;
-      // zod and the runners load on first use, not at activation
-      const [{ parseExamples }, { validateReward }] = await Promise.all([import('../../core/reward/examples'), import('../../core/reward/validate')]);
-      const parsed = examplesText === undefined ? { examples: [], diagnostics: [] } : parseExamples(examplesText, path.basename(examplesFile));
+    const info = this.o.index.info(uri);
+    const current = await this.textOf(uri.fsPath);
+    if (!info || !current) return;
+    const file = uri.fsPath;
+    const language = rewardLanguage(file);
+    const examplesFile = examplesFileFor(file);
+    const examplesUri = vscode.Uri.file(examplesFile);
+    const examplesText = (await this.textOf(examplesFile))?.text;
+    // zod and the runners load on first use, not at activation
+    const [{ parseExamples }, { validateReward }] = await Promise.all([import('../../core/reward/examples'), import('../../core/reward/validate')]);
+    const parsed = examplesText === undefined ? { examples: [], diagnostics: [] } : parseExamples(examplesText, path.basename(examplesFile));
 
-      if (!this.trust.isTrusted) {
-        const untrusted: RewardDiagnostic = { ...lineRange(current.text, 1), severity: 'information', code: 'untrusted', message: UNTRUSTED_MESSAGE };
-        this.publish(uri, [untrusted, ...scanForSideEffects(current.text, language)]);
-        this.collection.set(examplesUri, parsed.diagnostics.map(toVsDiagnostic));
-        this.states.set(key, { ...(current.version !== undefined ? { version: current.version } : {}), untrusted: true, examples: parsed.examples, examplesFile });
-        this.tellUntrusted();
-        this.emitter.fire(uri);
-        return;
-      }
-
-      const fromRun = await this.runExamples(file);
-      const examples = [...parsed.examples, ...(fromRun?.examples ?? [])];
-      const python = language === 'python' ? (await resolvePython(uri, this.o.log)).path : undefined;
-      signal.throwIfAborted();
-      const validation = await validateReward({
-        file,
-        source: current.text,
-        examples,
-        ...(examplesText !== undefined ? { examplesText } : {}),
-        range: rewardRangeSetting(),
-        timeoutMs: info.spec?.reward?.timeout_ms ?? 10_000,
-        ...(python ? { python } : {}),
-        environment: rewardEnvironmentSetting(),
-        signal,
-      });
-      if (signal.aborted) return;
-      this.publish(uri, validation.diagnostics);
-      this.collection.set(examplesUri, [...parsed.diagnostics, ...validation.exampleDiagnostics].map(toVsDiagnostic));
-      this.states.set(key, {
-        ...(current.version !== undefined ? { version: current.version } : {}),
-        untrusted: false,
-        validation,
-        examples,
-        examplesFile,
-        ...(fromRun ? { runDir: fromRun.runDir } : {}),
-      });
+    if (!this.trust.isTrusted) {
+      const untrusted: RewardDiagnostic = { ...lineRange(current.text, 1), severity: 'information', code: 'untrusted', message: UNTRUSTED_MESSAGE };
+      this.publish(uri, [untrusted, ...scanForSideEffects(current.text, language)]);
+      this.collection.set(examplesUri, parsed.diagnostics.map((d) => toVsDiagnostic(d)));
+      this.states.set(key, { ...(current.version !== undefined ? { version: current.version } : {}), untrusted: true, examples: parsed.examples, examplesFile });
+      this.tellUntrusted(UNTRUSTED_MESSAGE);
       this.emitter.fire(uri);
-    } catch (err) {
-      if (signal.aborted) return;
-      this.o.log.warn(`validating ${path.basename(uri.fsPath)} failed: ${errorMessage(err)}`);
-    } finally {
-      if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
+      return;
     }
+
+    const fromRun = await this.runExamples(file);
+    const examples = [...parsed.examples, ...(fromRun?.examples ?? [])];
+    const python = language === 'python' ? (await resolvePython(uri, this.o.log)).path : undefined;
+    signal.throwIfAborted();
+    const validation = await validateReward({
+      file,
+      source: current.text,
+      examples,
+      ...(examplesText !== undefined ? { examplesText } : {}),
+      range: rewardRangeSetting(),
+      timeoutMs: info.spec?.reward?.timeout_ms ?? 10_000,
+      ...(python ? { python } : {}),
+      environment: rewardEnvironmentSetting(),
+      signal,
+    });
+    if (signal.aborted) return;
+    this.publish(uri, validation.diagnostics);
+    this.collection.set(examplesUri, [...parsed.diagnostics, ...validation.exampleDiagnostics].map((d) => toVsDiagnostic(d)));
+    this.states.set(key, {
+      ...(current.version !== undefined ? { version: current.version } : {}),
+      untrusted: false,
+      validation,
+      examples,
+      examplesFile,
+      ...(fromRun ? { runDir: fromRun.runDir } : {}),
+    });
+    this.emitter.fire(uri);
   }
 
   private async runExamples(file: string): Promise<{ runDir: string; examples: RewardExample[] } | undefined> {
@@ -236,15 +155,7 @@ export class RewardValidator extends Disposable {
   }
 
   private publish(uri: vscode.Uri, diagnostics: readonly RewardDiagnostic[]): void {
-    this.collection.set(uri, diagnostics.map(toVsDiagnostic));
-  }
-
-  private tellUntrusted(): void {
-    if (this.toldUntrusted) return;
-    this.toldUntrusted = true;
-    void vscode.window.showInformationMessage(UNTRUSTED_MESSAGE, 'Manage Workspace Trust').then((pick) => {
-      if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
-    });
+    this.collection.set(uri, diagnostics.map((d) => toVsDiagnostic(d)));
   }
 }
 
@@ -255,10 +166,10 @@ const SEVERITY: Record<RewardDiagnostic['severity'], vscode.DiagnosticSeverity> 
 };
 
 /** core positions are 1-based with an exclusive end column; VS Code's are 0-based */
-export function toVsDiagnostic(d: RewardDiagnostic): vscode.Diagnostic {
+export function toVsDiagnostic(d: RewardDiagnostic, source = 'Tinker reward'): vscode.Diagnostic {
   const range = new vscode.Range(d.line - 1, d.column - 1, d.endLine - 1, d.endColumn - 1);
   const diagnostic = new vscode.Diagnostic(range, d.message, SEVERITY[d.severity]);
-  diagnostic.source = 'Tinker reward';
+  diagnostic.source = source;
   diagnostic.code = d.code;
   return diagnostic;
 }

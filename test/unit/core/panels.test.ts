@@ -45,12 +45,13 @@ describe('webview panels', () => {
     return d;
   };
 
-  it('the project has its six panels, each declared, and no problem', () => {
+  it('the project has its seven panels, each declared, and no problem', () => {
     const p = findPanels(root);
     assert.deepStrictEqual(p.problems, []);
     assert.deepStrictEqual(p.entries, [
       ['webview/breakdown/main.ts', 'breakdown'],
       ['webview/compare/main.ts', 'compare'],
+      ['webview/envplay/main.ts', 'envplay'],
       ['webview/evals/main.ts', 'evals'],
       ['webview/metrics/main.ts', 'metrics'],
       ['webview/pairs/main.ts', 'pairs'],
@@ -97,7 +98,7 @@ describe('webview panels', () => {
       for (const m of text.matchAll(/showPanelPage\([^)]*\{\s*entry:\s*'([^']+)'/g)) opened.push(m[1]);
       for (const m of text.matchAll(/_VIEW_TYPE = 'tinker\.([^']+)'/g)) opened.push(m[1]);
     }
-    assert.strictEqual(opened.length, 12, `six entries and six view types: ${opened.join(', ')}`);
+    assert.strictEqual(opened.length, 14, `seven entries and seven view types: ${opened.join(', ')}`);
     assert.deepStrictEqual(opened.filter((p) => !panels.has(p)), []);
   });
 });

@@ -96,6 +96,7 @@ describe('spec layer', () => {
     });
 
     const SWEEP_FILE_TEST = 'resourceFilename =~ /\\.sweep\\.(json|ya?ml)$/';
+    const ENV_FILE_TEST = 'resourceFilename =~ /\\.env\\.(py|js|mjs|cjs|ts)$/';
     it('is what the menus offer on a spec file: its kind start command, and only in a trusted workspace when the kind runs workspace code', () => {
       const menus = pkg.contributes.menus as Record<string, Array<{ command: string; when?: string }>>;
       const fileTest = (ext: string) => `resourceFilename =~ /${ext.replace(/\./g, '\\.')}$/`;
@@ -113,6 +114,12 @@ describe('spec layer', () => {
             // a sweep file (JSON or YAML): Start Sweep, in a trusted workspace (its runs may execute the reward function)
             if (m[0] === SWEEP_FILE_TEST) {
               assert.strictEqual(i.command, 'tinker.startSweep', `${menu}: ${m[0]}`);
+              assert.ok(i.when?.includes('isWorkspaceTrusted'), `${menu}: ${i.command} and workspace trust`);
+              continue;
+            }
+            // an environment file (issue 36): Dry Run Episode and Play as the Model, in a trusted workspace (they run its code)
+            if (m[0] === ENV_FILE_TEST) {
+              assert.ok(['tinker.dryRunEpisode', 'tinker.playAsModel'].includes(i.command), `${menu}: ${m[0]}`);
               assert.ok(i.when?.includes('isWorkspaceTrusted'), `${menu}: ${i.command} and workspace trust`);
               continue;
             }
