@@ -127,7 +127,9 @@ export async function runEpisode(env: EnvRunner, problem: unknown, sampler: Pick
     conversation = withTools(renderer, start.value.messages, tools);
     let ob = renderer.buildGenerationPrompt(conversation);
     const limit = trajectoryTokenLimit(limits.maxTrajectoryTokens, (await sampler.contextLength?.(signal))?.length);
-    const exceeds = (n: number) => limit !== undefined && n + limits.maxTokens > limit;
+    // as the cookbook's MessageEnv (no max_generation_tokens reserve): an observation overflows when it
+    // leaves no room for a reply; the sampling client caps max_tokens to what still fits the context
+    const exceeds = (n: number) => limit !== undefined && n + 1 > limit;
     if (exceeds(ob.length)) {
       // the cookbook's InitialObservationOverflow: a synthetic turn, no sampling, the overflow reward
       transitions.push({ ob: [], acTokens: [], acLogprobs: [], reward: limits.contextOverflowReward, episodeDone: true, metrics: { max_tokens_reached: 1, 'stop/max_tokens': 1 } });
