@@ -140,7 +140,8 @@ export function episodeText(t: EpisodeTranscript): string[] {
       lines.push(`### assistant · reward ${signed(e.reward)}${e.done ? ' · episode done' : ''}`);
       if (e.metrics.length) lines.push(`metrics: ${e.metrics.map(([k, x]) => `${k}=${x}`).join(', ')}`);
       if (e.parseError !== undefined) lines.push(`⚠ parse error: ${e.parseError}`);
-      lines.push(messageText(e.message, 4));
+      // a reply of tool calls only has no text: no blank line before its first call
+      lines.push(messageText(e.message, 4).replace(/^\n/, ''));
     }
   }
   return lines;

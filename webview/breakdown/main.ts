@@ -91,6 +91,8 @@ let textMatches: ReadonlySet<number> | undefined;
 let searchRequest: AbortController | undefined;
 let active = 0;
 let selected: { g: number; s: number } | undefined;
+/** an environment run: its samples are episodes and its reward errors are env errors */
+let envRun = false;
 
 const kindBoxes = KINDS.map(({ kind, label }) => {
   const box = el('input');
@@ -138,6 +140,8 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   metaEl.textContent = snap.runDir;
   const stats = breakdownStats(groups);
   const c = stats.counts;
+  const episodes = episodeEvidence(snap.records, snap.envFile);
+  envRun = episodes !== undefined || snap.envFile !== undefined;
   statsEl.replaceChildren(
     ...[
       `${stats.groups} groups · ${stats.samples} samples`,
@@ -145,7 +149,7 @@ function showSnapshot(snap: BreakdownSnapshot): void {
       `all good ${c['all-good']} (${pct(c['all-good'], stats.groups)})`,
       `all bad ${c['all-bad']} (${pct(c['all-bad'], stats.groups)})`,
       `truncated ${pct(stats.truncatedFraction * stats.samples, stats.samples)}`,
-      `reward errors ${stats.rewardErrors}`,
+      `${envRun ? 'env' : 'reward'} errors ${stats.rewardErrors}`,
       `mean tokens ${fmt(stats.meanTokens)}`,
       `KL ${fmt(snap.step.kl)}`,
       `entropy ${fmt(snap.step.entropy)}`,
@@ -161,8 +165,7 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   histEl.setAttribute('aria-label', `reward histogram from ${fmt(stats.histogram.min)} to ${fmt(stats.histogram.max)}: ${stats.histogram.bins.join(', ')}`);
   histEl.hidden = stats.samples === 0;
   // no findings from the first groups alone: they are not the iteration's evidence
-  const episodes = episodeEvidence(snap.records, snap.envFile);
-  byId('f-error-label').textContent = episodes || snap.envFile !== undefined ? 'has env error' : 'has reward error';
+  byId('f-error-label').textContent = envRun ? 'has env error' : 'has reward error';
   renderFindings(
     byId('findings'),
     snap.loading ? [] : diagnoseIteration({ groups: stats.groups, samples: stats.samples, allBad: c['all-bad'], allGood: c['all-good'], rewardErrors: stats.rewardErrors, truncatedFraction: stats.truncatedFraction, ...(snap.rewardless ? { rewardless: true } : {}), ...(episodes ? { episodes } : {}) }),
@@ -250,7 +253,7 @@ function renderRow(i: number): HTMLElement {
       el('span', 'idx', `#${g.groupIdx}`),
       el('span', `kind kind-${g.kind}`, g.kind === 'all-good' ? 'ALL-1' : g.kind === 'all-bad' ? 'ALL-0' : 'mixed'),
       el('span', 'num', `mean ${fmt(g.meanReward)}`),
-      ...(g.rewardErrors ? [el('span', 'flag negative', `${g.rewardErrors} reward error${g.rewardErrors > 1 ? 's' : ''}`)] : []),
+      ...(g.rewardErrors ? [el('span', 'flag negative', `${g.rewardErrors} ${envRun ? 'env' : 'reward'} error${g.rewardErrors > 1 ? 's' : ''}`)] : []),
       ...(g.truncated ? [el('span', 'flag', `${g.truncated} truncated`)] : []),
       el('span', 'text muted', `${g.problemId} · ${oneLine(g.question)}`),
     );
