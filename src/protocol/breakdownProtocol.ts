@@ -26,7 +26,7 @@ export const BreakdownSnapshot = z.object({
   step: z.object({ kl: z.number().nullable(), entropy: z.number().nullable() }),
   /** a distillation run without a reward: its training samples all score 0 by design (the KL to the teacher is the signal) */
   rewardless: z.boolean().optional(),
-  /** an environment run: its env file as the spec names it (the doctor and the error links name it) */
+  /** an environment run: its env file's name (the doctor and the error links name it; the link opens the file config.json names) */
   envFile: z.string().optional(),
   /** why there are no samples (a cookbook run directory, an iteration not sampled yet) and what there is instead */
   missing: z.string().optional(),

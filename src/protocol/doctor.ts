@@ -153,7 +153,7 @@ export interface EpisodeEvidence {
   envErrors: number;
   /** the first env error: its kind, message (`step (turn 2): ZeroDivisionError: …`) and line in the env file */
   firstEnvError?: { kind: string; message: string; line?: number };
-  /** the env file, as the run's spec names it */
+  /** the env file's name */
   envFile?: string;
 }
 

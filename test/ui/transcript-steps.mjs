@@ -9,8 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane } from './palette.mjs';
-import { answer, commandCenter, roomForEditors, webviewWith } from './grpo-steps.mjs';
+import { roomForEditors, showFirstIteration, webviewWith } from './grpo-steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN = 'arith-tools-env';
@@ -36,13 +35,7 @@ export function transcriptTests(suffix) {
       name: `transcript${suffix}: an episode in the breakdown is a transcript with the env's turns apart from the model's, each reply scored; the doctor knows episodes`,
       async run({ page, open, workspace, screenshot }) {
         writeEpisodeRun(workspace);
-        await open();
-        await openTinker(page);
-        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: RUN }).first().waitFor({ timeout: 60_000 });
-        await commandCenter(page, 'Tinker: Show Iteration');
-        await answer(page, 'Tinker: Show Iteration', RUN);
-        await answer(page, RUN, 'iteration 0');
-        const frame = await webviewWith(page, '#kind-filters');
+        const frame = await showFirstIteration(page, open, RUN);
         // the doctor: the env error with its file and line, the episodes at max_turns, the parse failures
         await frame.locator('.finding[data-finding="env-errors"]', { hasText: 'arith_tools.env.py:19' }).waitFor({ timeout: 30_000 });
         await frame.locator('.finding[data-finding="episodes-max-turns"]').waitFor({ timeout: 5_000 });

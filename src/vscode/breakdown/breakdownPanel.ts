@@ -135,7 +135,8 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       this.updateTitle();
       const generation = ++this.generation;
       const rewardless = ref.split === 'train' && config !== undefined && (config['teacher'] !== undefined || config['dataset_configs'] !== undefined) && config.reward === undefined && config.env === undefined;
-      const envFile = config?.env?.file;
+      // the env file's name (the spec's path may be absolute): what the doctor and the error links name
+      const envFile = config?.env ? path.basename(config.env.file) : undefined;
       const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: stepMetrics(metrics, ref.iteration), ...(rewardless ? { rewardless } : {}), ...(envFile !== undefined ? { envFile } : {}) };
       const problemLines = (problems: readonly JsonlProblem[]) => problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
       // a large file paints its first groups while the rest is read and validated
