@@ -64,7 +64,9 @@ export function transcriptTests(suffix) {
         await frame.locator('.row.group .flag.negative', { hasText: '3 env errors' }).waitFor({ timeout: 5_000 });
         await roomForEditors(page);
         // the transcript at the top of the detail pane, so the screenshot shows its turns
-        await frame.locator('#detail .episode > h3').evaluate((h) => h.scrollIntoView({ block: 'start' }));
+        await frame.locator('#detail').evaluate((d) => {
+          d.scrollTop += d.querySelector('.episode > h3').getBoundingClientRect().top - d.getBoundingClientRect().top;
+        });
         await screenshot(`episode-transcript${suffix}`);
       },
     },

@@ -1,11 +1,11 @@
 // A multi-turn environment run in a real extension host, on the embedded engine: Start GRPO Run on a
 // copy of examples/arith-retry (its env file in real Python, one short iteration), then the group
 // breakdown of that run with its real webview: the snapshot's rows are episodes (turns, how each
-// ended), the env file is named, and each sample the panel loads is its transcript — the env's user
-// turns and the model's replies in order, each reply with the reward and metrics the env gave it —
-// and the sample documents the diffs open are those transcripts, turn by turn. What arith-chat answers
-// is not asserted (its weights change): each reward is checked against the env's own rule applied to
-// the reply the transcript shows.
+// ended), the env file is named (an env error's link opens it at its line), and each sample the
+// panel loads is its transcript — the env's user turns and the model's replies in order, each reply
+// with the reward and metrics the env gave it — and the sample documents the diffs open are those
+// transcripts, turn by turn. What arith-chat answers is not asserted (its weights change): each
+// reward is checked against the env's own rule applied to the reply the transcript shows.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -116,6 +116,11 @@ suite('Environment episodes in the group breakdown', function () {
         });
         assert.ok(['completed', 'max_turns', 'max_tokens', 'parse_error'].includes(v.end.stop), `${where}: ended ${v.end.stop}`);
       }
+
+      // an env error's link opens the env file (the spec's copy) at the traceback's line
+      await transport.deliver({ type: 'openRewardFile', line: 17 });
+      const editor = await waitFor('the env file in an editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.fsPath === path.join(path.dirname(specFile), 'arith_retry.env.py')), 30_000);
+      assert.strictEqual(editor.selection.active.line, 16, 'at line 17');
 
       // the best-vs-worst diff opens the two episodes' documents: transcripts, turn by turn
       const opened = await vscode.commands.executeCommand<{ left: string; right: string }>('tinker.compareSamples', { runDir: result.runDir, iteration: 0, groupIdx: 0 });
