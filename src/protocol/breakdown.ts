@@ -2,7 +2,7 @@
 // bench: groups from sample summaries, the header's statistics, the filtered, sorted view, and the
 // text search, which runs in the host over the whole texts (the webview has previews only) with each
 // group's text lowered once.
-import { stoppedOnItsOwn, type GroupPrompt, type SampleSummary } from './sampleSchema';
+import { stoppedOnItsOwn, type EpisodeTranscript, type GroupPrompt, type SampleSummary } from './sampleSchema';
 
 /** The cookbook's split of groups by learning signal (threshold 0.5, as env/all/by_group/frac_*). */
 export type GroupKind = 'mixed' | 'all-good' | 'all-bad';
@@ -178,15 +178,26 @@ export function bestAndWorst(g: BreakdownGroup): { best: SampleSummary; worst: S
   return { best, worst };
 }
 
-/** Each group's prompt and completions, lower-cased once, for searchGroups. */
+/** Each group's prompt and completions (an episode: every message of its transcript), lower-cased once, for searchGroups. */
 export type SearchIndex = ReadonlyArray<{ groupIdx: number; text: string }>;
 
-export function searchIndex(records: ReadonlyArray<{ group_idx: number; prompt: string; completion: string }>): SearchIndex {
+/** The text of an episode a search looks in: every message the environment showed and every reply. */
+function transcriptSearchText(t: EpisodeTranscript): string {
+  const out: string[] = [];
+  for (const turn of t.turns) {
+    for (const m of turn.new_messages) out.push(m.content);
+    out.push(turn.reply.content, ...(turn.reply.tool_calls ?? []).map((c) => `${c.function.name} ${c.function.arguments}`), ...(turn.reply.unparsed_tool_calls ?? []).map((u) => u.raw_text));
+  }
+  return out.join('\n');
+}
+
+export function searchIndex(records: ReadonlyArray<{ group_idx: number; prompt: string; completion: string; transcript?: EpisodeTranscript | undefined }>): SearchIndex {
   const parts = new Map<number, string[]>();
   for (const r of records) {
+    const text = r.transcript ? transcriptSearchText(r.transcript) : r.completion;
     const list = parts.get(r.group_idx);
-    if (list) list.push(r.completion);
-    else parts.set(r.group_idx, [r.prompt, r.completion]);
+    if (list) list.push(text);
+    else parts.set(r.group_idx, [r.prompt, text]);
   }
   return [...parts].sort((a, b) => a[0] - b[0]).map(([groupIdx, texts]) => ({ groupIdx, text: texts.join('\n').toLowerCase() }));
 }

@@ -26,6 +26,8 @@ export const BreakdownSnapshot = z.object({
   step: z.object({ kl: z.number().nullable(), entropy: z.number().nullable() }),
   /** a distillation run without a reward: its training samples all score 0 by design (the KL to the teacher is the signal) */
   rewardless: z.boolean().optional(),
+  /** an environment run: its env file's name (the doctor and the error links name it; the link opens the file config.json names) */
+  envFile: z.string().optional(),
   /** why there are no samples (a cookbook run directory, an iteration not sampled yet) and what there is instead */
   missing: z.string().optional(),
   /** lines of the samples file that were left out */
@@ -41,7 +43,7 @@ export type ToWebview = z.infer<typeof ToWebview>;
 export const FromWebview = z.discriminatedUnion('type', [
   /** show another iteration (prev/next, or picked) */
   z.object({ type: z.literal('show'), ref: IterationRef }),
-  /** open the reward file at the traceback's line */
+  /** open the reward file (an environment run: the env file) at the traceback's line */
   z.object({ type: z.literal('openRewardFile'), line: z.number().int().positive().optional() }),
   /** open the group's best and worst samples in the diff editor */
   z.object({ type: z.literal('compareBestWorst'), ref: IterationRef, groupIdx: z.number().int().nonnegative() }),
@@ -88,6 +90,8 @@ export const BreakdownRequests = {
       thinking: SampleRecord.shape.thinking,
       tool_calls: SampleRecord.shape.tool_calls,
       unparsed_tool_calls: SampleRecord.shape.unparsed_tool_calls,
+      /** an environment run's episode: every turn (the detail shows it as a transcript) */
+      transcript: SampleRecord.shape.transcript,
     }),
   },
   /** the groups whose prompt or a completion contains `text` (case-insensitive) */

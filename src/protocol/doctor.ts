@@ -1,13 +1,16 @@
 // The run doctor: the GRPO playbook's checks as short findings, each with its evidence and the
 // usual remedy. `diagnoseMetrics` reads the metric series of metrics.jsonl (the metrics panel's
 // header); `diagnoseIteration` reads one iteration's samples (the group breakdown's header). When
-// the evidence is thin (too few iterations or samples) a rule says nothing. Pure: the webviews,
-// the CLI and the tests run it.
+// the evidence is thin (too few iterations or samples) a rule says nothing. An environment run's
+// iteration (episodes) adds three rules: many episodes ending at max_turns, frequent replies that do
+// not parse (tool calls the renderer could not read), and any env error, named with its file and
+// line (an env error needs no threshold: it is a bug in the env file). Pure: the webviews, the CLI
+// and the tests run it.
 import { METRIC } from './metricKeys';
 
 
 export interface Finding {
-  id: 'mostly-all-bad' | 'mostly-all-good' | 'reward-errors' | 'kl-spike' | 'flat-reward-tiny-kl' | 'truncation';
+  id: 'mostly-all-bad' | 'mostly-all-good' | 'reward-errors' | 'kl-spike' | 'flat-reward-tiny-kl' | 'truncation' | 'episodes-max-turns' | 'parse-errors' | 'env-errors';
   title: string;
   evidence: string;
   remedy: string;
@@ -21,6 +24,12 @@ const MIN_ITERATIONS = 3;
 const MOSTLY = 0.6;
 const TRUNCATED = 0.2;
 const ERRORS = 0.05;
+/** episodes ending at max_turns */
+const MAX_TURNS = 0.3;
+/** replies that did not parse */
+const PARSE_ERRORS = 0.1;
+/** episodes needed before the max_turns and parse rules speak */
+const MIN_EPISODES = 8;
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -126,12 +135,68 @@ export interface IterationEvidence {
   truncatedFraction: number;
   /** a distillation run without a reward (its samples all score 0 by design): no group findings */
   rewardless?: boolean;
+  /** an environment run: its episodes' figures (its reward errors are env errors) */
+  episodes?: EpisodeEvidence;
+}
+
+/** An iteration's episodes as the doctor reads them (episodeEvidence in episodeView.ts builds it from the samples). */
+export interface EpisodeEvidence {
+  episodes: number;
+  /** episodes that ended at max_turns */
+  maxTurns: number;
+  /** the model's replies (turns) over all episodes */
+  replies: number;
+  /** replies that did not parse */
+  parseErrors: number;
+  firstParseError?: string;
+  /** episodes the environment failed (scored 0) */
+  envErrors: number;
+  /** the first env error: its kind, message (`step (turn 2): ZeroDivisionError: …`) and line in the env file */
+  firstEnvError?: { kind: string; message: string; line?: number };
+  /** the env file's name */
+  envFile?: string;
+}
+
+function episodeFindings(e: EpisodeEvidence, thin: boolean): Finding[] {
+  const out: Finding[] = [];
+  if (e.envErrors > 0) {
+    const first = e.firstEnvError;
+    const file = e.envFile ?? 'the env file';
+    const at = first?.line !== undefined ? `${file}:${first.line}` : file;
+    out.push({
+      id: 'env-errors',
+      title: 'The environment failed on some episodes',
+      evidence: `${e.envErrors} of ${e.episodes} episodes (${pct(e.envErrors / e.episodes)}) ended with an env error and scored 0${first ? `; first at ${at}: ${first.kind}: ${first.message}` : ''}.`,
+      remedy: `Fix ${at} (select an episode marked "env error" for its traceback, or filter "has env error"); failed episodes train on a 0 reward and teach nothing.`,
+    });
+  }
+  if (thin || e.episodes < MIN_EPISODES) return out;
+  if (e.maxTurns / e.episodes >= MAX_TURNS) {
+    out.push({
+      id: 'episodes-max-turns',
+      title: 'Many episodes ran out of turns',
+      evidence: `${e.maxTurns} of ${e.episodes} episodes (${pct(e.maxTurns / e.episodes)}) ended at max_turns before the environment said done.`,
+      remedy: 'Read a few of them: if the task needs more turns raise env.max_turns; if the environment never ends them, have step() return episode_done when the episode is over.',
+    });
+  }
+  if (e.replies > 0 && e.parseErrors / e.replies >= PARSE_ERRORS) {
+    out.push({
+      id: 'parse-errors',
+      title: 'Many replies did not parse (tool calls or messages)',
+      evidence: `${e.parseErrors} of ${e.replies} replies (${pct(e.parseErrors / e.replies)}) failed to parse${e.firstParseError ? `; first: ${e.firstParseError}` : ''}.`,
+      remedy: "Check that the prompt shows the renderer's tool-call format (tools declared in initial_observation are rendered for you), that max_tokens leaves room for a whole call, and failed_parse_reward; selecting an episode shows each malformed call as written.",
+    });
+  }
+  return out;
 }
 
 export function diagnoseIteration(e: IterationEvidence): Finding[] {
-  if (e.groups < 4 || e.samples < 8) return [];
+  const thin = e.groups < 4 || e.samples < 8;
+  const episodes = e.episodes ? episodeFindings(e.episodes, thin) : [];
+  if (thin) return episodes;
   const out = e.rewardless ? [] : groupFindings(e.allBad / e.groups, e.allGood / e.groups, e.truncatedFraction, 'in this iteration');
-  if (e.rewardErrors / e.samples >= ERRORS) {
+  // an environment run's reward errors are its env errors, found above with their file and line
+  if (!e.episodes && e.rewardErrors / e.samples >= ERRORS) {
     out.unshift({
       id: 'reward-errors',
       title: 'The reward function failed on many samples',
@@ -139,5 +204,5 @@ export function diagnoseIteration(e: IterationEvidence): Finding[] {
       remedy: 'Fix the reward first (filter "has reward error" to see the failing samples and their tracebacks); training on errors teaches nothing.',
     });
   }
-  return out;
+  return [...episodes, ...out];
 }

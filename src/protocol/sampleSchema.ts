@@ -51,6 +51,35 @@ export const EpisodeTranscript = z.object({
 });
 export type EpisodeTranscript = z.infer<typeof EpisodeTranscript>;
 
+/** What the breakdown's list and the run doctor read of an episode (the transcript stays on the host until a sample is opened). */
+export const EpisodeSummary = z.object({
+  /** the model's turns */
+  turns: z.number().int().nonnegative(),
+  /** why it ended (EpisodeTranscript.stop) */
+  stop: z.string(),
+  /** replies that did not parse */
+  parse_errors: z.number().int().nonnegative(),
+  /** tool calls parsed from the replies */
+  tool_calls: z.number().int().nonnegative(),
+  /** the first reply's parse error, when one did not parse */
+  first_parse_error: z.string().optional(),
+});
+export type EpisodeSummary = z.infer<typeof EpisodeSummary>;
+
+export function episodeSummary(t: EpisodeTranscript): EpisodeSummary {
+  let parseErrors = 0;
+  let toolCalls = 0;
+  let first: string | undefined;
+  for (const turn of t.turns) {
+    if (turn.parse_error !== undefined) {
+      parseErrors++;
+      first ??= turn.parse_error;
+    }
+    toolCalls += turn.reply.tool_calls?.length ?? 0;
+  }
+  return { turns: t.turns.length, stop: t.stop, parse_errors: parseErrors, tool_calls: toolCalls, ...(first !== undefined ? { first_parse_error: first } : {}) };
+}
+
 export const SampleRecord = z.object({
   group_idx: z.number().int().min(0),
   traj_idx: z.number().int().min(0),
@@ -141,6 +170,8 @@ export const SampleSummary = SampleRecord.omit({
   tool_call_count: z.number().int().nonnegative().optional(),
   /** tool calls that did not parse */
   malformed_call_count: z.number().int().nonnegative().optional(),
+  /** an environment episode: its turns, how it ended, its parse errors (the transcript is in the `sample` request) */
+  episode: EpisodeSummary.optional(),
 });
 export type SampleSummary = z.infer<typeof SampleSummary>;
 
@@ -175,6 +206,7 @@ export function summarizeSample(r: SampleRecord): SampleSummary {
   if (r.thinking) s.has_thinking = true;
   if (r.tool_calls?.length) s.tool_call_count = r.tool_calls.length;
   if (r.unparsed_tool_calls?.length) s.malformed_call_count = r.unparsed_tool_calls.length;
+  if (r.transcript) s.episode = episodeSummary(r.transcript);
   return s;
 }
 

@@ -223,6 +223,17 @@ export async function webviewWith(page, selector, timeout = 60_000) {
   }
 }
 
+/** Opens the workbench, waits for `run` in the Runs view and shows its iteration 0 in the group breakdown; the breakdown's document. */
+export async function showFirstIteration(page, open, run) {
+  await open();
+  await openTinker(page);
+  await pane(page, 'Runs').locator('.monaco-list-row', { hasText: run }).first().waitFor({ timeout: 60_000 });
+  await commandCenter(page, 'Tinker: Show Iteration');
+  await answer(page, 'Tinker: Show Iteration', run);
+  await answer(page, run, 'iteration 0');
+  return webviewWith(page, '#kind-filters');
+}
+
 /** Runs a command through the command center (a webview may hold the keyboard focus). */
 export async function commandCenter(page, title) {
   await page.locator('.command-center-center').click();

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTinker, pane, runCommand } from './palette.mjs';
-import { answer, commandCenter, roomForEditors, webviewWith } from './grpo-steps.mjs';
+import { runCommand } from './palette.mjs';
+import { commandCenter, roomForEditors, showFirstIteration, webviewWith } from './grpo-steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN = 'qwen3-tools';
@@ -27,13 +27,7 @@ export function messageTests(suffix) {
       name: `messages${suffix}: a sample with reasoning and a tool call shows the reasoning folded and the call formatted`,
       async run({ page, open, workspace, screenshot }) {
         writeToolRun(workspace);
-        await open();
-        await openTinker(page);
-        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: RUN }).first().waitFor({ timeout: 60_000 });
-        await commandCenter(page, 'Tinker: Show Iteration');
-        await answer(page, 'Tinker: Show Iteration', RUN);
-        await answer(page, RUN, 'iteration 0');
-        const frame = await webviewWith(page, '#kind-filters');
+        const frame = await showFirstIteration(page, open, RUN);
         await frame.locator('.row.group').first().click();
         await frame.locator('.row.sample').first().waitFor({ timeout: 15_000 });
         // the list flags the replies' reasoning and calls

@@ -2,7 +2,9 @@
 // histogram, truncation, reward errors, tokens, KL and entropy of the step), the groups sortable and
 // filterable, each group's prompt once and then its G samples (reward, advantage coloured by sign,
 // stop reason, tokens, reward error), and the selected sample in full with a per-token log-prob
-// strip. Filters, sort and expanded groups survive stepping to another iteration, hiding and reloads.
+// strip. An environment run's sample is an episode: its row says its turns and how it ended, and
+// its detail is the transcript (../shared/transcriptView.ts). Filters, sort and expanded groups
+// survive stepping to another iteration, hiding and reloads.
 import '../shared/base.css';
 import './breakdown.css';
 import { BreakdownGroup, breakdownStats, buildGroups, GroupFilter, GroupKind, GroupSort, NO_FILTER, viewGroups } from '../../src/protocol/breakdown';
@@ -16,6 +18,8 @@ import { renderFindings } from '../shared/findings';
 import { diagnoseIteration } from '../../src/protocol/doctor';
 import { messageView } from '../shared/messageView';
 import { hasStructure } from '../../src/protocol/messageFormat';
+import { episodeEnd, episodeEvidence, episodeView } from '../../src/protocol/episodeView';
+import { transcriptView } from '../shared/transcriptView';
 
 registerComponents();
 const client = new PanelClient(BreakdownProtocol);
@@ -43,7 +47,7 @@ app.innerHTML = `
   <p id="message" role="status"></p>
   <div class="filters" role="toolbar" aria-label="Filter groups">
     <span id="kind-filters"></span>
-    <label><input type="checkbox" id="f-error"> has reward error</label>
+    <label><input type="checkbox" id="f-error"> <span id="f-error-label">has reward error</span></label>
     <label><input type="checkbox" id="f-trunc"> has truncation</label>
     <input type="search" id="f-text" placeholder="Search prompts and completions" aria-label="Search prompts and completions">
     <label for="sort">Sort</label>
@@ -87,6 +91,8 @@ let textMatches: ReadonlySet<number> | undefined;
 let searchRequest: AbortController | undefined;
 let active = 0;
 let selected: { g: number; s: number } | undefined;
+/** an environment run: its samples are episodes and its reward errors are env errors */
+let envRun = false;
 
 const kindBoxes = KINDS.map(({ kind, label }) => {
   const box = el('input');
@@ -134,6 +140,8 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   metaEl.textContent = snap.runDir;
   const stats = breakdownStats(groups);
   const c = stats.counts;
+  const episodes = episodeEvidence(snap.records, snap.envFile);
+  envRun = episodes !== undefined || snap.envFile !== undefined;
   statsEl.replaceChildren(
     ...[
       `${stats.groups} groups · ${stats.samples} samples`,
@@ -141,7 +149,7 @@ function showSnapshot(snap: BreakdownSnapshot): void {
       `all good ${c['all-good']} (${pct(c['all-good'], stats.groups)})`,
       `all bad ${c['all-bad']} (${pct(c['all-bad'], stats.groups)})`,
       `truncated ${pct(stats.truncatedFraction * stats.samples, stats.samples)}`,
-      `reward errors ${stats.rewardErrors}`,
+      `${envRun ? 'env' : 'reward'} errors ${stats.rewardErrors}`,
       `mean tokens ${fmt(stats.meanTokens)}`,
       `KL ${fmt(snap.step.kl)}`,
       `entropy ${fmt(snap.step.entropy)}`,
@@ -157,7 +165,11 @@ function showSnapshot(snap: BreakdownSnapshot): void {
   histEl.setAttribute('aria-label', `reward histogram from ${fmt(stats.histogram.min)} to ${fmt(stats.histogram.max)}: ${stats.histogram.bins.join(', ')}`);
   histEl.hidden = stats.samples === 0;
   // no findings from the first groups alone: they are not the iteration's evidence
-  renderFindings(byId('findings'), snap.loading ? [] : diagnoseIteration({ groups: stats.groups, samples: stats.samples, allBad: c['all-bad'], allGood: c['all-good'], rewardErrors: stats.rewardErrors, truncatedFraction: stats.truncatedFraction, ...(snap.rewardless ? { rewardless: true } : {}) }));
+  byId('f-error-label').textContent = envRun ? 'has env error' : 'has reward error';
+  renderFindings(
+    byId('findings'),
+    snap.loading ? [] : diagnoseIteration({ groups: stats.groups, samples: stats.samples, allBad: c['all-bad'], allGood: c['all-good'], rewardErrors: stats.rewardErrors, truncatedFraction: stats.truncatedFraction, ...(snap.rewardless ? { rewardless: true } : {}), ...(episodes ? { episodes } : {}) }),
+  );
   const loading = snap.loading ? `Reading the samples file (${pct(snap.loading.bytesRead, snap.loading.bytesTotal)}): the first ${stats.groups} groups are shown, the header counts only them.` : '';
   messageEl.textContent = [loading, snap.missing ?? '', snap.problems.length ? `${snap.problems.length} line(s) of the samples file were left out: ${snap.problems.slice(0, 3).join('; ')}` : ''].filter(Boolean).join(' ');
   setEnabled('prev', neighbour(-1) !== undefined);
@@ -241,7 +253,7 @@ function renderRow(i: number): HTMLElement {
       el('span', 'idx', `#${g.groupIdx}`),
       el('span', `kind kind-${g.kind}`, g.kind === 'all-good' ? 'ALL-1' : g.kind === 'all-bad' ? 'ALL-0' : 'mixed'),
       el('span', 'num', `mean ${fmt(g.meanReward)}`),
-      ...(g.rewardErrors ? [el('span', 'flag negative', `${g.rewardErrors} reward error${g.rewardErrors > 1 ? 's' : ''}`)] : []),
+      ...(g.rewardErrors ? [el('span', 'flag negative', `${g.rewardErrors} ${envRun ? 'env' : 'reward'} error${g.rewardErrors > 1 ? 's' : ''}`)] : []),
       ...(g.truncated ? [el('span', 'flag', `${g.truncated} truncated`)] : []),
       el('span', 'text muted', `${g.problemId} · ${oneLine(g.question)}`),
     );
@@ -261,6 +273,7 @@ function renderRow(i: number): HTMLElement {
       ...(s.has_thinking ? [el('span', 'flag muted', 'thinking')] : []),
       ...(s.tool_call_count ? [el('span', 'flag tool', `${s.tool_call_count} tool call${s.tool_call_count > 1 ? 's' : ''}`)] : []),
       ...(s.malformed_call_count ? [el('span', 'flag warning', `⚠ ${s.malformed_call_count} malformed call${s.malformed_call_count > 1 ? 's' : ''}`)] : []),
+      ...(s.episode ? episodeFlags(s.episode) : []),
       el('span', 'text', s.preview),
     );
   }
@@ -269,6 +282,20 @@ function renderRow(i: number): HTMLElement {
     activate(i);
   });
   return div;
+}
+
+/** An episode's row: its turns, its tool calls and parse errors, and how it ended unless the env said done. */
+function episodeFlags(e: NonNullable<BreakdownGroup['samples'][number]['episode']>): HTMLElement[] {
+  const end = episodeEnd(e.stop);
+  const flags = [el('span', 'flag muted', `${e.turns} turn${e.turns === 1 ? '' : 's'}`)];
+  if (e.tool_calls) flags.push(el('span', 'flag tool', `${e.tool_calls} tool call${e.tool_calls > 1 ? 's' : ''}`));
+  if (e.parse_errors) flags.push(el('span', 'flag warning', `⚠ ${e.parse_errors} parse error${e.parse_errors > 1 ? 's' : ''}`));
+  if (e.stop !== 'completed') {
+    const flag = el('span', `flag end ${e.stop === 'env_error' ? 'negative' : 'warning'}`, end.label);
+    flag.title = end.explanation;
+    flags.push(flag);
+  }
+  return flags;
 }
 
 function oneLine(text: string): string {
@@ -302,7 +329,7 @@ function renderDetail(): void {
     el('strong', '', `group #${g.groupIdx} · sample ${s.traj_idx}`),
     el('span', 'num', ` reward ${fmt(s.reward)}`),
     el('span', `num ${s.advantage > 0 ? 'positive' : s.advantage < 0 ? 'negative' : ''}`, ` advantage ${s.advantage > 0 ? '+' : ''}${fmt(s.advantage)}`),
-    el('span', 'muted', ` · ${s.stop_reason} · ${s.termination} · ${s.token_count} tokens · ground truth ${s.ground_truth}`),
+    el('span', 'muted', s.episode ? ` · ${s.episode.turns} turn${s.episode.turns === 1 ? '' : 's'} · ended: ${episodeEnd(s.episode.stop).label} · ${s.token_count} tokens · ground truth ${s.ground_truth}` : ` · ${s.stop_reason} · ${s.termination} · ${s.token_count} tokens · ground truth ${s.ground_truth}`),
   );
   const parts: HTMLElement[] = [head];
   const compare = el('a', 'compare', 'Compare best vs worst of this group');
@@ -329,7 +356,8 @@ function renderDetail(): void {
   if (s.reward_error) {
     const err = el('div', 'reward-error negative');
     err.append(`${s.reward_error.kind}: ${s.reward_error.message} `);
-    const link = el('a', '', s.reward_error.line ? `open the reward file at line ${s.reward_error.line}` : 'open the reward file');
+    const file = snapshot?.envFile !== undefined ? `the env file ${snapshot.envFile}` : 'the reward file';
+    const link = el('a', '', s.reward_error.line ? `open ${file} at line ${s.reward_error.line}` : `open ${file}`);
     link.href = '#';
     link.addEventListener('click', (e) => {
       e.preventDefault();
@@ -345,7 +373,12 @@ function renderDetail(): void {
   reply.hidden = true;
   const completionHead = el('h3', '', 'Completion');
   const completion = el('pre', 'completion', s.complete ? s.preview : `${s.preview}…`);
-  parts.push(reply, completionHead, completion);
+  // an episode: its transcript (filled in when the sample loads) instead of the last reply's completion
+  const transcript = el('div', 'episode');
+  if (s.episode) {
+    transcript.append(el('h3', '', 'Transcript'), el('p', 'muted', 'loading the transcript…'));
+    parts.push(transcript);
+  } else parts.push(reply, completionHead, completion);
   const strip = el('div', 'tokens');
   strip.setAttribute('aria-label', 'per-token log-probabilities');
   strip.textContent = 'loading tokens…';
@@ -354,8 +387,15 @@ function renderDetail(): void {
   const teacherStrip = el('div', 'tokens teacher');
   teacherStrip.setAttribute('aria-label', 'per-token KL to the teacher');
   teacherHead.hidden = teacherStrip.hidden = true;
-  void loadSample({ completion, completionHead, reply }, strip, g.groupIdx, s.traj_idx, { head: teacherHead, strip: teacherStrip });
-  parts.push(el('h3', '', 'Tokens (darker = less likely)'), strip, teacherHead, teacherStrip, el('h3', '', 'Prompt'), el('pre', 'prompt', g.prompt));
+  void loadSample({ completion, completionHead, reply, transcript }, strip, g.groupIdx, s.traj_idx, { head: teacherHead, strip: teacherStrip });
+  parts.push(
+    el('h3', '', s.episode ? 'Tokens of every reply, in order (darker = less likely)' : 'Tokens (darker = less likely)'),
+    strip,
+    teacherHead,
+    teacherStrip,
+    el('h3', '', s.episode ? 'First observation (as rendered)' : 'Prompt'),
+    el('pre', 'prompt', g.prompt),
+  );
   detailEl.replaceChildren(...parts);
 }
 
@@ -373,7 +413,7 @@ let sampleRequest: AbortController | undefined;
 
 /** Fills the whole completion and the token strip of the selected sample; a newer selection cancels the request. */
 async function loadSample(
-  text: { completion: HTMLElement; completionHead: HTMLElement; reply: HTMLElement },
+  text: { completion: HTMLElement; completionHead: HTMLElement; reply: HTMLElement; transcript: HTMLElement },
   strip: HTMLElement,
   groupIdx: number,
   trajIdx: number,
@@ -386,6 +426,12 @@ async function loadSample(
     const full = await client.request('sample', { ref: snapshot.shown, groupIdx, trajIdx }, abort.signal);
     const { tokens, logprobs } = full;
     text.completion.textContent = full.completion;
+    if (full.transcript) {
+      const view = transcriptView(episodeView(full.transcript));
+      // focusable, so a long transcript scrolls from the keyboard
+      view.tabIndex = 0;
+      text.transcript.replaceChildren(el('h3', '', 'Transcript'), view);
+    }
     const parsed = { role: 'assistant' as const, content: full.content, ...(full.thinking !== undefined ? { thinking: full.thinking } : {}), ...(full.tool_calls ? { tool_calls: full.tool_calls } : {}), ...(full.unparsed_tool_calls ? { unparsed_tool_calls: full.unparsed_tool_calls } : {}) };
     if (hasStructure(parsed)) {
       text.reply.replaceChildren(el('h3', '', 'Reply (as the renderer parsed it)'), messageView(parsed));
@@ -418,7 +464,10 @@ async function loadSample(
       );
     }
   } catch (err) {
-    if (!abort.signal.aborted) strip.textContent = `Could not load the tokens: ${errorText(err)}`;
+    if (!abort.signal.aborted) {
+      strip.textContent = `Could not load the tokens: ${errorText(err)}`;
+      if (text.transcript.isConnected) text.transcript.replaceChildren(el('h3', '', 'Transcript'), el('p', 'negative', `Could not load the episode: ${errorText(err)}`));
+    }
   }
 }
 

@@ -13,6 +13,8 @@ export const RunConfig = z
     spec_file: z.string().optional(),
     /** the reward function, relative to the spec file's folder (ours) */
     reward: z.object({ file: z.string() }).passthrough().optional(),
+    /** an environment run's env file, relative to the spec file's folder (ours) */
+    env: z.object({ file: z.string() }).passthrough().optional(),
     backend: z.enum(['local', 'cloud', 'custom']).optional(),
     base_url: z.string().optional(),
     /** W&B: the run id chosen at start, and its URL once W&B answered (runTracking.ts) */
@@ -58,4 +60,11 @@ export function rewardFileOfConfig(config: RunConfig, runDir: string): string | 
   if (!config.reward) return undefined;
   const base = config.spec_file ? path.dirname(config.spec_file) : runDir;
   return path.resolve(base, config.reward.file);
+}
+
+/** The env file an environment run used, absolute (relative paths are from the spec file's folder). */
+export function envFileOfConfig(config: RunConfig, runDir: string): string | undefined {
+  if (!config.env) return undefined;
+  const base = config.spec_file ? path.dirname(config.spec_file) : runDir;
+  return path.resolve(base, config.env.file);
 }

@@ -1,8 +1,10 @@
 // A sample as readable text for the diff editor: a header (run, iteration, group, sample, reward,
 // advantage, stop reason, tokens, reward error), then the prompt and the completion. Two samples'
-// texts diff line by line, so the header's values line up.
+// texts diff line by line, so the header's values line up. An environment episode's text is its
+// transcript instead, turn by turn (`## turn N`), so that two episodes diff turn against turn.
 import { recordMessage, type SampleRecord } from '../../protocol/sampleSchema';
 import { hasStructure, messageText } from '../../protocol/messageFormat';
+import { episodeText } from '../../protocol/episodeView';
 
 /**
  * The `## parsed reply` section of a sample's document when its completion had reasoning or tool
@@ -33,6 +35,7 @@ export function sampleText(a: SampleAddress, s: SampleRecord): string {
     `ground truth: ${s.ground_truth}`,
   ];
   if (s.reward_error) lines.push(`reward error: ${s.reward_error.kind}: ${s.reward_error.message}${s.reward_error.line ? ` (line ${s.reward_error.line})` : ''}`);
-  lines.push('', '## prompt', s.prompt.replace(/\n$/, ''), '', '## completion', s.completion, ...parsedReplyLines(s), '');
+  if (s.transcript) lines.push('', ...episodeText(s.transcript), '');
+  else lines.push('', '## prompt', s.prompt.replace(/\n$/, ''), '', '## completion', s.completion, ...parsedReplyLines(s), '');
   return lines.join('\n');
 }

@@ -9,7 +9,7 @@ import { METRIC } from '../../protocol/metricKeys';
 import { COMMAND } from '../common/commandIds';
 import { BreakdownProtocol, BreakdownRequests, FromWebview, IterationRef, ToWebview } from '../../protocol/breakdownProtocol';
 import { MetricsRecord, readMetricsRows } from '../../core/runs/runDirectory';
-import { readRunConfig, rewardFileOfConfig } from '../../core/runs/runConfig';
+import { envFileOfConfig, readRunConfig, rewardFileOfConfig } from '../../core/runs/runConfig';
 import { describeMissingSamples, HOLDOUT, readSamples, readSamplesInChunks, sampledIterations, SampleSplit, SamplesRead } from '../../core/runs/sampleRecord';
 import type { JsonlProblem } from '../../core/runs/jsonl';
 import { parsedMessageFields, SampleRecord, summarizeIteration } from '../../protocol/sampleSchema';
@@ -39,6 +39,7 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
         logprobs: s.logprobs,
         ...(s.teacher_logprobs ? { teacher_logprobs: s.teacher_logprobs } : {}),
         ...parsedMessageFields(s),
+        ...(s.transcript ? { transcript: s.transcript } : {}),
       };
     },
     search: async ({ ref, text }) => {
@@ -133,8 +134,10 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
       this.shownRef = ref;
       this.updateTitle();
       const generation = ++this.generation;
-      const rewardless = ref.split === 'train' && config !== undefined && (config['teacher'] !== undefined || config['dataset_configs'] !== undefined) && config.reward === undefined;
-      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: stepMetrics(metrics, ref.iteration), ...(rewardless ? { rewardless } : {}) };
+      const rewardless = ref.split === 'train' && config !== undefined && (config['teacher'] !== undefined || config['dataset_configs'] !== undefined) && config.reward === undefined && config.env === undefined;
+      // the env file's name (the spec's path may be absolute): what the doctor and the error links name
+      const envFile = config?.env ? path.basename(config.env.file) : undefined;
+      const base = { type: 'snapshot' as const, runName: path.basename(this.runDir), runDir: this.runDir, shown: ref, available, step: stepMetrics(metrics, ref.iteration), ...(rewardless ? { rewardless } : {}), ...(envFile !== undefined ? { envFile } : {}) };
       const problemLines = (problems: readonly JsonlProblem[]) => problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
       // a large file paints its first groups while the rest is read and validated
       const reading = readSamplesInChunks(this.runDir, ref.iteration, splitOf(ref), (first) => {
@@ -159,11 +162,12 @@ export class BreakdownPanel extends PanelHost<ToWebview, FromWebview, typeof Bre
     }
   }
 
+  /** Opens the run's reward file (an environment run: its env file) at `line`. */
   private async openRewardFile(line: number | undefined): Promise<void> {
     const config = await readRunConfig(this.runDir);
-    const file = config && rewardFileOfConfig(config, this.runDir);
+    const file = config && (rewardFileOfConfig(config, this.runDir) ?? envFileOfConfig(config, this.runDir));
     if (!file) {
-      void vscode.window.showWarningMessage(`The config.json of ${path.basename(this.runDir)} names no reward file.`);
+      void vscode.window.showWarningMessage(`The config.json of ${path.basename(this.runDir)} names no reward or env file.`);
       return;
     }
     const at = new vscode.Position(Math.max((line ?? 1) - 1, 0), 0);

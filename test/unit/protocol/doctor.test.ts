@@ -67,4 +67,40 @@ describe('run doctor', () => {
     const grpo = run(rows.map(({ teacher_kl: _, ...r }) => r));
     assert.deepStrictEqual(ids(diagnoseMetrics(grpo.steps, grpo.series)), ['flat-reward-tiny-kl', 'mostly-all-bad']);
   });
+
+  describe('episodes (an environment run’s iteration)', () => {
+    const base = { groups: 8, samples: 32, allBad: 1, allGood: 1, rewardErrors: 0, truncatedFraction: 0 };
+    const healthy = { episodes: 32, maxTurns: 2, replies: 64, parseErrors: 1, envErrors: 0 };
+
+    it('healthy episodes (few at max_turns, rare parse errors, no env error) get no finding', () => {
+      assert.deepStrictEqual(diagnoseIteration({ ...base, episodes: healthy }), []);
+    });
+
+    it('many episodes at max_turns: the count and share, and what to change', () => {
+      const f = diagnoseIteration({ ...base, episodes: { ...healthy, maxTurns: 12 } });
+      assert.deepStrictEqual(ids(f), ['episodes-max-turns']);
+      assert.match(f[0]!.evidence, /12 of 32 episodes \(38%\) ended at max_turns/);
+      assert.match(f[0]!.remedy, /max_turns/);
+      // just under the threshold: nothing
+      assert.deepStrictEqual(diagnoseIteration({ ...base, episodes: { ...healthy, maxTurns: 9 } }), []);
+    });
+
+    it('frequent parse failures: the share of replies and the first error', () => {
+      const f = diagnoseIteration({ ...base, episodes: { ...healthy, parseErrors: 8, firstParseError: 'tool call did not parse: not JSON' } });
+      assert.deepStrictEqual(ids(f), ['parse-errors']);
+      assert.match(f[0]!.evidence, /8 of 64 replies \(13%\) failed to parse; first: tool call did not parse: not JSON/);
+      assert.deepStrictEqual(diagnoseIteration({ ...base, episodes: { ...healthy, parseErrors: 6 } }), [], '9% is under the threshold');
+    });
+
+    it('any env error is a finding naming the error and the file and line, first, and replaces the reward-error one', () => {
+      const f = diagnoseIteration({ ...base, allBad: 6, rewardErrors: 4, episodes: { ...healthy, envErrors: 4, firstEnvError: { kind: 'exception', message: "step (turn 1): KeyError: 'y'", line: 19 }, envFile: 'arith_tools.env.py' } });
+      assert.deepStrictEqual(f.map((x) => x.id), ['env-errors', 'mostly-all-bad']);
+      assert.strictEqual(f[0]!.evidence, "4 of 32 episodes (13%) ended with an env error and scored 0; first at arith_tools.env.py:19: exception: step (turn 1): KeyError: 'y'.");
+      assert.match(f[0]!.remedy, /^Fix arith_tools\.env\.py:19 /);
+      // one error in a thin iteration still speaks (it is a bug); the other episode rules wait for evidence
+      const thin = diagnoseIteration({ groups: 1, samples: 2, allBad: 1, allGood: 0, rewardErrors: 1, truncatedFraction: 0, episodes: { episodes: 2, maxTurns: 2, replies: 2, parseErrors: 2, envErrors: 1, firstEnvError: { kind: 'timeout', message: 'step (turn 1): took longer than 10000 ms' } } });
+      assert.deepStrictEqual(ids(thin), ['env-errors']);
+      assert.match(thin[0]!.evidence, /first at the env file: timeout: /);
+    });
+  });
 });
