@@ -118,7 +118,10 @@ describe('agent sweep tools over MCP (start_sweep, sweep_status)', function () {
   });
 
   it('stops with the server that runs it; start_sweep on a new server resumes it, no step lost or repeated', async () => {
-    fs.writeFileSync(path.join(ws, 'long.sweep.yaml'), sweepYaml(8, 1));
+    // 2 runs × 40 steps, one at a time: far more than can finish between the first step seen and the
+    // server's exit (with 8 steps each, a quiet CI machine once finished all 16 before the exit)
+    const STEPS = 40;
+    fs.writeFileSync(path.join(ws, 'long.sweep.yaml'), sweepYaml(STEPS, 1));
     const sweep = path.join(ws, 'runs', 'long');
     let client = await server();
     try {
@@ -133,12 +136,12 @@ describe('agent sweep tools over MCP (start_sweep, sweep_status)', function () {
       assert.strictEqual(between.structuredContent?.running, false);
       assert.match(textOf(between), /^not running: [01]\/2 runs finished \(start_sweep resumes it\)/);
       const before = (between.structuredContent?.runs as Row[]).reduce((a, r) => a + r.steps, 0);
-      assert.ok(before >= 1 && before < 16, String(before));
+      assert.ok(before >= 1 && before < 2 * STEPS, String(before));
       const resumed = await ok(client, 'start_sweep', { sweep_file: 'long.sweep.yaml' });
       assert.match(textOf(resumed), /sweep resumed in the background/);
       const done = await statusUntil(client, sweep, (r) => r.structuredContent?.running === false);
       assert.match(textOf(done), /^done: 2\/2 runs finished/);
-      for (const r of done.structuredContent?.runs as Row[]) assert.deepStrictEqual(stepsIn(path.join(sweep, r.run)), [0, 1, 2, 3, 4, 5, 6, 7], `${r.run}: each step once in metrics.jsonl`);
+      for (const r of done.structuredContent?.runs as Row[]) assert.deepStrictEqual(stepsIn(path.join(sweep, r.run)), Array.from({ length: STEPS }, (_, i) => i), `${r.run}: each step once in metrics.jsonl`);
     } finally {
       await client.close();
     }
