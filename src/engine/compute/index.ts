@@ -6,13 +6,13 @@
 // Memory rules: one kernel per thread (each worker that calls initCompute gets its own). Its memory
 // is sized once (memoryMB) and never grows, so allocF32 views never detach; when it is full,
 // allocF32 quietly returns an ordinary array. C must not overlap A or B.
-// Threads: with { threads: 2 } a helper thread computes half of every product above
-// minParallelFlops (≈1.9× at the engine's shapes on an idle 2-core machine). The memory is then a
+// Threads: with { threads: 2 } a helper thread shares every product above minParallelFlops: both
+// threads claim chunks of it until none are left. The memory is then a
 // SharedArrayBuffer: postMessage shares allocF32 arrays instead of copying them and refuses them in
 // a transfer list, so send `.slice()` copies across a MessagePort. Use threads: 1 when the engine
 // already keeps both cores busy with its own threads.
-// parallelFor() runs the model's other loops (src/engine/compute/tasks.ts) split the same way: the
-// helper thread runs its half of the index range on the same shared memory.
+// parallelFor() runs the model's other loops (src/engine/compute/tasks.ts) shared the same way:
+// chunks of the index range, on the same shared memory.
 import { ComputeOptions, GemmKernel, TaskArray } from './kernel';
 import { GemmOptions, gemmReference } from './reference';
 import { TASKS, Task } from './tasks';
@@ -76,14 +76,15 @@ export function gemm(a: Float32Array, b: Float32Array, c: Float32Array, m: numbe
 }
 
 /**
- * Runs `task` (one of src/engine/compute/tasks.ts) over the index range [0, n): split with the GEMM
- * helper thread when there is one (this thread [0, split), the helper the rest), else all here. The
- * results are the same either way (each output is computed by one thread, in a fixed order). Arrays
- * in the kernel's memory (allocF32) are shared; others are copied in, and `outputs` back out.
+ * Runs `task` (one of src/engine/compute/tasks.ts) over the index range [0, n): shared with the GEMM
+ * helper thread when there is one (chunks of the range, claimed by whichever thread is free), else
+ * all here. The results are the same either way (each output is computed by one thread, in a fixed
+ * order). Arrays in the kernel's memory (allocF32) are shared; others are copied in, and `outputs`
+ * back out.
  */
-export function parallelFor(task: Task, n: number, inputs: readonly TaskArray[], outputs: readonly TaskArray[], nums: readonly number[], split?: number): void {
+export function parallelFor(task: Task, n: number, inputs: readonly TaskArray[], outputs: readonly TaskArray[], nums: readonly number[]): void {
   if (kernel) {
-    kernel.parallelFor(TASKS.indexOf(task), n, inputs, outputs, nums, split);
+    kernel.parallelFor(TASKS.indexOf(task), n, inputs, outputs, nums);
     return;
   }
   task([...inputs, ...outputs] as Array<Float32Array | Int32Array>, nums as number[], 0, n);
@@ -101,18 +102,27 @@ export function allocI32(length: number): Int32Array {
 /**
  * A zeroed Float32Array of `length` elements inside the kernel's memory when there is room (then
  * gemm on it copies nothing), else an ordinary Float32Array. Never detaches. Release it with freeF32
- * when done, or its bytes stay taken for the life of the thread.
+ * when done, or its bytes stay taken for the life of the thread. `zeroed` false: the contents are
+ * unspecified (reused memory is not cleared), for an array the caller writes whole before reading.
  */
-export function allocF32(length: number): Float32Array {
-  return kernel?.alloc(length) ?? new Float32Array(length);
+export function allocF32(length: number, zeroed = true): Float32Array {
+  return kernel?.alloc(length, zeroed) ?? new Float32Array(length);
+}
+
+/**
+ * For tests: what allocF32(length, false) fills its kernel-memory arrays with (NaN shows an array
+ * read before it was written whole); undefined restores the default (no fill).
+ */
+export function setUnzeroedFill(value: number | undefined): void {
+  if (kernel) kernel.unzeroedFill = value;
 }
 
 /**
  * Like allocF32, but takes the kernel's memory only while at least `keepFreeBytes` stay free after
  * it (room for gemm's own copies of operands from outside), else an ordinary Float32Array.
  */
-export function allocF32Sparing(length: number, keepFreeBytes: number): Float32Array {
-  if (kernel && kernel.largestFreeBytes() >= length * 4 + keepFreeBytes) return allocF32(length);
+export function allocF32Sparing(length: number, keepFreeBytes: number, zeroed = true): Float32Array {
+  if (kernel && kernel.largestFreeBytes() >= length * 4 + keepFreeBytes) return allocF32(length, zeroed);
   return new Float32Array(length);
 }
 

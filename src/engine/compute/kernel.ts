@@ -1,7 +1,10 @@
 // One instance of the WASM SIMD GEMM: its fixed-size memory (never grown, so views never detach),
 // the heap of Float32Arrays that live in that memory, and optionally a helper thread sharing the
-// memory that computes half of each large product while the calling thread computes the other.
-// gemm() is synchronous on the calling thread: it blocks in Atomics.wait for the helper's half.
+// memory that shares each large product (and each compute task) with the calling thread: the job is
+// cut into chunks at fixed boundaries, and both threads claim chunks from a shared counter until
+// none are left, so a thread whose core is briefly taken by something else does fewer chunks instead
+// of holding the other up. Which thread computes a chunk never changes its result. gemm() is
+// synchronous on the calling thread: it blocks in Atomics.wait until the helper is done.
 import { Worker } from 'node:worker_threads';
 import { buildGemmModule, DEFAULT_SHAPE, workspaceBytes } from './gemmKernel';
 import { Heap } from './heap';
@@ -27,17 +30,25 @@ type DotBTExport = (
 ) => void;
 
 // control block at byte 0 (CTRL_BYTES): [seq, done, 14 gemm arguments, helper failed, job kind (0
-// gemm, 1 task), task index, array count, lo, hi]; alpha is held as float bits. Task arrays are
-// described from int slot ARR_SLOT on as (byte offset, length, type 0 f32 / 1 i32) triples, task
-// numbers as float64 from byte NUM_BYTE on.
+// gemm, 1 task), task index, array count, then the chunking (CHUNK)]; alpha is held as float bits.
+// Task arrays are described from int slot ARR_SLOT on as (byte offset, length, type 0 f32 / 1 i32)
+// triples, task numbers as float64 from byte NUM_BYTE on.
 const CTRL_BYTES = 1024;
 const FAILED_SLOT = 16;
 const ALPHA_SLOT = 2 + 11;
 const KIND_SLOT = 17;
 const TASK_SLOT = 18;
 const NARR_SLOT = 19;
-const LO_SLOT = 20;
-const HI_SLOT = 21;
+/**
+ * The slots of a job's chunks: `next` the counter both threads claim from, `count` chunks of `size`
+ * (rows or columns of C for a GEMM, indices for a task) over `extent`; `axis` 0 rows, 1 columns.
+ */
+const CHUNK = { next: 20, count: 21, size: 22, extent: 23, axis: 24 } as const;
+type ChunkSlots = typeof CHUNK;
+/** a task's index range is cut into at most this many chunks, a GEMM's rows too */
+const MAX_CHUNKS = 8;
+/** rows of C per GEMM chunk to aim for at least (each chunk packs op(B) again: free from 64 rows up, measured) */
+const MIN_CHUNK_ROWS = 64;
 const ARR_SLOT = 32;
 const MAX_TASK_ARRAYS = 32;
 const NUM_BYTE = 768;
@@ -57,6 +68,9 @@ const ctrl = new Int32Array(memory.buffer, 0, ${CTRL_BYTES / 4});
 const ctrlF = new Float32Array(memory.buffer, 0, ${CTRL_BYTES / 4});
 const nums = new Float64Array(memory.buffer, ${NUM_BYTE}, ${MAX_TASK_NUMS});
 const TASKS = [${TASKS.map((f) => f.toString()).join(', ')}];
+const CHUNK = ${JSON.stringify(CHUNK)};
+const gemmChunks = ${gemmChunks.toString()};
+const taskChunks = ${taskChunks.toString()};
 parentPort.postMessage('ready');
 let seen = 0;
 for (;;) {
@@ -66,14 +80,14 @@ for (;;) {
   const x = ctrl;
   try {
     if (x[${KIND_SLOT}] === 0) {
-      gemm(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], ctrlF[${ALPHA_SLOT}], x[14], x[15]);
+      gemmChunks(x, ctrlF[${ALPHA_SLOT}], ws, gemm, CHUNK);
     } else {
       const arrs = [];
       for (let i = 0; i < x[${NARR_SLOT}]; i++) {
         const o = ${ARR_SLOT} + 3 * i;
         arrs.push(x[o + 2] === 1 ? new Int32Array(memory.buffer, x[o], x[o + 1]) : new Float32Array(memory.buffer, x[o], x[o + 1]));
       }
-      TASKS[x[${TASK_SLOT}]](arrs, Array.from(nums), x[${LO_SLOT}], x[${HI_SLOT}], taskGemm);
+      taskChunks(x, TASKS[x[${TASK_SLOT}]], arrs, Array.from(nums), taskGemm, CHUNK);
     }
   } catch (err) {
     // never leave the caller parked in Atomics.wait
@@ -83,6 +97,42 @@ for (;;) {
   Atomics.notify(ctrl, 1);
 }
 `;
+
+/**
+ * Claims chunks of the GEMM job in the control block until none are left, and computes each: rows
+ * [lo, lo + size) of C (axis 0) or its columns (axis 1). Both threads run it on the same job. Runs
+ * in the helper thread as source text, so it uses only its arguments (and Atomics).
+ */
+function gemmChunks(x: Int32Array, alpha: number, ws: number, gemm: GemmExport, slot: ChunkSlots): void {
+  const a = x[2]!, b = x[3]!, c = x[4]!, m = x[5]!, n = x[6]!, k = x[7]!;
+  const sai = x[8]!, sap = x[9]!, sbp = x[10]!, sbj = x[11]!, ldc = x[12]!, acc = x[14]!;
+  const count = x[slot.count]!, size = x[slot.size]!, byRows = x[slot.axis] === 0;
+  for (;;) {
+    const i = Atomics.add(x, slot.next, 1);
+    if (i >= count) return;
+    const lo = i * size;
+    if (byRows) gemm(a + 4 * lo * sai, b, c + 4 * lo * ldc, Math.min(size, m - lo), n, k, sai, sap, sbp, sbj, ldc, alpha, acc, ws);
+    else gemm(a, b + 4 * lo * sbj, c + 4 * lo, m, Math.min(size, n - lo), k, sai, sap, sbp, sbj, ldc, alpha, acc, ws);
+  }
+}
+
+/** As gemmChunks, for a task: index ranges [lo, lo + size) of [0, extent). Source text in the helper. */
+function taskChunks(
+  x: Int32Array,
+  fn: (a: TaskArray[], s: number[], lo: number, hi: number, g?: TaskGemm) => void,
+  arrs: TaskArray[],
+  nums: number[],
+  g: TaskGemm,
+  slot: ChunkSlots,
+): void {
+  const count = x[slot.count]!, size = x[slot.size]!, extent = x[slot.extent]!;
+  for (;;) {
+    const i = Atomics.add(x, slot.next, 1);
+    if (i >= count) return;
+    const lo = i * size;
+    fn(arrs, nums, lo, Math.min(extent, lo + size), g);
+  }
+}
 
 const PAGE = 65536;
 /** A·Bᵀ with at most this many rows runs as dot products (no packing of Bᵀ); measured crossover */
@@ -162,12 +212,23 @@ export class GemmKernel {
     return arr.buffer === this.memory.buffer;
   }
 
-  /** A zeroed Float32Array inside the kernel's memory, or undefined when the memory is full. */
-  alloc(length: number): Float32Array | undefined {
+  /**
+   * What alloc(length, false) fills its arrays with; undefined (the default) leaves whatever the
+   * memory held. Tests set NaN to show that every such array is written whole before it is read.
+   */
+  unzeroedFill: number | undefined;
+
+  /**
+   * A Float32Array inside the kernel's memory, zeroed unless `zeroed` is false (then its contents
+   * are whatever the reused memory held: for arrays the caller writes whole), or undefined when the
+   * memory is full.
+   */
+  alloc(length: number, zeroed = true): Float32Array | undefined {
     const off = this.heap.alloc(Math.max(1, length) * 4);
     if (off === undefined) return undefined;
     const v = new Float32Array(this.memory.buffer, off, length);
-    v.fill(0);
+    if (zeroed) v.fill(0);
+    else if (this.unzeroedFill !== undefined) v.fill(this.unzeroedFill);
     return v;
   }
 
@@ -195,7 +256,8 @@ export class GemmKernel {
     const temps: Float32Array[] = [];
     const place = (x: Float32Array, len: number, copyIn: boolean): Float32Array | undefined => {
       if (this.owns(x)) return x;
-      const t = this.alloc(len);
+      // written whole: copied in, or (C without copy-in) every element is an output
+      const t = this.alloc(len, false);
       if (!t) return undefined;
       temps.push(t);
       if (copyIn) t.set(x.subarray(0, len));
@@ -231,20 +293,18 @@ export class GemmKernel {
       this.gemmFn(a, b, c, m, n, k, sai, sap, sbp, sbj, ldc, alpha, acc, this.ws[0]);
       return;
     }
-    // split C in two along its longer side, at a multiple of the micro-tile
-    let job: number[];
-    let mine: number[];
-    if (m >= n) {
-      const h = Math.ceil(m / 2 / 4) * 4;
-      mine = [a, b, c, h, n];
-      job = [a + h * sai * 4, b, c + h * ldc * 4, m - h, n];
-    } else {
-      const h = Math.ceil(n / 2 / 8) * 8;
-      mine = [a, b, c, m, h];
-      job = [a, b + h * sbj * 4, c + h * 4, m, n - h];
-    }
+    // chunks along C's longer side, at multiples of the micro-tile (4 rows, 8 columns): rows in 2 to
+    // MAX_CHUNKS chunks of about MIN_CHUNK_ROWS or more; columns in two (each column chunk packs
+    // op(A) again, which costs 3 % at two chunks and 7 % at four on the weight gradients)
     const x = this.ctrl;
-    for (let i = 0; i < 5; i++) x[2 + i] = job[i]!;
+    const byRows = m >= n;
+    const rowChunks = Math.min(MAX_CHUNKS, Math.max(2, Math.floor(m / MIN_CHUNK_ROWS)));
+    const size = byRows ? Math.ceil(m / rowChunks / 4) * 4 : Math.ceil(n / 2 / 8) * 8;
+    x[2] = a;
+    x[3] = b;
+    x[4] = c;
+    x[5] = m;
+    x[6] = n;
     x[7] = k;
     x[8] = sai;
     x[9] = sap;
@@ -253,11 +313,21 @@ export class GemmKernel {
     x[12] = ldc;
     this.ctrlF[ALPHA_SLOT] = alpha;
     x[14] = acc;
-    x[15] = this.ws[1];
     x[KIND_SLOT] = 0;
+    this.setChunks(byRows ? m : n, size, byRows ? 0 : 1);
     const seq = this.post();
-    this.gemmFn(mine[0]!, mine[1]!, mine[2]!, mine[3]!, mine[4]!, k, sai, sap, sbp, sbj, ldc, alpha, acc, this.ws[0]);
-    this.join(seq, 'its half of the product');
+    gemmChunks(x, alpha, this.ws[0], this.gemmFn, CHUNK);
+    this.join(seq, 'its share of the product');
+  }
+
+  /** Writes a job's chunking into the control block (before post). */
+  private setChunks(extent: number, size: number, axis: 0 | 1): void {
+    const x = this.ctrl;
+    x[CHUNK.extent] = extent;
+    x[CHUNK.size] = size;
+    x[CHUNK.count] = Math.ceil(extent / size);
+    x[CHUNK.axis] = axis;
+    x[CHUNK.next] = 0;
   }
 
   /** Hands the job written in the control block to the helper; returns its sequence number. */
@@ -280,14 +350,14 @@ export class GemmKernel {
   }
 
   /**
-   * Runs TASKS[task] over the index range [0, n): with the helper thread, this thread does [0, split)
-   * and the helper [split, n) (split defaults to n/2); else all of it here. Arrays outside the
-   * kernel's memory are copied in (and `outputs` back out), and the task gets its thread's GEMM
-   * (TaskGemm); float64 arrays or a full memory run it all on this thread without the GEMM. Each
-   * task computes every output of its range the same way whatever the split, so the results do not
-   * depend on the thread count.
+   * Runs TASKS[task] over the index range [0, n): with the helper thread, cut into up to MAX_CHUNKS
+   * chunks that both threads claim; else all of it here. Arrays outside the kernel's memory are
+   * copied in (and `outputs` back out), and the task gets its thread's GEMM (TaskGemm); float64
+   * arrays or a full memory run it all on this thread without the GEMM. Each task computes every
+   * output of its range the same way whatever the chunks, so the results do not depend on the
+   * thread count or on which thread took which chunk.
    */
-  parallelFor(task: number, n: number, inputs: readonly TaskArray[], outputs: readonly TaskArray[], nums: readonly number[], split = Math.floor(n / 2)): void {
+  parallelFor(task: number, n: number, inputs: readonly TaskArray[], outputs: readonly TaskArray[], nums: readonly number[]): void {
     const fn = TASKS[task]! as (a: TaskArray[], s: number[], lo: number, hi: number, g?: TaskGemm) => void;
     const arrays = [...inputs, ...outputs];
     if (n < 1 || arrays.some((x) => x instanceof Float64Array) || arrays.length > MAX_TASK_ARRAYS || nums.length > MAX_TASK_NUMS) {
@@ -304,7 +374,7 @@ export class GemmKernel {
           placed.push(x);
           continue;
         }
-        const f = this.alloc(x.length);
+        const f = this.alloc(x.length, false);
         if (!f) {
           fn(arrays, nums as number[], 0, n);
           return;
@@ -314,7 +384,7 @@ export class GemmKernel {
         temps.push(t);
         placed.push(t);
       }
-      if (!this.helper || n < 2 || split <= 0 || split >= n) {
+      if (!this.helper || n < 2) {
         fn(placed, nums as number[], 0, n, this.taskGemm);
       } else {
         const c = this.ctrl;
@@ -326,15 +396,14 @@ export class GemmKernel {
         });
         c[NARR_SLOT] = placed.length;
         c[TASK_SLOT] = task;
-        c[LO_SLOT] = split;
-        c[HI_SLOT] = n;
         c[KIND_SLOT] = 1;
+        this.setChunks(n, Math.ceil(n / MAX_CHUNKS), 0);
         this.ctrlNums.fill(0);
         this.ctrlNums.set(nums);
         const seq = this.post();
         let mine: unknown;
         try {
-          fn(placed, nums as number[], 0, split, this.taskGemm);
+          taskChunks(c, fn, placed, nums as number[], this.taskGemm, CHUNK);
         } catch (err) {
           mine = err;
         }

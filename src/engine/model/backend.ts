@@ -17,7 +17,7 @@ import type {
 } from '../contract';
 import { AdamState, adamStep, newAdamState } from './adam';
 import { allocF32Sparing, freeF32 } from '../compute';
-import { Gpt, GptConfig, LoraSpec, Params, Scratch, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
+import { Alloc, Gpt, GptConfig, LoraSpec, Params, Scratch, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
 import { checkLossConfig, computeLoss } from './losses';
 import { DecodeParams, Generation, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';
@@ -178,7 +178,7 @@ export class LocalBackend implements ComputeBackend {
     return writeTensorFile(WEIGHTS_MAGIC, { ...meta, config: m.base.config }, ordered);
   }
 
-  private gpt(m: TrainingModel, alloc: (n: number) => Float32Array = f32, scratch?: Scratch): Gpt {
+  private gpt(m: TrainingModel, alloc: Alloc = f32, scratch?: Scratch): Gpt {
     return m.mode === 'full'
       ? new Gpt(m.base.config, m.trainable, undefined, undefined, alloc, scratch)
       : new Gpt(m.base.config, m.base.params, m.trainable, m.spec, alloc, scratch);
@@ -190,7 +190,7 @@ export class LocalBackend implements ComputeBackend {
     // a micro-batch's activations live in the compute kernel's memory (shared with its helper thread,
     // no copies around the GEMM) and are given back when it is done
     const arena = new Arena();
-    const gpt = this.gpt(m, (n) => arena.alloc(n), arena);
+    const gpt = this.gpt(m, (n, zeroed) => arena.alloc(n, zeroed), arena);
     const V = m.base.config.vocabSize;
     let lossSum = 0;
     // validate everything before touching the gradients
@@ -535,10 +535,10 @@ function serveBatch(sampler: Sampler, batch: readonly QueuedSample[]): void {
  */
 class Arena implements Scratch {
   private readonly live: Float32Array[] = [];
-  alloc(n: number): Float32Array {
+  alloc(n: number, zeroed = true): Float32Array {
     // leave room for gemm's copies of operands from outside (weights): a gemm that cannot copy them
     // in would fall back to the reference, which rounds differently
-    const a = allocF32Sparing(n, 64 << 20);
+    const a = allocF32Sparing(n, 64 << 20, zeroed);
     this.live.push(a);
     return a;
   }

@@ -102,6 +102,15 @@ export const MLP_LINEARS = ['w1', 'w2'] as const;
 
 export type Params = Map<string, Arr>;
 
+/**
+ * Hands out arrays of n elements: zeroed, or with `zeroed` false, with any contents (an array the
+ * next operation writes whole: a GEMM without accumulate, a layer norm, an elementwise task, a
+ * copy). The engine's arena reuses the kernel's memory; zeroing every array there cost 95 M
+ * element writes per demo-sized forward_backward, 7 % of it at 2 threads (serial and bound by
+ * memory bandwidth).
+ */
+export type Alloc = (n: number, zeroed?: boolean) => Arr;
+
 /** Where the arrays of `alloc` can be given back early: everything allocated after a mark. */
 export interface Scratch {
   mark(): number;
@@ -276,10 +285,15 @@ export class Gpt {
     readonly base: Params,
     readonly lora: Params | undefined,
     readonly loraSpec: LoraSpec | undefined,
-    readonly alloc: (n: number) => Arr,
+    readonly alloc: Alloc,
     private readonly scratch?: Scratch,
   ) {
     this.scale = loraSpec ? loraSpec.alpha / loraSpec.rank : 0;
+  }
+
+  /** an array the next operation writes whole (see Alloc) */
+  private fresh(n: number): Arr {
+    return this.alloc(n, false);
   }
 
   private w(name: string): Arr {
@@ -295,15 +309,15 @@ export class Gpt {
   }
 
   private linear(name: string, x: Arr, T: number, din: number, dout: number, cache: Record<string, LinearCache>): Arr {
-    const y = this.alloc(T * dout);
+    const y = this.fresh(T * dout);
     matmul(x, this.w(name), y, T, dout, din);
     const ad = this.adapter(name);
     const entry: LinearCache = { x };
     if (ad) {
       const r = this.loraSpec!.rank;
-      const xa = this.alloc(T * r);
+      const xa = this.fresh(T * r);
       matmul(x, ad.A, xa, T, r, din);
-      const t = this.alloc(T * dout);
+      const t = this.fresh(T * dout);
       matmul(xa, ad.B, t, T, dout, r);
       addScaled(y, y, t, this.scale, y.length);
       entry.xa = xa;
@@ -315,26 +329,26 @@ export class Gpt {
   /** dx (T×din) of a linear; accumulates weight/adapter gradients into `grads` where present. */
   private linearBackward(name: string, dy: Arr, T: number, din: number, dout: number, cache: Record<string, LinearCache>, grads: Params): Arr {
     const { x, xa } = cache[name]!;
-    const dx = this.alloc(T * din);
+    const dx = this.fresh(T * din);
     matmulBT(dy, this.w(name), dx, T, din, dout);
     const gW = grads.get(name);
     if (gW) matmulAT(x, dy, gW, din, dout, T, true);
     const ad = this.adapter(name);
     if (ad && xa) {
       const r = this.loraSpec!.rank;
-      const dxa = this.alloc(T * r);
+      const dxa = this.fresh(T * r);
       matmulBT(dy, ad.B, dxa, T, r, dout);
       scaleInPlace(dxa, this.scale, dxa.length);
       const gB = grads.get(`${name}.B`);
       if (gB) {
-        const tmp = this.alloc(r * dout);
+        const tmp = this.fresh(r * dout);
         matmulAT(xa, dy, tmp, r, dout, T);
         for (let i = 0; i < tmp.length; i++) gB[i] += this.scale * tmp[i]!;
       }
       const gA = grads.get(`${name}.A`);
       if (gA) matmulAT(x, dxa, gA, din, r, T, true);
       // dx += dxa · Aᵀ
-      const t2 = this.alloc(T * din);
+      const t2 = this.fresh(T * din);
       matmulBT(dxa, ad.A, t2, T, din, r);
       addScaled(dx, dx, t2, 1, dx.length);
     }
@@ -374,7 +388,7 @@ export class Gpt {
     const tok = this.w('tok');
     const pos = this.c.rope ? undefined : this.w('pos');
     const positions = this.c.rope ? new Int32Array(T) : undefined;
-    let x = this.alloc(T * d);
+    let x = this.fresh(T * d);
     seqStarts.forEach((s, si) => {
       for (let i = 0; i < seqLens[si]!; i++) {
         const t = s + i;
@@ -401,9 +415,9 @@ export class Gpt {
     for (let l = 0; l < this.c.nLayer; l++) {
       const p = `h${l}.`;
       const lin: Record<string, LinearCache> = {};
-      const ln1 = this.alloc(T * d);
-      const ln1Mean = this.alloc(T);
-      const ln1Rstd = this.alloc(T);
+      const ln1 = this.fresh(T * d);
+      const ln1Mean = this.fresh(T);
+      const ln1Rstd = this.fresh(T);
       layerNormRows(x, this.w(p + 'ln1.g'), this.w(p + 'ln1.b'), ln1, ln1Mean, ln1Rstd, T, d);
       const q = this.linear(p + 'wq', ln1, T, d, d, lin);
       const k = this.linear(p + 'wk', ln1, T, d, d, lin);
@@ -416,34 +430,34 @@ export class Gpt {
       const probs = this.alloc(probsLen);
       parallelFor(attnForwardTask, nHead, [q, k, v, attnMeta], [attnOut, probs], [d, hd, seqLens.length, invSqrt]);
       const o = this.linear(p + 'wo', attnOut, T, d, d, lin);
-      const h1 = this.alloc(T * d);
+      const h1 = this.fresh(T * d);
       addScaled(h1, x, o, 1, h1.length);
-      const ln2 = this.alloc(T * d);
-      const ln2Mean = this.alloc(T);
-      const ln2Rstd = this.alloc(T);
+      const ln2 = this.fresh(T * d);
+      const ln2Mean = this.fresh(T);
+      const ln2Rstd = this.fresh(T);
       layerNormRows(h1, this.w(p + 'ln2.g'), this.w(p + 'ln2.b'), ln2, ln2Mean, ln2Rstd, T, d);
       const up = this.linear(p + 'w1', ln2, T, d, ffn, lin);
-      const act = this.alloc(T * ffn);
+      const act = this.fresh(T * ffn);
       parallelFor(geluTask, T * ffn, [up], [act], []);
       const down = this.linear(p + 'w2', act, T, ffn, d, lin);
-      const out = this.alloc(T * d);
+      const out = this.fresh(T * d);
       addScaled(out, h1, down, 1, out.length);
       layers.push({ xIn: x, ln1, ln1Mean, ln1Rstd, q, k, v, probs, attnOut, lin, h: h1, ln2, ln2Mean, ln2Rstd, up, act });
       x = out;
     }
-    const lnf = this.alloc(T * d);
-    const lnfMean = this.alloc(T);
-    const lnfRstd = this.alloc(T);
+    const lnf = this.fresh(T * d);
+    const lnfMean = this.fresh(T);
+    const lnfRstd = this.fresh(T);
     layerNormRows(x, this.w('lnf.g'), this.w('lnf.b'), lnf, lnfMean, lnfRstd, T, d);
-    const logits = this.alloc(T * V);
+    const logits = this.fresh(T * V);
     matmulBT(lnf, tok, logits, T, V, d);
     let unembedXa: Arr | undefined;
     const ua = this.adapter('unembed');
     if (ua) {
       const r = this.loraSpec!.rank;
-      unembedXa = this.alloc(T * r);
+      unembedXa = this.fresh(T * r);
       matmul(lnf, ua.A, unembedXa, T, r, d);
-      const t = this.alloc(T * V);
+      const t = this.fresh(T * V);
       matmul(unembedXa, ua.B, t, T, V, r);
       addScaled(logits, logits, t, this.scale, logits.length);
     }
@@ -468,7 +482,7 @@ export class Gpt {
     const rowOf = rows ?? Int32Array.from(targets, (_, e) => e);
     parallelFor(dlogitsTask, T, [lp, targets, dLogprob, rowOf], [dlogits], [V, targets.length]);
     const tok = this.w('tok');
-    const dlnf = this.alloc(T * d);
+    const dlnf = this.fresh(T * d);
     matmul(dlogits, tok, dlnf, T, d, V);
     const gTok = grads.get('tok');
     if (gTok) matmulAT(dlogits, lnf, gTok, V, d, T, true);
@@ -477,16 +491,16 @@ export class Gpt {
       const r = this.loraSpec!.rank;
       const gB = grads.get('unembed.B');
       if (gB) {
-        const tmp = this.alloc(r * V);
+        const tmp = this.fresh(r * V);
         matmulAT(unembedXa, dlogits, tmp, r, V, T);
         for (let i = 0; i < tmp.length; i++) gB[i] += this.scale * tmp[i]!;
       }
-      const dxa = this.alloc(T * r);
+      const dxa = this.fresh(T * r);
       matmulBT(dlogits, ua.B, dxa, T, r, V);
       scaleInPlace(dxa, this.scale, dxa.length);
       const gA = grads.get('unembed.A');
       if (gA) matmulAT(lnf, dxa, gA, d, r, T, true);
-      const t2 = this.alloc(T * d);
+      const t2 = this.fresh(T * d);
       matmulBT(dxa, ua.A, t2, T, d, r);
       addScaled(dlnf, dlnf, t2, 1, dlnf.length);
     }
@@ -498,14 +512,14 @@ export class Gpt {
       const p = `h${l}.`;
       const c = layers[l]!;
       // this layer's temporaries go back when dxIn, the next layer's input gradient, is done
-      const dxIn = this.alloc(T * d);
+      const dxIn = this.fresh(T * d);
       const mark = this.scratch?.mark();
       // MLP
       const dAct = this.linearBackward(p + 'w2', dx, T, ffn, d, c.lin, grads);
-      const dUp = this.alloc(T * ffn);
+      const dUp = this.fresh(T * ffn);
       parallelFor(geluBackwardTask, T * ffn, [c.up, dAct], [dUp], []);
       const dLn2 = this.linearBackward(p + 'w1', dUp, T, d, ffn, c.lin, grads);
-      const dh = this.alloc(T * d);
+      const dh = this.fresh(T * d);
       dh.set(dx);
       layerNormBackwardRows(dLn2, c.h, this.w(p + 'ln2.g'), c.ln2Mean, c.ln2Rstd, dh, grads.get(p + 'ln2.g'), grads.get(p + 'ln2.b'), T, d);
       // attention
@@ -514,7 +528,7 @@ export class Gpt {
       const dk = this.alloc(T * d);
       const dv = this.alloc(T * d);
       // scratch for the GEMM path of sequences attending to more than 64 positions
-      const dScores = this.alloc(fwd.cache.maxWidth > 64 ? c.probs.length : 1);
+      const dScores = this.fresh(fwd.cache.maxWidth > 64 ? c.probs.length : 1);
       parallelFor(attnBackwardTask, nHead, [dAttnOut, c.q, c.k, c.v, c.probs, fwd.cache.attnMeta], [dq, dk, dv, dScores], [d, hd, seqLens.length, invSqrt, fwd.cache.maxWidth]);
       // RoPE: the gradients of the rotated queries and keys, rotated back
       if (fwd.cache.positions) {

@@ -186,16 +186,21 @@ describe('compute: WASM SIMD gemm, two threads over shared memory', function () 
     });
   }
 
-  it('gives the same bits as one thread (same blocking, same summation order)', () => {
-    const m = 130, n = 70, k = 300;
-    const a = filled(new Float32Array(m * k), 5), b = filled(new Float32Array(k * n), 6);
-    const two = new Float32Array(m * n);
-    const single = new Float32Array(m * n);
-    return GemmKernel.create({ memoryMB: 8 }).then((k1) => {
-      k1.gemm(a, b, single, m, n, k, { transB: false });
-      k2.gemm(a, b, two, m, n, k);
-      assert.deepEqual([...two], [...single]);
-    });
+  it('gives the same bits as one thread, whatever the chunks (rows in 2 to 8, columns in 2) and whoever took them', async () => {
+    const k1 = await GemmKernel.create({ memoryMB: 8 });
+    // 130 rows: 2 chunks; 1000 rows: 8 of 128 rows, the last ragged; 700 columns: 2 chunks
+    const shapes: Array<[number, number, number]> = [[130, 70, 300], [1001, 70, 40], [37, 700, 50]];
+    let seed = 400;
+    for (const [m, n, k] of shapes) {
+      for (const { name, opts } of LAYOUTS) {
+        const a = filled(new Float32Array(m * k), seed++), b = filled(new Float32Array(k * n), seed++);
+        const two = new Float32Array(m * n);
+        const single = new Float32Array(m * n);
+        k1.gemm(a, b, single, m, n, k, opts);
+        k2.gemm(a, b, two, m, n, k, opts);
+        assert.deepEqual([...two], [...single], `${name} ${m}×${n}×${k}`);
+      }
+    }
   });
 });
 
