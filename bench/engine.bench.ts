@@ -8,7 +8,7 @@
 // shapes (64 groups × 8 of a chat prompt and a 1–6-token completion, importance_sampling, the
 // prompt forwarded once per group) and at full-context sequences (16 × 64 tokens for arith-gpt,
 // 16 × 256 for the chat model, cross_entropy). Prints figures and the load average; asserts nothing.
-//   BENCH=engine node scripts/bench.mjs        BATCH=64 SEQ=32 RANK=8 REPS=3   ONLY=fb (just the forward_backward table)
+//   BENCH=engine node scripts/bench.mjs        BATCH=64 SEQ=32 RANK=8 REPS=3 FB_REPS=7   ONLY=fb (just the forward_backward table)
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,6 +26,8 @@ const BATCH = Number(process.env.BATCH ?? 64);
 const SEQ = Number(process.env.SEQ ?? 32);
 const RANK = Number(process.env.RANK ?? 8);
 const REPS = Number(process.env.REPS ?? 3);
+/** the forward_backward table's repetitions: its 2-thread figures swing with the neighbours' noise, so more of them */
+const FB_REPS = Number(process.env.FB_REPS ?? 7);
 const SAMPLE_TOKENS = 32;
 const ADAM = { learningRate: 1e-4, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 };
 
@@ -116,13 +118,13 @@ function longBatch(count: number, len: number): EngineDatum[] {
   });
 }
 
-/** forward_backward alone (LoRA rank RANK on attn+mlp+unembed), median of REPS after a warm-up. */
+/** forward_backward alone (LoRA rank RANK on attn+mlp+unembed), median of FB_REPS after a warm-up. */
 async function forwardBackwardFigures(threads: 1 | 2): Promise<FbFigure[]> {
   const figures: FbFigure[] = [];
   const lora = { rank: RANK, seed: 1, trainAttn: true, trainMlp: true, trainUnembed: true };
   const measure = async (backend: LocalBackend, model: string, label: string, data: EngineDatum[], loss: 'importance_sampling' | 'cross_entropy') => {
     await backend.createTrainingModel('fb', model, lora);
-    const t = await timed(REPS, () => backend.forwardBackward('fb', data, loss, {}, false));
+    const t = await timed(FB_REPS, () => backend.forwardBackward('fb', data, loss, {}, false));
     await backend.releaseTrainingModel('fb');
     const tokens = data.reduce((n, d) => n + d.tokens.length, 0);
     figures.push({ label, threads, tokens, ms: t.wall });

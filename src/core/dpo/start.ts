@@ -6,7 +6,7 @@ import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
 import type { BackendChoice } from '../spec/fields';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
-import { logSkipped, runToEnd, runWriterFor } from '../runs/startParts';
+import { completedRun, logSkipped, resolveRunSpec, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import type { DpoRunResult } from '../runs/runEvents';
@@ -87,18 +87,10 @@ export type PreparedDpoRun = { done: DpoRunResult; run?: undefined } | { done?: 
 export async function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedDpoRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  let spec: ResolvedDpoSpec;
-  if (o.spec) spec = o.spec;
-  else if (specFile) spec = (await parseDpoSpecFile(specFile)).spec;
-  else if (resume) spec = dpoSpecFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
-  else throw new Error('startDpoRun needs a specFile, a spec or a resumeDir');
-
+  const spec = await resolveRunSpec<ResolvedDpoSpec>(o, resume, { file: parseDpoSpecFile, config: dpoSpecFromConfig }, 'startDpoRun');
+  const done = completedRun('dpo', resume, { log, onEvent: o.onEvent });
+  if (done) return { done };
   const resumeFrom = resume?.lastStateCheckpoint();
-  if (resume && resumeFrom?.name === 'final') {
-    log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
-    o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? 0) - 1 });
-    return { done: { kind: 'dpo', runDir: resume.dir, status: 'completed', iterationsRun: 0 } };
-  }
 
   const learningRate = spec.learning_rate ?? DPO_DEFAULT_LEARNING_RATE;
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });

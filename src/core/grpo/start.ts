@@ -35,7 +35,7 @@ import type { SequenceScorer } from './klAdvantages';
 import type { PromptPool } from '../data/types';
 import type { RunWriter } from '../runs/runWriter';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
-import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
+import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { GrpoLoopConfig, GrpoRun } from './loop';
@@ -124,18 +124,10 @@ export type PreparedGrpoRun = { done: GrpoRunResult; run?: undefined } | { done?
 export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedGrpoRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  let spec: ResolvedGrpoSpec;
-  if (o.spec) spec = o.spec;
-  else if (specFile) spec = (await parseGrpoSpecFile(specFile)).spec;
-  else if (resume) spec = specFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
-  else throw new Error('startGrpoRun needs a specFile, a spec or a resumeDir');
-
+  const spec = await resolveRunSpec<ResolvedGrpoSpec>(o, resume, { file: parseGrpoSpecFile, config: specFromConfig }, 'startGrpoRun');
+  const done = completedRun('grpo', resume, { log, onEvent: o.onEvent }, spec.iterations);
+  if (done) return { done };
   const resumeFrom = resume?.lastStateCheckpoint();
-  if (resume && resumeFrom?.name === 'final') {
-    log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
-    o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? spec.iterations) - 1 });
-    return { done: { kind: 'grpo', runDir: resume.dir, status: 'completed', iterationsRun: 0 } };
-  }
 
   const learningRate = resolveLearningRate(spec);
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });

@@ -1,6 +1,8 @@
-// What startGrpoRun and startSftRun share before their loops differ: holding the run directory's
-// lock for exactly the call, the learning rate a spec leaves out, the answer for a finished run, the
+// What startGrpoRun, startSftRun and startDpoRun share before their loops differ: holding the run
+// directory's lock for exactly the call, the spec (given, from its file, or from a resumed run's
+// config.json), the answer for a finished run, the learning rate a spec leaves out, the
 // skipped-lines summary and the config.json written for a new run.
+import * as path from 'node:path';
 import { getLr } from '../render/modelInfo';
 import { RunWriter } from './runWriter';
 import type { RunCore } from './loopRuntime';
@@ -37,6 +39,40 @@ export function runToEnd<R extends RunResult>(
       await p.close();
     }
   });
+}
+
+/**
+ * The run's spec: `o.spec` as given, else parsed from `o.specFile`, else (resuming) rebuilt from the
+ * run directory's config.json. `starter` names the function in the error when there is none of them.
+ */
+export async function resolveRunSpec<S>(
+  o: { spec?: S | undefined; specFile?: string | undefined },
+  resume: RunWriter | undefined,
+  read: { file(specFile: string): Promise<{ spec: S }>; config(config: unknown, where: string): S },
+  starter: string,
+): Promise<S> {
+  if (o.spec) return o.spec;
+  if (o.specFile) return (await read.file(path.resolve(o.specFile))).spec;
+  if (resume) return read.config(resume.readConfig(), path.join(resume.dir, 'config.json'));
+  throw new Error(`${starter} needs a specFile, a spec or a resumeDir`);
+}
+
+/**
+ * The answer for a resumed run that already ended (its last state checkpoint is `final`): logged,
+ * announced as a finished event, nothing run; undefined for any other run. `steps`: the run's length,
+ * for the last step when the checkpoint does not record its batch.
+ */
+export function completedRun<K extends RunResult['kind']>(
+  kind: K,
+  resume: RunWriter | undefined,
+  o: { log?: ((line: string) => void) | undefined; onEvent?: ((e: RunEvent) => void) | undefined },
+  steps = 0,
+): (RunResult & { kind: K }) | undefined {
+  const last = resume?.lastStateCheckpoint();
+  if (!resume || last?.name !== 'final') return undefined;
+  o.log?.(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
+  o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (last.batch ?? steps) - 1 });
+  return { kind, runDir: resume.dir, status: 'completed', iterationsRun: 0 } as RunResult & { kind: K };
 }
 
 /** The spec's learning rate, or the model's recommended one (getLr); throws naming the setting. */

@@ -8,7 +8,7 @@ import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
 import type { BackendChoice } from '../spec/fields';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
-import { logSkipped, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
+import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { loadChats } from './data';
@@ -76,18 +76,10 @@ export type PreparedSftRun = { done: SftRunResult; run?: undefined } | { done?: 
 export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedSftRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  let spec: ResolvedSftSpec;
-  if (o.spec) spec = o.spec;
-  else if (specFile) spec = (await parseSftSpecFile(specFile)).spec;
-  else if (resume) spec = sftSpecFromConfig(resume.readConfig(), path.join(resume.dir, 'config.json'));
-  else throw new Error('startSftRun needs a specFile, a spec or a resumeDir');
-
+  const spec = await resolveRunSpec<ResolvedSftSpec>(o, resume, { file: parseSftSpecFile, config: sftSpecFromConfig }, 'startSftRun');
+  const done = completedRun('sft', resume, { log, onEvent: o.onEvent });
+  if (done) return { done };
   const resumeFrom = resume?.lastStateCheckpoint();
-  if (resume && resumeFrom?.name === 'final') {
-    log(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
-    o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (resumeFrom.batch ?? 0) - 1 });
-    return { done: { kind: 'sft', runDir: resume.dir, status: 'completed', iterationsRun: 0 } };
-  }
 
   const learningRate = resolveLearningRate(spec);
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
