@@ -18,7 +18,7 @@ import { SpanTimer } from '../grpo/spanTimer';
 import { COOKBOOK_ADAM } from '../grpo/trainStep';
 import type { DpoRunResult } from '../runs/runEvents';
 import type { Renderer } from '../render/types';
-import { checkpointName, LoopIo, recordStep, RunCore, RunCoreParts, saveCheckpoint, serverGoneSignal } from '../runs/loopRuntime';
+import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { SamplingClient, TrainingClient } from '../tinker/client';
 import { logprobsOf } from '../tinker/customLoss';
@@ -267,14 +267,7 @@ export class DpoRun extends RunCore<DpoRunResult> {
     this.tally.firstDpoLoss ??= metrics.dpo_loss;
     this.tally.lastDpoLoss = metrics.dpo_loss;
 
-    const next = s + 1;
-    let record: CheckpointRecord | undefined;
-    if (c.saveEvery > 0 && next % c.saveEvery === 0 && next < endStep) {
-      emit({ type: 'phase', step: s, phase: 'checkpoint' });
-      record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', { ttlSeconds: c.ttlSeconds, extra: this.extra(next), signal: gone }));
-    }
-    recordStep(this.o.writer, io, s, metrics, { timer, t0 }, [record]);
-    this.stepDone(s, record);
+    await this.finishSupervisedStep(s, metrics, io, { timer, t0 }, { trainer, saveEvery: c.saveEvery, ttlSeconds: c.ttlSeconds, signal: gone });
     log(
       `step ${s}/${endStep}: dpo_loss ${metrics.dpo_loss!.toFixed(4)}, accuracy ${metrics.accuracy!.toFixed(3)}, margin ${metrics.margin!.toFixed(4)}${metrics['test/dpo_loss'] !== undefined ? `, test/accuracy ${metrics['test/accuracy']!.toFixed(3)}` : ''}, lr ${lr.toExponential(2)}, ${metrics[METRIC.timeTotal]!.toFixed(2)} s`,
     );

@@ -318,6 +318,29 @@ export abstract class RunCore<R extends RunResult> {
     if (record?.state_path) this.lastSavedBatch = i + 1;
   }
 
+  /**
+   * The end of a supervised step (SFT, DPO): the periodic checkpoint when `saveEvery` falls due (not
+   * after the last step: `final` covers it), the step's metrics row and that checkpoint, stepDone.
+   */
+  protected async finishSupervisedStep(
+    i: number,
+    metrics: Record<string, number>,
+    io: LoopIo,
+    timing: { timer: SpanTimer; t0: number },
+    save: { trainer: TrainingClient; saveEvery: number; ttlSeconds: number | undefined; signal: AbortSignal | undefined },
+  ): Promise<void> {
+    const next = i + 1;
+    let record: CheckpointRecord | undefined;
+    if (save.saveEvery > 0 && next % save.saveEvery === 0 && next < this.endStep) {
+      io.emit({ type: 'phase', step: i, phase: 'checkpoint' });
+      record = await timing.timer.time('save_checkpoint', () =>
+        saveCheckpoint(save.trainer, checkpointName(next), next, 'both', { ttlSeconds: save.ttlSeconds, extra: this.extra(next), signal: save.signal }),
+      );
+    }
+    recordStep(this.writer, io, i, metrics, timing, [record]);
+    this.stepDone(i, record);
+  }
+
   /** Trains the next `n` steps (all that remain when undefined) and reports how the stretch ended. */
   advance(n: number | undefined, o: AdvanceOptions = {}): Promise<R> {
     return withInnerSignal(o.signal, (signal) => this.stretch(n, o, signal));

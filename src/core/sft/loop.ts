@@ -16,8 +16,7 @@ import { SpanTimer } from '../grpo/spanTimer';
 import { COOKBOOK_ADAM } from '../grpo/trainStep';
 import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer, TrainOnWhat } from '../render/types';
-import { checkpointName, LoopIo, recordStep, RunCore, RunCoreParts, saveCheckpoint, serverGoneSignal } from '../runs/loopRuntime';
-import type { CheckpointRecord } from '../runs/runDirectory';
+import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRuntime';
 import type { SamplingClient, TrainingClient } from '../tinker/client';
 import { batchAt, batchesPerEpoch, Chat } from './data';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
@@ -255,14 +254,7 @@ export class SftRun extends RunCore<SftRunResult> {
     this.tally.firstTrainNll ??= metrics.train_mean_nll;
     this.tally.lastTrainNll = metrics.train_mean_nll;
 
-    const next = s + 1;
-    let record: CheckpointRecord | undefined;
-    if (c.saveEvery > 0 && next % c.saveEvery === 0 && next < endStep) {
-      emit({ type: 'phase', step: s, phase: 'checkpoint' });
-      record = await timer.time('save_checkpoint', () => saveCheckpoint(trainer, checkpointName(next), next, 'both', { ttlSeconds: c.ttlSeconds, extra: this.extra(next), signal: gone }));
-    }
-    recordStep(this.o.writer, io, s, metrics, { timer, t0 }, [record]);
-    this.stepDone(s, record);
+    await this.finishSupervisedStep(s, metrics, io, { timer, t0 }, { trainer, saveEvery: c.saveEvery, ttlSeconds: c.ttlSeconds, signal: gone });
     log(`step ${s}/${endStep}: train_mean_nll ${metrics.train_mean_nll.toFixed(4)}${metrics[METRIC.testNll] !== undefined ? `, test/nll ${metrics[METRIC.testNll].toFixed(4)}` : ''}, lr ${lr.toExponential(2)}, ${metrics[METRIC.timeTotal].toFixed(2)} s`);
   }
 }
