@@ -18,9 +18,11 @@ type A = Float32Array | Float64Array | Int32Array;
 export type TaskGemm = (a: number, b: number, c: number, m: number, n: number, k: number, sai: number, sap: number, sbp: number, sbj: number, ldc: number, alpha: number, acc: number) => void;
 
 /**
- * Causal attention forward over heads [lo, hi). a: q, k, v, meta, out (zeroed), probs; s: d, hd,
- * nSeq, 1/√hd. meta per sequence: start, length, offset (its parent's length), parent start, first
- * probs index of its head-0 block (head h's L×W block follows at h·L·W).
+ * Causal attention forward over the (head, sequence) pairs [lo, hi) of nHead·nSeq (pair i: head
+ * ⌊i / nSeq⌋, sequence i mod nSeq; each writes only its own rows of that head and its own
+ * probabilities). a: q, k, v, meta, out (zeroed), probs; s: d, hd, nSeq, 1/√hd. meta per sequence:
+ * start, length, offset (its parent's length), parent start, first probs index of its head-0 block
+ * (head h's L×W block follows at h·L·W).
  * A sequence attending to more than 64 positions, when `g` is given, computes its scores and its
  * output as GEMMs (float32 sums, SIMD); a shorter one (every arith-gpt sequence: its context is 64),
  * or any without `g`, as float64 dot products. The choice depends on the shapes only, never on the
@@ -29,8 +31,10 @@ export type TaskGemm = (a: number, b: number, c: number, m: number, n: number, k
 export function attnForwardTask(a: A[], s: number[], lo: number, hi: number, g?: TaskGemm): void {
   const q = a[0]!, k = a[1]!, v = a[2]!, meta = a[3]!, out = a[4]!, P = a[5]!;
   const d = s[0]!, hd = s[1]!, nSeq = s[2]!, invSqrt = s[3]!;
-  for (let h = lo; h < hi; h++) {
-    for (let si = 0; si < nSeq; si++) {
+  for (let pair = lo; pair < hi; pair++) {
+    const h = Math.floor(pair / nSeq);
+    {
+      const si = pair - h * nSeq;
       const st = meta[si * 5]!, L = meta[si * 5 + 1]!, off = meta[si * 5 + 2]!, ps = meta[si * 5 + 3]!;
       const W = off + L;
       const pb = meta[si * 5 + 4]! + h * L * W;
@@ -91,18 +95,24 @@ export function attnForwardTask(a: A[], s: number[], lo: number, hi: number, g?:
 }
 
 /**
- * Attention backward over heads [lo, hi). a: dOut, q, k, v, probs, meta, dq, dk, dv (zeroed);
- * s: d, hd, nSeq, 1/√hd, longest attended width. A shared prefix's rows gather every continuation's
- * contributions, in sequence order.
+ * Attention backward over the (head, family) pairs [lo, hi) of nHead·nFam (pair i: head ⌊i / nFam⌋,
+ * family i mod nFam). A family is a root sequence and the sequences continuing it, which alone write
+ * its rows' gradients: a shared prefix's rows gather every continuation's contributions, in sequence
+ * order. a: dOut, q, k, v, probs, meta, families, dq, dk, dv (zeroed) [, the GEMM path's scratch];
+ * s: d, hd, nSeq, 1/√hd, longest attended width, nFam. families: nFam + 1 starts into the list of
+ * sequence indices that follows them (each family's in ascending order).
  */
 export function attnBackwardTask(a: A[], s: number[], lo: number, hi: number, g?: TaskGemm): void {
-  const dOut = a[0]!, q = a[1]!, k = a[2]!, v = a[3]!, P = a[4]!, meta = a[5]!, dq = a[6]!, dk = a[7]!, dv = a[8]!;
-  const d = s[0]!, hd = s[1]!, nSeq = s[2]!, invSqrt = s[3]!;
+  const dOut = a[0]!, q = a[1]!, k = a[2]!, v = a[3]!, P = a[4]!, meta = a[5]!, fam = a[6]!, dq = a[7]!, dk = a[8]!, dv = a[9]!;
+  const d = s[0]!, hd = s[1]!, invSqrt = s[3]!, nFam = s[5]!;
   const dP = new Float64Array(s[4]!);
   // the GEMM path's dP and dS blocks (laid out as the probabilities), when given
-  const G = a.length > 9 ? a[9]! : undefined;
-  for (let h = lo; h < hi; h++) {
-    for (let si = 0; si < nSeq; si++) {
+  const G = a.length > 10 ? a[10]! : undefined;
+  for (let pair = lo; pair < hi; pair++) {
+    const h = Math.floor(pair / nFam);
+    const f = pair - h * nFam;
+    for (let e = fam[f]!; e < fam[f + 1]!; e++) {
+      const si = fam[nFam + 1 + e]!;
       const st = meta[si * 5]!, L = meta[si * 5 + 1]!, off = meta[si * 5 + 2]!, ps = meta[si * 5 + 3]!;
       const W = off + L;
       const pb = meta[si * 5 + 4]! + h * L * W;

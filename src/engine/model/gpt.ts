@@ -248,6 +248,12 @@ export interface ForwardResult {
     attnMeta: Int32Array;
     /** longest attended width (offset + length) */
     maxWidth: number;
+    /**
+     * the sequences by family (a root and the sequences continuing it, in ascending order; families
+     * by root): nFamilies + 1 starts, then the sequence indices (attnBackwardTask)
+     */
+    attnFamilies: Int32Array;
+    nFamilies: number;
     /** per row: its position (RoPE models only) */
     positions?: Int32Array;
   };
@@ -275,6 +281,29 @@ function layerNormRows(x: Arr, g: Arr, b: Arr, y: Arr, mean: Arr, rstd: Arr, row
 function layerNormBackwardRows(dy: Arr, x: Arr, g: Arr, mean: Arr, rstd: Arr, dx: Arr, dg: Arr | undefined, db: Arr | undefined, rows: number, d: number): void {
   if (dg || db) layerNormBackward(dy, x, g, mean, rstd, dx, dg, db, rows, d);
   else parallelFor(layerNormBackwardTask, rows, [dy, x, g, mean, rstd], [dx], [d]);
+}
+
+/**
+ * The sequences grouped by family: each root sequence (parent −1) with the sequences continuing it,
+ * in ascending order, families in the order of their roots. `families` holds count + 1 starts into
+ * the list of sequence indices that follows them.
+ */
+export function sequenceFamilies(parents: readonly number[]): { families: Int32Array; count: number } {
+  const members = new Map<number, number[]>();
+  parents.forEach((p, si) => {
+    if (p === -1) members.set(si, [si]);
+    else members.get(p)!.push(si);
+  });
+  const count = members.size;
+  const families = new Int32Array(count + 1 + parents.length);
+  let f = 0;
+  let at = 0;
+  for (const list of members.values()) {
+    families[f++] = at;
+    for (const si of list) families[count + 1 + at++] = si;
+  }
+  families[count] = at;
+  return { families, count };
 }
 
 export class Gpt {
@@ -428,7 +457,7 @@ export class Gpt {
       }
       const attnOut = this.alloc(T * d);
       const probs = this.alloc(probsLen);
-      parallelFor(attnForwardTask, nHead, [q, k, v, attnMeta], [attnOut, probs], [d, hd, seqLens.length, invSqrt]);
+      parallelFor(attnForwardTask, nHead * seqLens.length, [q, k, v, attnMeta], [attnOut, probs], [d, hd, seqLens.length, invSqrt]);
       const o = this.linear(p + 'wo', attnOut, T, d, d, lin);
       const h1 = this.fresh(T * d);
       addScaled(h1, x, o, 1, h1.length);
@@ -462,7 +491,8 @@ export class Gpt {
       addScaled(logits, logits, t, this.scale, logits.length);
     }
     parallelFor(logSoftmaxTask, T, [], [logits], [V]);
-    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, offsets, parentStarts, attnMeta, maxWidth, ...(positions ? { positions } : {}) } };
+    const { families: attnFamilies, count: nFamilies } = sequenceFamilies(parents);
+    return { logprobs: logits, cache: { layers, xFinal: x, lnf, lnfMean, lnfRstd, unembedXa, tokens, seqStarts, seqLens, offsets, parentStarts, attnMeta, maxWidth, attnFamilies, nFamilies, ...(positions ? { positions } : {}) } };
   }
 
   /**
@@ -529,7 +559,8 @@ export class Gpt {
       const dv = this.alloc(T * d);
       // scratch for the GEMM path of sequences attending to more than 64 positions
       const dScores = this.fresh(fwd.cache.maxWidth > 64 ? c.probs.length : 1);
-      parallelFor(attnBackwardTask, nHead, [dAttnOut, c.q, c.k, c.v, c.probs, fwd.cache.attnMeta], [dq, dk, dv, dScores], [d, hd, seqLens.length, invSqrt, fwd.cache.maxWidth]);
+      const { attnFamilies: fam, nFamilies: nFam } = fwd.cache;
+      parallelFor(attnBackwardTask, nHead * nFam, [dAttnOut, c.q, c.k, c.v, c.probs, fwd.cache.attnMeta, fam], [dq, dk, dv, dScores], [d, hd, seqLens.length, invSqrt, fwd.cache.maxWidth, nFam]);
       // RoPE: the gradients of the rotated queries and keys, rotated back
       if (fwd.cache.positions) {
         applyRope(dq, fwd.cache.positions, d, nHead, this.c.ctx, true);
