@@ -124,17 +124,11 @@ export class EnvPlayPanel extends PanelHost<ToWebview, FromWebview, typeof EnvPl
     return [...new Set([...fromSpecs, ...beside.filter((f) => f.endsWith('.jsonl')).map((f) => path.join(path.dirname(env), f))])];
   }
 
-  protected override async onNotification(msg: FromWebview): Promise<void> {
-    try {
-      await this.handle(msg);
-    } catch (err) {
-      const message = errorMessage(err);
-      this.post({ type: 'error', message });
-      throw err;
-    }
+  protected override notificationFailed(message: string): void {
+    this.post({ type: 'error', message });
   }
 
-  private async handle(msg: FromWebview): Promise<void> {
+  protected override async onNotification(msg: FromWebview): Promise<void> {
     switch (msg.type) {
       case 'start':
         await this.saveForm(msg.form);

@@ -131,19 +131,13 @@ export class PlaygroundPanel extends PanelHost<ToWebview, FromWebview, typeof Pl
     }
   }
 
-  protected override async onNotification(msg: FromWebview): Promise<void> {
-    try {
-      await this.handle(msg);
-    } catch (err) {
-      // the person who clicked hears why it did not work, in the panel and as a notification
-      const message = errorMessage(err);
-      this.post({ type: 'error', message });
-      void vscode.window.showErrorMessage(`Sample playground: ${message}`);
-      throw err;
-    }
+  /** the person who clicked hears why it did not work, in the panel and as a notification */
+  protected override notificationFailed(message: string): void {
+    this.post({ type: 'error', message });
+    void vscode.window.showErrorMessage(`Sample playground: ${message}`);
   }
 
-  private async handle(msg: FromWebview): Promise<void> {
+  protected override async onNotification(msg: FromWebview): Promise<void> {
     switch (msg.type) {
       case 'run':
         await this.startRun(msg.form);

@@ -9,6 +9,7 @@ import { Envelope, errorText, Reply, Request, RequestMap } from '../../../protoc
 import type { Log } from '../log';
 import type { WebviewTransport } from './transport';
 import { Disposable, toDisposable } from '../lifecycle';
+import { errorMessage } from '../../../core/errors';
 
 /** The functions answering a protocol's requests, one per method. */
 export type RequestHandlers<R extends RequestMap> = {
@@ -56,6 +57,8 @@ export abstract class PanelHost<ToWebview, FromWebview, Requests extends Request
   /** Sends the webview everything it shows; called on each `ready`. */
   protected abstract sendSnapshot(): Promise<void>;
   protected abstract onNotification(message: FromWebview): Promise<void>;
+  /** Hears why onNotification failed (already logged), to tell the person in the panel; default nothing. */
+  protected notificationFailed(_message: string): void {}
   protected abstract readonly requestHandlers: RequestHandlers<Requests>;
   protected onDidChangeVisibility(): void {}
 
@@ -87,6 +90,7 @@ export abstract class PanelHost<ToWebview, FromWebview, Requests extends Request
       await this.onNotification(notification.data);
     } catch (err) {
       this.log.error(`${this.label}: handling a webview message failed`, err);
+      this.notificationFailed(errorMessage(err));
     }
   }
 
