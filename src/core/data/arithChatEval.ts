@@ -216,11 +216,10 @@ export function arithEvalFigures(o: ArithEvalOutcomes, opts: { resamples?: numbe
     );
     columns.forEach((c, j) => figs.push({ key: c.key, label: c.label, n: c.values.length, estimate: est[j]!, ...(c.points ? { points: true } : {}), ...(c.turns ? { turns: c.turns } : {}) }));
   };
-  const right = (f: 'single' | 'single_system' | 'feedback') => o.right[f];
-  const single = right('single');
-  if (single) add([{ key: 'single', label: 'single', values: single }]);
-  const sys = right('single_system');
-  if (sys) add([{ key: 'single_system', label: 'single_system', values: sys }]);
+  for (const f of ['single', 'single_system'] as const) {
+    const xs = o.right[f];
+    if (xs) add([{ key: f, label: f, values: xs }]);
+  }
   for (const f of ['chain2', 'chain3'] as const) {
     const c = o.chains[f];
     if (!c) continue;
@@ -230,7 +229,7 @@ export function arithEvalFigures(o: ArithEvalOutcomes, opts: { resamples?: numbe
       { key: `${f}_all_turns`, label: `${f}: all turns right`, values: c.allRight },
     ]);
   }
-  const fb = right('feedback');
+  const fb = o.right.feedback;
   if (fb) add([{ key: 'feedback', label: 'feedback (the second attempt)', values: fb }]);
   for (const f of ['tool3', 'tool4'] as const) {
     const t = o.tools[f];
