@@ -38,7 +38,8 @@ const { initCompute } = out('engine/compute/index.js');
 const { ChatmlRenderer } = out('core/render/chatml.js');
 const { ByteTokenizer } = out('core/render/byteTokenizer.js');
 const { mulberry32 } = out('core/data/prng.js');
-const { ARITH_FORMATS, ARITH_MIXTURE, ARITH_PHRASES, CALCULATOR_TOOL, arithEpisode, drawArithFormat, isArithHoldout, renderArithEpisode } = out('core/data/arithChat.js');
+const { ARITH_FORMATS, ARITH_MIXTURE, arithEpisode, drawArithFormat, isArithHoldout, renderArithEpisode } = out('core/data/arithChat.js');
+const { arithEvalEpisodes, evaluateArithChat, arithEvalAccuracies } = out('core/data/arithChatEval.js');
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
@@ -95,19 +96,9 @@ function datum(episode) {
   };
 }
 
-// ---- evaluation: holdout episodes, sampled turn by turn, each request its own seed ----
-const evalRand = mulberry32(9_000 + seed);
-const evalSets = {
-  single: Array.from({ length: evalN }, () => arithEpisode('single', evalRand, true)),
-  single_system: Array.from({ length: evalN }, () => arithEpisode('single_system', evalRand, true)),
-  chain2: Array.from({ length: evalN }, () => arithEpisode('chain2', evalRand, true)),
-  chain3: Array.from({ length: evalN }, () => arithEpisode('chain3', evalRand, true)),
-  feedback: Array.from({ length: evalN }, () => arithEpisode('feedback', evalRand, true)),
-  tool3: Array.from({ length: evalN }, () => arithEpisode('tool', evalRand, true, { toolDigits: 3 })),
-  tool4: Array.from({ length: evalN }, () => arithEpisode('tool', evalRand, true, { toolDigits: 4 })),
-};
+// ---- evaluation: holdout episodes, sampled turn by turn, each request its own seed (src/core/data/arithChatEval.ts) ----
+const evalSets = arithEvalEpisodes(evalN, seed);
 
-let evalSeed = 0;
 async function evaluate(temperature) {
   const state = backend.exportBaseWeights('pretrain', {});
   const tmp = path.join(root, `.pretrain-chat-eval-${process.pid}`);
@@ -115,87 +106,23 @@ async function evaluate(temperature) {
   fs.writeFileSync(path.join(tmp, CHAT_WEIGHTS_FILE), state);
   const evalBackend = new LocalBackend({ weightsDir: tmp });
   await evalBackend.createSampler('s', { baseModel: ARITH_CHAT_MODEL });
-  evalSeed = 0;
-  /** one assistant turn for each conversation, all in one batch; → parsed messages */
-  const turn = (convs, maxTokens = 8) =>
-    Promise.all(
-      convs.map(async (messages) => {
-        const prompt = renderer.buildGenerationPrompt(messages);
-        if (prompt.length + maxTokens > CHAT_GPT.ctx) return { role: 'assistant', content: '' };
-        const r = await evalBackend.sample('s', {
-          prompt: Int32Array.from(prompt),
-          numSamples: 1,
-          params: { maxTokens, temperature, topP: 1, topK: -1, stopStrings: [], stopTokens: [IM_END], seed: 1000 + evalSeed++ },
-          promptLogprobs: false,
-          topkPromptLogprobs: 0,
-        });
-        return renderer.parseResponse([...r.sequences[0].tokens]).message;
-      }),
-    );
-  const answer = (m) => (/^\d+$/.test(m.content.trim()) && !m.tool_calls ? Number(m.content.trim()) : undefined);
-  const res = {};
-  // single-turn formats and feedback: the last assistant turn, given everything before it
-  for (const f of ['single', 'single_system', 'feedback']) {
-    const eps = evalSets[f];
-    const got = await turn(eps.map((e) => e.messages.slice(0, -1)));
-    res[f] = got.filter((m, i) => answer(m) === Number(eps[i].messages.at(-1).content)).length / eps.length;
-  }
-  // chains: every follow-up builds on the model's own previous answer; graded per follow-up turn
-  for (const f of ['chain2', 'chain3']) {
-    const eps = evalSets[f];
-    const convs = eps.map((e) => [e.messages[0]]);
-    let followUps = 0;
-    let followUpsRight = 0;
-    const allRight = eps.map(() => true);
-    const totals = eps.map(() => undefined);
-    const turns = f === 'chain2' ? 2 : 3;
-    for (let t = 0; t < turns; t++) {
-      const got = await turn(convs);
-      got.forEach((m, i) => {
-        const a = answer(m);
-        const [x, y] = t === 0 ? eps[i].sums[0] : [totals[i], Number(eps[i].messages[2 * t].content.match(/\d+/)[0])];
-        const right = x !== undefined && a === x + y;
-        if (t > 0) {
-          followUps++;
-          if (right) followUpsRight++;
-        }
-        if (!right) allRight[i] = false;
-        totals[i] = a;
-        convs[i].push({ role: 'assistant', content: m.content });
-        if (t + 1 < turns) convs[i].push(eps[i].messages[2 * (t + 1)]);
+  const outcomes = await evaluateArithChat(
+    renderer,
+    evalSets,
+    async (prompt, maxTokens, requestSeed) => {
+      const r = await evalBackend.sample('s', {
+        prompt: Int32Array.from(prompt),
+        numSamples: 1,
+        params: { maxTokens, temperature, topP: 1, topK: -1, stopStrings: [], stopTokens: [IM_END], seed: requestSeed },
+        promptLogprobs: false,
+        topkPromptLogprobs: 0,
       });
-    }
-    res[f] = followUpsRight / followUps;
-    res[`${f}_all_turns`] = allRight.filter(Boolean).length / eps.length;
-  }
-  // tool use: the model's call is executed (a + b); graded on the final answer; direct = no tools
-  for (const f of ['tool3', 'tool4']) {
-    const eps = evalSets[f];
-    const calls = await turn(eps.map((e) => e.messages.slice(0, 2)), 96);
-    let parsed = 0;
-    const convs = [];
-    const idx = [];
-    calls.forEach((m, i) => {
-      const c = m.tool_calls?.length === 1 ? m.tool_calls[0] : undefined;
-      let args;
-      try {
-        args = c && c.function.name === CALCULATOR_TOOL.name ? JSON.parse(c.function.arguments) : undefined;
-      } catch {
-        args = undefined;
-      }
-      if (!args || !Number.isInteger(args.a) || !Number.isInteger(args.b)) return;
-      parsed++;
-      convs.push([...eps[i].messages.slice(0, 2), m, { role: 'tool', name: CALCULATOR_TOOL.name, content: String(args.a + args.b) }]);
-      idx.push(i);
-    });
-    const finals = await turn(convs);
-    res[f] = finals.filter((m, j) => answer(m) === eps[idx[j]].sums[0][0] + eps[idx[j]].sums[0][1]).length / eps.length;
-    res[`${f}_parse_rate`] = parsed / eps.length;
-    const direct = await turn(eps.map((e) => [{ role: 'user', content: ARITH_PHRASES.question(...e.sums[0]) }]));
-    res[`${f}_direct`] = direct.filter((m, i) => answer(m) === eps[i].sums[0][0] + eps[i].sums[0][1]).length / eps.length;
-  }
+      return [...r.sequences[0].tokens];
+    },
+    CHAT_GPT.ctx,
+  );
   fs.rmSync(tmp, { recursive: true, force: true });
-  return res;
+  return arithEvalAccuracies(outcomes);
 }
 
 const pct = (v) => `${(100 * v).toFixed(1)}%`;
