@@ -1,8 +1,9 @@
 // A small client of the OpenAI-compatible chat completions endpoint the Tinker service offers (its base
 // URL plus /oai/api/v1, beta) and the embedded engine serves (its URL plus /v1): one streamed request
-// (server-sent events), each chunk's text handed out as it arrives. Every chunk and error body is
-// parsed with zod; the key goes only in the Authorization header and never into error text. Used by
-// the VS Code language-model provider ("Chat with This Checkpoint"); no `vscode` here.
+// (server-sent events), each chunk's text handed out as it arrives and each tool call once its
+// arguments are complete (OpenAI streams them in pieces). Every chunk and error body is parsed with
+// zod; the key goes only in the Authorization header and never into error text. Used by the VS Code
+// language-model provider ("Chat with This Checkpoint"); no `vscode` here.
 import * as z from 'zod';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, type NetworkOptions } from '../tinker/proxy';
@@ -10,30 +11,55 @@ import { errorMessage } from '../errors';
 export type { OpenAiEndpoint } from './endpoint';
 import type { OpenAiEndpoint } from './endpoint';
 
-export interface ChatMessageIn {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+/** A tool call as OpenAI writes it: the arguments are a JSON object's text. */
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
 }
 
-/** The sampling parameters a chat request may carry (the ones the engine and the service docs list). */
+export type ChatMessageIn =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; content: string; tool_call_id: string };
+
+/** A function the model may call (OpenAI's `tools` entry). */
+export const ChatTool = z.strictObject({
+  type: z.literal('function'),
+  function: z.strictObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
+});
+export type ChatTool = z.infer<typeof ChatTool>;
+
+/** The sampling parameters a chat request may carry (the ones the engine and the service docs list), and its tools. */
 export const ChatOptions = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().gt(0).max(1).optional(),
   max_tokens: z.number().int().positive().optional(),
   seed: z.number().int().optional(),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
+  tools: z.array(ChatTool).optional(),
+  tool_choice: z.enum(['none', 'auto', 'required']).optional(),
 });
 export type ChatOptions = z.infer<typeof ChatOptions>;
+
+const ToolCallDelta = z.looseObject({
+  index: z.number().int().min(0),
+  id: z.string().nullish(),
+  function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+});
 
 const Chunk = z.looseObject({
   choices: z.array(
     z.looseObject({
       index: z.number().int().optional(),
-      delta: z.looseObject({ content: z.string().nullish() }).nullish(),
+      delta: z.looseObject({ content: z.string().nullish(), tool_calls: z.array(ToolCallDelta).nullish() }).nullish(),
       finish_reason: z.string().nullish(),
     }),
   ),
 });
+
+/** What a stream hands out: a piece of text, or a whole tool call. */
+export type ChatStreamPart = { kind: 'text'; text: string } | { kind: 'tool_call'; call: ChatToolCall };
 
 const ErrorBody = z.looseObject({ error: z.looseObject({ message: z.string(), type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }) });
 
@@ -63,8 +89,10 @@ export interface ChatStreamEnd {
 
 /**
  * POSTs `{model, messages, stream: true, …options}` to `<baseUrl>/chat/completions` and yields the
- * text of each chunk of the first choice as it arrives; returns the finish reason. Aborting `signal`
- * ends the request. Throws OpenAiEndpointError on an HTTP error (its message from the body).
+ * text of each chunk of the first choice as it arrives, and each tool call when its arguments are
+ * whole (when the next call starts, or at the end); returns the finish reason. Aborting `signal` ends
+ * the request. Throws OpenAiEndpointError on an HTTP error (its message from the body), or on a call
+ * that arrives without its id or name.
  */
 export async function* streamChatCompletion(
   endpoint: OpenAiEndpoint,
@@ -72,7 +100,7 @@ export async function* streamChatCompletion(
   messages: readonly ChatMessageIn[],
   options: ChatOptions = {},
   o: StreamChatOptions = {},
-): AsyncGenerator<string, ChatStreamEnd> {
+): AsyncGenerator<ChatStreamPart, ChatStreamEnd> {
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const secret = endpoint.apiKey;
   const redact = (s: string) => (secret ? s.split(secret).join('<key>') : s);
@@ -115,6 +143,15 @@ export async function* streamChatCompletion(
       throw new OpenAiEndpointError(`${url} did not stream (content-type "${type}"): it may not be an OpenAI-compatible endpoint`, res.statusCode);
     }
     let finishReason: string | undefined;
+    // the call being streamed: its arguments arrive in pieces
+    let call: { index: number; id?: string; name?: string; arguments: string } | undefined;
+    const whole = (): ChatStreamPart[] => {
+      if (!call) return [];
+      const c = call;
+      call = undefined;
+      if (!c.id || !c.name) throw new OpenAiEndpointError(`${url} streamed a tool call without its ${c.id ? 'name' : 'id'} (index ${c.index})`, res.statusCode);
+      return [{ kind: 'tool_call', call: { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } } }];
+    };
     let buffer = '';
     const decoder = new TextDecoder();
     for await (const piece of res.body) {
@@ -125,7 +162,10 @@ export async function* streamChatCompletion(
         buffer = buffer.slice(cut + 1);
         if (!line.startsWith('data:')) continue;
         const data = line.slice(5).trim();
-        if (data === '[DONE]') return { finishReason };
+        if (data === '[DONE]') {
+          yield* whole();
+          return { finishReason };
+        }
         let json: unknown;
         try {
           json = JSON.parse(data);
@@ -141,9 +181,17 @@ export async function* streamChatCompletion(
         const text = first?.delta?.content;
         // a cancel ends the stream at once, also among pieces that arrived together
         o.signal?.throwIfAborted();
-        if (text) yield text;
+        if (text) yield { kind: 'text', text };
+        for (const d of first?.delta?.tool_calls ?? []) {
+          if (call && call.index !== d.index) yield* whole();
+          call ??= { index: d.index, arguments: '' };
+          if (d.id) call.id = d.id;
+          if (d.function?.name) call.name = d.function.name;
+          if (d.function?.arguments) call.arguments += d.function.arguments;
+        }
       }
     }
+    yield* whole();
     return { finishReason };
   } finally {
     if (own) await own.dispatcher.destroy().catch(() => undefined);

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { withTools } from '../../core/env/episode';
-import { ChatRequestError, chatConversation, OpenAiMessageIn, OpenAiTool, OpenAiToolChoice, replyDeltas, replyMessage, tokenPieces } from '../../core/openai/chatMessages';
+import { type ChatConversation, ChatRequestError, chatConversation, OpenAiMessageIn, OpenAiTool, OpenAiToolChoice, replyDeltas, replyMessage, tokenPieces } from '../../core/openai/chatMessages';
 import { ByteTokenizer } from '../../core/render/byteTokenizer';
 import { RendererError } from '../../core/render/errors';
 import { getRenderer } from '../../core/render/registry';
@@ -67,6 +67,22 @@ function parseBody<T extends z.ZodType>(req: Request, schema: T): z.output<T> {
     throw new OpenAiError(400, `${param ?? '(body)'}: ${issue.message}`, 'invalid_request_error', param);
   }
   return r.data;
+}
+
+/**
+ * A chat request's prompt: its messages, tool calls, tool results and `tools` rendered by the model's
+ * renderer as the training path renders an episode (withTools, then buildGenerationPrompt), or a 400
+ * naming the field.
+ */
+export function chatPrompt(renderer: Renderer, body: z.output<typeof ChatCompletionRequest>): { prompt: number[]; conversation: ChatConversation } {
+  try {
+    const conversation = chatConversation(body.messages, { ...body, supportsTools: renderer.supportsTools, rendererName: renderer.name });
+    return { prompt: renderer.buildGenerationPrompt(withTools(renderer, conversation.messages, conversation.tools)), conversation };
+  } catch (err) {
+    if (err instanceof ChatRequestError) throw new OpenAiError(400, err.message, 'invalid_request_error', err.param);
+    if (err instanceof RendererError) throw new OpenAiError(400, `messages: ${err.message}`, 'invalid_request_error', 'messages');
+    throw err;
+  }
 }
 
 interface ResolvedModel {
@@ -219,17 +235,7 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
       released = true;
     };
     try {
-      let conversation: ReturnType<typeof chatConversation>;
-      let prompt: number[];
-      try {
-        conversation = chatConversation(body.messages, { ...body, supportsTools: p.renderer.supportsTools, rendererName: p.renderer.name });
-        // as the training path renders an episode: the tool prefix, then the conversation
-        prompt = p.renderer.buildGenerationPrompt(withTools(p.renderer, conversation.messages, conversation.tools));
-      } catch (err) {
-        if (err instanceof ChatRequestError) throw new OpenAiError(400, err.message, 'invalid_request_error', err.param);
-        if (err instanceof RendererError) throw new OpenAiError(400, `messages: ${err.message}`, 'invalid_request_error', 'messages');
-        throw err;
-      }
+      const { prompt, conversation } = chatPrompt(p.renderer, body);
       const rs = p.renderer.stopSequences();
       const sp = params(p, body, prompt.length, body.max_completion_tokens ?? body.max_tokens, rs.kind === 'tokens' ? { strings: [], tokens: rs.tokens } : { strings: rs.strings, tokens: [] }, 'messages');
       const userStops = stopStrings(body.stop);
