@@ -2,13 +2,14 @@
 // embedded engine: pieces arrive one per token and concatenate to the non-streamed reply (taken with
 // the official `openai` client), an abort ends the stream, errors carry the server's message and never
 // the key, and a server that does not stream is named as such. openAiBaseUrl gives each backend's path.
+// A tool loop on arith-chat, streamed and not: the call, its result sent back, the final answer.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as http from 'http';
 import OpenAI from 'openai';
 import * as os from 'os';
 import * as path from 'path';
-import { type ChatMessageIn, type ChatStreamPart, type ChatToolCall, OpenAiEndpointError, streamChatCompletion } from '../../../src/core/openai/chatCompletions';
+import { type ChatMessageIn, type ChatStreamPart, type ChatToolCall, completeChat, OpenAiEndpointError, streamChatCompletion } from '../../../src/core/openai/chatCompletions';
 import { openAiBaseUrl } from '../../../src/core/openai/endpoint';
 import { createComputeBackend } from '../../../src/engine/model';
 import { ARITH_CHAT_MODEL, ARITH_MODEL } from '../../../src/engine/model/models';
@@ -64,7 +65,7 @@ describe('OpenAI-compatible chat stream client (against the engine)', function (
     assert.deepStrictEqual(cloudLayout.pieces, pieces);
   });
 
-  it('a tool loop on arith-chat: the call arrives whole (as the openai client reads it), the result goes back, the final text answers', async () => {
+  it('a tool loop on arith-chat, streamed: the call arrives whole (as the openai client reads it), the result goes back, the final text answers', async () => {
     const endpoint = { baseUrl: openAiBaseUrl('local', server.url), apiKey: KEY };
     const tools = [{ type: 'function' as const, function: { name: 'add', description: 'Add two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } } }];
     const messages: ChatMessageIn[] = [{ role: 'user', content: 'What is 123 + 456?' }];
@@ -85,6 +86,26 @@ describe('OpenAI-compatible chat stream client (against the engine)', function (
     assert.strictEqual(final.finishReason, 'stop');
     assert.deepStrictEqual(final.calls, []);
     assert.strictEqual(final.pieces.join(''), '579');
+  });
+
+  it('the same tool loop not streamed (completeChat); errors as the stream’s', async () => {
+    const endpoint = { baseUrl: openAiBaseUrl('local', server.url), apiKey: KEY };
+    const messages: ChatMessageIn[] = [{ role: 'system', content: 'Tools: add(a, b) - Add two integers.' }, { role: 'user', content: 'What is 123 + 456?' }];
+    const first = await completeChat(endpoint, ARITH_CHAT_MODEL, messages, { temperature: 0 });
+    assert.strictEqual(first.finishReason, 'tool_calls');
+    assert.strictEqual(first.content, null);
+    assert.strictEqual(first.toolCalls.length, 1);
+    const call = first.toolCalls[0]!;
+    assert.deepStrictEqual(call.function, { name: 'add', arguments: '{"a": 123, "b": 456}' });
+    const streamed = await collect(streamChatCompletion(endpoint, ARITH_CHAT_MODEL, messages, { temperature: 0 }));
+    assert.deepStrictEqual(streamed.calls.map((c) => c.function), [call.function]);
+
+    const args = JSON.parse(call.function.arguments) as { a: number; b: number };
+    const final = await completeChat(endpoint, ARITH_CHAT_MODEL, [...messages, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: String(args.a + args.b) }], { temperature: 0 });
+    assert.deepStrictEqual(final, { content: '579', toolCalls: [], finishReason: 'stop' });
+
+    await assert.rejects(completeChat(endpoint, ARITH_CHAT_MODEL, messages, { tool_choice: 'required' }), (e: unknown) => e instanceof OpenAiEndpointError && e.status === 400 && /tool_choice: "required" is not supported/.test(e.message));
+    await assert.rejects(completeChat({ ...endpoint, apiKey: 'tml-wrong-key-0123456789' }, ARITH_CHAT_MODEL, messages), (e: unknown) => e instanceof OpenAiEndpointError && e.status === 401 && !e.message.includes('tml-wrong-key-0123456789'));
   });
 
   it('an abort ends the stream at the next piece', async () => {
