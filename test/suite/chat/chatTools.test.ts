@@ -6,6 +6,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { ChatWithCheckpointResult } from '../../../src/vscode/chat/chatCommands';
+import { toChatMessages } from '../../../src/vscode/chat/chatModels';
 import { chatProviderApi } from '../../../src/vscode/common/newerApis';
 import { useLocalEngineAndRunsFolder, waitFor } from '../helpers';
 
@@ -67,5 +68,32 @@ suite('Tool calls through the tinker chat models (an arith-chat checkpoint)', fu
     }
     assert.deepStrictEqual(more, [], 'no further call');
     assert.strictEqual(answer.join(''), '579');
+  });
+
+  test('VS Code’s tool-call and tool-result parts map to OpenAI’s tool_calls and tool messages, in order', () => {
+    const User = vscode.LanguageModelChatMessageRole.User;
+    const Assistant = vscode.LanguageModelChatMessageRole.Assistant;
+    const text = (v: string) => new vscode.LanguageModelTextPart(v);
+    const mapped = toChatMessages([
+      { role: User, name: undefined, content: [text('What is 1 + 2 and 3 + 4?')] },
+      { role: Assistant, name: undefined, content: [text('Adding.'), new vscode.LanguageModelToolCallPart('c1', 'add', { a: 1, b: 2 }), new vscode.LanguageModelToolCallPart('c2', 'add', { a: 3, b: 4 })] },
+      { role: User, name: undefined, content: [new vscode.LanguageModelToolResultPart('c1', [text('3')]), new vscode.LanguageModelToolResultPart('c2', [text('7')]), text('Now both.')] },
+      { role: Assistant, name: undefined, content: [new vscode.LanguageModelToolCallPart('c3', 'add', { a: 3, b: 7 })] },
+    ]);
+    assert.deepStrictEqual(mapped, [
+      { role: 'user', content: 'What is 1 + 2 and 3 + 4?' },
+      {
+        role: 'assistant',
+        content: 'Adding.',
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1,"b":2}' } },
+          { id: 'c2', type: 'function', function: { name: 'add', arguments: '{"a":3,"b":4}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '3' },
+      { role: 'tool', tool_call_id: 'c2', content: '7' },
+      { role: 'user', content: 'Now both.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c3', type: 'function', function: { name: 'add', arguments: '{"a":3,"b":7}' } }] },
+    ]);
   });
 });
