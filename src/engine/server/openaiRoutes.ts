@@ -2,8 +2,9 @@
 // API", beta): POST /v1/chat/completions and /v1/completions (also under /oai/api/v1/, the cloud's
 // layout), non-streaming and streamed as server-sent events. `model` is a base model id (optionally
 // with a `:peft:<context>` suffix), a sampler checkpoint's tinker:// path, or `<base model>;<path>`.
-// Chat requests are rendered with the model's renderer; the key, Host and Origin checks are the
-// engine's own (server.ts admit), the key also accepted as `Authorization: Bearer`.
+// Chat requests are rendered with the model's renderer, tool calls both ways as the training path
+// renders them (chatPrompt; the mapping is core/openai/chatMessages.ts); the key, Host and Origin checks
+// are the engine's own (server.ts admit), the key also accepted as `Authorization: Bearer`.
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { withTools } from '../../core/env/episode';
