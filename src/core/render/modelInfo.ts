@@ -110,6 +110,18 @@ export function recommendedRenderer(model: string): string {
   return modelInfo(model).renderers[0]!;
 }
 
+/** Renderers with no tool calling (as in the cookbook; tml_v0 is not implemented): every other one has it. */
+const WITHOUT_TOOL_CALLING: ReadonlySet<string> = new Set(['role_colon', 'llama3', 'tml_v0']);
+
+/** Whether the default renderer of `model` declares tools and parses calls (false for an unknown model). */
+export function modelHasToolCalling(model: string): boolean {
+  try {
+    return !WITHOUT_TOOL_CALLING.has(recommendedRenderer(model));
+  } catch {
+    return false;
+  }
+}
+
 export type TokenizerSource = { kind: 'byte' } | { kind: 'hf'; repo: string };
 
 /**

@@ -2,13 +2,17 @@
 // API", beta): POST /v1/chat/completions and /v1/completions (also under /oai/api/v1/, the cloud's
 // layout), non-streaming and streamed as server-sent events. `model` is a base model id (optionally
 // with a `:peft:<context>` suffix), a sampler checkpoint's tinker:// path, or `<base model>;<path>`.
-// Chat requests are rendered with the model's renderer; the key, Host and Origin checks are the
-// engine's own (server.ts admit), the key also accepted as `Authorization: Bearer`.
+// Chat requests are rendered with the model's renderer, tool calls both ways as the training path
+// renders them (chatPrompt; the mapping is core/openai/chatMessages.ts); the key, Host and Origin checks
+// are the engine's own (server.ts admit), the key also accepted as `Authorization: Bearer`.
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
+import { withTools } from '../../core/env/episode';
+import { type ChatConversation, ChatRequestError, chatConversation, OpenAiMessageIn, OpenAiTool, OpenAiToolChoice, replyDeltas, replyMessage, tokenPieces } from '../../core/openai/chatMessages';
 import { ByteTokenizer } from '../../core/render/byteTokenizer';
+import { RendererError } from '../../core/render/errors';
 import { getRenderer } from '../../core/render/registry';
-import type { Message, Renderer, Tokenizer } from '../../core/render/types';
+import type { Renderer, Tokenizer } from '../../core/render/types';
 import { parseTinkerPath } from '../../core/tinker/tinkerPath';
 import type { SampledSequence, SamplingParams } from '../contract';
 import { HttpError, OpenAiError, Request, Router } from './http';
@@ -30,17 +34,13 @@ const Common = {
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
 };
 
-const ContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
-const ChatMessageIn = z.looseObject({
-  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
-  content: z.union([z.string(), z.array(ContentPart)]).nullish(),
-  name: z.string().nullish(),
-  tool_call_id: z.string().nullish(),
-});
-
 export const ChatCompletionRequest = z.looseObject({
   ...Common,
-  messages: z.array(ChatMessageIn).min(1),
+  messages: z.array(OpenAiMessageIn).min(1),
+  tools: z.array(OpenAiTool).nullish(),
+  tool_choice: OpenAiToolChoice.nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  response_format: z.looseObject({ type: z.string() }).nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
   logprobs: z.boolean().nullish(),
   top_logprobs: z.number().int().min(0).max(20).nullish(),
@@ -68,6 +68,22 @@ function parseBody<T extends z.ZodType>(req: Request, schema: T): z.output<T> {
     throw new OpenAiError(400, `${param ?? '(body)'}: ${issue.message}`, 'invalid_request_error', param);
   }
   return r.data;
+}
+
+/**
+ * A chat request's prompt: its messages, tool calls, tool results and `tools` rendered by the model's
+ * renderer as the training path renders an episode (withTools, then buildGenerationPrompt), or a 400
+ * naming the field.
+ */
+export function chatPrompt(renderer: Renderer, body: z.output<typeof ChatCompletionRequest>): { prompt: number[]; conversation: ChatConversation } {
+  try {
+    const conversation = chatConversation(body.messages, { ...body, supportsTools: renderer.supportsTools, rendererName: renderer.name });
+    return { prompt: renderer.buildGenerationPrompt(withTools(renderer, conversation.messages, conversation.tools)), conversation };
+  } catch (err) {
+    if (err instanceof ChatRequestError) throw new OpenAiError(400, err.message, 'invalid_request_error', err.param);
+    if (err instanceof RendererError) throw new OpenAiError(400, `messages: ${err.message}`, 'invalid_request_error', 'messages');
+    throw err;
+  }
 }
 
 interface ResolvedModel {
@@ -176,10 +192,11 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
     }
   }
 
-  function params(p: Prepared, body: { temperature?: number | null; top_p?: number | null; seed?: number | null; stop?: z.infer<typeof Stop> }, promptLength: number, maxTokens: number | null | undefined, extraStops: { strings: string[]; tokens: number[] }): SamplingParams {
+  /** `promptParam`: the field that holds the prompt (`messages` for chat, `prompt` for text completions) */
+  function params(p: Prepared, body: { temperature?: number | null; top_p?: number | null; seed?: number | null; stop?: z.infer<typeof Stop> }, promptLength: number, maxTokens: number | null | undefined, extraStops: { strings: string[]; tokens: number[] }, promptParam: 'messages' | 'prompt'): SamplingParams {
     const left = p.limit - promptLength;
     if (left <= 0) {
-      throw new OpenAiError(400, `This model's maximum context length is ${p.limit} tokens; the prompt has ${promptLength}, leaving none to generate.`, 'invalid_request_error', 'messages', 'context_length_exceeded');
+      throw new OpenAiError(400, `This model's maximum context length is ${p.limit} tokens; the prompt has ${promptLength}, leaving none to generate.`, 'invalid_request_error', promptParam, 'context_length_exceeded');
     }
     if (maxTokens != null && maxTokens > left) {
       throw new OpenAiError(
@@ -219,16 +236,9 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
       released = true;
     };
     try {
-      const messages: Message[] = body.messages.map((m) => {
-        const content = typeof m.content === 'string' ? m.content : (m.content ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
-        if (Array.isArray(m.content) && m.content.some((part) => part.type !== 'text')) {
-          throw new OpenAiError(400, `messages: the local engine's models take text only (got a "${m.content.find((part) => part.type !== 'text')!.type}" part)`, 'invalid_request_error', 'messages');
-        }
-        return { role: m.role === 'developer' ? 'system' : m.role, content, ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}), ...(m.name ? { name: m.name } : {}) };
-      });
-      const prompt = p.renderer.buildGenerationPrompt(messages);
+      const { prompt, conversation } = chatPrompt(p.renderer, body);
       const rs = p.renderer.stopSequences();
-      const sp = params(p, body, prompt.length, body.max_completion_tokens ?? body.max_tokens, rs.kind === 'tokens' ? { strings: [], tokens: rs.tokens } : { strings: rs.strings, tokens: [] });
+      const sp = params(p, body, prompt.length, body.max_completion_tokens ?? body.max_tokens, rs.kind === 'tokens' ? { strings: [], tokens: rs.tokens } : { strings: rs.strings, tokens: [] }, 'messages');
       const userStops = stopStrings(body.stop);
       const seqs = await sample(p, prompt, body.n ?? 1, sp);
       release();
@@ -236,10 +246,16 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
       const created = Math.floor(Date.now() / 1000);
       const choices = seqs.map((s, index) => {
         const tokens = Array.from(s.tokens);
-        const content = withoutStop(p.renderer.parseResponse(tokens).message.content, userStops);
         // the tokens of the reply itself: without the renderer's stop token it ended on
         const replyTokens = s.stopReason === 'stop' && rs.kind === 'tokens' && rs.tokens.includes(tokens[tokens.length - 1]!) ? tokens.slice(0, -1) : tokens;
-        return { index, content, tokens, replyTokens, seq: s };
+        const reply = replyMessage(p.renderer.parseResponse(tokens), {
+          rawText: p.tokenizer.decode(replyTokens),
+          callsAsText: conversation.callsAsText,
+          newCallId: () => `call_${randomBytes(12).toString('hex')}`,
+          trim: (text) => withoutStop(text, userStops),
+        });
+        const finish = s.stopReason === 'length' ? 'length' : reply.finish_reason;
+        return { index, reply, finish, tokens, replyTokens, seq: s };
       });
       const completionTokens = seqs.reduce((a, s) => a + s.tokens.length, 0);
       const usage = { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens };
@@ -260,7 +276,10 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
             object: 'chat.completion',
             created,
             model: body.model,
-            choices: choices.map((c) => ({ index: c.index, message: { role: 'assistant', content: c.content, refusal: null }, logprobs: logprobsOf(c), finish_reason: finishReason(c.seq) })),
+            choices: choices.map((c) => {
+              const { finish_reason: _, ...message } = c.reply;
+              return { index: c.index, message: { role: 'assistant', ...message, refusal: null }, logprobs: logprobsOf(c), finish_reason: c.finish };
+            }),
             usage,
           },
         };
@@ -268,11 +287,10 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
       const chunk = (choicesOut: unknown[], extra: Record<string, unknown> = {}) => ({ id, object: 'chat.completion.chunk', created, model: body.model, choices: choicesOut, ...extra });
       async function* events() {
         for (const c of choices) {
-          yield chunk([{ index: c.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
-          for (const piece of streamPieces(c.replyTokens, c.content, (ids) => p.tokenizer.decode(ids))) {
-            yield chunk([{ index: c.index, delta: { content: piece }, logprobs: null, finish_reason: null }]);
+          for (const delta of replyDeltas(c.reply, tokenPieces(c.replyTokens, (ids) => p.tokenizer.decode(ids)))) {
+            yield chunk([{ index: c.index, delta, logprobs: null, finish_reason: null }]);
           }
-          yield chunk([{ index: c.index, delta: {}, logprobs: logprobsOf(c), finish_reason: finishReason(c.seq) }]);
+          yield chunk([{ index: c.index, delta: {}, logprobs: logprobsOf(c), finish_reason: c.finish }]);
         }
         if (body.stream_options?.include_usage) yield chunk([], { usage });
       }
@@ -304,7 +322,7 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
       const results = [];
       for (const prompt of prompts) {
         if (prompt.length === 0) throw new OpenAiError(400, 'prompt: empty', 'invalid_request_error', 'prompt');
-        const sp = params(p, body, prompt.length, body.max_tokens, { strings: [], tokens: [] });
+        const sp = params(p, body, prompt.length, body.max_tokens, { strings: [], tokens: [] }, 'prompt');
         results.push({ prompt, seqs: await sample(p, prompt, n, sp) });
       }
       p.release();

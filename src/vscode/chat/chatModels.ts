@@ -2,11 +2,15 @@
 // 1.104 and later; src/vscode/common/newerApis.ts) whose models are the backend's base models and the
 // sampler checkpoints pinned with "Chat with This Checkpoint". Requests go to the backend's
 // OpenAI-compatible endpoint (the engine's /v1, the service's /oai/api/v1), streamed as they arrive,
-// cancelled with the request's token; token counts come from the model's own tokenizer. The pins are
+// cancelled with the request's token; token counts come from the model's own tokenizer. Models whose
+// renderer has tool calling declare it: VS Code's tool-call and tool-result parts go as OpenAI's
+// tool_calls and tool messages, and the calls the model makes come back as tool-call parts. The pins are
 // kept in the extension's global state (paths and names only, never a key); the key is read from
 // SecretStorage / TINKER_API_KEY (or the engine's per-launch key) for each request.
 import * as vscode from 'vscode';
 import { errorMessage } from '../../core/errors';
+import type { ChatMessageIn, ChatTool } from '../../core/openai/chatCompletions';
+import { modelHasToolCalling } from '../../core/render/modelInfo';
 import type { Tokenizer } from '../../core/render/types';
 import type { TinkerConnection } from '../connection/connection';
 import { Disposable } from '../common/lifecycle';
@@ -132,11 +136,16 @@ export class TinkerChatModels extends Disposable implements LanguageModelChatPro
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
     try {
-      const stream = streamChatCompletion(endpoint, model.id, toChatMessages(messages), await chatOptions(options.modelOptions), {
+      const tools = (options.tools ?? []).map(toChatTool);
+      const toolOptions = tools.length ? { tools, ...(options.toolMode === vscode.LanguageModelChatToolMode.Required ? { tool_choice: 'required' as const } : {}) } : {};
+      const stream = streamChatCompletion(endpoint, model.id, toChatMessages(messages), { ...(await chatOptions(options.modelOptions)), ...toolOptions }, {
         signal: abort.signal,
         network: readNetworkSettings(),
       });
-      for await (const text of stream) progress.report(new vscode.LanguageModelTextPart(text));
+      for await (const part of stream) {
+        if (part.kind === 'text') progress.report(new vscode.LanguageModelTextPart(part.text));
+        else progress.report(new vscode.LanguageModelToolCallPart(part.call.id, part.call.function.name, callInput(part.call.function.name, part.call.function.arguments)));
+      }
     } catch (err) {
       if (abort.signal.aborted) return; // cancelled: what was streamed stands
       throw new Error(this.s.log.redactor.redact(`${model.name}: ${errorMessage(err)}`));
@@ -178,7 +187,7 @@ function modelInfo(id: string, name: string, baseModel: string, contextLength: n
     tooltip: checkpoint ? `${id}\nbase model ${baseModel}` : `${id} (base model)`,
     maxInputTokens: context,
     maxOutputTokens: context,
-    capabilities: { toolCalling: false, imageInput: false },
+    capabilities: { toolCalling: modelHasToolCalling(baseModel), imageInput: false },
     baseModel,
     checkpoint,
   };
@@ -195,11 +204,54 @@ function partsText(parts: ReadonlyArray<unknown>): string {
   return out.join('');
 }
 
-function toChatMessages(messages: readonly LanguageModelChatRequestMessage[]): Array<{ role: 'system' | 'user' | 'assistant'; content: string }> {
-  return messages.map((m) => ({
-    role: m.role === vscode.LanguageModelChatMessageRole.User ? 'user' : m.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'system',
-    content: partsText(m.content),
-  }));
+/**
+ * VS Code's messages as OpenAI's: an assistant's tool-call parts become its tool_calls; each
+ * tool-result part (VS Code puts them in user messages) becomes a tool message, in the order of the
+ * parts, with the text around it in user messages of its own.
+ */
+export function toChatMessages(messages: readonly LanguageModelChatRequestMessage[]): ChatMessageIn[] {
+  return messages.flatMap((m): ChatMessageIn[] => {
+    if (m.role === vscode.LanguageModelChatMessageRole.Assistant) {
+      const calls = m.content.filter((p): p is vscode.LanguageModelToolCallPart => p instanceof vscode.LanguageModelToolCallPart);
+      const content = partsText(m.content.filter((p) => !(p instanceof vscode.LanguageModelToolCallPart)));
+      if (calls.length === 0) return [{ role: 'assistant', content }];
+      return [{ role: 'assistant', content: content || null, tool_calls: calls.map((c) => ({ id: c.callId, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })) }];
+    }
+    const role = m.role === vscode.LanguageModelChatMessageRole.User ? 'user' : 'system';
+    const out: ChatMessageIn[] = [];
+    let text: unknown[] = [];
+    const flush = () => {
+      const content = partsText(text);
+      if (content) out.push({ role, content });
+      text = [];
+    };
+    for (const p of m.content) {
+      if (p instanceof vscode.LanguageModelToolResultPart) {
+        flush();
+        out.push({ role: 'tool', tool_call_id: p.callId, content: partsText(p.content) });
+      } else text.push(p);
+    }
+    flush();
+    if (out.length === 0) out.push({ role, content: '' });
+    return out;
+  });
+}
+
+/** A tool VS Code offers, as OpenAI's function declaration. */
+function toChatTool(t: vscode.LanguageModelChatTool): ChatTool {
+  return { type: 'function', function: { name: t.name, description: t.description, parameters: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} } } };
+}
+
+/** A call's arguments as the object VS Code's tool-call part carries (the endpoint sends a JSON text). */
+function callInput(name: string, args: string): object {
+  let value: unknown;
+  try {
+    value = JSON.parse(args);
+  } catch (err) {
+    throw new Error(`the model called ${name} with arguments that are not JSON (${errorMessage(err)}): ${args.slice(0, 200)}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`the model called ${name} with arguments that are not a JSON object: ${args.slice(0, 200)}`);
+  return value;
 }
 
 /** The request's model options this provider honours (temperature, top_p, max_tokens, seed, stop); others are ignored. */
