@@ -70,6 +70,12 @@ export function parseJsonKeepingNumbers(text: string): unknown {
   return parseInto(text, undefined);
 }
 
+/** The error of text that is not JSON in JSON.parse's own words (what users saw before), else ours. */
+function notJson(text: string, ours: SyntaxError): never {
+  JSON.parse(text);
+  throw ours;
+}
+
 /**
  * `container[key] = ` the JSON value of `text`, keeping a lone number's form too (a parameter value
  * of an XML tool call is a JSON text of its own). Throws a SyntaxError when `text` is not JSON.
@@ -80,9 +86,7 @@ export function assignParsedJson(container: Record<string, unknown>, key: string
 
 function parseInto(text: string, top: { container: object; key: string } | undefined): unknown {
   let pos = 0;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`${what} at position ${pos} of the JSON text`);
-  };
+  const fail = (what: string): never => notJson(text, new SyntaxError(`${what} at position ${pos} of the JSON text`));
   const skip = (): void => {
     WHITESPACE.lastIndex = pos;
     WHITESPACE.exec(text);

@@ -63,7 +63,7 @@ describe('render: numbers in tool JSON (Python json forms)', () => {
 
   it('refuses what is not JSON with a SyntaxError, deep nesting included (never a stack overflow)', () => {
     for (const bad of ['{"a": 1.}', '[1, 2', '{"a" 1}', '01', '"\u0001"', '[1] x', '', '{"a": NaN}']) assert.throws(() => parseJsonKeepingNumbers(bad), SyntaxError, bad);
-    assert.throws(() => parseJsonKeepingNumbers('['.repeat(100_000)), /nested deeper than 1000 levels/);
+    assert.throws(() => parseJsonKeepingNumbers('['.repeat(100_000) + ']'.repeat(100_000)), /nested deeper than 1000 levels/);
     const proto = parseJsonKeepingNumbers('{"__proto__": {"x": 1.0}}') as Record<string, unknown>;
     assert.strictEqual(Object.getPrototypeOf(proto), Object.prototype);
     assert.strictEqual(pyJsonDumps(proto), '{"__proto__": {"x": 1.0}}');
