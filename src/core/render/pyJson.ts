@@ -48,10 +48,14 @@ function pyNumber(n: number): string {
   return pyFloatRepr(n);
 }
 
-/** Python's json.dumps text of a JSON number token, as json.loads then json.dumps give it. */
-function pyFormOfToken(token: string): string {
-  if (/[.eE]/.test(token)) return pyFloatRepr(Number(token));
-  return token === '-0' ? '0' : token;
+/**
+ * Python's json.dumps text of a JSON number token (json.loads then json.dumps), where it differs from
+ * what pyNumber writes for the JS number: a float token with a whole value (100.0, 1e5), an integer
+ * token past 2^53. Any other token: undefined.
+ */
+function pyFormOfToken(token: string, n: number): string | undefined {
+  if (/[.eE]/.test(token)) return Number.isInteger(n) ? pyFloatRepr(n) : undefined;
+  return Number.isSafeInteger(n) ? undefined : token;
 }
 
 const WHITESPACE = /[ \t\n\r]*/y;
@@ -100,8 +104,8 @@ function parseInto(text: string, top: { container: object; key: string } | undef
     return m[0];
   };
   const remember = (container: object, key: string, token: string): void => {
-    const form = pyFormOfToken(token);
-    if (form === pyNumber(Number(token))) return;
+    const form = pyFormOfToken(token, Number(token));
+    if (form === undefined) return;
     let forms = numberForms.get(container);
     if (!forms) numberForms.set(container, (forms = new Map()));
     forms.set(key, form);
