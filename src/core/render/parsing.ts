@@ -4,7 +4,7 @@
 import { parseJsonKeepingNumbers, pyJsonDumps } from './pyJson';
 import type { Message, ToolCall, UnparsedToolCall } from './types';
 
-export { pyJsonDumps, pyJsonDumpsMember, pyStr, pyStrMember, parseJsonKeepingNumbers, type DumpsOptions } from './pyJson';
+export { pyJsonDumps } from './pyJson';
 
 export type ContentPart = { type: 'thinking'; thinking: string } | { type: 'text'; text: string };
 

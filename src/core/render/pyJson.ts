@@ -23,7 +23,7 @@ export function copyNumberForms(from: object, to: object): void {
 }
 
 /** Python's repr of a float (what json.dumps writes): 100.0, 0.0001, 1e-05, 1e+16, 1.5e+300. */
-export function pyFloatRepr(n: number): string {
+function pyFloatRepr(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? 'Infinity' : '-Infinity';
   if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
