@@ -130,16 +130,24 @@ STANDIN_TOKENIZERS: dict[str, str] = {
 }
 
 _XML_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+_XML_NUMBERS_CALL = "<tool_call>\n<function=transfer>\n<parameter=amount>\n100.0\n</parameter>\n<parameter=account>\n98765432109876543210\n</parameter>\n<parameter=fee>\n1e5\n</parameter>\n</function>\n</tool_call>"
 EXTRA_PARSE_TEXTS: dict[str, list[tuple[str, str]]] = {
+    # a JSON tool call whose numbers a re-serialising parser rewrites (1e5 → 100000.0)
+    "qwen3": [
+        ("tool_call_numbers_text", '<tool_call>\n{"name": "transfer", "arguments": {"amount": 100.0, "fee": 1e5, "account": 98765432109876543210}}\n</tool_call><|im_end|>'),
+    ],
     "qwen3_5": [
+        ("xml_tool_call_numbers_text", "Sending.\n</think>\n\n" + _XML_NUMBERS_CALL + "<|im_end|>"),
         ("xml_tool_call_text", "Need weather.\n</think>\n\n" + _XML_CALL + "<|im_end|>"),
         ("xml_malformed_and_unterminated_text", "Hmm.\n</think>\n\nChecking.\n\n<tool_call>\n<function=get_weather>\nParis\n</function>\n</tool_call>\n<tool_call>\n<function=add><|im_end|>"),
     ],
     "qwen3_8": [
+        ("xml_tool_call_numbers_text", "Sending.\n</think>\n\n" + _XML_NUMBERS_CALL + "<|im_end|>"),
         ("xml_tool_call_text", "Need weather.\n</think>\n\n" + _XML_CALL + "<|im_end|>"),
         ("xml_malformed_and_unterminated_text", "Hmm.\n</think>\n\nChecking.\n\n<tool_call>\n<function=get_weather>\nParis\n</function>\n</tool_call>\n<tool_call>\n<function=add><|im_end|>"),
     ],
     "nemotron3": [
+        ("xml_tool_call_numbers_text", "Sending.\n</think>\n" + _XML_NUMBERS_CALL + "\n<|im_end|>"),
         ("plain_text", "The answer is 4.<|im_end|>"),
         ("reasoning_text", "Let me think.\n</think>\nThe answer is 4.<|im_end|>"),
         ("xml_tool_call_text", "Need weather.\n</think>\n" + _XML_CALL + "\n<|im_end|>"),
@@ -195,6 +203,43 @@ ADD_TOOL = {
     },
 }
 TOOLS = [WEATHER_TOOL, ADD_TOOL]
+
+# Numbers whose form JavaScript's JSON.parse loses: whole-number floats (Python's json writes 5.0, not
+# 5), exponents (1e5 is read as the float 100000.0) and an integer past 2^53
+THERMOSTAT_TOOL = {
+    "name": "set_thermostat",
+    "description": "Set the thermostat.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "degrees": {"type": "number", "description": "Target temperature", "minimum": 5.0, "maximum": 30.5, "default": 21.0},
+            "fan": {"type": "number", "enum": [1.0, 2.5, 3]},
+        },
+        "required": ["degrees"],
+    },
+}
+TRANSFER_TOOL = {
+    "name": "transfer",
+    "description": "Transfer an amount to an account.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "amount": {"type": "number", "minimum": 0.0, "examples": [100.0, 1e5]},
+            "account": {"type": "integer", "maximum": 98765432109876543210},
+        },
+        "required": ["amount", "account"],
+    },
+}
+NUMBER_TOOLS = [THERMOSTAT_TOOL, TRANSFER_TOOL]
+# arguments as a model or a data file writes them (not json.dumps of a dict): 1e5 and 1e-05 stay as
+# written where a renderer copies the text, and become 100000.0 and 1e-05 where it re-serialises it
+TRANSFER_CALL = {
+    "type": "function",
+    "id": "functions.transfer:0",
+    "function": {"name": "transfer", "arguments": '{"amount": 100.0, "account": 98765432109876543210, "fee": 1e5, "rate": 1e-05}'},
+}
+TRANSFER_Q = {"role": "user", "content": "Send 100 to account 98765432109876543210."}
+TRANSFER_RESULT = {"role": "tool", "content": '{"ok": true, "balance": 250.0}', "tool_call_id": "functions.transfer:0", "name": "transfer"}
 
 
 def call(name: str, args: dict[str, Any], id: str | None) -> dict[str, Any]:
@@ -287,6 +332,22 @@ CASES: list[dict[str, Any]] = [
             PARIS_RESULT,
             {"role": "assistant", "thinking": "Sunny. Now the sum.", "content": "Sunny, 21 degrees. 2+3 is 5."},
         ],
+    },
+    {
+        "name": "tool_declaration_numbers",
+        "tools": NUMBER_TOOLS,
+        "system_prompt": "You are a helpful assistant with tools.",
+        "messages": [{"role": "user", "content": "Set it to 21."}, {"role": "assistant", "content": "Which room?"}],
+    },
+    {
+        "name": "tool_call_numbers",
+        "tools": [TRANSFER_TOOL],
+        "messages": [TRANSFER_Q, {"role": "assistant", "content": "Sending.", "tool_calls": [TRANSFER_CALL]}],
+    },
+    {
+        "name": "tool_call_numbers_in_history",
+        "tools": [TRANSFER_TOOL],
+        "messages": [TRANSFER_Q, {"role": "assistant", "content": "", "tool_calls": [TRANSFER_CALL]}, TRANSFER_RESULT, {"role": "assistant", "content": "Sent; the balance is 250.0."}],
     },
     {
         "name": "special_token_text_typed_by_user",
@@ -495,6 +556,11 @@ def parse_cases(renderer: Any, tokenizer: Any) -> list[dict[str, Any]]:
         tool_prefix + [WEATHER_Q],
         {"role": "assistant", "thinking": "I need the weather tool.", "content": "", "tool_calls": [PARIS_CALL]},
     )
+    try:
+        number_prefix = [from_cookbook(m) for m in renderer.create_conversation_prefix_with_tools([TRANSFER_TOOL], "")]
+    except Exception:  # noqa: BLE001
+        number_prefix = []
+    reply("tool_call_numbers_reply", number_prefix + [TRANSFER_Q], {"role": "assistant", "content": "Sending.", "tool_calls": [TRANSFER_CALL]})
     if plain is not None:
         add("truncated_no_stop", plain[:-1] if len(plain) > 1 else [])
         add("two_replies", plain + plain)
@@ -570,9 +636,10 @@ def versions() -> dict[str, str]:
 
 
 def compact(text: str) -> str:
-    """Arrays of numbers or booleans on one line (token ids, weights), the rest indented."""
+    """Arrays of numbers or booleans on one line (token ids, weights), the rest indented. Only arrays
+    json.dumps spread over lines: a string holds no raw newline, so text inside one is left as it is."""
     return re.sub(
-        r"\[\s*((?:-?[\d.e+-]+|true|false)(?:,\s*(?:-?[\d.e+-]+|true|false))*)\s*\]",
+        r"\[\n\s*((?:-?[\d.e+-]+|true|false)(?:,\s*(?:-?[\d.e+-]+|true|false))*)\s*\]",
         lambda m: "[" + ",".join(x.strip() for x in m.group(1).split(",")) + "]",
         text,
     )

@@ -38,8 +38,11 @@ export type UnparsedToolCall = z.infer<typeof UnparsedToolCall>;
 export const ToolSpec = z.object({
   name: z.string().min(1),
   description: z.string(),
-  /** a JSON schema object for the arguments */
-  parameters: z.record(z.string(), z.unknown()),
+  /**
+   * a JSON schema object for the arguments; taken as it is, not copied, so that the number forms
+   * recorded for it when it was read (src/core/render/pyJson.ts: 5.0, not 5) reach the renderer
+   */
+  parameters: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'Invalid input: expected a JSON schema object' }),
 });
 export type ToolSpec = z.infer<typeof ToolSpec>;
 

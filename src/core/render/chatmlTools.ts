@@ -11,18 +11,23 @@
 // written as Python's json.dumps writes it (", " and ": " separators), so a parsed call renders back
 // to the same bytes.
 import type { ChatMessage, ToolCall, ToolSpec, UnparsedToolCall } from '../../protocol/chatMessage';
+import { numberFormAt, parseJsonKeepingNumbers } from './pyJson';
 
 export const TOOL_LINE_PREFIX = 'Tools: ';
 export const TOOL_CALL_OPEN = '<tool_call>';
 export const TOOL_CALL_CLOSE = '</tool_call>';
 
-/** Python json.dumps(value) (default separators, ensure_ascii off): `{"a": 1, "b": [1, 2]}`. */
-export function dumpsJson(value: unknown): string {
+/**
+ * Python json.dumps(value) (default separators, ensure_ascii off): `{"a": 1, "b": [1, 2]}`; a number
+ * read from JSON keeps the form it was written in (100.0 stays 100.0).
+ */
+export function dumpsJson(value: unknown, numberForm?: string): string {
+  if (typeof value === 'number' && numberForm !== undefined) return numberForm;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(dumpsJson).join(', ')}]`;
+  if (Array.isArray(value)) return `[${value.map((v, i) => dumpsJson(v, numberFormAt(value, i))).join(', ')}]`;
   return `{${Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${JSON.stringify(k)}: ${dumpsJson(v)}`)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${dumpsJson(v, numberFormAt(value, k))}`)
     .join(', ')}}`;
 }
 
@@ -53,7 +58,7 @@ export function toolSystemMessage(tools: readonly ToolSpec[], systemPrompt?: str
 function argumentsObject(call: ToolCall): Record<string, unknown> {
   let args: unknown;
   try {
-    args = JSON.parse(call.function.arguments);
+    args = parseJsonKeepingNumbers(call.function.arguments);
   } catch {
     throw new Error(`tool call ${call.function.name}: its arguments are not JSON: ${call.function.arguments.slice(0, 80)}`);
   }
@@ -113,7 +118,7 @@ export function parseToolCalls(text: string): ParsedToolCalls {
     if (rest.startsWith('\n')) rest = rest.slice(1);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body);
+      parsed = parseJsonKeepingNumbers(body);
     } catch (e) {
       unparsed_tool_calls.push({ raw_text: raw, error: `not JSON: ${e instanceof Error ? e.message : String(e)}` });
       continue;

@@ -6,7 +6,8 @@
 // from earlier turns), and a system message is rendered as a developer message "# Instructions".
 import { RendererError } from './errors';
 import { LayoutRenderer, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
-import { messageFromParts, pyJsonDumps, type ContentPart } from './parsing';
+import { messageFromParts, type ContentPart } from './parsing';
+import { pyJsonDumpsMember } from './pyJson';
 import type { Message, ParsedResponse, Role, StopSequences, SupervisedExample, Tokenizer, ToolCall, ToolSpec, TrainOnWhat, UnparsedToolCall } from './types';
 
 export type GptOssReasoning = 'low' | 'medium' | 'high';
@@ -25,7 +26,7 @@ function tsType(schema: Schema): string {
   if (Array.isArray(t)) return t.map((x) => tsType({ type: x })).join(' | ');
   let base: string;
   if (t === 'string') {
-    if (Array.isArray(schema.enum)) return schema.enum.map((v) => pyJsonDumps(v)).join(' | ');
+    if (Array.isArray(schema.enum)) return schema.enum.map((_, i, all) => pyJsonDumpsMember(all, i)).join(' | ');
     base = 'string';
   } else if (t === 'number' || t === 'integer') base = 'number';
   else if (t === 'boolean') base = 'boolean';
@@ -50,7 +51,7 @@ function comments(schema: Schema): string[] {
   if (schema.description) out.push(String(schema.description));
   if (Array.isArray(schema.examples) && schema.examples.length) {
     out.push('Examples:');
-    for (const e of schema.examples) out.push(`- ${pyJsonDumps(e)}`);
+    for (let i = 0; i < schema.examples.length; i++) out.push(`- ${pyJsonDumpsMember(schema.examples, i)}`);
   }
   return out;
 }
@@ -65,7 +66,7 @@ function parametersBlock(schema: Schema): string {
   for (const [name, raw] of Object.entries(schema.properties)) {
     const s = isObj(raw) ? raw : {};
     for (const c of comments(s)) lines.push(`// ${c}`);
-    const def = 'default' in s ? ` // default: ${pyJsonDumps(s.default)}` : '';
+    const def = 'default' in s ? ` // default: ${pyJsonDumpsMember(s, 'default')}` : '';
     lines.push(`${name}${required.has(name) ? '' : '?'}: ${tsType(s)},${def}`);
   }
   lines.push('})');

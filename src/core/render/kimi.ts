@@ -10,6 +10,7 @@ import { RendererError } from './errors';
 import { kimiToolsTypescript } from './kimiToolDeclaration';
 import { LayoutRenderer, parseOnStopToken, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
 import { detectUnterminatedToolBlock, messageFromParts, parseThinkBlocks, pyJsonDumps } from './parsing';
+import { copyNumberForms } from './pyJson';
 import type { Message, ParsedResponse, Role, StopSequences, SupervisedExample, Tokenizer, ToolCall, ToolSpec, TrainOnWhat, UnparsedToolCall } from './types';
 
 export const KIMI_DEFAULT_SYSTEM_PROMPT = 'You are Kimi, an AI assistant created by Moonshot AI.';
@@ -28,10 +29,15 @@ function toolName(id: string): string {
 
 /** Keys sorted at every level (Python's sort_keys). */
 function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
+  if (Array.isArray(v)) {
+    const out = v.map(sortKeys);
+    copyNumberForms(v, out);
+    return out;
+  }
   if (typeof v === 'object' && v !== null) {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) out[k] = sortKeys((v as Record<string, unknown>)[k]);
+    copyNumberForms(v, out);
     return out;
   }
   return v;

@@ -3,8 +3,7 @@
 // `namespace functions`, required parameters first, both groups sorted by name, descriptions,
 // constraints and defaults as `//` comments, `$defs` as interfaces.
 import { RendererError } from './errors';
-import { pyJsonDumps } from './parsing';
-import { pyStr } from './qwen35';
+import { pyJsonDumps, pyStrMember } from './pyJson';
 
 type Schema = Record<string, unknown>;
 const INDENT = '  ';
@@ -45,11 +44,14 @@ function formatDescription(description: string, indent = ''): string {
 
 abstract class BaseType {
   readonly description: string;
-  readonly constraints: [string, unknown][];
+  /** each constraint's key and value as Python's str() writes it */
+  readonly constraints: [string, string][];
 
   constructor(extra: Schema, allowed: readonly string[] = []) {
     this.description = typeof extra.description === 'string' ? extra.description : '';
-    this.constraints = Object.entries(extra).filter(([k]) => allowed.includes(k));
+    this.constraints = Object.keys(extra)
+      .filter((k) => allowed.includes(k))
+      .map((k) => [k, pyStrMember(extra, k)]);
   }
 
   abstract toTs(indent?: string): string;
@@ -59,7 +61,7 @@ abstract class BaseType {
     if (this.description) lines.push(formatDescription(this.description, indent));
     if (this.constraints.length) {
       const sorted = [...this.constraints].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      lines.push(`${indent}// ${sorted.map(([k, v]) => `${k}: ${pyStr(v)}`).join(', ')}`);
+      lines.push(`${indent}// ${sorted.map(([k, v]) => `${k}: ${v}`).join(', ')}`);
     }
     return lines.map((x) => `${x}\n`).join('');
   }
@@ -82,14 +84,15 @@ class Parameter {
     readonly name: string,
     readonly type: BaseType,
     readonly optional: boolean,
-    readonly dflt: unknown,
+    /** the schema holding the parameter's `default`, if any */
+    readonly schema: Schema | undefined,
   ) {}
 
   toTs(indent = ''): string {
     let comments = this.type.docstring(indent);
-    if (this.dflt !== null && this.dflt !== undefined) {
-      const d = this.dflt;
-      const repr = typeof d === 'number' || typeof d === 'boolean' ? pyStr(d) : pyJsonDumps(d, { ensureAscii: false });
+    const d = this.schema?.default;
+    if (this.schema && d !== null && d !== undefined) {
+      const repr = typeof d === 'number' || typeof d === 'boolean' ? pyStrMember(this.schema, 'default') : pyJsonDumps(d, { ensureAscii: false });
       comments += `${indent}// Default: ${repr}\n`;
     }
     return `${comments}${indent}${this.name}${this.optional ? '?' : ''}: ${this.type.toTs(indent)}`;
@@ -109,7 +112,7 @@ class ObjectType extends BaseType {
     if (!('properties' in schema)) return;
     const props = isObj(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-    this.properties = Object.entries(props).map(([name, prop]) => new Parameter(name, parseType(prop, registry), !required.has(name), isObj(prop) ? prop.default : undefined));
+    this.properties = Object.entries(props).map(([name, prop]) => new Parameter(name, parseType(prop, registry), !required.has(name), isObj(prop) ? prop : undefined));
   }
 
   toTs(indent = ''): string {
@@ -145,7 +148,7 @@ class EnumType extends BaseType {
     this.values = Array.isArray(schema.enum) ? schema.enum : [];
   }
   toTs(): string {
-    return this.values.map((e) => (typeof e === 'string' ? `"${e}"` : pyStr(e))).join(' | ');
+    return this.values.map((e, i) => (typeof e === 'string' ? `"${e}"` : pyStrMember(this.values, i))).join(' | ');
   }
 }
 

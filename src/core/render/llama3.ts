@@ -2,8 +2,8 @@
 // <|start_header_id|>role<|end_header_id|>\n\n headers, <|eot_id|> ends a turn and is the stop token.
 // No "Cutting Knowledge Date" system preamble (as the cookbook). No tool calling (the cookbook's has
 // none: Llama 3's bare-JSON calls cannot be told apart from JSON content), and no reasoning: both are
-// refused with a RendererError rather than dropped (the cookbook raises on reasoning and silently drops
-// tool calls; we refuse both — README, "Renderers").
+// refused with a RendererError (the cookbook raises on reasoning, but renders a message's content and
+// silently drops its tool calls: refusing them is our deliberate difference — README, "Renderers").
 import { RendererError } from './errors';
 import { LayoutRenderer, parseOnStopToken, singleSpecialToken, type RenderedMessage } from './layout';
 import type { Message, ParsedResponse, StopSequences, Tokenizer } from './types';
@@ -20,7 +20,7 @@ export function textOnly(renderer: string, m: Message): string {
   }
   if (m.tool_calls?.length) {
     throw new RendererError(
-      `renderer ${renderer} has no tool calling (as in the cookbook), so it cannot render the tool calls of a ${m.role} message; choose a renderer of a model family that calls tools`,
+      `renderer ${renderer} has no tool calling, so it refuses the tool calls of a ${m.role} message (a deliberate difference from the cookbook, which renders the content and drops the calls silently); choose a renderer of a model family that calls tools, or remove the tool calls from the data`,
     );
   }
   return m.content;

@@ -8,7 +8,8 @@
 import { RendererError } from './errors';
 import type { RenderContext, RenderedMessage } from './layout';
 import { pyJsonDumps, pyStrip } from './parsing';
-import { hasThinking, hasThinkingPart, pyStr, Qwen35Renderer, xmlToolInstructions, type Content } from './qwen35';
+import { pyStr, pyStrMember } from './pyJson';
+import { hasThinking, hasThinkingPart, Qwen35Renderer, xmlToolInstructions, type Content } from './qwen35';
 import type { Message, Role, SupervisedExample, Tokenizer, ToolSpec, TrainOnWhat } from './types';
 
 export interface Nemotron3Options {
@@ -25,7 +26,7 @@ export interface Nemotron3Options {
 function extraKeys(obj: Record<string, unknown>, handled: readonly string[]): string[] {
   return Object.entries(obj)
     .filter(([k]) => !handled.includes(k))
-    .map(([k, v]) => `<${k}>${typeof v === 'object' && v !== null ? pyJsonDumps(v) : pyStr(v)}</${k}>`);
+    .map(([k, v]) => `<${k}>${typeof v === 'object' && v !== null ? pyJsonDumps(v) : pyStrMember(obj, k)}</${k}>`);
 }
 
 /** One tool in Nemotron 3's XML declaration (the cookbook's `_format_nemotron3_tool_declaration`). */

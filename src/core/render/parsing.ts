@@ -1,8 +1,10 @@
 // Shared pieces of the cookbook's response parsing (renderers/base.py): content as thinking/text
-// parts, `<think>` and `<tool_call>` blocks, tool-call JSON, unterminated tool blocks, and Python's
-// json.dumps (the cookbook writes tool arguments and declarations with it, so ours must write the
-// same bytes).
+// parts, `<think>` and `<tool_call>` blocks, tool-call JSON and unterminated tool blocks. Tool JSON is
+// read and written as Python's json does it (pyJson.ts), as the cookbook does.
+import { parseJsonKeepingNumbers, pyJsonDumps } from './pyJson';
 import type { Message, ToolCall, UnparsedToolCall } from './types';
+
+export { pyJsonDumps } from './pyJson';
 
 export type ContentPart = { type: 'thinking'; thinking: string } | { type: 'text'; text: string };
 
@@ -43,72 +45,11 @@ export function pyStrip(s: string): string {
   return s.replace(/^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/gu, '');
 }
 
-export interface DumpsOptions {
-  /** Python's `separators` (default `(', ', ': ')`) */
-  itemSeparator?: string;
-  keySeparator?: string;
-  /** Python's ensure_ascii (default true): non-ASCII written as \uXXXX */
-  ensureAscii?: boolean;
-}
-
-function pyString(s: string, ensureAscii: boolean): string {
-  let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (code < 0x20 || (ensureAscii && code > 0x7e)) {
-      // surrogate pairs as two escapes, as Python writes them
-      for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
-    } else out += ch;
-  }
-  return out + '"';
-}
-
-/** Python's repr of a float as json.dumps writes it (1e-05, 1e+16, 0.1). */
-function pyNumber(n: number): string {
-  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity';
-  if (Number.isInteger(n) && Math.abs(n) < 1e16) return String(n);
-  const s = String(n);
-  const m = /^(-?[\d.]+)e([+-])(\d+)$/.exec(s);
-  return m ? `${m[1]}e${m[2]}${m[3]!.padStart(2, '0')}` : s;
-}
-
-/**
- * Python's json.dumps of a JSON value. JSON.parse does not keep whether a number was written as an
- * integer or a float, so a float with an integral value (1.0) is written as an integer (1) — the one
- * place ours can differ from the cookbook's text.
- */
-export function pyJsonDumps(value: unknown, opts: DumpsOptions = {}): string {
-  const item = opts.itemSeparator ?? ', ';
-  const key = opts.keySeparator ?? ': ';
-  const ascii = opts.ensureAscii ?? true;
-  const dump = (v: unknown): string => {
-    if (v === null || v === undefined) return 'null';
-    if (typeof v === 'boolean') return v ? 'true' : 'false';
-    if (typeof v === 'number') return pyNumber(v);
-    if (typeof v === 'string') return pyString(v, ascii);
-    if (Array.isArray(v)) return `[${v.map(dump).join(item)}]`;
-    if (typeof v === 'object') {
-      return `{${Object.entries(v as Record<string, unknown>)
-        .map(([k, x]) => `${pyString(k, ascii)}${key}${dump(x)}`)
-        .join(item)}}`;
-    }
-    return 'null';
-  };
-  return dump(value);
-}
-
 /** The cookbook's `_tool_call_payload`: the flat {"name", "arguments"} object of a <tool_call> block. */
 export function toolCallPayload(call: ToolCall): { name: string; arguments: unknown } {
   let args: unknown;
   try {
-    args = JSON.parse(call.function.arguments);
+    args = parseJsonKeepingNumbers(call.function.arguments);
   } catch (e) {
     throw new TypeError(`the arguments of tool call ${call.function.name} are not JSON (${(e as Error).message}): ${call.function.arguments.slice(0, 200)}`);
   }
@@ -119,7 +60,7 @@ export function toolCallPayload(call: ToolCall): { name: string; arguments: unkn
 export function parseToolCallJson(json: string, rawText: string): ToolCall | UnparsedToolCall {
   let value: unknown;
   try {
-    value = JSON.parse(pyStrip(json));
+    value = parseJsonKeepingNumbers(pyStrip(json));
   } catch (e) {
     return { raw_text: rawText, error: `Invalid JSON: ${(e as Error).message}` };
   }

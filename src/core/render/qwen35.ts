@@ -8,6 +8,7 @@
 import { RendererError } from './errors';
 import { LayoutRenderer, singleSpecialToken, type RenderContext, type RenderedMessage } from './layout';
 import { contentParts, detectUnterminatedToolBlock, isToolCall, messageFromParts, parseContentBlocks, pyJsonDumps, pyStrip, stripChars, type ContentPart } from './parsing';
+import { assignParsedJson, parseJsonKeepingNumbers, pyJsonDumpsMember, pyStrMember } from './pyJson';
 import { unframeThinking } from './qwen3';
 import type { Message, ParsedResponse, Role, StopSequences, SupervisedExample, Tokenizer, ToolCall, ToolSpec, TrainOnWhat, UnparsedToolCall } from './types';
 
@@ -29,26 +30,6 @@ export function hasThinkingPart(content: Content): boolean {
   return typeof content !== 'string' && content.some((p) => p.type === 'thinking');
 }
 
-/** Python's `str()` of a JSON value: True, None, 1.5, a dict or list as its repr. */
-export function pyStr(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === null || value === undefined) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'number') return pyJsonDumps(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  return `{${Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
-    .join(', ')}}`;
-}
-
-function pyRepr(value: unknown): string {
-  if (typeof value !== 'string') return pyStr(value);
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  const body = value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
-  return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
-}
-
 const FUNCTION_BLOCK = /^\s*<tool_call>\s*<function=([^>\n]+)>\s*([\s\S]*?)\s*<\/function>\s*<\/tool_call>\s*$/;
 const PARAM_BLOCK = /<parameter=([^>\n]+)>\s*([\s\S]*?)\s*<\/parameter>/g;
 
@@ -66,13 +47,11 @@ export function parseXmlToolCall(raw: string): ToolCall | UnparsedToolCall {
     const pname = pyStrip(p[1]!);
     const text = stripChars(p[2]!, '\\n');
     if (!pname) return { raw_text: raw, error: 'Empty parameter name' };
-    let value: unknown;
     try {
-      value = JSON.parse(text);
+      assignParsedJson(args, pname, text);
     } catch {
-      value = text;
+      args[pname] = text;
     }
-    args[pname] = value;
     pos = p.index + p[0].length;
   }
   if (pyStrip(body.slice(pos))) return { raw_text: raw, error: 'Unexpected trailing content inside <function> block' };
@@ -163,22 +142,23 @@ export class Qwen35Renderer extends LayoutRenderer {
   }
 
   /** `_format_tool_call_argument`: Qwen3.5 writes scalars with Python's str() (True, None) */
-  protected formatToolCallArgument(value: unknown): string {
+  protected formatToolCallArgument(args: Record<string, unknown>, key: string): string {
+    const value = args[key];
     if (typeof value === 'object' && value !== null) return pyJsonDumps(value);
-    return pyStr(value);
+    return pyStrMember(args, key);
   }
 
   protected formatToolCallXml(call: ToolCall): string {
     let args: Record<string, unknown> = {};
     if (call.function.arguments) {
       try {
-        args = JSON.parse(call.function.arguments) as Record<string, unknown>;
+        args = parseJsonKeepingNumbers(call.function.arguments) as Record<string, unknown>;
       } catch (e) {
         throw new RendererError(`${this.name}: the arguments of tool call ${call.function.name} are not JSON (${e instanceof Error ? e.message : String(e)})`);
       }
     }
     const lines = [`<tool_call>\n<function=${call.function.name}>`];
-    for (const [k, v] of Object.entries(args)) lines.push(`<parameter=${k}>\n${this.formatToolCallArgument(v)}\n</parameter>`);
+    for (const k of Object.keys(args)) lines.push(`<parameter=${k}>\n${this.formatToolCallArgument(args, k)}\n</parameter>`);
     lines.push('</function>\n</tool_call>');
     return lines.join('\n');
   }
@@ -370,8 +350,9 @@ export class Qwen38Renderer extends Qwen35Renderer {
   }
 
   /** Qwen3.8 writes every non-string value with tojson (true, null) */
-  protected override formatToolCallArgument(value: unknown): string {
-    return typeof value === 'string' ? value : pyJsonDumps(value);
+  protected override formatToolCallArgument(args: Record<string, unknown>, key: string): string {
+    const value = args[key];
+    return typeof value === 'string' ? value : pyJsonDumpsMember(args, key);
   }
 
   protected override stripsThinkingFor(message: Message, ctx: RenderContext): boolean {

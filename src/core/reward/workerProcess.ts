@@ -8,6 +8,7 @@ import { Duplex } from 'stream';
 import { StringDecoder } from 'string_decoder';
 import { MAX_MESSAGE_LINE_BYTES, OversizedMessage, ToWorker } from './protocol';
 import type { WorkerHandlers, WorkerProcess } from './pool';
+import { parseJsonKeepingNumbers } from '../render/pyJson';
 
 export interface WorkerCommand {
   command: string;
@@ -88,7 +89,7 @@ function killGroup(child: ChildProcess): void {
 
 function parseLine(line: string): unknown {
   try {
-    return JSON.parse(line);
+    return parseJsonKeepingNumbers(line);
   } catch {
     return { type: 'unparseable', text: line.slice(0, 200) };
   }

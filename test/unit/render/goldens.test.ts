@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { ChatMessage, cleanMessage, ToolSpec } from '../../../src/protocol/chatMessage';
 import { loadHfTokenizer } from '../../../src/core/render/hfTokenizer';
+import { parseJsonKeepingNumbers } from '../../../src/core/render/pyJson';
 import { getRenderer, isImplementedRenderer } from '../../../src/core/render/registry';
 import { TRAIN_ON_WHAT, type Message, type Renderer, type SupervisedExample, type TrainOnWhat } from '../../../src/core/render/types';
 
@@ -60,7 +61,8 @@ function fixtureFiles(): string[] {
 }
 
 function loadFixture(file: string): Fixture {
-  const raw: unknown = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
+  // read as the data a renderer gets would be: tool declarations keep 5.0 and 98765432109876543210
+  const raw: unknown = parseJsonKeepingNumbers(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
   const r = Fixture.safeParse(raw);
   if (!r.success) throw new Error(`${file}: ${r.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return r.data;
@@ -89,7 +91,7 @@ function assertExample(r: Renderer, actual: SupervisedExample, expected: z.infer
 }
 
 /** Our renderer refuses where the cookbook raised, saying why (the cookbook's text is in the fixture). */
-function assertRefuses(fn: () => unknown, expected: string, what: string): void {
+function assertRefuses(fn: () => unknown, expected: string, what: string, says?: RegExp): void {
   let thrown: unknown;
   try {
     fn();
@@ -98,7 +100,11 @@ function assertRefuses(fn: () => unknown, expected: string, what: string): void 
   }
   assert.ok(thrown instanceof Error, `${what}: the cookbook refused (${expected}) but ours did not`);
   assert.ok(thrown.message.length > 20, `${what}: the refusal says why (got ${JSON.stringify(thrown.message)})`);
+  if (says) assert.match(thrown.message, says, `${what}: the refusal says so`);
 }
+
+/** Ours refuses tool calls the cookbook drops: the message must not pass that off as the cookbook's. */
+const DELIBERATE_DIFFERENCE = /a deliberate difference from the cookbook, which renders the content and drops the calls/;
 
 /**
  * Where Tinker Studio deliberately differs from the cookbook (README, "Renderers"), the expected ids
@@ -202,17 +208,17 @@ describe('renderer goldens (the cookbook v0.5.5 renderers, token for token)', ()
           }
           const last = messages[messages.length - 1];
           const promptMessages = last?.role === 'assistant' ? messages.slice(0, -1) : messages;
-          if ('error' in c.generation_prompt || refusesToolCalls(renderer, promptMessages)) assertRefuses(() => renderer.buildGenerationPrompt(promptMessages), 'error' in c.generation_prompt ? c.generation_prompt.error : 'ours: no tool calling', 'generation prompt');
+          if ('error' in c.generation_prompt || refusesToolCalls(renderer, promptMessages)) assertRefuses(() => renderer.buildGenerationPrompt(promptMessages), 'error' in c.generation_prompt ? c.generation_prompt.error : 'ours: no tool calling', 'generation prompt', 'error' in c.generation_prompt ? undefined : DELIBERATE_DIFFERENCE);
           else assertIds(renderer, renderer.buildGenerationPrompt(promptMessages), documentedDeviation(renderer, c.generation_prompt), 'generation prompt');
           for (const mode of TRAIN_ON_WHAT) {
             const msgs = mode === 'customized' ? messages.map((m, i) => ({ ...m, trainable: c.customized_trainable[i]! })) : messages;
             const want = c.supervised[mode];
             assert.ok(want, `the fixture has mode ${mode}`);
-            if ('error' in want || refusesToolCalls(renderer, msgs)) assertRefuses(() => renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), 'error' in want ? want.error : 'ours: no tool calling', `supervised ${mode}`);
+            if ('error' in want || refusesToolCalls(renderer, msgs)) assertRefuses(() => renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), 'error' in want ? want.error : 'ours: no tool calling', `supervised ${mode}`, 'error' in want ? undefined : DELIBERATE_DIFFERENCE);
             else assertExample(renderer, renderer.buildSupervisedExample(msgs, mode as TrainOnWhat), withoutUnusedPlaceholder(renderer, msgs, deviateExample(renderer, want)), `supervised ${mode}`);
             const split = c.supervised_split[mode];
             assert.ok(split, `the fixture has split mode ${mode}`);
-            if ('error' in split || refusesToolCalls(renderer, msgs)) assertRefuses(() => renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat), 'error' in split ? split.error : 'ours: no tool calling', `split ${mode}`);
+            if ('error' in split || refusesToolCalls(renderer, msgs)) assertRefuses(() => renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat), 'error' in split ? split.error : 'ours: no tool calling', `split ${mode}`, 'error' in split ? undefined : DELIBERATE_DIFFERENCE);
             else {
               const ours = renderer.buildSupervisedExamples(msgs, mode as TrainOnWhat);
               assert.strictEqual(ours.length, split.length, `split ${mode}: example count`);
