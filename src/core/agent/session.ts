@@ -343,14 +343,21 @@ export class TrainingSession {
   private async live(c: Current): Promise<{ h: Held; note: string }> {
     if (c.held) return { h: c.held, note: '' };
     const idle = Math.round((Date.now() - this.lastCallEnd) / 1000);
-    c.held = await this.connectRun(c.kind, c.spec, c.specFile, c.writer);
-    c.step = c.held.run.step;
-    return { h: c.held, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n` };
+    const h = await this.connectRun(c.kind, c.spec, c.specFile, c.writer);
+    c.held = h;
+    c.step = h.run.step;
+    return { h, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n${h.said.map((l) => `${l}\n`).join('')}` };
   }
 
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
-  private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
-    const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}), ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
+  private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter; said: string[] }> {
+    // what a resume changed or set aside is told to the agent too, not only logged
+    const said: string[] = [];
+    const log = (line: string) => {
+      if (line.startsWith('resuming at step')) said.push(line);
+      this.o.log?.(line);
+    };
+    const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, log, ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
     const p =
       kind === 'grpo'
         ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers)
@@ -364,7 +371,7 @@ export class TrainingSession {
       await p.close();
       throw err;
     }
-    return { run: p.run, renderer: p.renderer, ...('reward' in p ? { reward: p.reward } : {}), close: p.close, writer: p.run.writer };
+    return { run: p.run, renderer: p.renderer, ...('reward' in p ? { reward: p.reward } : {}), close: p.close, writer: p.run.writer, said };
   }
 
   /** The run directory `resume` names: a path (relative to the workspace or the runs folder), or "latest" for the newest run of the spec's name. */
@@ -418,9 +425,9 @@ export class TrainingSession {
       this.current = c;
       this.progress = { stepsTotal: h.run.endStep, ...(h.run.step > 0 ? { step: h.run.step } : {}) };
       const unapplied = resumeWriter ? specDifferences(spec as Record<string, unknown>, fileSpec as Record<string, unknown>).filter((d) => !(d.field in (overrides ?? {}))) : [];
-      const note = unapplied.length
+      const note = h.said.map((l) => `\n${l}`).join('') + (unapplied.length
         ? `\nThe run continues with its recorded configuration (config.json); the spec file now differs in ${unapplied.map((d) => `${d.field} (run ${JSON.stringify(d.recorded)}, file ${JSON.stringify(d.given) ?? '(not set)'})`).join(', ')}, not applied: a resume may change only ${(await specDefinition(kind)).resumable.join(', ')}, given as overrides.`
-        : '';
+        : '');
       return { c, note };
     } catch (err) {
       for (const w of writers) w.close();
