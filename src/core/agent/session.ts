@@ -343,7 +343,8 @@ export class TrainingSession {
   private async live(c: Current): Promise<{ h: Held; note: string }> {
     if (c.held) return { h: c.held, note: '' };
     const idle = Math.round((Date.now() - this.lastCallEnd) / 1000);
-    const h = await this.connectRun(c.kind, c.spec, c.specFile, c.writer);
+    // the run as config.json records it (what its start resolved, what a resume changed)
+    const h = await this.connectRun(c.kind, await this.recordedSpec(c.kind, c.writer, c.specFile, {}), c.specFile, c.writer);
     c.held = h;
     c.step = h.run.step;
     return { h, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n${h.said.map((l) => `${l}\n`).join('')}` };

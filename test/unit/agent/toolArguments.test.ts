@@ -1,8 +1,8 @@
 // Every agent tool checks its arguments strictly, in the one place the tools are declared
 // (src/core/agent/tools.ts): an argument a tool does not take is an error naming it and listing the
 // accepted ones, a bad value names the argument and what it must be — and nothing runs. The MCP
-// surface reads the same schema (its JSON says additionalProperties: false, and the SDK's check gives
-// the same message: see mcp.test.ts).
+// surface serves the same schema (its JSON says additionalProperties: false) and answers through
+// run() with the same messages (mcp.test.ts).
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
