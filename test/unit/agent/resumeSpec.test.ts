@@ -172,4 +172,48 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
     assert.deepStrictEqual(readMetricsLines(runDir).map((m) => m.step), [0, 1, 2]);
     assert.deepStrictEqual((config(runDir).resumes as Array<{ changed: unknown }>).map((r) => r.changed), [{ iterations: { recorded: 4, given: 3 } }]);
   });
+
+  it('the CLI killed with SIGKILL mid-run, then --resume: the same shared resume point sets aside what the killed attempt ran past it; metrics.jsonl holds each step once', async () => {
+    const runsDir = path.join(dir, 'runs-cli-kill');
+    const file = path.join(dir, 'kill.grpo.json');
+    // steps long enough (16 tokens, 3 × 4 samples) that the kill lands in the one after step 4
+    fs.writeFileSync(file, JSON.stringify({ ...grpoSpec, name: 'kill', iterations: 9, save_every: 3, group_size: 4, max_tokens: 16 }));
+    const cli = (args: string[]) => {
+      const child = spawn(process.execPath, [CLI, 'grpo', ...args, '--backend', 'custom', '--base-url', engine.server.url, '--runs-dir', runsDir, '--cache-dir', path.join(dir, 'cache')], {
+        env: { ...process.env, TINKER_API_KEY: 'tml-test-key' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+      return { child, out: () => out, exited: new Promise<number | null>((r) => child.on('exit', r)) };
+    };
+    const steps = (runDir: string) => (fs.existsSync(path.join(runDir, 'metrics.jsonl')) ? readMetricsLines(runDir).map((m) => m.step) : []);
+    const first = cli([file]);
+    const runDir = await (async () => {
+      const deadline = Date.now() + 300_000;
+      for (;;) {
+        const found = fs.existsSync(runsDir) ? fs.readdirSync(runsDir).map((d) => path.join(runsDir, d)).find((d) => steps(d).includes(4)) : undefined;
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`step 4 never written: ${first.out()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const killed = steps(runDir);
+    const resumeAt = readCheckpointsWithState(runDir).pop()!;
+    assert.ok(killed.some((s) => s >= resumeAt), `rows past the checkpoint at ${resumeAt}: ${killed}`);
+    const resumed = cli(['--resume', runDir]);
+    assert.strictEqual(await resumed.exited, 0, resumed.out());
+    assert.match(resumed.out(), new RegExp(`resuming at step ${resumeAt}: set aside the rows and iteration folders of steps? [\\d–, ]+ that an interrupted attempt ran past the resume point \\(moved to abandoned/`));
+    assert.deepStrictEqual(steps(runDir), [0, 1, 2, 3, 4, 5, 6, 7, 8], 'each step once');
+    const [attempt] = fs.readdirSync(path.join(runDir, 'abandoned'));
+    assert.deepStrictEqual(readMetricsLines(path.join(runDir, 'abandoned', attempt!)).map((m) => m.step), killed.filter((s) => s >= resumeAt));
+  });
 });
+
+function readCheckpointsWithState(runDir: string): number[] {
+  return fs.readFileSync(path.join(runDir, 'checkpoints.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { batch: number; state_path?: string }).filter((c) => c.state_path).map((c) => c.batch);
+}
+
