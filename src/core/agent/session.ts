@@ -427,7 +427,7 @@ export class TrainingSession {
       this.progress = { stepsTotal: h.run.endStep, ...(h.run.step > 0 ? { step: h.run.step } : {}) };
       const unapplied = resumeWriter ? specDifferences(spec as Record<string, unknown>, fileSpec as Record<string, unknown>).filter((d) => !(d.field in (overrides ?? {}))) : [];
       const note = h.said.map((l) => `\n${l}`).join('') + (unapplied.length
-        ? `\nThe run continues with its recorded configuration (config.json); the spec file now differs in ${unapplied.map((d) => `${d.field} (run ${JSON.stringify(d.recorded)}, file ${JSON.stringify(d.given) ?? '(not set)'})`).join(', ')}, not applied: a resume may change only ${(await specDefinition(kind)).resumable.join(', ')}, given as overrides.`
+        ? `\nThe run continues with its recorded configuration (config.json); the spec file now differs in ${unapplied.map((d) => `${d.field} (run ${JSON.stringify(d.recorded) ?? '(not set)'}, file ${JSON.stringify(d.given) ?? '(not set)'})`).join(', ')}, not applied: a resume may change only ${(await specDefinition(kind)).resumable.join(', ')}, given as overrides.`
         : '');
       return { c, note };
     } catch (err) {
