@@ -4,6 +4,7 @@ import type { DistillDataOptions } from '../core/distill/distillData';
 import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
 import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
 import { isSpecKind, SPEC_KINDS, type SpecKind } from '../core/spec/kinds';
+import { AGENT_TOOLS } from '../core/agent/tools';
 
 export { UsageError };
 
@@ -62,6 +63,19 @@ export interface PairsArgs {
 
 export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | DistillDataArgs | PairsArgs | { command: 'help' };
 
+/** `text` broken into lines of at most 104 characters at spaces (the tool list grows with the table). */
+function wrapped(text: string, width = 104): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
+}
+
 const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
   `tinker-studio ${k.id} <spec${k.extension}> [options]`,
   `tinker-studio ${k.id} --resume <run dir> [<spec${k.extension}>] [options]`,
@@ -83,8 +97,7 @@ an SFT spec's "teacher" with "n_teacher_targets" K (off-policy: the teacher's to
 "sweep" runs every point of a sweep file as a run under <runs dir>/<sweep name>/<point name>/ and prints
 the ranking; run it again to resume (finished runs are skipped). --max-concurrent N: runs at once
 (default: the file's max_concurrent, else 1 on the embedded engine, 4 on cloud/custom).
-"mcp" serves the agent tools (init_grpo, train_grpo_step, init_sft, train_sft_step, init_dpo,
-train_dpo_step, sample, save, load, status, finish) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).
+${wrapped(`"mcp" serves the ${AGENT_TOOLS.length} agent tools (${AGENT_TOOLS.map((t) => t.name).join(', ')}) to an MCP client over stdio; relative paths resolve against --workspace (default: the current folder).`)}
 A session idle for --idle-minutes (default 60; 0: never) saves a resume point and releases its clients;
 the next call reconnects.
 "eval" scores base models and checkpoints on a dataset (an eval spec) and prints the table with 95 %

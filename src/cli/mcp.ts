@@ -3,6 +3,8 @@
 // line goes to stderr.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import { SessionBusyError, TrainingSession } from '../core/agent/session';
 import { AGENT_TOOLS, TRAINING_DOCTRINE } from '../core/agent/tools';
 import { errorMessage } from '../core/errors';
@@ -12,25 +14,33 @@ export const DOCTRINE_URI = 'tinker-studio://doctrine';
 /** Serves `session` on stdin/stdout until the client closes the connection. */
 export async function serveMcp(session: TrainingSession, o: { version: string; redact: (text: string) => string }): Promise<void> {
   const server = new McpServer({ name: 'tinker-studio', version: o.version });
-  for (const t of AGENT_TOOLS) {
-    server.registerTool(
-      t.name,
-      { title: t.title, description: t.description, inputSchema: t.input, annotations: { readOnlyHint: !t.confirm, openWorldHint: false } },
-      async (args: unknown, extra: { signal: AbortSignal }) => {
-        try {
-          const r = await t.run(session, args, extra.signal);
-          return { content: [{ type: 'text' as const, text: o.redact(r.text) }], structuredContent: r.value as Record<string, unknown> };
-        } catch (err) {
-          const text = o.redact(errorMessage(err));
-          return {
-            isError: true,
-            content: [{ type: 'text' as const, text }],
-            structuredContent: err instanceof SessionBusyError ? { busy: true, status: err.status } : { error: text },
-          };
-        }
-      },
-    );
-  }
+  // the tools are served through the protocol's own handlers, not registerTool: the SDK would check the
+  // arguments itself and answer a wrong type or range in zod's words; run() checks them in ours
+  server.server.registerCapabilities({ tools: {} });
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: AGENT_TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: z.toJSONSchema(t.input, { target: 'draft-7', io: 'input' }) as { type: 'object'; [k: string]: unknown },
+      annotations: { readOnlyHint: !t.confirm, openWorldHint: false },
+    })),
+  }));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const t = AGENT_TOOLS.find((x) => x.name === request.params.name);
+    try {
+      if (!t) throw new Error(`unknown tool "${request.params.name}"; the tools are ${AGENT_TOOLS.map((x) => x.name).join(', ')}`);
+      const r = await t.run(session, request.params.arguments ?? {}, extra.signal);
+      return { content: [{ type: 'text' as const, text: o.redact(r.text) }], structuredContent: r.value as Record<string, unknown> };
+    } catch (err) {
+      const text = o.redact(errorMessage(err));
+      return {
+        isError: true,
+        content: [{ type: 'text' as const, text }],
+        structuredContent: err instanceof SessionBusyError ? { busy: true, status: err.status } : { error: text },
+      };
+    }
+  });
   server.registerPrompt('training_doctrine', { title: 'How to train with Tinker Studio', description: 'The working rules for training with these tools: small steps, read the group breakdown, fix the reward first.' }, () => ({
     messages: [{ role: 'user' as const, content: { type: 'text' as const, text: TRAINING_DOCTRINE } }],
   }));

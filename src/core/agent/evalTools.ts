@@ -134,7 +134,9 @@ export async function evalStatus(s: TrainingSession, a: z.output<typeof EvalStat
   const dir = await resultsDirFor(s.evalContext().baseDir, a.results);
   const job = jobs.get(dir);
   const head = job && !job.finished ? `running: ${job.progress.done}/${job.progress.total} samples\n` : job?.error ? `the last run stopped: ${job.error}\n` : '';
-  if (!isEvalResultsDir(dir)) return { text: `${head}${head ? '' : `no eval results in ${dir}`}`.trim(), value: { results: dir, running: Boolean(job && !job.finished) } };
+  // neither results nor an eval of this server by that name: a misspelt name must not read as "nothing yet"
+  if (!job && !isEvalResultsDir(dir)) throw new Error(`eval_status: no eval "${a.results}": no results folder at ${dir}, and no eval of this session by that name; give the folder evaluate returned, an eval's name (evals/<name>/ under the workspace) or its *.eval.json spec`);
+  if (!isEvalResultsDir(dir)) return { text: head.trim(), value: { results: dir, running: Boolean(job && !job.finished) } };
   const summary = readEvalResults(dir).summary;
   return { text: `${head}${formatEvalStatus(summary)}\nresults: ${dir}`, value: { results: dir, running: Boolean(job && !job.finished), summary } };
 }

@@ -35,6 +35,8 @@ import { prepareDpoRun } from '../dpo/start';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
 import { prepareSftRun } from '../sft/start';
 import { type SpecKind, specKindOfConfig } from '../spec/kinds';
+import { specDefinition } from '../spec/registry';
+import { specDifferences } from '../spec/resume';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
 import { DpoStepReport, SftStepReport, StepReport, dpoStepReport, dpoStepReportText, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
 import { METRIC } from '../../protocol/metricKeys';
@@ -341,14 +343,22 @@ export class TrainingSession {
   private async live(c: Current): Promise<{ h: Held; note: string }> {
     if (c.held) return { h: c.held, note: '' };
     const idle = Math.round((Date.now() - this.lastCallEnd) / 1000);
-    c.held = await this.connectRun(c.kind, c.spec, c.specFile, c.writer);
-    c.step = c.held.run.step;
-    return { h: c.held, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n` };
+    // the run as config.json records it (what its start resolved, what a resume changed)
+    const h = await this.connectRun(c.kind, await this.recordedSpec(c.kind, c.writer, c.specFile, {}), c.specFile, c.writer);
+    c.held = h;
+    c.step = h.run.step;
+    return { h, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n${h.said.map((l) => `${l}\n`).join('')}` };
   }
 
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
-  private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
-    const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}), ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
+  private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter; said: string[] }> {
+    // what a resume changed or set aside is told to the agent too, not only logged
+    const said: string[] = [];
+    const log = (line: string) => {
+      if (line.startsWith('resuming at step')) said.push(line);
+      this.o.log?.(line);
+    };
+    const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, log, ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
     const p =
       kind === 'grpo'
         ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers)
@@ -362,7 +372,7 @@ export class TrainingSession {
       await p.close();
       throw err;
     }
-    return { run: p.run, renderer: p.renderer, ...('reward' in p ? { reward: p.reward } : {}), close: p.close, writer: p.run.writer };
+    return { run: p.run, renderer: p.renderer, ...('reward' in p ? { reward: p.reward } : {}), close: p.close, writer: p.run.writer, said };
   }
 
   /** The run directory `resume` names: a path (relative to the workspace or the runs folder), or "latest" for the newest run of the spec's name. */
@@ -389,14 +399,19 @@ export class TrainingSession {
     return latest;
   }
 
-  /** Starts the session's run: a new run directory, or `resume`'s; its training client created (or loaded) once. */
-  private async begin(kind: SpecKind, spec: AnySpec, specFile: string, resume: string | undefined): Promise<Current> {
+  /**
+   * Starts the session's run: a new run directory, or `resume`'s; its training client created (or
+   * loaded) once. A resumed run continues with its recorded spec (config.json) and `overrides` on top
+   * (only the fields a resume may change: startParts.ts refuses the rest); `note` says where the spec
+   * file now differs from what the run continues with.
+   */
+  private async begin(kind: SpecKind, fileSpec: AnySpec, specFile: string, resume: string | undefined, overrides: Record<string, unknown> | undefined): Promise<{ c: Current; note: string }> {
     const prior = this.current;
     if (prior) await this.end(prior, 'replaced by a new init', 'paused');
     this.closed = false;
     let resumeWriter: RunWriter | undefined;
     if (resume !== undefined) {
-      const dir = this.resumeDir(resume, spec.name, kind);
+      const dir = this.resumeDir(resume, fileSpec.name, kind);
       try {
         resumeWriter = RunWriter.open(dir);
       } catch (err) {
@@ -405,15 +420,27 @@ export class TrainingSession {
     }
     const writers: RunWriter[] = resumeWriter ? [resumeWriter] : [];
     try {
+      const spec = resumeWriter ? await this.recordedSpec(kind, resumeWriter, specFile, overrides ?? {}) : fileSpec;
       const h = await this.connectRun(kind, spec, specFile, resumeWriter, writers);
       const c = { kind, spec, specFile, runDir: h.writer.dir, writer: h.writer, held: h, step: h.run.step, endStep: h.run.endStep } as Current;
       this.current = c;
       this.progress = { stepsTotal: h.run.endStep, ...(h.run.step > 0 ? { step: h.run.step } : {}) };
-      return c;
+      const unapplied = resumeWriter ? specDifferences(spec as Record<string, unknown>, fileSpec as Record<string, unknown>).filter((d) => !(d.field in (overrides ?? {}))) : [];
+      const note = h.said.map((l) => `\n${l}`).join('') + (unapplied.length
+        ? `\nThe run continues with its recorded configuration (config.json); the spec file now differs in ${unapplied.map((d) => `${d.field} (run ${JSON.stringify(d.recorded) ?? '(not set)'}, file ${JSON.stringify(d.given) ?? '(not set)'})`).join(', ')}, not applied: a resume may change only ${(await specDefinition(kind)).resumable.join(', ')}, given as overrides.`
+        : '');
+      return { c, note };
     } catch (err) {
       for (const w of writers) w.close();
       throw err;
     }
+  }
+
+  /** The spec a resumed run continues with: the one its config.json records, `overrides` on top, validated as `specFile` would be. */
+  private async recordedSpec(kind: SpecKind, writer: RunWriter, specFile: string, overrides: Record<string, unknown>): Promise<AnySpec> {
+    const def = await specDefinition(kind);
+    const recorded = def.fromConfig(writer.readConfig(), path.join(writer.dir, 'config.json'));
+    return (await def.parseValue(mergeSpec(recorded, overrides), specFile)).spec as AnySpec;
   }
 
   /** Validates a spec (a *.grpo.json file, fields of `overrides` on top), connects and makes it the session's run (new, or `resume`d). */
@@ -422,12 +449,13 @@ export class TrainingSession {
       const specFile = path.resolve(this.o.baseDir, a.spec_file);
       const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
       const merged = mergeSpec(raw, a.overrides ?? {});
-      const { spec } = await parseGrpoSpecValue(merged, specFile);
-      const c = await this.begin('grpo', spec, specFile, a.resume);
+      const { spec: fileSpec } = await parseGrpoSpecValue(merged, specFile);
+      const { c, note } = await this.begin('grpo', fileSpec, specFile, a.resume, a.overrides);
+      const spec = c.spec as ResolvedGrpoSpec;
       const pool = (c.held!.run as GrpoRun).pool;
       const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_problems: pool.train.length, holdout_problems: pool.holdout.length, iterations: spec.iterations, run_dir: c.runDir, step: c.step };
       const where = c.step > 0 ? `Resumed ${c.runDir} at iteration ${c.step}: call train_grpo_step to continue.` : 'Nothing trained yet: call train_grpo_step.';
-      const text = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; ${spec.reward ? `reward ${spec.reward.file}` : spec.env ? `environment ${spec.env.file} (episodes of up to ${spec.env.max_turns} turn${spec.env.max_turns === 1 ? '' : 's'})` : 'no reward'}${spec.teacher || spec.dataset_configs ? ', distilling from a teacher' : ''}. ${where}\nrun directory: ${c.runDir}`;
+      const text = `session ready: ${spec.name} on ${spec.model}, ${spec.groups_per_batch} groups × ${spec.group_size}, lr ${spec.learning_rate ?? 'default'}, up to ${spec.iterations} iterations; ${pool.train.length} train / ${pool.holdout.length} holdout problems; ${spec.reward ? `reward ${spec.reward.file}` : spec.env ? `environment ${spec.env.file} (episodes of up to ${spec.env.max_turns} turn${spec.env.max_turns === 1 ? '' : 's'})` : 'no reward'}${spec.teacher || spec.dataset_configs ? ', distilling from a teacher' : ''}. ${where}${note}\nrun directory: ${c.runDir}`;
       return { text, value };
     });
   }
@@ -440,9 +468,9 @@ export class TrainingSession {
       const n = a.num_iterations ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_iterations must be a whole number ≥ 1 (got ${n})`);
       if (c.step >= c.endStep) throw new SessionError(`the run has done all ${c.spec.iterations} iterations of its spec; call finish, or init_grpo again with a larger "iterations" override`);
-      const { result, firstStep, lastStep, warnings, note } = await this.trainStretch(c, 'iterations', n, signal);
+      const { result, firstStep, lastStep, warnings, note, short } = await this.trainStretch(c, 'iterations', n, signal);
       const report = stepReport({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: warnings });
-      return { text: note + stepReportText(report) + cancelNote(result, 'iterations'), value: report };
+      return { text: note + stepReportText(report) + short + cancelNote(result, 'iterations'), value: report };
     });
   }
 
@@ -451,13 +479,14 @@ export class TrainingSession {
     return this.exclusive('init_sft', async () => {
       const specFile = path.resolve(this.o.baseDir, a.spec_file);
       const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
-      const { spec } = await parseSftSpecValue(mergeSpec(raw, a.overrides ?? {}), specFile);
-      const c = await this.begin('sft', spec, specFile, a.resume);
+      const { spec: fileSpec } = await parseSftSpecValue(mergeSpec(raw, a.overrides ?? {}), specFile);
+      const { c, note } = await this.begin('sft', fileSpec, specFile, a.resume, a.overrides);
+      const spec = c.spec as ResolvedSftSpec;
       const run = c.held!.run as SftRun;
       const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_chats: run.trainCount, validation_chats: run.validationCount, run_dir: c.runDir, step: c.step };
       const where = c.step > 0 ? `Resumed ${c.runDir} at step ${c.step}: call train_sft_step to continue.` : 'Nothing trained yet: call train_sft_step.';
       return {
-        text: `session ready: SFT ${spec.name} on ${spec.model}, batch ${spec.batch_size}, lr ${spec.learning_rate ?? 'default'}; ${value.train_chats} train / ${value.validation_chats} validation chats. ${where}\nrun directory: ${c.runDir}`,
+        text: `session ready: SFT ${spec.name} on ${spec.model}, batch ${spec.batch_size}, lr ${spec.learning_rate ?? 'default'}; ${value.train_chats} train / ${value.validation_chats} validation chats. ${where}${note}\nrun directory: ${c.runDir}`,
         value,
       };
     });
@@ -470,9 +499,9 @@ export class TrainingSession {
       if (c.kind !== 'sft') throw wrongKind(c, 'sft');
       const n = a.num_steps ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
-      const { result, firstStep, lastStep, note } = await this.trainStretch(c, 'steps', n, signal);
+      const { result, firstStep, lastStep, note, short } = await this.trainStretch(c, 'steps', n, signal);
       const report = sftStepReport({ runDir: result.runDir, firstStep, lastStep });
-      return { text: note + sftStepReportText(report) + cancelNote(result, 'steps'), value: report };
+      return { text: note + sftStepReportText(report) + short + cancelNote(result, 'steps'), value: report };
     });
   }
 
@@ -481,13 +510,14 @@ export class TrainingSession {
     return this.exclusive('init_dpo', async () => {
       const specFile = path.resolve(this.o.baseDir, a.spec_file);
       const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
-      const { spec } = await parseDpoSpecValue(mergeSpec(raw, a.overrides ?? {}), specFile);
-      const c = await this.begin('dpo', spec, specFile, a.resume);
+      const { spec: fileSpec } = await parseDpoSpecValue(mergeSpec(raw, a.overrides ?? {}), specFile);
+      const { c, note } = await this.begin('dpo', fileSpec, specFile, a.resume, a.overrides);
+      const spec = c.spec as ResolvedDpoSpec;
       const run = c.held!.run as DpoRun;
       const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_pairs: run.trainCount, validation_pairs: run.validationCount, dpo_beta: spec.dpo_beta, reference: run.referencePath ?? null, run_dir: c.runDir, step: c.step };
       const where = c.step > 0 ? `Resumed ${c.runDir} at step ${c.step} (same reference as before): call train_dpo_step to continue.` : 'Nothing trained yet: call train_dpo_step.';
       return {
-        text: `session ready: DPO ${spec.name} on ${spec.model}, batch ${spec.batch_size} pairs, β ${spec.dpo_beta}, lr ${spec.learning_rate ?? 'default'}; ${value.train_pairs} train / ${value.validation_pairs} validation pairs; reference ${value.reference ?? '–'}. ${where}\nrun directory: ${c.runDir}`,
+        text: `session ready: DPO ${spec.name} on ${spec.model}, batch ${spec.batch_size} pairs, β ${spec.dpo_beta}, lr ${spec.learning_rate ?? 'default'}; ${value.train_pairs} train / ${value.validation_pairs} validation pairs; reference ${value.reference ?? '–'}. ${where}${note}\nrun directory: ${c.runDir}`,
         value,
       };
     });
@@ -500,9 +530,9 @@ export class TrainingSession {
       if (c.kind !== 'dpo') throw wrongKind(c, 'dpo');
       const n = a.num_steps ?? 1;
       if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
-      const { result, firstStep, lastStep, note } = await this.trainStretch(c, 'steps', n, signal);
+      const { result, firstStep, lastStep, note, short } = await this.trainStretch(c, 'steps', n, signal);
       const report = dpoStepReport({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.endStep });
-      return { text: note + dpoStepReportText(report) + cancelNote(result, 'steps'), value: report };
+      return { text: note + dpoStepReportText(report) + short + cancelNote(result, 'steps'), value: report };
     });
   }
 
@@ -510,7 +540,7 @@ export class TrainingSession {
    * Advances the live run `n` steps: the editor's watcher follows it and can stop it, progress feeds
    * status(), and a stretch that failed or ran nothing becomes a SessionError. Returns the steps it ran.
    */
-  private async trainStretch(c: Current, unit: 'iterations' | 'steps', n: number, signal: AbortSignal | undefined): Promise<{ result: RunResult; firstStep: number; lastStep: number; warnings: string[]; note: string }> {
+  private async trainStretch(c: Current, unit: 'iterations' | 'steps', n: number, signal: AbortSignal | undefined): Promise<{ result: RunResult; firstStep: number; lastStep: number; warnings: string[]; note: string; short: string }> {
     const { h, note } = await this.live(c);
     const warnings: string[] = [];
     let firstStep: number | undefined;
@@ -546,7 +576,11 @@ export class TrainingSession {
       const more = unit === 'steps' ? `: the run has done all its steps; call finish, or init_${c.kind} again with a larger "max_steps" or "num_epochs" override` : '';
       throw new SessionError(`no ${unit === 'steps' ? 'step' : 'iteration'} ran (${result.status})${more}; run directory ${result.runDir}`);
     }
-    return { result, firstStep, lastStep, warnings, note };
+    // the run ends before the stretch asked for: say how many ran, not only which
+    const ran = lastStep - firstStep + 1;
+    const more = unit === 'steps' ? 'a larger "max_steps" or "num_epochs"' : 'a larger "iterations"';
+    const short = ran < n && result.status !== 'cancelled' ? `\nran ${ran} of the ${n} ${unit} asked: the run ends at ${c.endStep} ${unit}, all done now; call finish, or init_${c.kind} with resume and ${more} override` : '';
+    return { result, firstStep, lastStep, warnings, note, short };
   }
 
   /** The editor's Cancel Run: a call in flight is cancelled by the signal; between calls the session ends cleanly. */

@@ -21,9 +21,8 @@ export interface AgentTool {
 /**
  * Every tool's arguments are checked here, strictly: an argument the tool does not take is an error that
  * names it and lists the ones it accepts (a misspelt `max_problem` must not run an eval without its
- * limit), and a bad value names the argument and what it must be. Both surfaces meet the same schema:
- * the MCP SDK parses with it before the call (its message is the one built here), the language-model
- * tools through run().
+ * limit), and a bad value names the argument and what it must be. Both surfaces check through run():
+ * the MCP server answers tool calls itself (cli/mcp.ts), not through the SDK's own check in zod's words.
  */
 export function strictToolInput<S extends z.ZodObject>(name: string, input: S): z.ZodObject<S['shape'], z.core.$strict> {
   const accepted = Object.keys(input.shape);

@@ -21,6 +21,7 @@ export type DpoDatasetSpec = z.output<typeof DpoDatasetSpec>;
 
 export const DPO_SPEC = defineSpec({
   kind: 'dpo',
+  resumable: ['max_steps', 'num_epochs', 'eval_every'],
   fields: {
     dataset: DpoDatasetSpec,
     dpo_beta: z.number().gt(0).default(0.1).describe('β of the DPO loss −log σ(β·[(log π(c) − log π_ref(c)) − (log π(r) − log π_ref(r))]): how far the policy may move from the reference. Larger keeps it closer (the loss saturates sooner); smaller lets it move further.'),

@@ -7,6 +7,7 @@ import type { RunWriter } from '../runs/runWriter';
 import type { BackendChoice } from '../spec/fields';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
 import { completedRun, logSkipped, resolveRunSpec, runToEnd, runWriterFor } from '../runs/startParts';
+import { resumePoint } from '../runs/resumePoint';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import type { DpoRunResult } from '../runs/runEvents';
@@ -15,7 +16,7 @@ import { DatasetError } from '../data/problem';
 import { splitValidation } from '../sft/data';
 import { DpoLoopConfig, DpoRun } from './loop';
 import { readPairsFile, type PairSplit } from './pairs';
-import { DPO_DEFAULT_LEARNING_RATE, dpoSpecFromConfig, parseDpoSpecFile, ResolvedDpoSpec, type DpoDatasetSpec } from './spec';
+import { DPO_DEFAULT_LEARNING_RATE, DPO_SPEC, dpoSpecFromConfig, parseDpoSpecFile, ResolvedDpoSpec, type DpoDatasetSpec } from './spec';
 
 export interface StartDpoRunOptions {
   specFile?: string;
@@ -87,10 +88,10 @@ export type PreparedDpoRun = { done: DpoRunResult; run?: undefined } | { done?: 
 export async function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedDpoRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  const spec = await resolveRunSpec<ResolvedDpoSpec>(o, resume, { file: parseDpoSpecFile, config: dpoSpecFromConfig }, 'startDpoRun');
+  const spec = await resolveRunSpec<ResolvedDpoSpec>(o, resume, { file: parseDpoSpecFile, config: dpoSpecFromConfig, resumable: DPO_SPEC.resumable }, 'startDpoRun');
   const done = completedRun('dpo', resume, { log, onEvent: o.onEvent });
   if (done) return { done };
-  const resumeFrom = resume?.lastStateCheckpoint();
+  const resumeFrom = resumePoint(resume, log);
 
   const learningRate = spec.learning_rate ?? DPO_DEFAULT_LEARNING_RATE;
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });

@@ -134,6 +134,7 @@ export const GRPO_SPEC = defineSpec({
     learningRate: "Adam learning rate (constant). Default: the cookbook's get_lr formula for the model.",
     seed: 'Seed of the dataset shuffle and holdout split.',
   },
+  resumable: ['iterations', 'eval_every'],
   files: [
     ['dataset', 'path'],
     ['dataset', 'holdout', 'path'],

@@ -36,6 +36,7 @@ import type { PromptPool } from '../data/types';
 import type { RunWriter } from '../runs/runWriter';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
 import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
+import { resumePoint } from '../runs/resumePoint';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { GrpoLoopConfig, GrpoRun } from './loop';
@@ -124,10 +125,10 @@ export type PreparedGrpoRun = { done: GrpoRunResult; run?: undefined } | { done?
 export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedGrpoRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  const spec = await resolveRunSpec<ResolvedGrpoSpec>(o, resume, { file: parseGrpoSpecFile, config: specFromConfig }, 'startGrpoRun');
+  const spec = await resolveRunSpec<ResolvedGrpoSpec>(o, resume, { file: parseGrpoSpecFile, config: specFromConfig, resumable: GRPO_SPEC.resumable }, 'startGrpoRun');
   const done = completedRun('grpo', resume, { log, onEvent: o.onEvent }, spec.iterations);
   if (done) return { done };
-  const resumeFrom = resume?.lastStateCheckpoint();
+  const resumeFrom = resumePoint(resume, log);
 
   const learningRate = resolveLearningRate(spec);
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });

@@ -4,10 +4,10 @@
 // worst) a partial last line that readers already skip; whole files are written to a temp file and
 // renamed over the target. Also reads back where a run can resume.
 //
-// Resume semantics (documented for readers): a resumed run appends further metrics lines; a step can
-// then appear twice (it ran after the last state checkpoint, then the process died). Readers merge
-// lines per step (metricsRows.ts: the re-run's line replaces the earlier one), so each step appears
-// once in the merged record.
+// Resume semantics (documented for readers): a resumed run appends further metrics lines after its
+// last state checkpoint's step; what a killed attempt wrote past that step is moved aside first
+// (resumePoint.ts), so each step appears once. Readers still merge lines per step (metricsRows.ts: a
+// later line replaces an earlier one) for directories written before that or by other tools.
 import { Redactor } from '../config/redact';
 import type { Tracker } from '../tracking/tracker';
 import * as fs from 'node:fs';

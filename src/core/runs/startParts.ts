@@ -8,6 +8,7 @@ import { RunWriter } from './runWriter';
 import type { RunCore } from './loopRuntime';
 import type { RunEvent, RunResult } from './runEvents';
 import { errorMessage } from '../errors';
+import { changesText, resumedSpec } from '../spec/resume';
 
 /** Runs `body` with the resume directory (if any) locked; every writer `body` adds is closed after. */
 export async function withRunWriters<T>(resumeDir: string | undefined, body: (resume: RunWriter | undefined, writers: RunWriter[]) => Promise<T>): Promise<T> {
@@ -43,18 +44,37 @@ export function runToEnd<R extends RunResult>(
 
 /**
  * The run's spec: `o.spec` as given, else parsed from `o.specFile`, else (resuming) rebuilt from the
- * run directory's config.json. `starter` names the function in the error when there is none of them.
+ * run directory's config.json. A resumed run continues with its recorded spec: a given one may change
+ * only `read.resumable` (each change is logged and recorded in config.json), any other difference is
+ * refused (spec/resume.ts). `starter` names the function in the error when there is none of them.
  */
-export async function resolveRunSpec<S>(
-  o: { spec?: S | undefined; specFile?: string | undefined },
+export async function resolveRunSpec<S extends object>(
+  o: { spec?: S | undefined; specFile?: string | undefined; log?: ((line: string) => void) | undefined },
   resume: RunWriter | undefined,
-  read: { file(specFile: string): Promise<{ spec: S }>; config(config: unknown, where: string): S },
+  read: { file(specFile: string): Promise<{ spec: S }>; config(config: unknown, where: string): S; resumable: readonly string[] },
   starter: string,
 ): Promise<S> {
-  if (o.spec) return o.spec;
-  if (o.specFile) return (await read.file(path.resolve(o.specFile))).spec;
-  if (resume) return read.config(resume.readConfig(), path.join(resume.dir, 'config.json'));
-  throw new Error(`${starter} needs a specFile, a spec or a resumeDir`);
+  const given = o.spec ?? (o.specFile ? (await read.file(path.resolve(o.specFile))).spec : undefined);
+  if (!resume) {
+    if (given) return given;
+    throw new Error(`${starter} needs a specFile, a spec or a resumeDir`);
+  }
+  const where = path.join(resume.dir, 'config.json');
+  const config = resume.readConfig();
+  const recorded = read.config(config, where);
+  if (!given) return recorded;
+  const { spec, changes } = resumedSpec(recorded, given, read.resumable, where);
+  if (changes.length > 0) {
+    const at = resume.lastStateCheckpoint()?.batch ?? 0;
+    // config.json says what the run continues with; `resumes` keeps what each resume changed
+    const previous = Array.isArray(config.resumes) ? (config.resumes as unknown[]) : [];
+    const record = { at: new Date().toISOString(), step: at, changed: Object.fromEntries(changes.map((c) => [c.field, { recorded: c.recorded ?? null, given: c.given ?? null }])) };
+    resume.writeConfig({ ...config, ...Object.fromEntries(changes.map((c) => [c.field, c.given])), resumes: [...previous, record] });
+    const line = `resuming at step ${at} with ${changesText(changes)} (recorded in config.json)`;
+    o.log?.(line);
+    resume.appendLog(`${new Date().toISOString()} ${line}`);
+  }
+  return spec;
 }
 
 /**

@@ -29,6 +29,7 @@ export type SftDatasetSpec = z.output<typeof SftDatasetSpec>;
 /** SFT's spec as the spec layer reads it: the chats and validation files resolve against the spec's folder. */
 export const SFT_SPEC = defineSpec({
   kind: 'sft',
+  resumable: ['max_steps', 'num_epochs', 'eval_every'],
   fields: {
     dataset: SftDatasetSpec,
     train_on_what: z

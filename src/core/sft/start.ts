@@ -9,6 +9,7 @@ import type { RunWriter } from '../runs/runWriter';
 import type { BackendChoice } from '../spec/fields';
 import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
 import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
+import { resumePoint } from '../runs/resumePoint';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { loadChats } from './data';
@@ -16,7 +17,7 @@ import { prepareInlineEvals } from '../evals/inline';
 import { SftLoopConfig, SftRun } from './loop';
 import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer } from '../render/types';
-import { parseSftSpecFile, ResolvedSftSpec, sftSpecFromConfig } from './spec';
+import { parseSftSpecFile, ResolvedSftSpec, SFT_SPEC, sftSpecFromConfig } from './spec';
 import { checkSameTokenizer, resolveModelSource, samplerOf, type ResolvedModelSource } from '../grpo/teachers';
 
 export interface StartSftRunOptions {
@@ -76,10 +77,10 @@ export type PreparedSftRun = { done: SftRunResult; run?: undefined } | { done?: 
 export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedSftRun> {
   const log = o.log ?? (() => undefined);
   const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  const spec = await resolveRunSpec<ResolvedSftSpec>(o, resume, { file: parseSftSpecFile, config: sftSpecFromConfig }, 'startSftRun');
+  const spec = await resolveRunSpec<ResolvedSftSpec>(o, resume, { file: parseSftSpecFile, config: sftSpecFromConfig, resumable: SFT_SPEC.resumable }, 'startSftRun');
   const done = completedRun('sft', resume, { log, onEvent: o.onEvent });
   if (done) return { done };
-  const resumeFrom = resume?.lastStateCheckpoint();
+  const resumeFrom = resumePoint(resume, log);
 
   const learningRate = resolveLearningRate(spec);
   const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });

@@ -12,6 +12,7 @@ import { checkBaseUrl, runFields, type RunFieldWords } from './fields';
 import { fieldPath, formatIssue } from './issues';
 import { defaultRunName, specKind, type SpecKind } from './kinds';
 import { mergeSpec } from './overrides';
+import { RESUMABLE_RUN_FIELDS } from './resume';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from './text';
 
 /** What every kind's schema has: a name that may be left out. */
@@ -45,11 +46,15 @@ export interface SpecDeclaration<F extends z.ZodRawShape> {
   describe: string;
   /** the fields that name files relative to the spec file, e.g. ['reward', 'file']; '*' stands for every item of an array (['evals', '*', 'grader', 'file']) */
   files: ReadonlyArray<readonly string[]>;
+  /** the kind's fields a resume may change (how long the run goes, how often it measures); the layer adds save_every and ttl_seconds */
+  resumable: ReadonlyArray<keyof F & string>;
 }
 
 export interface SpecDefinition<S extends z.ZodObject, T extends Named = z.output<S> & Named> {
   readonly kind: SpecKind;
   readonly schema: S;
+  /** the fields a resumed run may be given anew (resume.ts): the rest must equal the recorded ones */
+  readonly resumable: readonly string[];
   /** Parses and validates spec text; `fileLabel` prefixes every message. Throws RunSpecError. */
   parseText(text: string, fileLabel: string): T;
   /** Reads a spec file, validates it, names it and resolves its paths; checks the files it names exist. */
@@ -102,6 +107,7 @@ export function defineSpec<F extends z.ZodRawShape>(decl: SpecDeclaration<F>): S
   return {
     kind: d.kind,
     schema: d.schema,
+    resumable: [...d.resumable, ...RESUMABLE_RUN_FIELDS],
     parseText: (text, fileLabel) => validate(parseJsonWithPosition(text, fileLabel), fileLabel),
     async parseFile(file) {
       const abs = path.resolve(file);

@@ -62,6 +62,15 @@ suite('agent tools (language-model tools)', function () {
     assert.match(resultText(gone), /^no session: call init_grpo, init_sft or init_dpo first/);
   });
 
+  test('a wrong value, type or missing argument, and an unknown eval, are answered in the project\'s words', async () => {
+    const token = new vscode.CancellationTokenSource().token;
+    const invoke = async (name: string, input: object) => resultText(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token));
+    assert.strictEqual(await invoke('evaluate', { targets: ['tinker-studio/arith-gpt'], dataset: 'holdout.jsonl', grader: 'reward.py', max_problems: -3 }), 'error: evaluate: max_problems: must be at least 1 (got -3)');
+    assert.strictEqual(await invoke('train_grpo_step', { num_iterations: 'two' }), 'error: train_grpo_step: num_iterations: must be a number, not "two"');
+    assert.strictEqual(await invoke('eval_status', {}), 'error: eval_status: results: is required');
+    assert.match(await invoke('eval_status', { results: 'no-such-eval' }), /^error: eval_status: no eval "no-such-eval": no results folder at /);
+  });
+
   test("start_sweep runs in the window's sweep runner: its node in the Runs view, Cancel Sweep stops it, sweep_status follows", async () => {
     const spec = writeTinySpec({ name: 'agent-sweep-base', iterations: 40, holdout: false });
     const file = path.join(path.dirname(spec), 'agent-lr.sweep.json');

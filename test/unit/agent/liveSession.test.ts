@@ -3,9 +3,9 @@
 // create_session, one create_model, no weight load, and only the saves asked for (GRPO and SFT);
 // with seed and sampling_seed fixed, its metrics (time/ keys aside) and final weights equal those
 // of one CLI run of 13 iterations; an idle limit of a fraction of a second releases the clients and
-// the next call reconnects and trains on; killing the MCP server mid-session, then init_grpo with
-// resume, continues from the last checkpoint with one metrics row per step; SIGTERM saves a resume
-// point before the server exits.
+// the next call reconnects and trains on; SIGKILL of the MCP server in the middle of a train call,
+// then init_grpo with resume, continues from the last checkpoint with each step recorded once (what the
+// killed attempt ran past it moved aside); SIGTERM saves a resume point before the server exits.
 import * as assert from 'assert';
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -259,7 +259,7 @@ describe('agent session: one live run between calls (embedded engine)', function
     assert.deepStrictEqual(mergeMetrics(readMetricsLines(runDir)).map((m) => m.step), [0, 1, 2]);
   });
 
-  it('killing the MCP server mid-session, then init_grpo with resume "latest", continues from the last checkpoint with one metrics row per step', async () => {
+  it('SIGKILL of the MCP server in the middle of a train call, then init_grpo with resume "latest": what the killed attempt ran past the last checkpoint is moved aside and said so, temporary files go, each step is recorded once and finish counts right', async () => {
     const runsDir = path.join(dir, 'runs-kill');
     const start = async () => {
       const transport = new StdioClientTransport({
@@ -276,40 +276,56 @@ describe('agent session: one live run between calls (embedded engine)', function
     const ok = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
       const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 240_000 })) as Call;
       assert.ok(!r.isError, `${name}: ${r.content.map((c) => c.text).join('\n')}`);
-      return r.structuredContent!;
+      return r;
     };
     const first = await start();
-    const init = await ok(first.client, 'init_grpo', { spec_file: 'live.grpo.json', overrides: { save_every: 3 } });
+    const init = (await ok(first.client, 'init_grpo', { spec_file: 'live.grpo.json', overrides: { save_every: 4 } })).structuredContent!;
     const runDir = String(init.run_dir);
-    await ok(first.client, 'train_grpo_step', { num_iterations: 2 });
-    await ok(first.client, 'train_grpo_step', { num_iterations: 2 });
-    await ok(first.client, 'train_grpo_step', { num_iterations: 1 });
-    const pid = first.transport.pid;
-    assert.ok(pid);
-    process.kill(pid, 'SIGKILL');
+    const steps = () => (fs.existsSync(path.join(runDir, 'metrics.jsonl')) ? readMetricsLines(runDir).map((l) => l.step) : []);
+    // one long call, killed once it has written step 5: past the checkpoint at 4, before the one at 8
+    const inFlight = first.client.callTool({ name: 'train_grpo_step', arguments: { num_iterations: 12 } }, undefined, { timeout: 240_000 }).catch(() => undefined);
+    await waitUntil('step 5 written', () => steps().includes(5));
+    process.kill(first.transport.pid!, 'SIGKILL');
+    await inFlight;
     await first.client.close().catch(() => undefined);
-    // iterations 3 and 4 ran after the last checkpoint (save_every 3); a kill saves nothing more
-    assert.deepStrictEqual(readCheckpointLines(runDir).map((c) => c.name), ['000003']);
-    assert.deepStrictEqual(readMetricsLines(runDir).map((l) => l.step), [0, 1, 2, 3, 4]);
+    const killed = steps();
+    const resumeAt = readCheckpointLines(runDir).filter((c) => c.state_path).pop()!.batch!;
+    assert.strictEqual(resumeAt, 4, `checkpoints ${JSON.stringify(readCheckpointLines(runDir))}`);
+    const abandoned = killed.filter((s) => s >= resumeAt);
+    assert.ok(abandoned.length >= 2, `steps written before the kill: ${killed}`);
+    // the step in flight may have written its iteration folder before its metrics row
+    const folders = fs.readdirSync(runDir).filter((f) => f.startsWith('iteration_')).map((f) => Number(f.slice('iteration_'.length)));
+    const aside = [...new Set([...abandoned, ...folders.filter((s) => s >= resumeAt)])].sort((a, b) => a - b);
+    // what a kill in the middle of a whole-file write leaves (the writers' temporary names)
+    fs.writeFileSync(path.join(runDir, 'iteration_000001', '.train_samples.jsonl.424242.1764000000000.tmp'), '{"partial');
+    fs.writeFileSync(path.join(runDir, '.config.json.424242.7.tmp'), '{');
+
     const second = await start();
+    let finished: Call;
     try {
-      const resumed = await ok(second.client, 'init_grpo', { spec_file: 'live.grpo.json', overrides: { save_every: 3 }, resume: 'latest' });
-      assert.strictEqual(resumed.run_dir, runDir);
-      assert.strictEqual(resumed.step, 3, 'from the last checkpoint');
-      const more = await ok(second.client, 'train_grpo_step', { num_iterations: 3 });
-      assert.strictEqual(more.first_step, 3);
-      assert.strictEqual(more.last_step, 5);
-      assert.strictEqual(more.steps_done, 6, 'the report counts each step once');
-      await ok(second.client, 'finish');
+      const resumed = await ok(second.client, 'init_grpo', { spec_file: 'live.grpo.json', resume: 'latest' });
+      assert.strictEqual(resumed.structuredContent!.run_dir, runDir);
+      assert.strictEqual(resumed.structuredContent!.step, resumeAt, 'from the last checkpoint');
+      const said = resumed.content.map((c) => c.text).join('\n');
+      assert.match(said, new RegExp(`resuming at step 4: set aside the rows and iteration folders of steps ${aside.length > 2 ? `4–${aside[aside.length - 1]}` : '4, 5'} that an interrupted attempt ran past the resume point \\(moved to abandoned/[^/]+/: they are trained again\\); 2 temporary files of interrupted writes \\(removed\\)`), said);
+      const more = (await ok(second.client, 'train_grpo_step', { num_iterations: 3 })).structuredContent!;
+      assert.deepStrictEqual([more.first_step, more.last_step, more.steps_done], [4, 6, 7], 'the report counts each step once');
+      finished = await ok(second.client, 'finish');
     } finally {
       await second.client.close();
     }
-    const lines = readMetricsLines(runDir);
-    assert.deepStrictEqual(lines.map((l) => l.step), [0, 1, 2, 3, 4, 3, 4, 5], 'steps 3 and 4 trained again');
-    const merged = mergeMetrics(lines);
-    assert.deepStrictEqual(merged.map((m) => m.step), [0, 1, 2, 3, 4, 5], 'one row per step');
-    assert.deepStrictEqual(merged[3], lines[5], 'the re-run row replaces the lost one');
-    assert.deepStrictEqual(merged[4], lines[6]);
+    assert.match(finished.content.map((c) => c.text).join('\n'), /after 7 iterations/);
+    assert.deepStrictEqual(steps(), [0, 1, 2, 3, 4, 5, 6], 'each step once, in metrics.jsonl itself');
+    const timing = fs.readFileSync(path.join(runDir, 'timing_spans.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { step: number }).step);
+    assert.deepStrictEqual(timing, [0, 1, 2, 3, 4, 5, 6]);
+    const top = fs.readdirSync(runDir);
+    assert.deepStrictEqual(top.filter((f) => f.startsWith('iteration_')).sort(), [0, 1, 2, 3, 4, 5, 6].map((i) => `iteration_${String(i).padStart(6, '0')}`));
+    assert.deepStrictEqual([...top, ...fs.readdirSync(path.join(runDir, 'iteration_000001'))].filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
+    const [attempt] = fs.readdirSync(path.join(runDir, 'abandoned'));
+    const asideDir = path.join(runDir, 'abandoned', attempt!);
+    assert.deepStrictEqual(readMetricsLines(asideDir).map((l) => l.step), abandoned, 'the killed attempt\'s rows are kept aside, not merged');
+    assert.ok(fs.readdirSync(asideDir).includes('iteration_000004'));
+    assert.match(fs.readFileSync(path.join(runDir, 'logs.log'), 'utf8'), /resuming at step 4: set aside/);
   });
 
   it('SIGTERM ends the MCP server in an orderly way: a resume point at the step reached, then exit', async () => {

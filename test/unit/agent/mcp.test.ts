@@ -94,6 +94,22 @@ describe('agent tools over MCP (tinker-studio mcp, local engine)', function () {
     assert.ok(!fs.existsSync(path.join(path.dirname(EXAMPLE), 'evals')), 'no eval started');
   });
 
+  it('answers a value out of range, a wrong type, a missing argument and an unknown eval in the project\'s words, not the SDK\'s', async () => {
+    const range = await call('evaluate', { targets: ['tinker-studio/arith-gpt'], dataset: 'holdout.jsonl', grader: 'reward.py', max_problems: -3 });
+    assert.ok(range.isError);
+    assert.strictEqual(textOf(range), 'evaluate: max_problems: must be at least 1 (got -3)');
+    const type = await call('train_grpo_step', { num_iterations: 'two' });
+    assert.ok(type.isError);
+    assert.strictEqual(textOf(type), 'train_grpo_step: num_iterations: must be a number, not "two"');
+    const missing = await call('eval_status', {});
+    assert.ok(missing.isError);
+    assert.strictEqual(textOf(missing), 'eval_status: results: is required');
+    const unknown = await call('eval_status', { results: 'no-such-eval' });
+    assert.ok(unknown.isError, textOf(unknown));
+    assert.match(textOf(unknown), /^eval_status: no eval "no-such-eval": no results folder at .*no-such-eval, and no eval of this session by that name/);
+    assert.ok(!fs.existsSync(path.join(path.dirname(EXAMPLE), 'evals')), 'no eval started');
+  });
+
   it('trains step by step, samples, saves, loads and finishes one ordinary run directory', async () => {
     const init = await ok('init_grpo', {
       spec_file: 'arith.grpo.json',

@@ -1,8 +1,8 @@
 // Every agent tool checks its arguments strictly, in the one place the tools are declared
 // (src/core/agent/tools.ts): an argument a tool does not take is an error naming it and listing the
 // accepted ones, a bad value names the argument and what it must be — and nothing runs. The MCP
-// surface reads the same schema (its JSON says additionalProperties: false, and the SDK's check gives
-// the same message: see mcp.test.ts).
+// surface serves the same schema (its JSON says additionalProperties: false) and answers through
+// run() with the same messages (mcp.test.ts).
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -67,6 +67,11 @@ describe('agent tool arguments are checked strictly', () => {
     assert.strictEqual(connects, 0);
   });
 
+  it('eval_status with a name that is no eval, no results folder and no spec is an error naming it', async () => {
+    await assert.rejects(tool('eval_status').run(session, { results: 'holdot' }), /^Error: eval_status: no eval "holdot": no results folder at .*holdot, and no eval of this session by that name; give the folder evaluate returned/);
+    await assert.rejects(tool('eval_status').run(session, { results: 'missing.eval.json' }), /no eval "missing\.eval\.json"/);
+  });
+
   it('a bad value names the argument, the rule and the value given', async () => {
     const inline = { targets: ['tinker-studio/arith-gpt'], dataset: 'holdout.jsonl', grader: 'reward.py' };
     await assert.rejects(tool('evaluate').run(session, { ...inline, max_problems: -3 }), /^Error: evaluate: max_problems: must be at least 1 \(got -3\)$/);
@@ -74,6 +79,7 @@ describe('agent tool arguments are checked strictly', () => {
     await assert.rejects(tool('train_grpo_step').run(session, { num_iterations: 0 }), /^Error: train_grpo_step: num_iterations: must be at least 1 \(got 0\)$/);
     await assert.rejects(tool('sample').run(session, { prompts: [{ prompt: 'x' }], temperature: 5 }), /^Error: sample: temperature: must be at most 2 \(got 5\)$/);
     await assert.rejects(tool('eval_status').run(session, {}), /^Error: eval_status: results: is required$/);
+    await assert.rejects(tool('train_grpo_step').run(session, { num_iterations: 'two' }), /^Error: train_grpo_step: num_iterations: must be a number, not "two"$/);
     assert.ok(!fs.existsSync(path.join(dir, 'evals')));
     assert.strictEqual(connects, 0);
   });
