@@ -22,7 +22,7 @@ import { DistillDataArgs, EvalArgs, GrpoArgs, McpArgs, PairsArgs, SweepArgs, USA
 import { distillData } from '../core/distill/distillData';
 import { rankingTable, runSweep } from '../core/experiments/runSweep';
 import { runEval } from '../core/evals/runEval';
-import { formatEvalTable } from '../core/evals/table';
+import { everySampleFailed, formatEvalTable } from '../core/evals/table';
 import { exportInspectLogs } from '../core/evals/inspectLog';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
@@ -312,7 +312,9 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
     const out = args.out !== undefined ? path.resolve(args.out) : path.join(path.dirname(path.resolve(args.spec)), 'evals', summary.name);
     process.stdout.write(`results: ${out}${summary.elapsed_s !== undefined ? ` (${summary.elapsed_s.toFixed(1)} s)` : ''}\n`);
     if (args.inspect) for (const f of exportInspectLogs(out)) process.stdout.write(`Inspect log: ${f}\n`);
-    return 0;
+    const nothing = everySampleFailed(summary);
+    if (nothing) process.stderr.write(`tinker-studio: ${redactSecrets(nothing)}\n`);
+    return nothing ? 1 : 0;
   });
 }
 

@@ -21,6 +21,8 @@ export const EvalTargetView = z.object({
   /** a tinker:// sampler path or a base model name the playground can sample */
   source: z.object({ kind: z.enum(['base', 'checkpoint']), value: z.string() }).optional(),
   samples: z.number().int().nonnegative(),
+  /** samples the grader or environment failed on (scored 0) */
+  failed: z.number().int().nonnegative().optional(),
 });
 export type EvalTargetView = z.infer<typeof EvalTargetView>;
 

@@ -107,7 +107,11 @@ function show(s: EvalSnapshot): void {
 function renderTable(s: EvalSnapshot): void {
   const table = byId('table');
   const head = el('tr');
-  head.append(el('th', '', 'target'), ...s.metrics.map((m) => {
+  // samples the grader or environment failed on scored 0: the figures beside them count them as wrong
+  const anyFailed = s.targets.some((t) => t.failed);
+  const failedHead = el('th', 'num', 'failed');
+  failedHead.title = 'Samples the grader or environment failed on (scored 0), of the samples drawn; the first error is above the table';
+  head.append(el('th', '', 'target'), ...(anyFailed ? [failedHead] : []), ...s.metrics.map((m) => {
     const th = el('th', 'num', `${m.label}${m.percent ? ' %' : ''}`);
     th.title = `${m.label}: mean over problems with its 95 % bootstrap interval; ${m.goal === 'maximize' ? 'higher' : 'lower'} is better`;
     return th;
@@ -118,7 +122,8 @@ function renderTable(s: EvalSnapshot): void {
     const name = el('th', 'target', t.label);
     name.scope = 'row';
     if (ti === s.baseline) name.append(el('span', 'badge', 'baseline'));
-    tr.append(name, ...s.metrics.map((m, mi) => {
+    const failed = el('td', `num${t.failed ? ' negative' : ''}`, `${t.failed ?? 0}/${t.samples}`);
+    tr.append(name, ...(anyFailed ? [failed] : []), ...s.metrics.map((m, mi) => {
       const v = m.values[ti];
       const td = el('td', `num${best[mi] === ti ? ' best' : ''}`);
       if (!v) td.textContent = '–';

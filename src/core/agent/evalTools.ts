@@ -10,7 +10,7 @@ import { isEvalResultsDir, readEvalResults } from '../evals/results';
 import { runEval, type EvalProgress } from '../evals/runEval';
 import { evalNameOf, parseEvalSpecFile } from '../evals/spec';
 import { gradingField } from '../env/files';
-import { formatEvalStatus, formatEvalTable } from '../evals/table';
+import { everySampleFailed, formatEvalStatus, formatEvalTable } from '../evals/table';
 import type { TrainingSession } from './session';
 
 /** Above this many samples, evaluate answers at once and the eval goes on in the background. */
@@ -108,6 +108,9 @@ export async function evaluate(s: TrainingSession, a: EvaluateInput, signal?: Ab
   await Promise.race([job.done, abort]);
   if (job.error) throw new Error(job.error);
   const summary = readEvalResults(out).summary;
+  // the grader or environment failed on every sample: the table would be zeros that mean nothing
+  const nothing = everySampleFailed(summary);
+  if (nothing) throw new Error(`evaluate: ${nothing}\n${formatEvalTable(summary)}\nresults: ${out}`);
   return { text: `${formatEvalTable(summary)}\nresults: ${out}`, value: { results: out, summary } };
 }
 

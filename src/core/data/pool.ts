@@ -112,10 +112,14 @@ function loadJsonl(file: string, fields: ProblemFields, policy: 'skip' | 'stop',
   return readJsonlProblems(path.resolve(specDir, file), labelOf(file, specDir), fields, policy);
 }
 
-/** A file as shown in ids and messages: relative to the spec's folder when inside it. */
+/**
+ * A file as shown in problem ids and messages: relative to the spec's folder ("../data/x.jsonl" too),
+ * so ids (which seed an eval's draws) do not depend on where the checkout lives; absolute only on
+ * another drive.
+ */
 function labelOf(file: string, specDir: string): string {
   const rel = path.relative(specDir, path.resolve(specDir, file));
-  return rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(specDir, file) : rel.split(path.sep).join('/');
+  return path.isAbsolute(rel) ? path.resolve(specDir, file) : rel.split(path.sep).join('/');
 }
 
 function sourceName(dataset: DatasetSpec, specDir: string): string {

@@ -49,7 +49,13 @@ export interface EnvRunner {
 
 const NODE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts']);
 
-export async function createEnvRunner(opts: EnvRunnerOptions): Promise<EnvRunner> {
+export function createEnvRunner(opts: EnvRunnerOptions): Promise<EnvRunner> {
+  return startEnvRunner(opts).catch((e: unknown) => {
+    throw e instanceof RewardLoadError ? e.asEnvironmentFile() : e;
+  });
+}
+
+async function startEnvRunner(opts: EnvRunnerOptions): Promise<EnvRunner> {
   const ext = path.extname(opts.file).toLowerCase();
   let setup;
   if (ext === '.py') setup = await pythonWorkerSetup(opts, PYTHON_ENV_WORKER_SOURCE, 'the environment');

@@ -57,8 +57,12 @@ export const TargetSummary = z.object({
     format: Estimate.optional(),
     completion_tokens: Estimate,
   }),
-  /** samples whose grader raised */
+  /** samples whose grader (or environment) failed; they score 0 */
   reward_errors: z.number().int().nonnegative(),
+  /** the first failed sample's error, its place as `file:line` (the grader or environment file, relative to the spec) */
+  first_error: z
+    .object({ problem_id: z.string(), traj_idx: z.number().int().nonnegative(), kind: z.string(), message: z.string(), at: z.string() })
+    .optional(),
 });
 export type TargetSummary = z.infer<typeof TargetSummary>;
 
@@ -108,6 +112,8 @@ export const EvalSummary = z.object({
   complete: z.boolean(),
   n: z.number().int().positive(),
   correct_threshold: z.number(),
+  /** what scored the samples: a reward file, or an environment's episodes */
+  grading: z.enum(['grader', 'environment']).optional(),
   /** bootstrap resamples behind every interval, and the seed of every draw (each target's one resampling of its problems, the paired bootstrap, the sign-flip draws) */
   bootstrap: z.object({ resamples: z.number().int().positive(), seed: z.number().int() }),
   /** the baseline target's id */

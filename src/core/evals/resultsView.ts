@@ -9,6 +9,7 @@ import type { ComparisonView, Estimate, EvalMetricView, EvalSnapshot, EvalTarget
 import { stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import { EvalSummary, readEvalResults, readTargetSamples, SUMMARY_FILE, TARGETS_DIR, TargetSummary } from './results';
 import { bootstrapMeans, EVAL_STATS_SEED, Interval } from './stats';
+import { failureLine } from './table';
 
 const DEFAULT_THRESHOLD = 0.5;
 
@@ -20,7 +21,7 @@ export interface TargetSamples {
 
 const estimate = (i: Interval | undefined): Estimate | null => (i ? { mean: i.value, ...(i.lo !== undefined ? { lo: i.lo } : {}), ...(i.hi !== undefined ? { hi: i.hi } : {}) } : null);
 
-function targetView(t: Pick<TargetSummary, 'id' | 'label' | 'source' | 'samples'>): EvalTargetView {
+function targetView(t: Pick<TargetSummary, 'id' | 'label' | 'source' | 'samples' | 'reward_errors'>): EvalTargetView {
   const src = t.source;
   const step = src.kind === 'checkpoint' ? src.step : undefined;
   return {
@@ -29,6 +30,7 @@ function targetView(t: Pick<TargetSummary, 'id' | 'label' | 'source' | 'samples'
     ...(step !== undefined ? { step } : {}),
     source: src.kind === 'base' ? { kind: 'base', value: src.model } : { kind: 'checkpoint', value: src.path },
     samples: t.samples,
+    ...(t.reward_errors > 0 ? { failed: t.reward_errors } : {}),
   };
 }
 
@@ -68,7 +70,10 @@ export function snapshotFromSummary(dir: string, s: EvalSummary): EvalSnapshot {
     complete: s.complete,
     problems: s.problems.map((p) => p.problem_id),
     rewards,
-    notes: [],
+    notes: T.flatMap((t) => {
+      const f = failureLine(s, t);
+      return f ? [`${t.label}: ${f}.`] : [];
+    }),
   };
 }
 
@@ -113,7 +118,10 @@ export function snapshotFromSamples(input: { name: string; dir: string; targets:
     name: input.name,
     dir: input.dir,
     baseline: 0,
-    targets: input.targets.map((t) => ({ id: t.id, label: t.id, samples: t.records.length })),
+    targets: input.targets.map((t) => {
+      const failed = t.records.filter((r) => r.reward_error).length;
+      return { id: t.id, label: t.id, samples: t.records.length, ...(failed > 0 ? { failed } : {}) };
+    }),
     metrics: defs.map((d, di) => ({ key: d.key, label: d.label, goal: d.goal, percent: d.percent, values: values[di]! })),
     comparisons: input.targets.map(() => null),
     complete: false,

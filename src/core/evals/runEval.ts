@@ -41,7 +41,7 @@ import {
   type TargetSource,
   type TargetSummary,
 } from './results';
-import { evalCorrectThreshold, evalGrading, parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget } from './spec';
+import { evalCorrectThreshold, evalGraderFile, evalGrading, parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget } from './spec';
 import { createEnvRunner, type EnvRunner } from '../env/runner';
 import { envRunnerOptions, episodeLimits } from '../env/spec';
 import { episodeRecords, runEpisodeGroups } from '../env/episodeGroups';
@@ -404,6 +404,17 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   return summary;
 }
 
+/** The first failed sample of a target (in problem order), with the grader's `file:line`. */
+function firstError(rows: readonly SampleRecord[][], graderAt: string): Pick<TargetSummary, 'first_error'> {
+  for (const recs of rows)
+    for (const r of recs)
+      if (r.reward_error) {
+        const e = r.reward_error;
+        return { first_error: { problem_id: r.problem_id, traj_idx: r.traj_idx, kind: e.kind, message: e.message, at: `${graderAt}${e.line ? `:${e.line}` : ''}` } };
+      }
+  return {};
+}
+
 function readCreatedAt(outDir: string): string | undefined {
   try {
     const raw = JSON.parse(fs.readFileSync(path.join(outDir, SUMMARY_FILE), 'utf8')) as { created_at?: unknown };
@@ -428,6 +439,8 @@ export function summarize(a: {
   const { spec, problems } = a;
   const n = spec.n;
   const thr = evalCorrectThreshold(spec);
+  const graderRel = path.relative(path.dirname(a.specFile), evalGraderFile(spec));
+  const graderAt = path.isAbsolute(graderRel) ? graderRel : graderRel.split(path.sep).join('/');
   /** per target: problem index → its n samples (only complete problems) */
   const perTarget = new Map<string, Map<number, SampleRecord[]>>();
   for (const t of a.targets) {
@@ -480,6 +493,7 @@ export function summarize(a: {
         completion_tokens: completion_tokens!,
       },
       reward_errors: rows.reduce((s, recs) => s + recs.filter((r) => r.reward_error).length, 0),
+      ...firstError(rows, graderAt),
     };
   });
   const base = perTarget.get(a.baseline)!;
@@ -519,6 +533,7 @@ export function summarize(a: {
     complete,
     n,
     correct_threshold: thr,
+    grading: spec.env ? 'environment' : 'grader',
     bootstrap: { resamples: a.resamples, seed: EVAL_STATS_SEED },
     baseline: a.baseline,
     targets,

@@ -1,7 +1,7 @@
 // An eval's summary as compact text: the targets × metrics table with 95 % intervals, the paired
 // comparisons with the baseline, and the problems a target regressed on. The CLI prints it and the
 // agent tools (evaluate, eval_status) return it.
-import type { Estimate, EvalSummary, ProblemRow } from './results';
+import type { Estimate, EvalSummary, ProblemRow, TargetSummary } from './results';
 import { compareWithTolerance } from './stats';
 
 function fmt(x: number, digits: number): string {
@@ -23,14 +23,36 @@ function fmtP(p: number): string {
   return p < 0.001 ? '<0.001' : p.toFixed(3);
 }
 
-/** The summary table (targets × metrics, intervals in brackets) and one line per comparison with the baseline. */
+/** Samples that failed in the grader or environment (they score 0), of all samples, over every target. */
+export function failedSamples(s: Pick<EvalSummary, 'targets'>): { failed: number; samples: number } {
+  return { failed: s.targets.reduce((k, t) => k + t.reward_errors, 0), samples: s.targets.reduce((k, t) => k + t.samples, 0) };
+}
+
+/** One target's failures in a line: "40 of 40 samples failed in the grader and scored 0; first (problem, sample 0): reward.py:3: TypeError: …". */
+export function failureLine(s: Pick<EvalSummary, 'grading'>, t: TargetSummary): string | undefined {
+  if (t.reward_errors === 0) return undefined;
+  const e = t.first_error;
+  return `${t.reward_errors} of ${t.samples} samples failed in the ${s.grading ?? 'grader'} and scored 0${e ? `; first (${e.problem_id}, sample ${e.traj_idx}): ${e.at}: ${e.kind}: ${e.message}` : ''}`;
+}
+
+/** An eval whose grader or environment failed on every sample measured nothing: why, else undefined. */
+export function everySampleFailed(s: EvalSummary): string | undefined {
+  const { failed, samples } = failedSamples(s);
+  if (samples === 0 || failed < samples) return undefined;
+  const e = s.targets.find((t) => t.first_error)?.first_error;
+  return `every sample (${failed} of ${samples}) failed in the ${s.grading ?? 'grader'}: the figures measure nothing${e ? `; first (${e.problem_id}): ${e.at}: ${e.kind}: ${e.message}` : ''}`;
+}
+
+/** The summary table (targets × metrics, intervals in brackets), one line per comparison with the baseline, and each target's failed samples. */
 export function formatEvalTable(s: EvalSummary): string {
   const n = s.n;
   const format = s.targets.some((t) => t.metrics.format);
-  const head = ['target', 'problems', 'reward', 'pass@1', ...(n > 1 ? [`pass@${n}`] : []), 'stop rate', ...(format ? ['format'] : []), 'tokens'];
+  const failed = failedSamples(s).failed > 0;
+  const head = ['target', 'problems', ...(failed ? ['failed'] : []), 'reward', 'pass@1', ...(n > 1 ? [`pass@${n}`] : []), 'stop rate', ...(format ? ['format'] : []), 'tokens'];
   const rows = s.targets.map((t) => [
     `${t.label}${t.id === s.baseline ? ' (baseline)' : ''}`,
     String(t.problems),
+    ...(failed ? [`${t.reward_errors}/${t.samples}`] : []),
     formatEstimate(t.metrics.reward),
     formatEstimate(t.metrics.pass_at['pass@1']),
     ...(n > 1 ? [formatEstimate(t.metrics.pass_at[`pass@${n}`])] : []),
@@ -47,6 +69,10 @@ export function formatEvalTable(s: EvalSummary): string {
         `permutation p = ${fmtP(c.p_value)} (${c.exact ? 'exact' : `${c.permutations} draws`}); ` +
         `wins/losses/ties ${c.wins}/${c.losses}/${c.ties}${c.mcnemar_p !== undefined ? `; McNemar p = ${fmtP(c.mcnemar_p)}` : ''}`,
     );
+  }
+  for (const t of s.targets) {
+    const f = failureLine(s, t);
+    if (f) lines.push(`${t.label}: ${f}`);
   }
   lines.push(`${s.complete ? '' : 'INCOMPLETE (re-run to resume); '}95 % intervals: bootstrap over problems, B = ${s.bootstrap.resamples}; n = ${n}, correct = reward ≥ ${s.correct_threshold}`);
   return lines.join('\n');

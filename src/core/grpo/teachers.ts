@@ -42,9 +42,15 @@ function isDistillationRun(dir: string): boolean {
  */
 export async function resolveModelSource(
   src: ModelSourceSpec,
-  o: { field: string; specDir: string; runsDirs: readonly string[]; service: Pick<ServiceClient, 'weightsInfo'>; signal?: AbortSignal },
+  o: { field: string; specDir: string; runsDirs: readonly string[]; service: Pick<ServiceClient, 'weightsInfo' | 'capabilities'>; signal?: AbortSignal },
 ): Promise<ResolvedModelSource> {
-  if (src.model !== undefined) return { label: src.model, model: src.model };
+  if (src.model !== undefined) {
+    // an unknown name must not be reported as another tokenizer (its name would pick one)
+    const served = (await o.service.capabilities(o.signal)).supported_models.flatMap((m) => (m.model_name ? [m.model_name] : []));
+    if (served.length > 0 && !served.includes(src.model))
+      throw new TeacherError(`${o.field}.model: ${src.model} is not a model the backend serves; it serves ${served.join(', ')}`);
+    return { label: src.model, model: src.model };
+  }
   if (src.run === undefined) {
     const p = src.checkpoint!;
     const info = await o.service.weightsInfo(p, o.signal).catch((e: unknown) => {

@@ -1,5 +1,6 @@
 // "Pick a problem": the problems of a run's dataset (holdout first, then train) with their ground
 // truth, read through the run's spec as training reads them, to fill the playground's prompt.
+import * as path from 'node:path';
 import { loadPromptPool } from '../data/pool';
 import type { Problem } from '../data/types';
 import type { Role } from '../render/types';
@@ -11,6 +12,8 @@ export interface RunProblems {
   train: Problem[];
   /** the run's reward file, when its config names one */
   rewardFile?: string;
+  /** the spec's folder: dataset paths in problem ids are relative to it */
+  specDir?: string;
 }
 
 /** The run's problems; errors say what is missing (no config, no spec, a dataset that does not load). */
@@ -22,7 +25,7 @@ export async function runProblems(runDir: string, cacheDir: string, signal?: Abo
   const { spec, dir } = await parseGrpoSpecFile(specFile);
   const pool = await loadPromptPool(mainDataset(spec), { specDir: dir, seed: spec.seed, cacheDir, ...(signal ? { signal } : {}) });
   const rewardFile = rewardFileOfConfig(config, runDir);
-  return { holdout: pool.holdout, train: pool.train, ...(rewardFile ? { rewardFile } : {}) };
+  return { holdout: pool.holdout, train: pool.train, specDir: dir, ...(rewardFile ? { rewardFile } : {}) };
 }
 
 type FormRole = Extract<Role, 'system' | 'user' | 'assistant'>;
@@ -39,5 +42,12 @@ export function problemPrompt(problem: Problem, rewardFile: string | undefined):
 
 /** The problem with this id (a sample record's problem_id), holdout or train. */
 export function findProblem(problems: RunProblems, id: string): Problem | undefined {
-  return problems.holdout.find((p) => p.id === id) ?? problems.train.find((p) => p.id === id);
+  const find = (x: string) => problems.holdout.find((p) => p.id === x) ?? problems.train.find((p) => p.id === x);
+  const found = find(id);
+  if (found || !problems.specDir) return found;
+  // a run recorded before ids were relative to the spec named a dataset outside its folder by its absolute path
+  const m = /^(.+):(\d+)$/.exec(id);
+  if (!m || !path.isAbsolute(m[1]!)) return undefined;
+  const rel = path.relative(problems.specDir, m[1]!);
+  return path.isAbsolute(rel) ? undefined : find(`${rel.split(path.sep).join('/')}:${m[2]}`);
 }

@@ -11,10 +11,18 @@ export class RewardLoadError extends Error {
   constructor(
     readonly file: string,
     detail: { message: string; traceback?: string; line?: number; column?: number },
+    /** what the file is, as the message names it */
+    what: 'reward file' | 'environment file' = 'reward file',
   ) {
     const where = detail.line === undefined ? '' : `:${detail.line}${detail.column === undefined ? '' : `:${detail.column}`}`;
-    super(`Cannot load reward file ${path.basename(file)}${where}: ${detail.message}`);
+    super(`Cannot load ${what} ${path.basename(file)}${where}: ${detail.message}`);
     this.error = { kind: 'load', ...detail };
+  }
+
+  /** The same error about an environment file (the runner code it shares with reward files says "reward file"). */
+  asEnvironmentFile(): RewardLoadError {
+    const { kind: _kind, ...detail } = this.error;
+    return new RewardLoadError(this.file, detail, 'environment file');
   }
 
   get line(): number | undefined {

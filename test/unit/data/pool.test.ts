@@ -92,12 +92,15 @@ describe('prompt pools', () => {
     });
   });
 
-  it('a dataset file outside the spec folder is named by its full path', async () => {
+  it('a dataset file outside the spec folder is named relative to it ("../…"): ids do not depend on where the folders live', async () => {
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-pool-other-'));
     try {
       fs.writeFileSync(path.join(other, 't.jsonl'), questions(2));
-      const pool = await load({ path: path.join(other, 't.jsonl') });
-      assert.ok(pool.train.every((p) => p.id.startsWith(path.join(other, 't.jsonl') + ':')));
+      const rel = `../${path.basename(other)}/t.jsonl`;
+      for (const given of [path.join(other, 't.jsonl'), rel]) {
+        const pool = await load({ path: given });
+        assert.ok(pool.train.every((p) => p.id.startsWith(`${rel}:`)), pool.train[0]!.id);
+      }
     } finally {
       fs.rmSync(other, { recursive: true, force: true });
     }

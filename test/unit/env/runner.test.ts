@@ -263,4 +263,10 @@ class Hostile:
     assert.match((await fails('none.env.js', 'exports.x = 1;')).message, /no environment class is exported/);
     assert.match((await fails('ctor.env.py', 'class A:\n    def __init__(self): pass\n    def initial_observation(self): return []\n    def step(self, m): return 1\n')).message, /must take the dataset line as its one argument/);
   });
+
+  it('a load error names an environment file, not a reward file (Python and JavaScript, a syntax error and a missing class)', async () => {
+    for (const [name, source] of [['syntax.env.py', 'class A(:\n'], ['none.env.py', 'x = 1\n'], ['syntax.env.js', 'exports.A = class {'], ['bad.env.rb', 'x']] as const) {
+      await assert.rejects(open(name, source), (e: Error) => e instanceof RewardLoadError && new RegExp(`^Cannot load environment file ${name.replace(/\./g, '\\.')}`).test(e.message) && !/reward file/.test(e.message), name);
+    }
+  });
 });

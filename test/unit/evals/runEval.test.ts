@@ -206,6 +206,35 @@ describe('eval runner on the engine', function () {
     assert.doesNotMatch(JSON.stringify(evalSpecJsonSchema()), /the first ones of the file\)/);
   });
 
+  it('the same eval in two folders (its dataset "../data/…", outside the spec\'s folder) gives the same problem ids, draws and figures', async () => {
+    // two copies of one checkout at different depths: what is sampled must not depend on where it lives
+    const copy = (root: string) => {
+      const data = path.join(dir, root, 'data');
+      const specs = path.join(dir, root, 'specs');
+      fs.mkdirSync(data, { recursive: true });
+      fs.mkdirSync(specs, { recursive: true });
+      for (const f of ['holdout.jsonl', 'reward.py']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(data, f));
+      const file = path.join(specs, 'far.eval.json');
+      const spec = { dataset: { path: '../data/holdout.jsonl', max_problems: 16 }, grader: { file: '../data/reward.py' }, n: 2, temperature: 1, max_tokens: 6, seed: 0, targets: ['tinker-studio/arith-gpt'] };
+      fs.writeFileSync(file, JSON.stringify(spec));
+      return file;
+    };
+    const runIn = async (root: string) => {
+      const file = copy(root);
+      const summary = await runEval({ specFile: file, connect, cacheDir: cacheDir() });
+      const samples = readTargetSamples(path.join(path.dirname(file), 'evals', 'far'), summary.targets[0]!.id)
+        .map((r) => ({ id: r.problem_id, i: r.traj_idx, tokens: r.completion_tokens, reward: r.reward }))
+        .sort((x, y) => x.id.localeCompare(y.id) || x.i - y.i);
+      return { summary, samples };
+    };
+    const a = await runIn('checkout-a');
+    const b = await runIn(path.join('elsewhere', 'deeper', 'checkout-b'));
+    assert.ok(a.summary.problems.every((p) => p.problem_id.startsWith('../data/holdout.jsonl:')), a.summary.problems[0]!.problem_id);
+    assert.deepStrictEqual(b.summary.problems, a.summary.problems);
+    assert.deepStrictEqual(b.samples, a.samples);
+    assert.deepStrictEqual(b.summary.targets, a.summary.targets);
+  });
+
   it('spec errors name the file and the field', async () => {
     const file = exampleCopy('bad', { dataset: { path: 'holdout.jsonl' }, grader: { file: 'reward.txt' }, n: 0, max_tokens: 6, targets: [] });
     await assert.rejects(parseEvalSpecFile(file), (e: Error) => /holdout\.eval\.json: grader\.file/.test(e.message) && /holdout\.eval\.json: n/.test(e.message) && /targets/.test(e.message));

@@ -113,11 +113,25 @@ describe('distillation runs on the engine', function () {
     return f;
   };
 
-  it('a teacher of another tokenizer is refused before the run directory exists', async () => {
-    const specFile = write('mismatch.grpo.json', { ...BASE, dataset: { path: 'prompts.jsonl' }, teacher: { model: 'Qwen/Qwen3-8B' } });
-    const runs = path.join(dir, 'runs-mismatch');
-    await assert.rejects(startGrpoRun({ specFile, runsDir: runs, connect, cacheDir: path.join(dir, 'cache') }), /does not share the student's tokenizer/);
-    assert.ok(!fs.existsSync(runs));
+  it('a teacher (or KL reference) the backend does not serve is reported as unknown, listing the models it serves, before the run directory exists', async () => {
+    // the engine serves byte-tokenizer models only: another tokenizer is checked in 'distillation spec' above
+    for (const [name, second] of [
+      ['nope', { teacher: { model: 'tinker-studio/nope' } }],
+      ['qwen', { teacher: { model: 'Qwen/Qwen3-8B' } }],
+      ['ref', { reward: { file: 'reward.py' }, kl_penalty_coef: 0.1, kl_reference: { model: 'tinker-studio/nope' } }],
+    ] as const) {
+      const specFile = write(`unknown-${name}.grpo.json`, { ...BASE, dataset: { path: 'teacher' in second ? 'prompts.jsonl' : 'train.jsonl' }, ...second });
+      const runs = path.join(dir, `runs-unknown-${name}`);
+      const field = 'teacher' in second ? 'teacher' : 'kl_reference';
+      const model = 'teacher' in second ? second.teacher.model : second.kl_reference.model;
+      await assert.rejects(startGrpoRun({ specFile, runsDir: runs, connect, cacheDir: path.join(dir, 'cache') }), (e: Error) => {
+        assert.ok(e.message.startsWith(`${field}.model: ${model} is not a model the backend serves; it serves `), e.message);
+        assert.match(e.message, /it serves .*tinker-studio\/random-gpt/, 'the served models listed');
+        assert.doesNotMatch(e.message, /tokenizer/);
+        return true;
+      });
+      assert.ok(!fs.existsSync(runs));
+    }
   });
 
   it('§1.7: the KL penalty to the base model logs kl_policy_base, 0 before the first update (the LoRA starts as the base)', async () => {

@@ -231,6 +231,23 @@ describe('playground: pick a problem of a run', () => {
     assert.strictEqual(findProblem(problems, 'no-such-id'), undefined);
   });
 
+  it('finds a problem of a dataset outside the spec\'s folder by its id, and by the absolute id a run recorded before ids were relative', async () => {
+    const specDir = path.join(dir, 'specs');
+    fs.mkdirSync(specDir, { recursive: true });
+    const spec = JSON.parse(fs.readFileSync(path.join(dir, 'arith', 'arith.grpo.json'), 'utf8'));
+    fs.writeFileSync(path.join(specDir, 'far.grpo.json'), JSON.stringify({ ...spec, dataset: { ...spec.dataset, path: '../arith/train.jsonl', holdout: { path: '../arith/holdout.jsonl' } }, reward: { file: '../arith/reward.py' } }));
+    const runDir = path.join(dir, 'runs', 'far-1');
+    fs.mkdirSync(runDir, { recursive: true });
+    fs.writeFileSync(path.join(runDir, 'config.json'), JSON.stringify({ model_name: RANDOM_MODEL, spec_file: path.join(specDir, 'far.grpo.json') }));
+    const problems = await runProblems(runDir, path.join(dir, 'cache'));
+    const p = problems.train[5]!;
+    assert.match(p.id, /^\.\.\/arith\/train\.jsonl:\d+$/);
+    assert.strictEqual(findProblem(problems, p.id), p);
+    const old = `${path.join(dir, 'arith', 'train.jsonl')}:${p.id.split(':').pop()}`;
+    assert.strictEqual(findProblem(problems, old), p, old);
+    assert.strictEqual(findProblem(problems, `${path.join(dir, 'elsewhere', 'train.jsonl')}:${p.id.split(':').pop()}`), undefined);
+  });
+
   it('says when the run has no spec to read its dataset from', async () => {
     const runDir = path.join(dir, 'runs', 'cookbook');
     fs.mkdirSync(runDir, { recursive: true });

@@ -168,11 +168,11 @@ describe('top-K distillation on the engine', function () {
     assert.ok(last < first - 0.1, `cross-entropy to the teacher's top 4: ${first} → ${last}`);
   });
 
-  it('a teacher of another tokenizer is refused before the run directory exists', async () => {
+  it('a teacher the backend does not serve is refused as unknown, with the models it serves, before the run directory exists (another tokenizer: grpo/distill.test.ts)', async () => {
     const specFile = path.join(dir, 'mismatch.sft.json');
     fs.writeFileSync(specFile, JSON.stringify({ model: RANDOM_MODEL, max_steps: 1, dataset: { path: 'chats.jsonl' }, teacher: { model: 'Qwen/Qwen3-8B' } }));
     const runs = path.join(dir, 'runs-mismatch');
-    await assert.rejects(startSftRun({ specFile, runsDir: runs, connect, cacheDir: path.join(dir, 'cache') }), /teacher: Qwen\/Qwen3-8B .*does not share the student's tokenizer/);
+    await assert.rejects(startSftRun({ specFile, runsDir: runs, connect, cacheDir: path.join(dir, 'cache') }), (e: Error) => /^teacher\.model: Qwen\/Qwen3-8B is not a model the backend serves; it serves .*tinker-studio\/random-gpt/.test(e.message) && !/tokenizer/.test(e.message));
     assert.ok(!fs.existsSync(runs));
   });
 });
