@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { addCheckpointRoutes } from './checkpointRoutes';
 import { HttpError, MAX_BODY, Router, isOpenAiPath } from './http';
 import { addOpenAiRoutes } from './openaiRoutes';
@@ -47,6 +48,12 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
       opts.log?.(`request ${req.method} failed unanswered: ${errorMessage(err)}`);
       res.destroy();
     });
+  });
+  // CONNECT is not for this server (node:http would drop the socket unanswered)
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify({ detail: 'CONNECT is not allowed: this is the Tinker engine, not a proxy' });
+    socket.on('error', () => undefined);
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   server.keepAliveTimeout = 65_000;
   // the whole request (headers and body) must arrive within this; long polls answer well before
