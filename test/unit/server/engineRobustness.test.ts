@@ -1,7 +1,8 @@
 // The requests issue 43 found to end the engine or get a 500, each against the engine as the
 // extension runs it (dist/engine.js in its own process): a request target no URL can be made of,
 // a bad percent-encoding in a path, a prompt long enough to overflow a spread, a TTL past what a
-// date can hold, and CONNECT. Needs `npm run build` first (npm test does it).
+// date can hold, CONNECT, and dot segments after an archive link's prefix (which skipped the key).
+// Needs `npm run build` first (npm test does it).
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -107,6 +108,17 @@ describe('engine robustness (dist/engine.js): what issue 43 found', function () 
     assert.ok(saved.path.endsWith('/weights/ttl'));
     assert.deepStrictEqual((await service!.listCheckpoints(tc.modelId)).checkpoints.map((c) => c.checkpoint_id), ['weights/ttl'], 'the refused save wrote nothing');
     await assertAlive();
+  });
+
+  it('asks for the key on a path that only starts like an archive link (dot segments resolve elsewhere)', async () => {
+    // found while fixing the above: the key check looked at the raw target, the router at the resolved path
+    const port = new URL(proc.url).port;
+    for (const target of ['/api/v1/_engine/archives/../../training_runs', '/api/v1/_engine/archives/%2e%2e/%2E%2E/sessions']) {
+      const a = await raw(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+      assert.strictEqual(a.status, 401, `${target}: ${a.text}`);
+    }
+    const link = await raw(`GET /api/v1/_engine/archives/unknown.tar HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    assert.strictEqual(link.status, 404, 'an archive link itself needs no key (its token is the key)');
   });
 
   it('answers CONNECT with 405 instead of dropping the connection', async () => {
