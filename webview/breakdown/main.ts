@@ -11,7 +11,7 @@ import { BreakdownGroup, breakdownStats, buildGroups, GroupFilter, GroupKind, Gr
 import { BreakdownProtocol, BreakdownSnapshot, IterationRef, ToWebview } from '../../src/protocol/breakdownProtocol';
 import { PanelClient } from '../shared/client';
 import { registerComponents } from '../shared/components';
-import { byId, el, inputById, typedById } from '../shared/dom';
+import { byId, el, inputById, replaceChildrenWith, typedById } from '../shared/dom';
 import { errorText } from '../../src/protocol/panelProtocol';
 import { VirtualList } from './virtualList';
 import { renderFindings } from '../shared/findings';
@@ -438,8 +438,9 @@ async function loadSample(
       text.reply.hidden = false;
       text.completionHead.textContent = 'Completion as sampled';
     }
-    strip.replaceChildren(
-      ...tokens.map((tok, i) => {
+    replaceChildrenWith(
+      strip,
+      tokens.map((tok, i) => {
         const lp = logprobs[i];
         const cell = el('span', 'tok');
         const p = lp === undefined ? 0 : Math.exp(lp);
@@ -451,8 +452,9 @@ async function loadSample(
     const tlp = full.teacher_logprobs;
     if (tlp && tlp.length === tokens.length) {
       teacher.head.hidden = teacher.strip.hidden = false;
-      teacher.strip.replaceChildren(
-        ...tokens.map((tok, i) => {
+      replaceChildrenWith(
+        teacher.strip,
+        tokens.map((tok, i) => {
           const kl = (logprobs[i] ?? 0) - tlp[i]!;
           const cell = el('span', 'tok kl');
           // 0 where the teacher is as sure as the student (or surer), towards 1 as it finds the token unlikely

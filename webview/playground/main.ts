@@ -6,7 +6,7 @@
 import '../shared/base.css';
 import './playground.css';
 import { PanelClient } from '../shared/client';
-import { byId, el, inputById, typedById } from '../shared/dom';
+import { byId, el, inputById, replaceChildrenWith, typedById } from '../shared/dom';
 import { applyRunUpdate, ChatMessage, continueWith, DEFAULT_PARAMS, EDITOR_ROLES, PlaygroundForm, PlaygroundProtocol, RunView, SampleView, SideId, SideResult, SideSource, sourceLabel, ToWebview } from '../../src/protocol/playgroundProtocol';
 import { errorText } from '../../src/protocol/panelProtocol';
 import type { ToolCall } from '../../src/protocol/chatMessage';
@@ -433,8 +433,9 @@ async function toggleTokens(s: SampleView, strip: HTMLElement): Promise<void> {
   strip.textContent = 'Loading…';
   try {
     const r = await client.request('sampleTokens', { side: s.side, index: s.index });
-    strip.replaceChildren(
-      ...r.tokens.map((t) => {
+    replaceChildrenWith(
+      strip,
+      r.tokens.map((t) => {
         const span = el('span', 'token', t.text);
         const lp = t.logprob;
         span.title = lp === null ? 'no log-prob' : `log-prob ${lp.toFixed(3)} (p = ${Math.exp(lp).toFixed(3)})`;

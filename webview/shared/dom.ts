@@ -26,6 +26,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: st
   return e;
 }
 
+/** Replaces `parent`'s children with `nodes`, however many (replaceChildren(...nodes) overflows the stack past ~100k). */
+export function replaceChildrenWith(parent: Element, nodes: readonly Node[]): void {
+  const f = document.createDocumentFragment();
+  for (const n of nodes) f.appendChild(n);
+  parent.replaceChildren(f);
+}
+
 /** Calls `redraw` when VS Code switches theme (the body's class changes). */
 export function onThemeChange(redraw: () => void): void {
   new MutationObserver(redraw).observe(document.body, { attributes: true, attributeFilter: ['class'] });

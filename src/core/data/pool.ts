@@ -52,7 +52,7 @@ export async function loadPromptPool(dataset: DatasetSpec, opts: PromptPoolOptio
 
   if (holdoutSpec?.path !== undefined) {
     const h = await loadJsonl(holdoutSpec.path, fields, dataset.on_invalid_line, opts.specDir);
-    skipped.push(...h.skipped);
+    for (const x of h.skipped) skipped.push(x);
     if (h.problems.length === 0) throw new DatasetError(`dataset.holdout.path: ${labelOf(holdoutSpec.path, opts.specDir)} has no problems`);
     train = shuffled(main.problems, rand);
     holdout = shuffled(h.problems, rand);

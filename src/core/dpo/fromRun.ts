@@ -60,7 +60,7 @@ export async function makePairsFromRun(runDir: string, o: MakePairsOptions = {})
   for (const it of iterations) {
     const read = await readSamples(runDir, it, { kind: 'train' });
     if (!read) throw new Error(`${runDir}: iteration ${it} has no train_samples.jsonl`);
-    out.problems.push(...read.problems.map((p) => `${p.file}:${p.line}: ${p.message}`));
+    for (const p of read.problems) out.problems.push(`${p.file}:${p.line}: ${p.message}`);
     const groups = new Map<number, SampleRecord[]>();
     for (const r of read.records) {
       if (r.reward_error) continue;

@@ -69,7 +69,7 @@ export async function loadPairs(d: DpoDatasetSpec, o: { specDir: string; seed: n
   const v = d.validation;
   if (v?.path !== undefined) {
     const loaded = await readPairsFile(path.resolve(o.specDir, v.path), labelOf(v.path, o.specDir), d.on_invalid_line);
-    skipped.push(...loaded.skipped);
+    for (const x of loaded.skipped) skipped.push(x);
     if (loaded.pairs.length === 0) throw new DatasetError(`dataset.validation.path: ${labelOf(v.path, o.specDir)} has no pairs`);
     validation = loaded.pairs;
   } else if (v?.fraction !== undefined) ({ train, validation } = splitValidation(main.pairs, v.fraction, o.seed));

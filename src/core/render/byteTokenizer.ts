@@ -39,11 +39,11 @@ export class ByteTokenizer implements Tokenizer {
     const out: number[] = [];
     let last = 0;
     for (const m of text.matchAll(this.specialRe)) {
-      out.push(...this.encode(text.slice(last, m.index)));
+      for (const x of this.encode(text.slice(last, m.index))) out.push(x);
       out.push(this.idByText.get(m[0])!);
       last = m.index + m[0].length;
     }
-    out.push(...this.encode(text.slice(last)));
+    for (const x of this.encode(text.slice(last))) out.push(x);
     return out;
   }
 

@@ -125,7 +125,7 @@ export class HfTokenizer implements Tokenizer {
     const pieces = this.splitOnNonSpecialAdded(text);
     pieces.forEach((p, i) => {
       if (typeof p === 'number') out.push(p);
-      else out.push(...this.encodePlain(p, i));
+      else for (const t of this.encodePlain(p, i)) out.push(t);
     });
     return out;
   }

@@ -96,7 +96,9 @@ export abstract class LayoutRenderer implements Renderer {
     const turnStart = this.lastAssistantTurnStartIndex(messages);
     messages.forEach((m, i) => {
       const r = this.renderMessage(m, this.context(messages, i, lastUser, turnStart));
-      out.push(...r.header, ...r.output);
+      // loops, not push(...): a spread passes each token as an argument and overflows the stack on a long message
+      for (const t of r.header) out.push(t);
+      for (const t of r.output) out.push(t);
     });
     const suffixCtx: RenderContext = {
       idx: messages.length,
@@ -105,8 +107,8 @@ export abstract class LayoutRenderer implements Renderer {
       lastUserIndex: lastUser,
       inLastAssistantTurn: true,
     };
-    out.push(...this.generationSuffix(role, suffixCtx));
-    if (prefill) out.push(...this.tokenizer.encodeWithSpecialTokens(prefill));
+    for (const t of this.generationSuffix(role, suffixCtx)) out.push(t);
+    if (prefill) for (const t of this.tokenizer.encodeWithSpecialTokens(prefill)) out.push(t);
     return out;
   }
 

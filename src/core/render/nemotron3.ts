@@ -43,10 +43,11 @@ export function nemotronToolDeclaration(tool: ToolSpec): string {
       if ('type' in f) lines.push(`<type>${pyStr(f.type)}</type>`);
       if ('description' in f) lines.push(`<description>${pyStrip(String(f.description))}</description>`);
       if ('enum' in f) lines.push(`<enum>${pyJsonDumps(f.enum)}</enum>`);
-      lines.push(...extraKeys(f, ['name', 'type', 'description', 'enum']), '</parameter>');
+      for (const l of extraKeys(f, ['name', 'type', 'description', 'enum'])) lines.push(l);
+      lines.push('</parameter>');
     }
   }
-  lines.push(...extraKeys(params, ['type', 'properties', 'required']));
+  for (const l of extraKeys(params, ['type', 'properties', 'required'])) lines.push(l);
   if ('required' in params) lines.push(`<required>${pyJsonDumps(params.required)}</required>`);
   lines.push('</parameters>', '</function>');
   return lines.join('\n');

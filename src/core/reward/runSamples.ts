@@ -65,7 +65,7 @@ export async function readRunSamples(runDir: string, which: 'last' | 'all' = 'la
   for (const it of iterations) {
     const read = await readSamples(runDir, it, { kind: 'train' });
     if (!read) continue;
-    problems.push(...read.problems);
+    for (const x of read.problems) problems.push(x);
     const byGroup = new Map<number, SampleGroup>();
     for (const sample of read.records) {
       let g = byGroup.get(sample.group_idx);

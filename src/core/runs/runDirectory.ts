@@ -134,7 +134,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
     modifiedMs = Math.max(modifiedMs, (await fs.stat(mFile)).mtimeMs);
     const r = parseMetricsRows(metricsText, mFile);
     metrics = r.rows;
-    problems.push(...r.problems);
+    for (const x of r.problems) problems.push(x);
   }
 
   let checkpoints: CheckpointRecord[] = [];
@@ -143,7 +143,7 @@ export async function summarizeRun(dir: string): Promise<RunSummary> {
   if (ckptText !== undefined) {
     const r = parseRecords(ckptText, ckptFile, CheckpointRecord);
     checkpoints = r.records;
-    problems.push(...r.problems);
+    for (const x of r.problems) problems.push(x);
   }
 
   const last = metrics[metrics.length - 1];

@@ -138,7 +138,7 @@ export async function loadChats(d: SftDatasetSpec, o: LoadChatsOptions): Promise
   const v = d.validation;
   if (v?.path !== undefined) {
     const loaded = await readJsonlChats(path.resolve(o.specDir, v.path), labelOf(v.path, o.specDir), f, d.on_invalid_line);
-    skipped.push(...loaded.skipped);
+    for (const x of loaded.skipped) skipped.push(x);
     if (loaded.chats.length === 0) throw new DatasetError(`dataset.validation.path: ${labelOf(v.path, o.specDir)} has no chats`);
     validation = loaded.chats;
   } else if (v?.fraction !== undefined) {

@@ -386,7 +386,7 @@ export class ServiceClient {
     const out: W.TrainingRun[] = [];
     for (let offset = 0; ; ) {
       const page = await this.listTrainingRuns({ limit: 100, offset }, signal);
-      out.push(...page.training_runs);
+      for (const x of page.training_runs) out.push(x);
       offset += page.training_runs.length;
       if (!page.cursor || page.training_runs.length === 0 || offset >= page.cursor.total_count) return out;
     }

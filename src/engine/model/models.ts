@@ -54,11 +54,11 @@ export function encodeChat(text: string): number[] {
   let last = 0;
   const enc = new TextEncoder();
   for (const m of text.matchAll(re)) {
-    out.push(...enc.encode(text.slice(last, m.index)));
+    for (const x of enc.encode(text.slice(last, m.index))) out.push(x);
     out.push(BYTE_TOKENIZER.specialTokens[m[0]]!);
     last = m.index! + m[0].length;
   }
-  out.push(...enc.encode(text.slice(last)));
+  for (const x of enc.encode(text.slice(last))) out.push(x);
   return out;
 }
 

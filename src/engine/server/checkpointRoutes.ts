@@ -7,6 +7,16 @@ import { HttpError, Router, parseJson } from './http';
 import { EngineState, api } from './state';
 import type { RunRecord } from './store';
 
+/** The longest expiry a checkpoint may be given: 100 years (a Date past ±8.64e15 ms cannot be written). */
+export const MAX_TTL_SECONDS = 100 * 365 * 24 * 3600;
+
+/** Refuses a ttl_seconds past MAX_TTL_SECONDS (400, naming the limit). */
+export function checkTtl(ttlSeconds: number | null | undefined): void {
+  if (ttlSeconds != null && ttlSeconds > MAX_TTL_SECONDS) {
+    throw new HttpError(400, `ttl_seconds: at most ${MAX_TTL_SECONDS} (100 years) on the local engine (got ${ttlSeconds}); null removes the expiry`);
+  }
+}
+
 /** The short-lived archive download links, which the server's sweep prunes and its stats count. */
 export interface ArchiveLinks {
   count(): number;
@@ -70,6 +80,7 @@ export function addCheckpointRoutes(r: Router, st: EngineState): ArchiveLinks {
   });
   r.add('PUT', api('training_runs/{run}/checkpoints/{ckpt}*/ttl'), async (req) => {
     const b = parseJson(req, W.TtlRequest);
+    checkTtl(b.ttl_seconds);
     await store.refresh();
     const { c } = checkpointOf(req.params.run!, req.params.ckpt!);
     if (b.ttl_seconds !== null && b.ttl_seconds <= 0) throw new HttpError(400, 'ttl_seconds must be positive, or null to remove the expiry');

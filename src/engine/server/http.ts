@@ -64,8 +64,8 @@ export const MAX_BODY = 64 << 20;
 export class Router {
   private readonly routes: Route[] = [];
 
-  /** `guard` runs before a body is read and throws an HttpError to refuse the request. */
-  constructor(private readonly guard: (req: http.IncomingMessage) => void = () => undefined) {}
+  /** `guard` runs before a body is read (given the request's path) and throws an HttpError to refuse the request. */
+  constructor(private readonly guard: (req: http.IncomingMessage, path: string) => void = () => undefined) {}
 
   add(method: string, pattern: string, handler: Handler): this {
     this.routes.push({ method, parts: pattern.split('/').filter(Boolean), handler });
@@ -73,7 +73,7 @@ export class Router {
   }
 
   private match(method: string, path: string): { route: Route; params: Record<string, string> } | 'method' | undefined {
-    const segs = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const segs = path.split('/').filter(Boolean).map(decodeSegment);
     let methodMismatch = false;
     for (const route of this.routes) {
       const params: Record<string, string> = {};
@@ -112,28 +112,53 @@ export class Router {
     return methodMismatch ? 'method' : undefined;
   }
 
+  /** Answers every request, however malformed; never rejects (a throw here would end the engine). */
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://engine');
+    let path = '/';
     let reply: Reply;
     try {
-      this.guard(req);
-      const m = this.match(req.method ?? 'GET', url.pathname);
-      if (m === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${url.pathname}`);
-      if (m === 'method') throw new HttpError(405, `${req.method} is not allowed on ${url.pathname}`);
+      const url = requestTarget(req.url);
+      path = url.pathname;
+      this.guard(req, path);
+      const m = this.match(req.method ?? 'GET', path);
+      if (m === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${path}`);
+      if (m === 'method') throw new HttpError(405, `${req.method} is not allowed on ${path}`);
       const body = await readBody(req);
       reply = await m.route.handler({
         method: req.method ?? 'GET',
-        path: url.pathname,
+        path,
         params: m.params,
         query: url.searchParams,
         headers: req.headers,
         body,
       });
     } catch (err) {
-      reply = isOpenAiPath(url.pathname) ? openAiErrorReply(err) : errorReply(err);
+      reply = isOpenAiPath(path) ? openAiErrorReply(err) : errorReply(err);
     }
-    if ('events' in reply) await sendEvents(res, reply);
-    else send(res, reply);
+    try {
+      if ('events' in reply) await sendEvents(res, reply);
+      else send(res, reply);
+    } catch {
+      // the answer cannot be written (the client went away, or a header was refused): drop the connection
+      res.destroy();
+    }
+  }
+}
+
+/** The request's URL; a target no URL can be made of (`http://:80/`, `http://[`) is the client's error. */
+function requestTarget(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://engine');
+  } catch {
+    throw new HttpError(400, `malformed request target ${JSON.stringify((target ?? '').slice(0, 200))}`);
+  }
+}
+
+function decodeSegment(seg: string): string {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    throw new HttpError(400, `malformed percent-encoding in the path segment ${JSON.stringify(seg.slice(0, 200))}`);
   }
 }
 

@@ -58,7 +58,7 @@ export function addSamplingRoutes(r: Router, st: EngineState): void {
     const tokens: number[] = [];
     for (const c of b.prompt.chunks) {
       if (c.type !== 'encoded_text') throw new HttpError(400, `the local engine's models take text only, not ${c.type} chunks`);
-      tokens.push(...c.tokens);
+      for (const x of c.tokens) tokens.push(x);
     }
     const params = samplingParams(b.sampling_params);
     const requestId = futures.create();

@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { addCheckpointRoutes } from './checkpointRoutes';
 import { HttpError, MAX_BODY, Router, isOpenAiPath } from './http';
 import { addOpenAiRoutes } from './openaiRoutes';
@@ -12,6 +13,7 @@ import { addSamplingRoutes, releaseIdleDirectSamplers } from './samplingRoutes';
 import { addSessionRoutes, releaseSession } from './sessionRoutes';
 import { EngineServerOptions, EngineState } from './state';
 import { EngineStore } from './store';
+import { errorMessage } from '../../core/errors';
 import { addTrainingRoutes } from './trainingRoutes';
 
 export { MAX_NUM_SAMPLES, MAX_SAMPLING_TOKENS } from './samplingRoutes';
@@ -33,14 +35,26 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
   const { futures, sessions, samplers, directSamplers, sessionTimeoutMs } = st;
 
   let port = 0;
-  const r = new Router((req) => admit(req, { apiKey: opts.apiKey, port: () => port, allowedHosts: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()) }));
+  const r = new Router((req, path) => admit(req, path, { apiKey: opts.apiKey, port: () => port, allowedHosts: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()) }));
   addSessionRoutes(r, st);
   addTrainingRoutes(r, st);
   addSamplingRoutes(r, st);
   addOpenAiRoutes(r, st);
   const archiveLinks = addCheckpointRoutes(r, st);
 
-  const server = http.createServer((req, res) => void r.handle(req, res));
+  const server = http.createServer((req, res) => {
+    // handle() answers every request itself; this only keeps a bug there from ending the engine
+    r.handle(req, res).catch((err: unknown) => {
+      opts.log?.(`request ${req.method} failed unanswered: ${errorMessage(err)}`);
+      res.destroy();
+    });
+  });
+  // CONNECT is not for this server (node:http would drop the socket unanswered)
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify({ detail: 'CONNECT is not allowed: this is the Tinker engine, not a proxy' });
+    socket.on('error', () => undefined);
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
   server.keepAliveTimeout = 65_000;
   // the whole request (headers and body) must arrive within this; long polls answer well before
   server.requestTimeout = 120_000;
@@ -87,7 +101,7 @@ const BODY_TYPES = ['application/json', 'application/x-protobuf'];
  * address and our port (no DNS rebinding), no Origin (no web page), and a JSON or protobuf body (a
  * cross-site "simple" POST is text/plain or a form).
  */
-function admit(req: http.IncomingMessage, o: { apiKey?: string; port: () => number; allowedHosts: string[] }): void {
+function admit(req: http.IncomingMessage, path: string, o: { apiKey?: string; port: () => number; allowedHosts: string[] }): void {
   if (req.headers.origin !== undefined) throw new HttpError(403, 'requests from web pages (with an Origin header) are refused');
   const host = String(req.headers.host ?? '').toLowerCase();
   const port = o.port();
@@ -95,10 +109,10 @@ function admit(req: http.IncomingMessage, o: { apiKey?: string; port: () => numb
     throw new HttpError(421, `Host "${host}" is not this engine (127.0.0.1:${port})`);
   }
   // an archive link carries its own short-lived token, like a presigned URL
-  const archiveLink = (req.url ?? '').startsWith('/api/v1/_engine/archives/');
+  const archiveLink = path.startsWith('/api/v1/_engine/archives/');
   if (o.apiKey !== undefined && !archiveLink) {
     // the OpenAI-compatible routes also take the key as OpenAI clients send it: Authorization: Bearer <key>
-    const bearer = isOpenAiPath(new URL(req.url ?? '/', 'http://engine').pathname) ? /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1] : undefined;
+    const bearer = isOpenAiPath(path) ? /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1] : undefined;
     const given = Buffer.from(bearer ?? String(req.headers['x-api-key'] ?? ''));
     const want = Buffer.from(o.apiKey);
     if (given.length !== want.length || !timingSafeEqual(given, want)) {

@@ -31,7 +31,7 @@ export async function migrateEngineStore(oldDir: string, storeDir: string, log: 
       await fs.mkdir(path.dirname(to), { recursive: true });
       await fs.copyFile(path.join(oldDir, c.file), to);
     }
-    if (have) have.checkpoints.push(...missing.map((c) => ({ ...c })));
+    if (have) for (const c of missing) have.checkpoints.push({ ...c });
     else result.runs++;
     result.checkpoints += missing.length;
     if (!have) await store.putRun({ ...run, checkpoints: run.checkpoints.map((c) => ({ ...c })) });

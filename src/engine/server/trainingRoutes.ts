@@ -7,6 +7,7 @@ import { decodeForwardBackwardRequest } from '../../core/tinker/proto';
 import type { Datum, ForwardBackwardOutput, ForwardBackwardRequestData, TensorData } from '../../core/tinker/types';
 import { denseTensor } from '../../core/tinker/tensors';
 import * as W from '../../core/tinker/wire';
+import { checkTtl } from './checkpointRoutes';
 import { FutureError, FutureResult } from './futures';
 import { HttpError, Reply, Router, decodedBody, parseJson } from './http';
 import { EngineState, ModelState, Session, api, future, hashOf } from './state';
@@ -228,6 +229,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
 
   r.add('POST', api('save_weights'), (req) => {
     const b = parseJson(req, W.SaveWeightsRequest);
+    checkTtl(b.ttl_seconds);
     const m = st.model(b.model_id);
     const run = st.runOf(m.id);
     return submitTraining(m, b.seq_id, 'save_weights', req.body, async () => {
@@ -243,6 +245,7 @@ export function addTrainingRoutes(r: Router, st: EngineState): void {
 
   r.add('POST', api('save_weights_for_sampler'), (req) => {
     const b = parseJson(req, W.SaveWeightsForSamplerRequest);
+    checkTtl(b.ttl_seconds);
     const m = st.model(b.model_id);
     const run = st.runOf(m.id);
     if (b.path == null && b.sampling_session_seq_id == null) throw new HttpError(422, 'save_weights_for_sampler needs a path or a sampling_session_seq_id');

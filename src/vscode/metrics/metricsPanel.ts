@@ -122,7 +122,7 @@ export class MetricsPanel extends PanelHost<ToWebview, FromWebview, typeof Metri
         this.log.warn(line);
       }
       const fresh = r.records.map(toMetricRow);
-      this.rows.push(...fresh);
+      for (const x of fresh) this.rows.push(x);
       if (!send) return;
       if (r.reset) await this.sendSnapshot();
       else if (fresh.length) this.post({ type: 'append', rows: fresh });
