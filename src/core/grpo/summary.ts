@@ -1,7 +1,7 @@
 // The table the CLI prints when a run ends: holdout metrics at the first and the last evaluation
 // (read back from metrics.jsonl, merged per step), and the training reward at the first and last step.
-import { readMetricsRowsSync } from '../core/runs/runDirectory';
-import { METRIC } from '../protocol/metricKeys';
+import { readMetricsRowsSync } from '../runs/runDirectory';
+import { METRIC } from '../../protocol/metricKeys';
 
 const ROWS: Array<[string, string]> = [
   ['holdout reward', METRIC.testReward],
