@@ -16,11 +16,10 @@ import * as z from 'zod';
 import type { Problem } from '../data/types';
 import { GrpoRun } from '../grpo/loop';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
-import { prepareGrpoRun } from '../grpo/start';
 import type { RunTrackingOptions } from '../runs/runTracking';
 import type { RewardRunner } from '../reward/types';
 import type { Message, Renderer } from '../render/types';
-import type { RunEvent, RunResult } from '../runs/runEvents';
+import type { RunEvent, RunResult, RunResultBase } from '../runs/runEvents';
 import type { SweepProgress } from '../experiments/runSweep';
 import { parseGrpoSpecValue, type ResolvedGrpoSpec } from '../grpo/spec';
 import type { BackendChoice } from '../spec/fields';
@@ -31,10 +30,10 @@ import { RunWriter } from '../runs/runWriter';
 import { SftRun } from '../sft/loop';
 import { DpoRun } from '../dpo/loop';
 import { parseDpoSpecValue, type ResolvedDpoSpec } from '../dpo/spec';
-import { prepareDpoRun } from '../dpo/start';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
-import { prepareSftRun } from '../sft/start';
-import { type SpecKind, specKindOfConfig } from '../spec/kinds';
+import { type SpecKind, runKindOfConfig } from '../spec/kinds';
+import { runKind } from '../kinds/registry';
+import type { RunCore } from '../runs/loopRuntime';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
 import { DpoStepReport, SftStepReport, StepReport, dpoStepReport, dpoStepReportText, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
 import { METRIC } from '../../protocol/metricKeys';
@@ -119,7 +118,7 @@ export class SessionError extends Error {
   }
 }
 
-function cancelNote(result: RunResult, unit: 'iterations' | 'steps'): string {
+function cancelNote(result: RunResultBase, unit: 'iterations' | 'steps'): string {
   return result.status === 'cancelled' ? `\n(cancelled: the ${unit} finished are kept; the session goes on from the next step)` : '';
 }
 
@@ -130,7 +129,7 @@ export interface ToolResult<T> {
 
 /** What a live session holds while connected. */
 interface Held {
-  run: GrpoRun | SftRun | DpoRun;
+  run: RunCore<RunResultBase>;
   renderer: Renderer;
   reward?: RewardRunner;
   /** closes the reward workers and the service client */
@@ -349,12 +348,8 @@ export class TrainingSession {
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
   private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
     const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}), ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
-    const p =
-      kind === 'grpo'
-        ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers)
-        : kind === 'dpo'
-          ? await prepareDpoRun({ ...common, spec: spec as ResolvedDpoSpec }, writer, writers)
-          : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec, python: this.o.python }, writer, writers);
+    // the spec was validated by the kind's own spec module (init_<kind>)
+    const p = await (await runKind(kind)).prepare({ ...common, ...(this.o.python ? { python: this.o.python } : {}) }, writer, writers);
     if (p.done) throw new SessionError(`${p.done.runDir} is complete (it has a final checkpoint): init without "resume" starts a new run`);
     try {
       await p.run.open();
@@ -378,7 +373,7 @@ export class TrainingSession {
       .map((d) => path.join(this.o.runsDir, d))
       .filter((d) => {
         try {
-          return specKindOfConfig(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8'))) === kind;
+          return runKindOfConfig(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8'))) === kind;
         } catch {
           return false;
         }
@@ -510,7 +505,7 @@ export class TrainingSession {
    * Advances the live run `n` steps: the editor's watcher follows it and can stop it, progress feeds
    * status(), and a stretch that failed or ran nothing becomes a SessionError. Returns the steps it ran.
    */
-  private async trainStretch(c: Current, unit: 'iterations' | 'steps', n: number, signal: AbortSignal | undefined): Promise<{ result: RunResult; firstStep: number; lastStep: number; warnings: string[]; note: string }> {
+  private async trainStretch(c: Current, unit: 'iterations' | 'steps', n: number, signal: AbortSignal | undefined): Promise<{ result: RunResultBase; firstStep: number; lastStep: number; warnings: string[]; note: string }> {
     const { h, note } = await this.live(c);
     const warnings: string[] = [];
     let firstStep: number | undefined;

@@ -173,6 +173,13 @@ export function specKindRowOf(id: string): SpecKindInfo | undefined {
   return allSpecKindRows().find((k) => k.id === id);
 }
 
+/** The row of a kind the product already looked up (a run of it exists); throws for an id no kind has. */
+export function kindRow(id: string): SpecKindInfo {
+  const row = specKindRowOf(id);
+  if (!row) throw new Error(`no kind of run is called "${id}" (the kinds are ${allSpecKindRows().map((k) => `"${k.id}"`).join(', ')})`);
+  return row;
+}
+
 /** The kind (built-in or registered) a spec file is by its name, or undefined for any other file. */
 export function runKindIdOfFile(file: string): string | undefined {
   const lower = file.toLowerCase();
