@@ -11,7 +11,10 @@ import type { RunResultBase } from '../runs/runEvents';
 import type { RewardRunner } from '../reward/types';
 import type { ResultColumn } from '../../protocol/compareData';
 
-/** What the product needs of a kind's spec module (a built-in kind's is its defineSpec definition). */
+/**
+ * What the product needs of a kind's spec module (a built-in kind's is its defineSpec definition).
+ * Its schema takes the fields a sweep sets on every point: `wandb_group`, `wandb_name` and the kind's seedField.
+ */
 export interface KindSpecModule<S> {
   readonly schema: z.ZodObject;
   /** reads a spec file, validates it, names it and resolves its paths; throws RunSpecError */

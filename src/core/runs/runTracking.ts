@@ -25,7 +25,8 @@ export interface RunFacts {
   renderer: string;
   backend: string;
   lora_rank: number;
-  kind: 'grpo' | 'sft' | 'dpo';
+  /** the run's kind: the kinds table's id */
+  kind: string;
   [key: string]: unknown;
 }
 
