@@ -31,7 +31,7 @@ import { SftRun } from '../sft/loop';
 import { DpoRun } from '../dpo/loop';
 import { parseDpoSpecValue, type ResolvedDpoSpec } from '../dpo/spec';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
-import { type SpecKind, runKindOfConfig } from '../spec/kinds';
+import { isSpecKind, kindRow, runKindOfConfig } from '../spec/kinds';
 import { runKind } from '../kinds/registry';
 import type { RunCore } from '../runs/loopRuntime';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
@@ -59,7 +59,7 @@ export interface TrainingSessionOptions {
    * session ends (an editor registers it so the person watches it live and can stop it through
    * `signal`: a stop during a call cancels the call, a stop between calls ends the session).
    */
-  watch?: (runName: string, specFile: string, kind: SpecKind) => RunWatcher;
+  watch?: (runName: string, specFile: string, kind: string) => RunWatcher;
   /** where `start_sweep` runs a sweep when the serving process has a sweep runner of its own (the extension host: its runs in the Runs view, Cancel Sweep on its node); without one, in this process beside the session */
   sweeps?: SweepHost;
   log?: (line: string) => void;
@@ -77,7 +77,7 @@ export interface SweepHost {
 export interface RunWatcher {
   signal?: AbortSignal;
   onEvent(e: RunEvent): void;
-  onEnd(result: RunResult): void;
+  onEnd(result: RunResultBase): void;
 }
 
 export interface SessionStatus {
@@ -136,9 +136,13 @@ interface Held {
   close(): Promise<void>;
 }
 
-type AnySpec = ResolvedGrpoSpec | ResolvedSftSpec | ResolvedDpoSpec;
+/** A registered kind's spec, as the session reads it (every kind's spec has a name and a model). */
+type RegisteredSpec = { name: string; model: string };
+type AnySpec = ResolvedGrpoSpec | ResolvedSftSpec | ResolvedDpoSpec | RegisteredSpec;
 
-type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec } | { kind: 'dpo'; spec: ResolvedDpoSpec }) & {
+/** `kind`: a built-in kind, or 'registered' for one added by registerKind (its tools: kindTools.ts); `id`: the kinds table's id either way. */
+type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec } | { kind: 'dpo'; spec: ResolvedDpoSpec } | { kind: 'registered'; spec: RegisteredSpec }) & {
+  id: string;
   specFile: string;
   runDir: string;
   /** the run directory's writer (and its lock), held for the whole session */
@@ -151,13 +155,10 @@ type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: 
   endStep: number;
 };
 
-/** The tool that trains each kind of session (a train call on the wrong kind names the right one). */
-const TRAIN_TOOL = { grpo: 'train_grpo_step', sft: 'train_sft_step', dpo: 'train_dpo_step' } as const;
-const KIND_NAME = { grpo: 'a GRPO', sft: 'an SFT', dpo: 'a DPO' } as const;
 
 /** The answer to a train call on a session of another kind: `the session is an SFT run: call train_sft_step (or init_grpo for a GRPO run)`. */
-function wrongKind(c: Current, want: 'grpo' | 'sft' | 'dpo'): SessionError {
-  return new SessionError(`the session is ${KIND_NAME[c.kind]} run: call ${TRAIN_TOOL[c.kind]} (or init_${want} for ${KIND_NAME[want]} run)`);
+function wrongKind(c: Current, want: string): SessionError {
+  return new SessionError(`the session is ${kindRow(c.id).aRun}: call train_${c.id}_step (or init_${want} for ${kindRow(want).aRun})`);
 }
 
 /** max_tokens when sampling an SFT or DPO session (its spec has none); the local engine's models see 64 tokens */
@@ -317,7 +318,7 @@ export class TrainingSession {
   private endWatch(c: Current, status: RunResult['status'], error?: string): void {
     const w = c.watcher;
     c.watcher = undefined;
-    w?.onEnd({ kind: c.kind, runDir: c.runDir, status, iterationsRun: 0, ...(error ? { error } : {}) } as RunResult);
+    w?.onEnd({ kind: c.id, runDir: c.runDir, status, iterationsRun: 0, ...(error ? { error } : {}) });
   }
 
   /** Ends the current session (another init, finish, a cancel from the editor). */
@@ -340,13 +341,13 @@ export class TrainingSession {
   private async live(c: Current): Promise<{ h: Held; note: string }> {
     if (c.held) return { h: c.held, note: '' };
     const idle = Math.round((Date.now() - this.lastCallEnd) / 1000);
-    c.held = await this.connectRun(c.kind, c.spec, c.specFile, c.writer);
+    c.held = await this.connectRun(c.id, c.spec, c.specFile, c.writer);
     c.step = c.held.run.step;
     return { h: c.held, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n` };
   }
 
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
-  private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
+  private async connectRun(kind: string, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter }> {
     const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, ...(this.o.log ? { log: this.o.log } : {}), ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
     // the spec was validated by the kind's own spec module (init_<kind>)
     const p = await (await runKind(kind)).prepare({ ...common, ...(this.o.python ? { python: this.o.python } : {}) }, writer, writers);
@@ -361,7 +362,7 @@ export class TrainingSession {
   }
 
   /** The run directory `resume` names: a path (relative to the workspace or the runs folder), or "latest" for the newest run of the spec's name. */
-  private resumeDir(resume: string, name: string, kind: SpecKind): string {
+  private resumeDir(resume: string, name: string, kind: string): string {
     if (resume !== 'latest') {
       const dir = [path.resolve(this.o.baseDir, resume), path.resolve(this.o.runsDir, resume)].find((d) => fs.existsSync(path.join(d, 'config.json')));
       if (!dir) throw new SessionError(`resume: no run directory (with a config.json) at ${resume}`);
@@ -385,7 +386,7 @@ export class TrainingSession {
   }
 
   /** Starts the session's run: a new run directory, or `resume`'s; its training client created (or loaded) once. */
-  private async begin(kind: SpecKind, spec: AnySpec, specFile: string, resume: string | undefined): Promise<Current> {
+  private async begin(kind: string, spec: AnySpec, specFile: string, resume: string | undefined): Promise<Current> {
     const prior = this.current;
     if (prior) await this.end(prior, 'replaced by a new init', 'paused');
     this.closed = false;
@@ -401,7 +402,7 @@ export class TrainingSession {
     const writers: RunWriter[] = resumeWriter ? [resumeWriter] : [];
     try {
       const h = await this.connectRun(kind, spec, specFile, resumeWriter, writers);
-      const c = { kind, spec, specFile, runDir: h.writer.dir, writer: h.writer, held: h, step: h.run.step, endStep: h.run.endStep } as Current;
+      const c = { kind: isSpecKind(kind) ? kind : 'registered', id: kind, spec, specFile, runDir: h.writer.dir, writer: h.writer, held: h, step: h.run.step, endStep: h.run.endStep } as Current;
       this.current = c;
       this.progress = { stepsTotal: h.run.endStep, ...(h.run.step > 0 ? { step: h.run.step } : {}) };
       return c;
@@ -501,6 +502,33 @@ export class TrainingSession {
     });
   }
 
+  /** A registered kind's init_<id> (kindTools.ts): its spec (`overrides` on top) validated by its own spec module, connected, made the session's run. */
+  initRun(kindId: string, a: { spec_file: string; overrides?: Record<string, unknown>; resume?: string }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; run_dir: string; step: number; steps_total: number }>> {
+    return this.exclusive(`init_${kindId}`, async () => {
+      const kind = await runKind(kindId);
+      const specFile = path.resolve(this.o.baseDir, a.spec_file);
+      const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
+      const { spec } = await (await kind.spec()).parseValue(mergeSpec(raw, a.overrides ?? {}), specFile);
+      const c = await this.begin(kindId, spec as RegisteredSpec, specFile, a.resume);
+      const value = { run_name: c.spec.name, model: c.spec.model, spec_file: specFile, run_dir: c.runDir, step: c.step, steps_total: c.endStep };
+      const where = c.step > 0 ? `Resumed ${c.runDir} at ${kind.row.unit.one} ${c.step}: call train_${kindId}_step to continue.` : `Nothing trained yet: call train_${kindId}_step.`;
+      return { text: `session ready: ${kind.agent.describe(spec)}. ${where}\nrun directory: ${c.runDir}`, value };
+    });
+  }
+
+  /** A registered kind's train_<id>_step: `num_steps` (default 1) on the live run, reported in the kind's words. */
+  trainRun(kindId: string, a: { num_steps?: number }, signal?: AbortSignal): Promise<ToolResult<unknown>> {
+    return this.exclusive(`train_${kindId}_step`, async () => {
+      const c = this.need();
+      if (c.id !== kindId) throw wrongKind(c, kindId);
+      const n = a.num_steps ?? 1;
+      if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
+      const { result, firstStep, lastStep, warnings, note } = await this.trainStretch(c, 'steps', n, signal);
+      const r = (await runKind(kindId)).agent.report({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.endStep, spec: c.spec, warnings });
+      return { text: note + r.text + cancelNote(result, 'steps'), value: r.value };
+    });
+  }
+
   /**
    * Advances the live run `n` steps: the editor's watcher follows it and can stop it, progress feeds
    * status(), and a stretch that failed or ran nothing becomes a SessionError. Returns the steps it ran.
@@ -511,7 +539,7 @@ export class TrainingSession {
     let firstStep: number | undefined;
     let lastStep = -1;
     if (!c.watcher && this.o.watch) {
-      c.watcher = this.o.watch(c.spec.name, c.specFile, c.kind);
+      c.watcher = this.o.watch(c.spec.name, c.specFile, c.id);
       c.watcher.signal?.addEventListener('abort', () => void this.cancelledFromEditor(c), { once: true });
     }
     const watcher = c.watcher;
@@ -538,7 +566,7 @@ export class TrainingSession {
       throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the ${unit} written are kept, the next call continues from the last checkpoint)`);
     }
     if (firstStep === undefined) {
-      const more = unit === 'steps' ? `: the run has done all its steps; call finish, or init_${c.kind} again with a larger "max_steps" or "num_epochs" override` : '';
+      const more = unit === 'steps' ? `: the run has done all its steps; call finish, or init_${c.id} again with a larger "max_steps" or "num_epochs" override` : '';
       throw new SessionError(`no ${unit === 'steps' ? 'step' : 'iteration'} ran (${result.status})${more}; run directory ${result.runDir}`);
     }
     return { result, firstStep, lastStep, warnings, note };
@@ -591,7 +619,7 @@ export class TrainingSession {
         rewards = scored.map((g, gi) => g.rollouts.map((r) => (prompts[gi]!.ground_truth === undefined ? null : r.reward)));
         for (const g of scored) for (const r of g.rollouts) if (r.rewardError && errors.length < 3) errors.push(`${r.rewardError.kind}: ${r.rewardError.message}`);
       }
-      const unitName = c.kind === 'grpo' ? 'iterations' : 'steps';
+      const unitName = kindRow(c.id).unit.many;
       const value = {
         source: a.checkpoint ?? `current weights after ${c.step} ${unitName}`,
         results: groups.map((g, gi) => ({
@@ -665,6 +693,10 @@ export class TrainingSession {
         const r = sftStepReport({ runDir, firstStep: 0, lastStep: batch - 1 });
         const value = { run_dir: runDir, final, steps: batch, train_mean_nll: r.train_mean_nll, test_nll: r.test_nll };
         return { text: `finished ${path.basename(runDir)} after ${batch} steps; last validation NLL ${r.test_nll?.toFixed(3) ?? '–'}\nfinal sampler: ${final.sampler_path}\nrun directory: ${runDir}`, value };
+      }
+      if (c.kind === 'registered') {
+        const r = (await runKind(c.id)).agent.report({ runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.endStep, spec: c.spec, warnings: [] });
+        return { text: `finished ${path.basename(runDir)} after ${batch} ${kindRow(c.id).unit.many}\n${r.text}\nfinal sampler: ${final.sampler_path}`, value: { run_dir: runDir, final, steps: batch, report: r.value } };
       }
       const report = stepReport({ runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: [] });
       const value = { run_dir: runDir, final, steps: batch, reward_mean: report.reward_mean, test_reward: report.test_reward };

@@ -1,5 +1,5 @@
 // The kinds table as the seam every kind plugs into: a kind that exists only in the tests (toyKind.ts,
-// one registerKind call) is started from the CLI's code path, swept, and listed in Compare Runs
+// one registerKind call) is started from the CLI's code path, swept, driven by the agent tools and listed in Compare Runs
 // with its own result columns, with no shared file edited; a sweep over a DPO or SFT spec runs that
 // kind and ranks by that kind's metric; a metric the kind does not log is refused before any run,
 // naming the kind's metrics. All on the embedded engine (real HTTP, the random byte-level model).
@@ -18,6 +18,9 @@ import type { RunColumns } from '../../../src/protocol/compareData';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
 import { startTestEngine, TestEngine } from '../grpo/engineFixture';
 import { TOY_KIND } from './toyKind';
+import { TrainingSession } from '../../../src/core/agent/session';
+import { kindTools } from '../../../src/core/agent/kindTools';
+import { AGENT_TOOLS } from '../../../src/core/agent/tools';
 
 const EXAMPLES = path.join(__dirname, '..', '..', '..', '..', 'examples');
 
@@ -102,6 +105,28 @@ describe('the kinds table: every kind through one seam', function () {
         return true;
       });
       assert.ok(!fs.existsSync(path.join(runsDir, 'bad')), 'nothing started');
+    });
+
+    it('is driven by the agent tools: init_toy, train_toy_step, a built-in kind\'s tool refused naming the right one, finish', async () => {
+      const session = new TrainingSession({ runsDir: path.join(dir, 'runs-agent'), cacheDir: path.join(dir, 'cache'), baseDir: dir, connect, idleMs: 0 });
+      try {
+        const [init, train] = kindTools(await runKind('toy'));
+        assert.deepStrictEqual([init!.name, train!.name], ['init_toy', 'train_toy_step']);
+        await assert.rejects(init!.run(session, { spec_file: 'hello.toy.json', iterations: 3 }), /init_toy: unknown argument "iterations"/);
+        const started = await init!.run(session, { spec_file: 'hello.toy.json' });
+        assert.match(started.text, /^session ready: Toy hello on .*, 2 steps of "toy kinds arrive as one row"\. Nothing trained yet: call train_toy_step\./);
+        const trained = await train!.run(session, { num_steps: 2 });
+        assert.match(trained.text, /^steps 0–1 of 2 done/);
+        const runDir = (started.value as { run_dir: string }).run_dir;
+        assert.deepStrictEqual(readMetricsRowsSync(runDir).map((r) => r.step), [0, 1]);
+        const grpoStep = AGENT_TOOLS.find((t) => t.name === 'train_grpo_step')!;
+        await assert.rejects(grpoStep.run(session, {}), /the session is a Toy run: call train_toy_step \(or init_grpo for a GRPO run\)/);
+        const done = await session.finish();
+        assert.match(done.text, /^finished hello-\S+ after 2 steps\n/);
+        assert.ok(fs.readFileSync(path.join(runDir, 'checkpoints.jsonl'), 'utf8').includes('"final"'));
+      } finally {
+        await session.close();
+      }
     });
   });
 
