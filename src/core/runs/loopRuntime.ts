@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setMaxListeners } from 'node:events';
-import type { SpanTimer } from '../grpo/spanTimer';
+import type { SpanTimer } from './spanTimer';
 import type { RunEndStatus, RunEvent, RunResultBase } from './runEvents';
 import { METRIC } from '../../protocol/metricKeys';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';

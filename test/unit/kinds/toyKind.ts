@@ -13,8 +13,8 @@ import type { RunWriter } from '../../../src/core/runs/runWriter';
 import { completedRun, resolveRunSpec, runToEnd, runWriterFor, type RunStartOptions } from '../../../src/core/runs/startParts';
 import { trackRun } from '../../../src/core/runs/runTracking';
 import { RunSpecError } from '../../../src/core/spec/text';
-import { SpanTimer } from '../../../src/core/grpo/spanTimer';
-import { COOKBOOK_ADAM } from '../../../src/core/grpo/trainStep';
+import { SpanTimer } from '../../../src/core/runs/spanTimer';
+import { COOKBOOK_ADAM } from '../../../src/core/tinker/adam';
 import { textInput } from '../../../src/core/tinker/types';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
 
