@@ -6,11 +6,7 @@ import * as path from 'node:path';
 import { resolveBackend } from '../core/config/backend';
 import { classifyKeyDestination, originOf } from '../core/config/keyOrigin';
 import { Redactor } from '../core/config/redact';
-import { startGrpoRun } from '../core/grpo/start';
-import { startSftRun } from '../core/sft/start';
-import { startDpoRun } from '../core/dpo/start';
 import { wandbTrackerFactory } from '../core/tracking/wandbSetup';
-import { specKind } from '../core/spec/kinds';
 import { ServiceClient } from '../core/tinker/client';
 import { describeRoute } from '../core/tinker/proxy';
 import { createComputeBackend } from '../engine/model';
@@ -28,7 +24,7 @@ import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
-import { summaryTable } from './summary';
+import { runKindCommand } from './runKind';
 import { errorMessage } from '../core/errors';
 
 const VERSION = '0.1.0';
@@ -178,25 +174,7 @@ async function main(argv: string[]): Promise<number> {
       // W&B: the spec's wandb_* fields, else WANDB_PROJECT / WANDB_ENTITY; the key from WANDB_API_KEY
       tracking: { tracker: wandbTrackerFactory({ env: process.env }) },
     };
-    let result;
-    if (args.command === 'sft') {
-      const r = await startSftRun({ ...common, python: args.python });
-      if (r.firstTrainNll !== undefined)
-        process.stdout.write(`\ntrain_mean_nll ${r.firstTrainNll.toFixed(4)} → ${r.lastTrainNll?.toFixed(4)}${r.firstTestNll !== undefined ? `; test/nll ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
-      result = r;
-    } else if (args.command === 'dpo') {
-      const r = await startDpoRun(common);
-      if (r.firstDpoLoss !== undefined)
-        process.stdout.write(`\ndpo_loss ${r.firstDpoLoss.toFixed(4)} → ${r.lastDpoLoss?.toFixed(4)}; accuracy ${r.firstAccuracy?.toFixed(3)} → ${r.lastAccuracy?.toFixed(3)}${r.firstTestNll !== undefined ? `; test/nll (chosen) ${r.firstTestNll.toFixed(4)} → ${r.lastTestNll?.toFixed(4)}` : ''}\n`);
-      result = r;
-    } else {
-      result = await startGrpoRun({ ...common, python: args.python });
-      process.stdout.write(`\n${summaryTable(result.runDir)}\n\n`);
-    }
-    process.stdout.write(`run ${result.status}: ${result.runDir} (${result.iterationsRun} ${specKind(args.command).unit.many} this time)\n`);
-    if (result.error) process.stderr.write(`error: ${redactSecrets(result.error)}\n`);
-    if (result.status === 'cancelled') process.stdout.write(`resume with: tinker-studio ${args.command} --resume ${result.runDir}\n`);
-    return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
+    return runKindCommand(args.command, { ...common, ...(args.python ? { python: args.python } : {}) }, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), redact: redactSecrets });
   });
 }
 

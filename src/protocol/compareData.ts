@@ -69,20 +69,22 @@ export function configDiff(configs: readonly unknown[]): ConfigDiff {
 // ---------------------------------------------------------------------------------------------------
 // Result columns
 
-export type CompareKind = 'grpo' | 'sft' | 'dpo';
+/** A run's kind: the kinds table's id (src/core/kinds/registry.ts), which also says its result columns. */
+export type CompareKind = string;
 
-/** The kind of a run from its metric keys when its config does not say: SFT logs train_mean_nll, DPO dpo_loss. */
-export function inferKind(columns: RunColumns): CompareKind {
-  if (Object.hasOwn(columns.cols, 'dpo_loss')) return 'dpo';
-  return Object.hasOwn(columns.cols, METRIC.trainNll) ? 'sft' : 'grpo';
+/**
+ * A result column a kind declares (its descriptor's compareColumns): the last value of a metric, its
+ * best by `goal`, or the step of that best. The steps, wall time and tokens columns are every kind's.
+ */
+export interface ResultColumn {
+  id: string;
+  label: string;
+  metric: string;
+  pick: 'last' | 'best' | 'bestStep';
+  goal?: 'maximize' | 'minimize';
 }
 
-/** A run's kind from its config.json's `run_kind` (the writer records it), else undefined. */
-export function kindOfConfig(config: Record<string, unknown>): CompareKind | undefined {
-  const k = config['run_kind'];
-  return k === 'grpo' || k === 'sft' || k === 'dpo' ? k : undefined;
-}
-
+/** What a run's results row holds: the columns every kind has, and its kind's columns by id. */
 export interface RunResults {
   kind: CompareKind;
   /** number of steps with a row */
@@ -93,36 +95,15 @@ export interface RunResults {
   wallTime?: number;
   /** the last `progress/tokens_trained` */
   tokensTrained?: number;
-  finalTrainReward?: number;
-  bestTrainReward?: number;
-  bestHoldoutReward?: number;
-  bestHoldoutStep?: number;
-  finalTrainNll?: number;
-  bestTestNll?: number;
-  bestTestNllStep?: number;
-  /** DPO: the last step's pair accuracy and implicit reward margin, and the validation pairs' best accuracy */
-  finalAccuracy?: number;
-  finalMargin?: number;
-  bestTestAccuracy?: number;
-  bestTestAccuracyStep?: number;
+  /** the kind's columns by id (a column with no value yet is absent) */
+  values: Record<string, number>;
 }
 
-/** The result columns' ids, labels and what "best" means, in table order. */
-export const RESULT_COLUMNS: readonly { id: keyof RunResults; label: string; kinds: readonly CompareKind[] }[] = [
-  { id: 'finalTrainReward', label: 'final reward', kinds: ['grpo'] },
-  { id: 'bestTrainReward', label: 'best reward', kinds: ['grpo'] },
-  { id: 'bestHoldoutReward', label: 'best holdout reward', kinds: ['grpo'] },
-  { id: 'bestHoldoutStep', label: 'at step', kinds: ['grpo'] },
-  { id: 'finalTrainNll', label: 'final train NLL', kinds: ['sft'] },
-  { id: 'bestTestNll', label: 'best test/nll', kinds: ['sft'] },
-  { id: 'bestTestNllStep', label: 'at step', kinds: ['sft'] },
-  { id: 'finalAccuracy', label: 'final pair accuracy', kinds: ['dpo'] },
-  { id: 'finalMargin', label: 'final margin', kinds: ['dpo'] },
-  { id: 'bestTestAccuracy', label: 'best test/accuracy', kinds: ['dpo'] },
-  { id: 'bestTestAccuracyStep', label: 'at step', kinds: ['dpo'] },
-  { id: 'steps', label: 'steps', kinds: ['grpo', 'sft', 'dpo'] },
-  { id: 'wallTime', label: 'wall time (s)', kinds: ['grpo', 'sft', 'dpo'] },
-  { id: 'tokensTrained', label: 'tokens trained', kinds: ['grpo', 'sft', 'dpo'] },
+/** The columns every kind's row has, after its own. */
+export const COMMON_RESULT_COLUMNS: readonly { id: 'steps' | 'wallTime' | 'tokensTrained'; label: string }[] = [
+  { id: 'steps', label: 'steps' },
+  { id: 'wallTime', label: 'wall time (s)' },
+  { id: 'tokensTrained', label: 'tokens trained' },
 ];
 
 function finite(v: number | null | undefined): v is number {
@@ -149,7 +130,8 @@ export function bestOf(columns: RunColumns, key: string, goal: 'maximize' | 'min
   return best;
 }
 
-export function runResults(columns: RunColumns, kind: CompareKind = inferKind(columns)): RunResults {
+/** A run's results: the common columns, and the values of its kind's columns (`kindColumns`). */
+export function runResults(columns: RunColumns, kind: CompareKind, kindColumns: readonly ResultColumn[]): RunResults {
   const time = columns.cols[METRIC.timeTotal];
   let wallTime: number | undefined;
   if (time) {
@@ -162,24 +144,12 @@ export function runResults(columns: RunColumns, kind: CompareKind = inferKind(co
     lastStep: columns.steps.at(-1),
     wallTime,
     tokensTrained: lastValue(columns.cols[METRIC.tokensTrained]),
+    values: {},
   };
-  if (kind === 'grpo') {
-    r.finalTrainReward = lastValue(columns.cols[METRIC.reward]);
-    r.bestTrainReward = bestOf(columns, METRIC.reward, 'maximize')?.value;
-    const h = bestOf(columns, METRIC.testReward, 'maximize');
-    r.bestHoldoutReward = h?.value;
-    r.bestHoldoutStep = h?.step;
-  } else if (kind === 'dpo') {
-    r.finalAccuracy = lastValue(columns.cols['accuracy']);
-    r.finalMargin = lastValue(columns.cols['margin']);
-    const t = bestOf(columns, 'test/accuracy', 'maximize');
-    r.bestTestAccuracy = t?.value;
-    r.bestTestAccuracyStep = t?.step;
-  } else {
-    r.finalTrainNll = lastValue(columns.cols[METRIC.trainNll]);
-    const t = bestOf(columns, METRIC.testNll, 'minimize');
-    r.bestTestNll = t?.value;
-    r.bestTestNllStep = t?.step;
+  for (const c of kindColumns) {
+    const best = c.pick === 'last' ? undefined : bestOf(columns, c.metric, c.goal ?? 'maximize');
+    const v = c.pick === 'last' ? lastValue(columns.cols[c.metric]) : c.pick === 'best' ? best?.value : best?.step;
+    if (v !== undefined) r.values[c.id] = v;
   }
   return r;
 }

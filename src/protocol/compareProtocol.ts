@@ -13,22 +13,14 @@ const Num = z.number().nullable();
 export const XAxisId = z.enum(['step', 'wall', 'tokens']);
 
 export const CompareResults = z.object({
-  kind: z.enum(['grpo', 'sft', 'dpo']),
+  /** the kinds table's id of the run's kind */
+  kind: z.string(),
   steps: z.number().int(),
   lastStep: z.number().int().optional(),
   wallTime: z.number().optional(),
   tokensTrained: z.number().optional(),
-  finalTrainReward: z.number().optional(),
-  bestTrainReward: z.number().optional(),
-  bestHoldoutReward: z.number().optional(),
-  bestHoldoutStep: z.number().int().optional(),
-  finalTrainNll: z.number().optional(),
-  bestTestNll: z.number().optional(),
-  bestTestNllStep: z.number().int().optional(),
-  finalAccuracy: z.number().optional(),
-  finalMargin: z.number().optional(),
-  bestTestAccuracy: z.number().optional(),
-  bestTestAccuracyStep: z.number().int().optional(),
+  /** the kind's result columns (resultColumns) by id */
+  values: z.record(z.string(), z.number()),
 });
 export type CompareResults = z.infer<typeof CompareResults>;
 
@@ -42,6 +34,8 @@ export const CompareRun = z.object({
   /** config.json flattened to dot paths, values as text */
   config: z.record(z.string(), z.string()),
   results: CompareResults,
+  /** the run's kind's result columns, in table order (the steps, wall time and tokens columns follow for every kind) */
+  resultColumns: z.array(z.object({ id: z.string(), label: z.string() })),
   /** runs with the same key differ only by seed */
   seedGroup: z.string(),
   /** the sweep's rank (1 = best) and the run's best value of the sweep's metric */

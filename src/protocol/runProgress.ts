@@ -6,8 +6,8 @@ export const RUN_STATUSES = ['running', 'paused (agent)', 'completed', 'failed',
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export interface RunProgress {
-  /** GRPO counts iterations, SFT steps */
-  unit: 'iteration' | 'step';
+  /** what a run of the kind counts (its row of the kinds table): GRPO iterations, SFT and DPO steps */
+  unit: string;
   /** the iteration in progress (0-based) */
   step: number;
   endStep: number;

@@ -16,7 +16,7 @@ import { isChecked, registerComponents } from '../shared/components';
 import { byId, el, frameScheduler, inputById, onThemeChange } from '../shared/dom';
 import { readTheme, withAlpha } from '../shared/theme';
 import { CompareProtocol, CompareRun, SweepView, ToWebview, type DecodedChartLines } from '../../src/protocol/compareProtocol';
-import { RESULT_COLUMNS, metricGroupsOfKeys, seedBand, toCsv, type XAxis } from '../../src/protocol/compareData';
+import { COMMON_RESULT_COLUMNS, metricGroupsOfKeys, seedBand, toCsv, type XAxis } from '../../src/protocol/compareData';
 import { errorText } from '../../src/protocol/panelProtocol';
 import { integerAxis } from '../../src/protocol/axisTicks';
 
@@ -125,7 +125,6 @@ function wandbCell(r: CompareRun): HTMLElement {
 }
 
 function columns(): Column[] {
-  const kinds = new Set(runs.map((r) => r.results.kind));
   const cols: Column[] = [
     { id: 'name', label: 'run', value: (r) => r.name },
     { id: 'status', label: 'status', value: (r) => r.status },
@@ -134,7 +133,11 @@ function columns(): Column[] {
   // a run's W&B id and URL are one column of links, not two of text
   for (const p of showAll ? [...differing, ...identical] : differing) if (!WANDB_LINK_PATHS.has(p)) cols.push({ id: `config:${p}`, label: p, value: (r) => r.config[p], config: true });
   if (runs.some((r) => r.config[WANDB_URL])) cols.push({ id: 'wandb', label: 'W&B', value: (r) => r.config[WANDB_URL] });
-  for (const c of RESULT_COLUMNS) if (c.kinds.some((k) => kinds.has(k))) cols.push({ id: `result:${c.id}`, label: c.label, value: (r) => r.results[c.id] as number | undefined, num: true });
+  // each kind's own result columns (its row of the kinds table says which), in the order the runs bring them; then every kind's
+  const own = new Map<string, string>();
+  for (const r of runs) for (const c of r.resultColumns) if (!own.has(c.id)) own.set(c.id, c.label);
+  for (const [id, label] of own) cols.push({ id: `result:${id}`, label, value: (r) => r.results.values[id], num: true });
+  for (const c of COMMON_RESULT_COLUMNS) cols.push({ id: `result:${c.id}`, label: c.label, value: (r) => r.results[c.id], num: true });
   return cols;
 }
 

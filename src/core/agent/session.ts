@@ -16,11 +16,10 @@ import * as z from 'zod';
 import type { Problem } from '../data/types';
 import { GrpoRun } from '../grpo/loop';
 import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
-import { prepareGrpoRun } from '../grpo/start';
 import type { RunTrackingOptions } from '../runs/runTracking';
 import type { RewardRunner } from '../reward/types';
 import type { Message, Renderer } from '../render/types';
-import type { RunEvent, RunResult } from '../runs/runEvents';
+import type { RunEvent, RunResult, RunResultBase } from '../runs/runEvents';
 import type { SweepProgress } from '../experiments/runSweep';
 import { parseGrpoSpecValue, type ResolvedGrpoSpec } from '../grpo/spec';
 import type { BackendChoice } from '../spec/fields';
@@ -31,12 +30,12 @@ import { RunWriter } from '../runs/runWriter';
 import { SftRun } from '../sft/loop';
 import { DpoRun } from '../dpo/loop';
 import { parseDpoSpecValue, type ResolvedDpoSpec } from '../dpo/spec';
-import { prepareDpoRun } from '../dpo/start';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
-import { prepareSftRun } from '../sft/start';
-import { type SpecKind, specKindOfConfig } from '../spec/kinds';
 import { specDefinition } from '../spec/registry';
 import { specDifferences } from '../spec/resume';
+import { isSpecKind, kindRow, runKindOfConfig, type SpecKind } from '../spec/kinds';
+import { runKind } from '../kinds/registry';
+import type { RunCore } from '../runs/loopRuntime';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
 import { DpoStepReport, SftStepReport, StepReport, dpoStepReport, dpoStepReportText, sftStepReport, sftStepReportText, stepReport, stepReportText } from './report';
 import { METRIC } from '../../protocol/metricKeys';
@@ -62,7 +61,7 @@ export interface TrainingSessionOptions {
    * session ends (an editor registers it so the person watches it live and can stop it through
    * `signal`: a stop during a call cancels the call, a stop between calls ends the session).
    */
-  watch?: (runName: string, specFile: string, kind: SpecKind) => RunWatcher;
+  watch?: (runName: string, specFile: string, kind: string) => RunWatcher;
   /** where `start_sweep` runs a sweep when the serving process has a sweep runner of its own (the extension host: its runs in the Runs view, Cancel Sweep on its node); without one, in this process beside the session */
   sweeps?: SweepHost;
   log?: (line: string) => void;
@@ -80,7 +79,7 @@ export interface SweepHost {
 export interface RunWatcher {
   signal?: AbortSignal;
   onEvent(e: RunEvent): void;
-  onEnd(result: RunResult): void;
+  onEnd(result: RunResultBase): void;
 }
 
 export interface SessionStatus {
@@ -121,7 +120,7 @@ export class SessionError extends Error {
   }
 }
 
-function cancelNote(result: RunResult, unit: 'iterations' | 'steps'): string {
+function cancelNote(result: RunResultBase, unit: 'iterations' | 'steps'): string {
   return result.status === 'cancelled' ? `\n(cancelled: the ${unit} finished are kept; the session goes on from the next step)` : '';
 }
 
@@ -132,16 +131,20 @@ export interface ToolResult<T> {
 
 /** What a live session holds while connected. */
 interface Held {
-  run: GrpoRun | SftRun | DpoRun;
+  run: RunCore<RunResultBase>;
   renderer: Renderer;
   reward?: RewardRunner;
   /** closes the reward workers and the service client */
   close(): Promise<void>;
 }
 
-type AnySpec = ResolvedGrpoSpec | ResolvedSftSpec | ResolvedDpoSpec;
+/** A registered kind's spec, as the session reads it (every kind's spec has a name and a model). */
+type RegisteredSpec = { name: string; model: string };
+type AnySpec = ResolvedGrpoSpec | ResolvedSftSpec | ResolvedDpoSpec | RegisteredSpec;
 
-type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec } | { kind: 'dpo'; spec: ResolvedDpoSpec }) & {
+/** `kind`: a built-in kind, or 'registered' for one added by registerKind (its tools: kindTools.ts); `id`: the kinds table's id either way. */
+type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: ResolvedSftSpec } | { kind: 'dpo'; spec: ResolvedDpoSpec } | { kind: 'registered'; spec: RegisteredSpec }) & {
+  id: string;
   specFile: string;
   runDir: string;
   /** the run directory's writer (and its lock), held for the whole session */
@@ -154,13 +157,10 @@ type Current = ({ kind: 'grpo'; spec: ResolvedGrpoSpec } | { kind: 'sft'; spec: 
   endStep: number;
 };
 
-/** The tool that trains each kind of session (a train call on the wrong kind names the right one). */
-const TRAIN_TOOL = { grpo: 'train_grpo_step', sft: 'train_sft_step', dpo: 'train_dpo_step' } as const;
-const KIND_NAME = { grpo: 'a GRPO', sft: 'an SFT', dpo: 'a DPO' } as const;
 
 /** The answer to a train call on a session of another kind: `the session is an SFT run: call train_sft_step (or init_grpo for a GRPO run)`. */
-function wrongKind(c: Current, want: 'grpo' | 'sft' | 'dpo'): SessionError {
-  return new SessionError(`the session is ${KIND_NAME[c.kind]} run: call ${TRAIN_TOOL[c.kind]} (or init_${want} for ${KIND_NAME[want]} run)`);
+function wrongKind(c: Current, want: string): SessionError {
+  return new SessionError(`the session is ${kindRow(c.id).aRun}: call train_${c.id}_step (or init_${want} for ${kindRow(want).aRun})`);
 }
 
 /** max_tokens when sampling an SFT or DPO session (its spec has none); the local engine's models see 64 tokens */
@@ -320,7 +320,7 @@ export class TrainingSession {
   private endWatch(c: Current, status: RunResult['status'], error?: string): void {
     const w = c.watcher;
     c.watcher = undefined;
-    w?.onEnd({ kind: c.kind, runDir: c.runDir, status, iterationsRun: 0, ...(error ? { error } : {}) } as RunResult);
+    w?.onEnd({ kind: c.id, runDir: c.runDir, status, iterationsRun: 0, ...(error ? { error } : {}) });
   }
 
   /** Ends the current session (another init, finish, a cancel from the editor). */
@@ -344,14 +344,15 @@ export class TrainingSession {
     if (c.held) return { h: c.held, note: '' };
     const idle = Math.round((Date.now() - this.lastCallEnd) / 1000);
     // the run as config.json records it (what its start resolved, what a resume changed)
-    const h = await this.connectRun(c.kind, await this.recordedSpec(c.kind, c.writer, c.specFile, {}), c.specFile, c.writer);
+    const spec = isSpecKind(c.id) ? await this.recordedSpec(c.id, c.writer, c.specFile, {}) : c.spec;
+    const h = await this.connectRun(c.id, spec, c.specFile, c.writer);
     c.held = h;
     c.step = h.run.step;
     return { h, note: `(the session was idle and had released its clients; reconnected after ${idle} s and continued from step ${c.step})\n${h.said.map((l) => `${l}\n`).join('')}` };
   }
 
   /** Prepares the run object on `writer` (a new run directory when undefined) and opens its training client. */
-  private async connectRun(kind: SpecKind, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter; said: string[] }> {
+  private async connectRun(kind: string, spec: AnySpec, specFile: string, writer: RunWriter | undefined, writers: RunWriter[] = []): Promise<Held & { writer: RunWriter; said: string[] }> {
     // what a resume changed or set aside is told to the agent too, not only logged
     const said: string[] = [];
     const log = (line: string) => {
@@ -359,12 +360,8 @@ export class TrainingSession {
       this.o.log?.(line);
     };
     const common = { spec, specFile, runsDir: this.o.runsDir, cacheDir: this.o.cacheDir, connect: this.o.connect, log, ...(this.o.tracking ? { tracking: this.o.tracking } : {}) };
-    const p =
-      kind === 'grpo'
-        ? await prepareGrpoRun({ ...common, spec: spec as ResolvedGrpoSpec, python: this.o.python }, writer, writers)
-        : kind === 'dpo'
-          ? await prepareDpoRun({ ...common, spec: spec as ResolvedDpoSpec }, writer, writers)
-          : await prepareSftRun({ ...common, spec: spec as ResolvedSftSpec, python: this.o.python }, writer, writers);
+    // the spec was validated by the kind's own spec module (init_<kind>)
+    const p = await (await runKind(kind)).prepare({ ...common, ...(this.o.python ? { python: this.o.python } : {}) }, writer, writers);
     if (p.done) throw new SessionError(`${p.done.runDir} is complete (it has a final checkpoint): init without "resume" starts a new run`);
     try {
       await p.run.open();
@@ -376,7 +373,7 @@ export class TrainingSession {
   }
 
   /** The run directory `resume` names: a path (relative to the workspace or the runs folder), or "latest" for the newest run of the spec's name. */
-  private resumeDir(resume: string, name: string, kind: SpecKind): string {
+  private resumeDir(resume: string, name: string, kind: string): string {
     if (resume !== 'latest') {
       const dir = [path.resolve(this.o.baseDir, resume), path.resolve(this.o.runsDir, resume)].find((d) => fs.existsSync(path.join(d, 'config.json')));
       if (!dir) throw new SessionError(`resume: no run directory (with a config.json) at ${resume}`);
@@ -388,7 +385,7 @@ export class TrainingSession {
       .map((d) => path.join(this.o.runsDir, d))
       .filter((d) => {
         try {
-          return specKindOfConfig(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8'))) === kind;
+          return runKindOfConfig(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8'))) === kind;
         } catch {
           return false;
         }
@@ -405,7 +402,7 @@ export class TrainingSession {
    * (only the fields a resume may change: startParts.ts refuses the rest); `note` says where the spec
    * file now differs from what the run continues with.
    */
-  private async begin(kind: SpecKind, fileSpec: AnySpec, specFile: string, resume: string | undefined, overrides: Record<string, unknown> | undefined): Promise<{ c: Current; note: string }> {
+  private async begin(kind: string, fileSpec: AnySpec, specFile: string, resume: string | undefined, overrides: Record<string, unknown> | undefined): Promise<{ c: Current; note: string }> {
     const prior = this.current;
     if (prior) await this.end(prior, 'replaced by a new init', 'paused');
     this.closed = false;
@@ -420,14 +417,14 @@ export class TrainingSession {
     }
     const writers: RunWriter[] = resumeWriter ? [resumeWriter] : [];
     try {
-      const spec = resumeWriter ? await this.recordedSpec(kind, resumeWriter, specFile, overrides ?? {}) : fileSpec;
+      const spec = resumeWriter && isSpecKind(kind) ? await this.recordedSpec(kind, resumeWriter, specFile, overrides ?? {}) : fileSpec;
       const h = await this.connectRun(kind, spec, specFile, resumeWriter, writers);
-      const c = { kind, spec, specFile, runDir: h.writer.dir, writer: h.writer, held: h, step: h.run.step, endStep: h.run.endStep } as Current;
+      const c = { kind: isSpecKind(kind) ? kind : 'registered', id: kind, spec, specFile, runDir: h.writer.dir, writer: h.writer, held: h, step: h.run.step, endStep: h.run.endStep } as Current;
       this.current = c;
       this.progress = { stepsTotal: h.run.endStep, ...(h.run.step > 0 ? { step: h.run.step } : {}) };
-      const unapplied = resumeWriter ? specDifferences(spec as Record<string, unknown>, fileSpec as Record<string, unknown>).filter((d) => !(d.field in (overrides ?? {}))) : [];
+      const unapplied = resumeWriter && isSpecKind(kind) ? specDifferences(spec as Record<string, unknown>, fileSpec as Record<string, unknown>).filter((d) => !(d.field in (overrides ?? {}))) : [];
       const note = h.said.map((l) => `\n${l}`).join('') + (unapplied.length
-        ? `\nThe run continues with its recorded configuration (config.json); the spec file now differs in ${unapplied.map((d) => `${d.field} (run ${JSON.stringify(d.recorded) ?? '(not set)'}, file ${JSON.stringify(d.given) ?? '(not set)'})`).join(', ')}, not applied: a resume may change only ${(await specDefinition(kind)).resumable.join(', ')}, given as overrides.`
+        ? `\nThe run continues with its recorded configuration (config.json); the spec file now differs in ${unapplied.map((d) => `${d.field} (run ${JSON.stringify(d.recorded) ?? '(not set)'}, file ${JSON.stringify(d.given) ?? '(not set)'})`).join(', ')}, not applied: a resume may change only ${isSpecKind(kind) ? (await specDefinition(kind)).resumable.join(', ') : ''}, given as overrides.`
         : '');
       return { c, note };
     } catch (err) {
@@ -536,17 +533,44 @@ export class TrainingSession {
     });
   }
 
+  /** A registered kind's init_<id> (kindTools.ts): its spec (`overrides` on top) validated by its own spec module, connected, made the session's run. */
+  initRun(kindId: string, a: { spec_file: string; overrides?: Record<string, unknown>; resume?: string }): Promise<ToolResult<{ run_name: string; model: string; spec_file: string; run_dir: string; step: number; steps_total: number }>> {
+    return this.exclusive(`init_${kindId}`, async () => {
+      const kind = await runKind(kindId);
+      const specFile = path.resolve(this.o.baseDir, a.spec_file);
+      const raw = parseJsonWithPosition(readSpecText(specFile), path.basename(specFile));
+      const { spec } = await (await kind.spec()).parseValue(mergeSpec(raw, a.overrides ?? {}), specFile);
+      const { c, note } = await this.begin(kindId, spec as RegisteredSpec, specFile, a.resume, a.overrides);
+      const value = { run_name: c.spec.name, model: c.spec.model, spec_file: specFile, run_dir: c.runDir, step: c.step, steps_total: c.endStep };
+      const where = c.step > 0 ? `Resumed ${c.runDir} at ${kind.row.unit.one} ${c.step}: call train_${kindId}_step to continue.` : `Nothing trained yet: call train_${kindId}_step.`;
+      return { text: `session ready: ${kind.agent.describe(spec)}. ${where}${note}\nrun directory: ${c.runDir}`, value };
+    });
+  }
+
+  /** A registered kind's train_<id>_step: `num_steps` (default 1) on the live run, reported in the kind's words. */
+  trainRun(kindId: string, a: { num_steps?: number }, signal?: AbortSignal): Promise<ToolResult<unknown>> {
+    return this.exclusive(`train_${kindId}_step`, async () => {
+      const c = this.need();
+      if (c.id !== kindId) throw wrongKind(c, kindId);
+      const n = a.num_steps ?? 1;
+      if (!Number.isInteger(n) || n < 1) throw new SessionError(`num_steps must be a whole number ≥ 1 (got ${n})`);
+      const { result, firstStep, lastStep, warnings, note, short } = await this.trainStretch(c, 'steps', n, signal);
+      const r = (await runKind(kindId)).agent.report({ runDir: result.runDir, firstStep, lastStep, stepsTotal: c.endStep, spec: c.spec, warnings });
+      return { text: note + r.text + short + cancelNote(result, 'steps'), value: r.value };
+    });
+  }
+
   /**
    * Advances the live run `n` steps: the editor's watcher follows it and can stop it, progress feeds
    * status(), and a stretch that failed or ran nothing becomes a SessionError. Returns the steps it ran.
    */
-  private async trainStretch(c: Current, unit: 'iterations' | 'steps', n: number, signal: AbortSignal | undefined): Promise<{ result: RunResult; firstStep: number; lastStep: number; warnings: string[]; note: string; short: string }> {
+  private async trainStretch(c: Current, unit: 'iterations' | 'steps', n: number, signal: AbortSignal | undefined): Promise<{ result: RunResultBase; firstStep: number; lastStep: number; warnings: string[]; note: string; short: string }> {
     const { h, note } = await this.live(c);
     const warnings: string[] = [];
     let firstStep: number | undefined;
     let lastStep = -1;
     if (!c.watcher && this.o.watch) {
-      c.watcher = this.o.watch(c.spec.name, c.specFile, c.kind);
+      c.watcher = this.o.watch(c.spec.name, c.specFile, c.id);
       c.watcher.signal?.addEventListener('abort', () => void this.cancelledFromEditor(c), { once: true });
     }
     const watcher = c.watcher;
@@ -573,13 +597,13 @@ export class TrainingSession {
       throw new SessionError(`the step failed: ${result.error ?? 'unknown error'} (run directory ${result.runDir}; the ${unit} written are kept, the next call continues from the last checkpoint)`);
     }
     if (firstStep === undefined) {
-      const more = unit === 'steps' ? `: the run has done all its steps; call finish, or init_${c.kind} again with a larger "max_steps" or "num_epochs" override` : '';
+      const more = unit === 'steps' ? `: the run has done all its steps; call finish, or init_${c.id} again with a larger "max_steps" or "num_epochs" override` : '';
       throw new SessionError(`no ${unit === 'steps' ? 'step' : 'iteration'} ran (${result.status})${more}; run directory ${result.runDir}`);
     }
     // the run ends before the stretch asked for: say how many ran, not only which
     const ran = lastStep - firstStep + 1;
     const more = unit === 'steps' ? 'a larger "max_steps" or "num_epochs"' : 'a larger "iterations"';
-    const short = ran < n && result.status !== 'cancelled' ? `\nran ${ran} of the ${n} ${unit} asked: the run ends at ${c.endStep} ${unit}, all done now; call finish, or init_${c.kind} with resume and ${more} override` : '';
+    const short = ran < n && result.status !== 'cancelled' ? `\nran ${ran} of the ${n} ${unit} asked: the run ends at ${c.endStep} ${unit}, all done now; call finish, or init_${c.id} with resume and ${more} override` : '';
     return { result, firstStep, lastStep, warnings, note, short };
   }
 
@@ -630,7 +654,7 @@ export class TrainingSession {
         rewards = scored.map((g, gi) => g.rollouts.map((r) => (prompts[gi]!.ground_truth === undefined ? null : r.reward)));
         for (const g of scored) for (const r of g.rollouts) if (r.rewardError && errors.length < 3) errors.push(`${r.rewardError.kind}: ${r.rewardError.message}`);
       }
-      const unitName = c.kind === 'grpo' ? 'iterations' : 'steps';
+      const unitName = kindRow(c.id).unit.many;
       const value = {
         source: a.checkpoint ?? `current weights after ${c.step} ${unitName}`,
         results: groups.map((g, gi) => ({
@@ -704,6 +728,10 @@ export class TrainingSession {
         const r = sftStepReport({ runDir, firstStep: 0, lastStep: batch - 1 });
         const value = { run_dir: runDir, final, steps: batch, train_mean_nll: r.train_mean_nll, test_nll: r.test_nll };
         return { text: `finished ${path.basename(runDir)} after ${batch} steps; last validation NLL ${r.test_nll?.toFixed(3) ?? '–'}\nfinal sampler: ${final.sampler_path}\nrun directory: ${runDir}`, value };
+      }
+      if (c.kind === 'registered') {
+        const r = (await runKind(c.id)).agent.report({ runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.endStep, spec: c.spec, warnings: [] });
+        return { text: `finished ${path.basename(runDir)} after ${batch} ${kindRow(c.id).unit.many}\n${r.text}\nfinal sampler: ${final.sampler_path}`, value: { run_dir: runDir, final, steps: batch, report: r.value } };
       }
       const report = stepReport({ runDir, firstStep: 0, lastStep: batch - 1, stepsTotal: c.spec.iterations, groupsPerBatch: c.spec.groups_per_batch, rewardErrors: [] });
       const value = { run_dir: runDir, final, steps: batch, reward_mean: report.reward_mean, test_reward: report.test_reward };

@@ -54,7 +54,7 @@ function gotText(i: z.core.$ZodIssue): string {
   return typeof i.input === 'number' ? ` (got ${i.input})` : '';
 }
 
-function tool<S extends z.ZodObject>(t: Omit<AgentTool, 'input' | 'run'> & { input: S; run: (s: TrainingSession, a: z.output<S>, signal?: AbortSignal) => Promise<{ text: string; value: unknown }> }): AgentTool {
+export function tool<S extends z.ZodObject>(t: Omit<AgentTool, 'input' | 'run'> & { input: S; run: (s: TrainingSession, a: z.output<S>, signal?: AbortSignal) => Promise<{ text: string; value: unknown }> }): AgentTool {
   const input = strictToolInput(t.name, t.input);
   return {
     ...t,

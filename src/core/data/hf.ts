@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { type Dispatcher, request } from 'undici';
 import * as z from 'zod';
-import { writeFileAtomic } from '../runs/runWriter';
+import { writeFileAtomicSync } from '../fs/atomic';
 import { formatIssue } from '../spec/issues';
 import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';
 import { DatasetError } from './problem';
@@ -118,7 +118,7 @@ async function fetchAndCache(ref: HfDatasetRef, opts: Connected, endpoint: strin
     .sort(([a], [b]) => a - b)
     .flatMap(([, p]) => p.rows.map((r) => ({ rowIdx: r.row_idx, row: r.row, truncated: r.truncated_cells })));
   await fs.mkdir(path.dirname(cacheFile), { recursive: true });
-  writeFileAtomic(cacheFile, JSON.stringify({ version: 1, dataset: ref.dataset, config, split: ref.split, rows }));
+  writeFileAtomicSync(cacheFile, JSON.stringify({ version: 1, dataset: ref.dataset, config, split: ref.split, rows }));
   return { config, rows };
 }
 

@@ -14,8 +14,8 @@
 //      cookbook's dpo_loss, accuracy, margin, chosen_reward, rejected_reward, num_pairs, and each
 //      pair's implicit reward margin in iteration_NNNNNN/pairs.jsonl (the pairs panel reads them).
 import { setMaxListeners } from 'node:events';
-import { SpanTimer } from '../grpo/spanTimer';
-import { COOKBOOK_ADAM } from '../grpo/trainStep';
+import { SpanTimer } from '../runs/spanTimer';
+import { COOKBOOK_ADAM } from '../tinker/adam';
 import type { DpoRunResult } from '../runs/runEvents';
 import type { Renderer } from '../render/types';
 import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRuntime';

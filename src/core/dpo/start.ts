@@ -1,38 +1,19 @@
 // startDpoRun: what the CLI (`tinker-studio dpo`) and the VS Code command share, as startSftRun for
 // SFT — a spec file (or a run directory to resume) in, a run directory in the cookbook layout out.
 import * as path from 'node:path';
-import type { RunEvent } from '../runs/runEvents';
 import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
-import type { BackendChoice } from '../spec/fields';
-import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
-import { completedRun, logSkipped, resolveRunSpec, runToEnd, runWriterFor } from '../runs/startParts';
+import { trackRun } from '../runs/runTracking';
+import { completedRun, logSkipped, resolveRunSpec, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from '../runs/startParts';
 import { resumePoint } from '../runs/resumePoint';
-import type { ServiceClient } from '../tinker/client';
-import type { NetworkOptions } from '../tinker/proxy';
 import type { DpoRunResult } from '../runs/runEvents';
-import type { Renderer } from '../render/types';
 import { DatasetError } from '../data/problem';
 import { splitValidation } from '../sft/data';
 import { DpoLoopConfig, DpoRun } from './loop';
 import { readPairsFile, type PairSplit } from './pairs';
 import { DPO_DEFAULT_LEARNING_RATE, DPO_SPEC, dpoSpecFromConfig, parseDpoSpecFile, ResolvedDpoSpec, type DpoDatasetSpec } from './spec';
 
-export interface StartDpoRunOptions {
-  specFile?: string;
-  spec?: ResolvedDpoSpec;
-  runsDir: string;
-  runDir?: string;
-  configExtra?: Record<string, unknown>;
-  connect: (spec: BackendChoice) => Promise<ServiceClient>;
-  cacheDir: string;
-  network?: NetworkOptions;
-  resumeDir?: string;
-  signal?: AbortSignal;
-  onEvent?: (e: RunEvent) => void;
-  log?: (line: string) => void;
-  tracking?: RunTrackingOptions;
-}
+export type StartDpoRunOptions = RunStartOptions<ResolvedDpoSpec>;
 
 export function dpoLoopConfig(spec: ResolvedDpoSpec, learningRate: number): DpoLoopConfig {
   return {
@@ -82,7 +63,7 @@ export function startDpoRun(o: StartDpoRunOptions): Promise<DpoRunResult> {
   return runToEnd<DpoRunResult>(o.resumeDir, (resume, writers) => prepareDpoRun(o, resume, writers), o);
 }
 
-export type PreparedDpoRun = { done: DpoRunResult; run?: undefined } | { done?: undefined; run: DpoRun; spec: ResolvedDpoSpec; renderer: Renderer; close(): Promise<void> };
+export type PreparedDpoRun = PreparedRun<DpoRunResult, DpoRun, ResolvedDpoSpec>;
 
 /** Everything startDpoRun does before the loop (see prepareSftRun). */
 export async function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedDpoRun> {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { RunColumns } from '../../protocol/compareData';
-import { writeFileAtomic } from '../runs/runWriter';
+import { writeFileAtomicSync } from '../fs/atomic';
 
 const CACHE_VERSION = 2;
 const FINGERPRINT_BYTES = 256;
@@ -254,7 +254,7 @@ export async function loadColumns(runDir: string, location: CacheLocation = besi
       const f = from === 0 ? await fingerprint(end, rest) : await fingerprint(end);
       try {
         await fs.mkdir(path.dirname(cacheFile), { recursive: true });
-        writeFileAtomic(cacheFile, encodeColumnCache(columns, { consumed: end, ...f }));
+        writeFileAtomicSync(cacheFile, encodeColumnCache(columns, { consumed: end, ...f }));
       } catch {
         // a read-only run directory: the columns are still right, only the next load is slower
       }

@@ -4,11 +4,13 @@
 // on its full rows and then decimated to about the chart's pixel width (decimateLines), from the
 // columns already in memory: changing the x axis is a pass over arrays, never a read.
 import * as path from 'node:path';
-import { configValueText, decimateLines, flattenConfig, parallelCoordinates, runResults, seedGroups, sensitivity, xValues, type ChartLine, type CompareKind, type RunColumns, type XAxis } from '../../protocol/compareData';
+import { configValueText, decimateLines, flattenConfig, parallelCoordinates, runResults, seedGroups, sensitivity, xValues, type ChartLine, type CompareKind, type ResultColumn, type RunColumns, type XAxis } from '../../protocol/compareData';
 import type { ChartLinesWire, ChartsParams, CompareRun, SweepView } from '../../protocol/compareProtocol';
 import type { RunStatus } from '../../protocol/runProgress';
 import { emaSmooth } from '../../protocol/smoothing';
 import { rankRuns, type RankedRun } from './ranking';
+import { runKind } from '../kinds/registry';
+import { runKindOfConfig } from '../spec/kinds';
 import type { SweepManifest } from './sweepManifest';
 
 /** A run as the panel holds it. */
@@ -16,9 +18,16 @@ export interface HeldRun {
   id: string;
   color: number;
   config: Record<string, unknown>;
-  kind?: CompareKind;
+  /** the run's kind (config.json's run_kind) and its kind's result columns (the kinds table's); unknown: the common columns only */
+  kind?: { id: CompareKind; columns: readonly ResultColumn[] };
   columns: RunColumns;
   status: RunStatus;
+}
+
+/** A run's kind as the panel holds it, from its config.json (run_kind; none: a GRPO run from before SFT); undefined for a kind this build does not have. */
+export async function heldKindOf(config: unknown): Promise<HeldRun['kind']> {
+  const id = runKindOfConfig(config);
+  return id === undefined ? undefined : { id, columns: (await runKind(id)).compareColumns };
 }
 
 /** One metric's column as the ranking's rows. */
@@ -54,7 +63,8 @@ export function wireRuns(runs: readonly HeldRun[], manifest: SweepManifest | und
       color: r.color,
       status: r.status,
       config,
-      results: runResults(r.columns, r.kind),
+      results: runResults(r.columns, r.kind?.id ?? 'unknown', r.kind?.columns ?? []),
+      resultColumns: (r.kind?.columns ?? []).map((c) => ({ id: c.id, label: c.label })),
       seedGroup: groupOf.get(r.id) ?? r.id,
       ...(rank?.rank !== undefined ? { rank: rank.rank } : {}),
       ...(rank?.best !== undefined ? { best: rank.best } : {}),

@@ -1,8 +1,9 @@
 // A sweep file expanded into points (grid, or random from a seeded generator), each repeated per seed,
 // and every point's run spec validated through the base kind's schema before anything runs.
 import * as path from 'path';
-import { specKindOfFile, type SpecKind } from '../spec/kinds';
-import { specDefinition } from '../spec/registry';
+import { runKindIdOfFile, specFileMatches } from '../spec/kinds';
+import { runKind } from '../kinds/registry';
+import { logsMetric, metricsText } from '../kinds/runKind';
 import { mergeSpec } from '../spec/overrides';
 import { formatIssue } from '../spec/issues';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';
@@ -129,7 +130,8 @@ export interface PreparedPoint<R = unknown> extends ExpandedPoint {
 }
 
 export interface ExpandedSweep {
-  kind: SpecKind;
+  /** the base spec's kind: the kinds table's id */
+  kind: string;
   baseFile: string;
   points: PreparedPoint[];
 }
@@ -141,9 +143,13 @@ export interface PointProblem {
   path?: PropertyKey[];
   /** `arith.grpo.json: group_size: must be at least 1 (…)` */
   message: string;
+  /** `path` is a field of the sweep file (its metric), not of the run spec */
+  inSweepFile?: true;
 }
 
 export interface CheckedSweep extends ExpandedSweep {
+  /** the run spec field a sweep's seeds set (the kind's) */
+  seedField: string;
   problems: PointProblem[];
   /** the base spec as written */
   baseSpec: unknown;
@@ -158,13 +164,14 @@ export async function checkSweep(sweepFile: string, s: SweepFile): Promise<Check
   const group = sweepName(sweepFile, s);
   const abs = path.resolve(sweepFile);
   const baseFile = path.resolve(path.dirname(abs), s.base);
-  const kind = specKindOfFile(baseFile);
-  if (!kind) throw new RunSpecError([`${abs}: base: "${s.base}" is not a run spec file (*.grpo.json or *.sft.json)`]);
+  const kind = runKindIdOfFile(baseFile);
+  if (!kind) throw new RunSpecError([`${abs}: base: "${s.base}" is not a run spec file (${specFileMatches()})`]);
   const text = await readSpecText(baseFile);
   const base = parseJsonWithPosition(text, baseFile);
-  const def = await specDefinition(kind);
+  const runs = await runKind(kind);
+  const def = await runs.spec();
   const label = path.basename(baseFile);
-  const seedField = kind === 'grpo' ? 'sampling_seed' : 'seed';
+  const seedField = runs.seedField;
   const problems: PointProblem[] = [];
   const points: PreparedPoint[] = [];
   for (const p of expandPoints(s)) {
@@ -186,11 +193,18 @@ export async function checkSweep(sweepFile: string, s: SweepFile): Promise<Check
       for (const line of lines) problems.push({ point: p, message: line });
     }
   }
-  return { kind, baseFile, points, problems, baseSpec: base };
+  // the metric the sweep ranks by must be one the kind logs, for every valid point (an inline evaluator's keys depend on the point)
+  for (const p of points) {
+    const m = runs.metrics(p.spec);
+    if (logsMetric(m, s.metric.name)) continue;
+    problems.push({ point: p, path: ['metric', 'name'], inSweepFile: true, message: `metric.name: ${runs.row.aRun} does not log "${s.metric.name}"; it logs ${metricsText(m)}` });
+  }
+  return { kind, seedField, baseFile, points, problems, baseSpec: base };
 }
 
-/** `<sweep file>: point <name> (<point>): <message>`: a point problem as a run reports it. */
+/** `<sweep file>: point <name> (<point>): <message>`: a point problem as a run reports it (one of the sweep file's own fields: `<sweep file>: <message>`). */
 export function pointProblemLine(sweepFile: string, p: PointProblem): string {
+  if (p.inSweepFile) return `${path.resolve(sweepFile)}: ${p.message}`;
   return `${path.resolve(sweepFile)}: point ${p.point.name} (${JSON.stringify(p.point.point)}): ${p.message}`;
 }
 
@@ -199,7 +213,7 @@ export function pointProblemLine(sweepFile: string, p: PointProblem): string {
  * RunSpecError naming the sweep file, the point, the field and the value; nothing has started by then.
  */
 export async function expandSweep(sweepFile: string, s: SweepFile): Promise<ExpandedSweep> {
-  const { problems, baseSpec: _base, ...expanded } = await checkSweep(sweepFile, s);
-  if (problems.length) throw new RunSpecError(problems.map((p) => pointProblemLine(sweepFile, p)));
+  const { problems, baseSpec: _base, seedField: _seed, ...expanded } = await checkSweep(sweepFile, s);
+  if (problems.length) throw new RunSpecError([...new Set(problems.map((p) => pointProblemLine(sweepFile, p)))]);
   return expanded;
 }

@@ -4,15 +4,13 @@
 // resumed, the rest started. Every point's spec is validated before any run starts (expandSweep).
 import * as fs from 'fs';
 import * as path from 'path';
-import { startGrpoRun } from '../grpo/start';
 import type { RunTrackingOptions } from '../runs/runTracking';
-import { startSftRun } from '../sft/start';
-import type { ResolvedGrpoSpec } from '../grpo/spec';
-import type { RunEvent, RunResult } from '../runs/runEvents';
+import { runKind } from '../kinds/registry';
+import type { RunEvent, RunResultBase } from '../runs/runEvents';
 import { readMetricsRowsSync } from '../runs/runDirectory';
 import { STOPPED_EARLY_FILE } from '../runs/runStatus';
 import { StoppedEarly } from '../runs/loopRuntime';
-import { writeFileAtomic } from '../runs/runWriter';
+import { writeFileAtomicSync } from '../fs/atomic';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { errorMessage } from '../errors';
@@ -86,7 +84,8 @@ export interface SweepResult {
 export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
   const file = path.resolve(o.sweepFile);
   const s = readSweepFile(file);
-  const expanded = await expandSweep(file, s); // throws naming file, point, field, value: nothing started
+  const expanded = await expandSweep(file, s); // throws naming file, point, field, value (or the metric the kind does not log): nothing started
+  const kind = await runKind(expanded.kind);
   const name = sweepName(file, s);
   const dir = path.join(path.resolve(o.runsDir), name);
   const manifest: SweepManifest = {
@@ -155,7 +154,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     running.add(p.name);
     progress(p.name);
     const resume = fs.existsSync(path.join(runDir, 'config.json'));
-    let result: RunResult | undefined;
+    let result: RunResultBase | undefined;
     let error: string | undefined;
     try {
       const common = {
@@ -169,8 +168,8 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
         ...(o.tracking ? { tracking: o.tracking } : {}),
         ...(resume ? { resumeDir: runDir } : { runDir, specFile: expanded.baseFile, configExtra: { sweep: { name, point: p.point, ...(p.seed !== undefined ? { seed: p.seed } : {}) } } }),
       };
-      if (expanded.kind === 'sft') result = await startSftRun({ ...common, python: o.python, rewardEnvironment: o.rewardEnvironment, ...(resume ? {} : { spec: p.spec as never }) });
-      else result = await startGrpoRun({ ...common, python: o.python, rewardEnvironment: o.rewardEnvironment, ...(resume ? {} : { spec: p.spec as ResolvedGrpoSpec }) });
+      // the point's spec was validated by the kind's own spec module (expandSweep)
+      result = await kind.start({ ...common, ...(o.python ? { python: o.python } : {}), ...(o.rewardEnvironment ? { rewardEnvironment: o.rewardEnvironment } : {}), ...(resume ? {} : { spec: p.spec }) });
     } catch (err) {
       error = errorMessage(err);
     } finally {
@@ -182,7 +181,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     if (stoppedAt !== undefined && status !== 'failed' && !o.signal?.aborted) {
       status = 'stopped early';
       stepsSaved = Math.max(0, endStep - (stoppedAt + 1));
-      writeFileAtomic(path.join(runDir, STOPPED_EARLY_FILE), `${JSON.stringify({ step: stoppedAt, metric: s.metric, steps_saved: stepsSaved, at: new Date().toISOString() }, null, 2)}\n`);
+      writeFileAtomicSync(path.join(runDir, STOPPED_EARLY_FILE), `${JSON.stringify({ step: stoppedAt, metric: s.metric, steps_saved: stepsSaved, at: new Date().toISOString() }, null, 2)}\n`);
     }
     if (status === 'completed') curve.completed = true;
     error ??= result?.error;

@@ -28,18 +28,18 @@ export async function sweepDiagnostics(text: string, file: string): Promise<Spec
     return lines.map((l) => diagnosticAtPath(text, parsed, ['base'], l.startsWith(`${abs}: `) ? l.slice(abs.length + 2) : `base: ${l}`, { rule: true, value: true }));
   }
   // one diagnostic per place and problem, naming every point it makes bad
-  const groups = new Map<string, { path: PropertyKey[]; base: boolean; message: string; points: string[] }>();
+  const groups = new Map<string, { path: PropertyKey[]; base: boolean; own: boolean; message: string; points: string[] }>();
   for (const p of checked.problems) {
-    const at = problemPath(s, p, checked.kind === 'grpo' ? 'sampling_seed' : 'seed');
+    const at = problemPath(s, p, checked.seedField);
     const key = JSON.stringify([at.path, p.message]);
-    const g = groups.get(key) ?? { path: at.path, base: Boolean(at.base), message: p.message, points: [] };
+    const g = groups.get(key) ?? { path: at.path, base: Boolean(at.base), own: Boolean(p.inSweepFile), message: p.message, points: [] };
     g.points.push(p.point.name);
     groups.set(key, g);
   }
   const out: SpecDiagnostic[] = [];
   for (const g of groups.values()) {
     const names = g.points.length > 3 ? `${g.points.slice(0, 3).join(', ')} and ${g.points.length - 3} more` : g.points.join(', ');
-    const message = g.base ? `base ${g.message}` : `point${g.points.length > 1 ? 's' : ''} ${names}: ${g.message}`;
+    const message = g.own ? g.message : g.base ? `base ${g.message}` : `point${g.points.length > 1 ? 's' : ''} ${names}: ${g.message}`;
     out.push(diagnosticAtPath(text, parsed, g.path, message, { rule: true, value: !g.base }));
   }
   out.push(...learningRateHints(text, parsed, s, checked.baseSpec));
@@ -49,6 +49,7 @@ export async function sweepDiagnostics(text: string, file: string): Promise<Spec
 /** Where a point's problem is written: the parameter value that makes the point, else `seeds`, else `base`. */
 function problemPath(s: SweepFile, p: PointProblem, seedField: string): { path: PropertyKey[]; base?: true } {
   if (!p.path) return { path: ['base'], base: true };
+  if (p.inSweepFile) return { path: p.path };
   const dotted = p.path.map(String).join('.');
   const key = Object.keys(s.parameters).find((k) => dotted === k || dotted.startsWith(`${k}.`) || k.startsWith(`${dotted}.`));
   if (key === undefined) return dotted === seedField && s.seeds ? { path: ['seeds', s.seeds.indexOf(p.point.seed!)] } : { path: ['base'], base: true };

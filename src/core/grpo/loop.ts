@@ -32,7 +32,7 @@ import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
 import { writeGroupRecords } from './records';
 import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam, zeroRewards } from './rollout';
 import { alignToDatum, applyReferenceKlPenalty, applyTeacherKl, KL_METRIC, scoreSampled, type SequenceScorer } from './klAdvantages';
-import { SpanTimer } from './spanTimer';
+import { SpanTimer } from '../runs/spanTimer';
 import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep';
 import type { GrpoRunResult } from '../runs/runEvents';
 import { computeAdvantages } from './advantages';

@@ -34,37 +34,15 @@ import { checkSameTokenizer, resolveModelSource, samplerOf, scorerOf, type Resol
 import type { SequenceScorer } from './klAdvantages';
 import type { PromptPool } from '../data/types';
 import type { RunWriter } from '../runs/runWriter';
-import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
-import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
+import { trackRun } from '../runs/runTracking';
+import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from '../runs/startParts';
 import { resumePoint } from '../runs/resumePoint';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { GrpoLoopConfig, GrpoRun } from './loop';
-import type { Renderer } from '../render/types';
-import type { RunEvent, GrpoRunResult } from '../runs/runEvents';
+import type { GrpoRunResult } from '../runs/runEvents';
 
-export interface StartGrpoRunOptions {
-  specFile?: string;
-  spec?: ResolvedGrpoSpec;
-  runsDir: string;
-  /** create the run directory at exactly this path (a sweep's point) instead of `<runsDir>/<name>-<time>` */
-  runDir?: string;
-  /** more fields for config.json (a sweep's point: `sweep`) */
-  configExtra?: Record<string, unknown>;
-  connect: (spec: ResolvedGrpoSpec) => Promise<ServiceClient>;
-  cacheDir: string;
-  /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
-  network?: NetworkOptions;
-  python?: string;
-  /** environment variables passed to reward workers besides the built-in allowlist */
-  rewardEnvironment?: readonly string[];
-  resumeDir?: string;
-  signal?: AbortSignal;
-  onEvent?: (e: RunEvent) => void;
-  log?: (line: string) => void;
-  /** experiment tracking (W&B): the host's tracker factory and warning */
-  tracking?: RunTrackingOptions;
-}
+export type StartGrpoRunOptions = RunStartOptions<ResolvedGrpoSpec>;
 
 /** The loop's settings from a spec and the resolved learning rate. */
 export function loopConfig(spec: ResolvedGrpoSpec, learningRate: number): GrpoLoopConfig {
@@ -115,7 +93,7 @@ export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
 }
 
 /** A GRPO run ready to advance (its service client connected, its reward workers started), or the answer for a finished one. */
-export type PreparedGrpoRun = { done: GrpoRunResult; run?: undefined } | { done?: undefined; run: GrpoRun; spec: ResolvedGrpoSpec; renderer: Renderer; reward?: RewardRunner; close(): Promise<void> };
+export type PreparedGrpoRun = PreparedRun<GrpoRunResult, GrpoRun, ResolvedGrpoSpec, { reward?: RewardRunner }>;
 
 /**
  * Everything startGrpoRun does before the loop: the spec, renderer, prompt pool, reward runner, the

@@ -4,13 +4,11 @@
 import { computeAdvantages, isConstantGroup } from './advantages';
 import { RLDatum, sampleTrainKl, trajectoryToDatum } from './datums';
 import type { RolloutGroup, ScoredRollout } from './rollout';
-import type { SpanTimer } from './spanTimer';
+import type { SpanTimer } from '../runs/spanTimer';
 import type { TrainingClient } from '../tinker/client';
 import { Datum, LossFnType, textInput } from '../tinker/types';
+import { COOKBOOK_ADAM } from '../tinker/adam';
 import { METRIC } from '../../protocol/metricKeys';
-
-/** Adam as the cookbook passes it everywhere in RL (grpo-reference §1.6). */
-export const COOKBOOK_ADAM = { beta1: 0.9, beta2: 0.95, eps: 1e-8 } as const;
 
 /** A datum on the wire: the mask stays local (prompt positions are masked by advantage 0). */
 export function toWireDatum(d: RLDatum): Datum {

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fetch, type Dispatcher } from 'undici';
-import { writeFileAtomic } from '../runs/runWriter';
+import { writeFileAtomicSync } from '../fs/atomic';
 import { type NetworkOptions, type Route, viaProxy, withDispatcher } from '../tinker/proxy';
 import { TokenizerFilesError } from './errors';
 import { TokenizerConfigJson, TokenizerJson } from './hfTokenizer';
@@ -141,7 +141,7 @@ async function get(url: string, file: string, model: string, opts: HubOptions, d
 
 function writeAtomically(file: string, text: string): void {
   try {
-    writeFileAtomic(file, text);
+    writeFileAtomicSync(file, text);
   } catch (e) {
     throw new TokenizerFilesError(`cannot write ${file}: ${errorMessage(e)}`);
   }

@@ -7,8 +7,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setMaxListeners } from 'node:events';
-import type { SpanTimer } from '../grpo/spanTimer';
-import type { RunEndStatus, RunEvent, RunResult } from './runEvents';
+import type { SpanTimer } from './spanTimer';
+import type { RunEndStatus, RunEvent, RunResultBase } from './runEvents';
 import { METRIC } from '../../protocol/metricKeys';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
 import { readMetricsRowsSync, type CheckpointRecord } from './runDirectory';
@@ -231,7 +231,7 @@ export interface AdvanceOptions {
  * memory, and `advance(n)` trains the next n steps with them. The loops (GrpoRun, SftRun) add what
  * a step does; opening, stretches, saves, loads and the final checkpoint are here.
  */
-export abstract class RunCore<R extends RunResult> {
+export abstract class RunCore<R extends RunResultBase> {
   abstract readonly kind: R['kind'];
   abstract readonly unit: 'iterations' | 'steps';
   trainer: TrainingClient | undefined;
@@ -299,7 +299,8 @@ export abstract class RunCore<R extends RunResult> {
   }
   protected abstract startLine(): string;
   protected abstract step_(i: number, io: LoopIo, signal: AbortSignal): Promise<void>;
-  protected abstract result(base: Omit<R, 'kind' | 'firstTestReward' | 'lastTestReward' | 'firstTestNll' | 'lastTestNll' | 'firstTrainNll' | 'lastTrainNll' | 'firstAccuracy' | 'lastAccuracy' | 'firstDpoLoss' | 'lastDpoLoss'>): R;
+  /** the stretch's result: the fields every kind has, with the kind's own added */
+  protected abstract result(base: Omit<RunResultBase, 'kind'>): R;
 
   private tokensSoFar?: number;
   /**

@@ -7,7 +7,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CheckpointRecord } from './runDirectory';
-import { writeFileAtomic, type RunWriter } from './runWriter';
+import { writeFileAtomicSync } from '../fs/atomic';
+import type { RunWriter } from './runWriter';
 
 /** The folder of a run directory that holds what interrupted attempts left (one subfolder per resume). */
 export const ABANDONED_DIR = 'abandoned';
@@ -72,7 +73,7 @@ export function setAsideAfter(writer: RunWriter, step: number, at = new Date()):
     if (past.length === 0) continue;
     ensure();
     fs.appendFileSync(path.join(target, name), past.map((l) => `${l}\n`).join(''));
-    writeFileAtomic(file, keep.map((l) => `${l}\n`).join(''));
+    writeFileAtomicSync(file, keep.map((l) => `${l}\n`).join(''));
   }
   let tempFiles = removeTempFiles(runDir);
   for (const entry of fs.readdirSync(runDir, { withFileTypes: true })) {

@@ -21,7 +21,9 @@ export type RunEvent =
 /** 'paused': stopped after the steps asked for (an agent session between calls), resumable like 'cancelled'. */
 export type RunEndStatus = 'completed' | 'paused' | 'cancelled' | 'failed';
 
-interface RunResultBase {
+/** What every kind's result has; `kind` is the kinds table's id (src/core/kinds/registry.ts). */
+export interface RunResultBase {
+  kind: string;
   runDir: string;
   status: RunEndStatus;
   /** iterations (GRPO) or steps (SFT) run in this invocation */
@@ -59,5 +61,5 @@ export interface DpoRunResult extends RunResultBase {
   lastDpoLoss?: number;
 }
 
-/** How a run (or one stretch of it) ended; `kind` tells GRPO's fields from SFT's and DPO's. */
+/** How a run of a built-in kind (or one stretch of it) ended; `kind` tells GRPO's fields from SFT's and DPO's. */
 export type RunResult = GrpoRunResult | SftRunResult | DpoRunResult;

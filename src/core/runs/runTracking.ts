@@ -11,7 +11,8 @@ import type { TrackerEvents } from '../tracking/tracker';
 import type { TrackerFactory } from '../tracking/wandbSetup';
 import type { WandbFields } from '../tracking/wandbTracker';
 import { readMetricsRowsSync } from './runDirectory';
-import { writeFileAtomic, type RunWriter } from './runWriter';
+import type { RunWriter } from './runWriter';
+import { writeFileAtomicSync } from '../fs/atomic';
 
 export interface RunTrackingOptions {
   tracker?: TrackerFactory;
@@ -25,7 +26,8 @@ export interface RunFacts {
   renderer: string;
   backend: string;
   lora_rank: number;
-  kind: 'grpo' | 'sft' | 'dpo';
+  /** the run's kind: the kinds table's id */
+  kind: string;
   [key: string]: unknown;
 }
 
@@ -46,7 +48,7 @@ function updateWandbConfig(dir: string, patch: Record<string, unknown>): void {
   const config = readRawConfig(dir);
   const prev = typeof config.wandb === 'object' && config.wandb !== null ? (config.wandb as Record<string, unknown>) : {};
   config.wandb = { ...prev, ...patch };
-  writeFileAtomic(path.join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  writeFileAtomicSync(path.join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 }
 
 /** Starts the run's tracker, if the factory gives one; the returned finish() is for the run's close. */

@@ -54,11 +54,6 @@ function appendLine(file: string, line: string): void {
   }
 }
 
-/** Writes a whole file atomically (temp file, fsync, rename; the temp file never survives a failure). */
-export function writeFileAtomic(file: string, content: string | Uint8Array): void {
-  writeFileAtomicSync(file, content);
-}
-
 function tempNameFor(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
 }
@@ -132,7 +127,7 @@ export class RunWriter {
   }
 
   writeConfig(config: Record<string, unknown>): void {
-    writeFileAtomic(path.join(this.dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    writeFileAtomicSync(path.join(this.dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   }
 
   readConfig(): RunConfig {
@@ -212,7 +207,7 @@ export class RunWriter {
   writeIterationFile(iteration: number, file: string, records: readonly unknown[]): void {
     const dir = path.join(this.dir, iterationDirName(iteration));
     fs.mkdirSync(dir, { recursive: true });
-    writeFileAtomic(path.join(dir, file), records.map((r) => `${stringifyJsonLine(r)}\n`).join(''));
+    writeFileAtomicSync(path.join(dir, file), records.map((r) => `${stringifyJsonLine(r)}\n`).join(''));
   }
 
   readCheckpoints(): CheckpointRecord[] {

@@ -6,9 +6,52 @@ import * as path from 'node:path';
 import { getLr } from '../render/modelInfo';
 import { RunWriter } from './runWriter';
 import type { RunCore } from './loopRuntime';
-import type { RunEvent, RunResult } from './runEvents';
+import type { RunEvent, RunResultBase } from './runEvents';
+import type { RunTrackingOptions } from './runTracking';
+import type { BackendChoice } from '../spec/fields';
+import type { ServiceClient } from '../tinker/client';
+import type { NetworkOptions } from '../tinker/proxy';
+import type { Renderer } from '../render/types';
 import { errorMessage } from '../errors';
 import { changesText, resumedSpec } from '../spec/resume';
+
+/** How every kind's run is started or resumed (the CLI, the extension, sweeps and the agent session pass this). */
+export interface RunStartOptions<S> {
+  /** a spec file of the kind … */
+  specFile?: string;
+  /** … or a spec already parsed (paths absolute; with specFile, the spec read from it, so it is not parsed again) */
+  spec?: S;
+  /** the run directory is created here: <name>-YYYYMMDD-HHMMSS */
+  runsDir: string;
+  /** create the run directory at exactly this path (a sweep's point) instead of `<runsDir>/<name>-<time>` */
+  runDir?: string;
+  /** more fields for config.json (a sweep's point: `sweep`) */
+  configExtra?: Record<string, unknown>;
+  /** opens the backend the spec names (the caller owns engines and keys; the client is closed when the run ends) */
+  connect: (spec: BackendChoice) => Promise<ServiceClient>;
+  /** tokenizer files, Hugging Face dataset pages */
+  cacheDir: string;
+  /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
+  network?: NetworkOptions;
+  /** interpreter for the workspace's Python (reward, environment and grader files; default python3) */
+  python?: string;
+  /** environment variables passed to reward and environment workers besides the built-in allowlist */
+  rewardEnvironment?: readonly string[];
+  /** an existing run directory to resume (spec from its config.json unless specFile/spec is given) */
+  resumeDir?: string;
+  /** cancel: the run stops cleanly, status 'cancelled' */
+  signal?: AbortSignal;
+  onEvent?: (e: RunEvent) => void;
+  /** human-readable progress lines (no secrets) */
+  log?: (line: string) => void;
+  /** experiment tracking (W&B): the host's tracker factory and warning */
+  tracking?: RunTrackingOptions;
+}
+
+/** A run ready to advance (its service client connected, its workers started), or the answer for a finished one. */
+export type PreparedRun<R extends RunResultBase, Run extends RunCore<R> = RunCore<R>, S = unknown, Held = object> =
+  | { done: R; run?: undefined }
+  | ({ done?: undefined; run: Run; spec: S; renderer: Renderer; close(): Promise<void> } & Held);
 
 /** Runs `body` with the resume directory (if any) locked; every writer `body` adds is closed after. */
 export async function withRunWriters<T>(resumeDir: string | undefined, body: (resume: RunWriter | undefined, writers: RunWriter[]) => Promise<T>): Promise<T> {
@@ -26,7 +69,7 @@ export async function withRunWriters<T>(resumeDir: string | undefined, body: (re
  * The one-call run both start functions are: with the resume directory locked, `prepare` the run
  * (or learn it is finished), advance it to the end (`final`, or a resume point on cancel), close it.
  */
-export function runToEnd<R extends RunResult>(
+export function runToEnd<R extends RunResultBase>(
   resumeDir: string | undefined,
   prepare: (resume: RunWriter | undefined, writers: RunWriter[]) => Promise<{ done: R; run?: undefined } | { done?: undefined; run: RunCore<R>; close(): Promise<void> }>,
   o: { signal?: AbortSignal | undefined; onEvent?: ((e: RunEvent) => void) | undefined },
@@ -82,17 +125,17 @@ export async function resolveRunSpec<S extends object>(
  * announced as a finished event, nothing run; undefined for any other run. `steps`: the run's length,
  * for the last step when the checkpoint does not record its batch.
  */
-export function completedRun<K extends RunResult['kind']>(
+export function completedRun<K extends string>(
   kind: K,
   resume: RunWriter | undefined,
   o: { log?: ((line: string) => void) | undefined; onEvent?: ((e: RunEvent) => void) | undefined },
   steps = 0,
-): (RunResult & { kind: K }) | undefined {
+): (RunResultBase & { kind: K }) | undefined {
   const last = resume?.lastStateCheckpoint();
   if (!resume || last?.name !== 'final') return undefined;
   o.log?.(`${resume.dir} is complete (it has a final checkpoint); nothing to resume`);
   o.onEvent?.({ type: 'finished', runDir: resume.dir, status: 'completed', lastStep: (last.batch ?? steps) - 1 });
-  return { kind, runDir: resume.dir, status: 'completed', iterationsRun: 0 } as RunResult & { kind: K };
+  return { kind, runDir: resume.dir, status: 'completed', iterationsRun: 0 };
 }
 
 /** The spec's learning rate, or the model's recommended one (getLr); throws naming the setting. */

@@ -12,8 +12,8 @@
 // first time the chat is trained (the teacher is asked once per chat; the datums stay for later epochs);
 // validation and NLL evaluators keep the chats' own tokens. As GRPO's, the loop is a run object
 // (SftRun) advanced N steps at a time; runSft advances it to the end in one call.
-import { SpanTimer } from '../grpo/spanTimer';
-import { COOKBOOK_ADAM } from '../grpo/trainStep';
+import { SpanTimer } from '../runs/spanTimer';
+import { COOKBOOK_ADAM } from '../tinker/adam';
 import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer, TrainOnWhat } from '../render/types';
 import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRuntime';

@@ -3,46 +3,20 @@
 // It rejects only for problems found before the run directory exists; after that it resolves with
 // status 'completed' | 'cancelled' | 'failed'.
 import * as path from 'node:path';
-import type { RunEvent } from '../runs/runEvents';
 import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
-import type { BackendChoice } from '../spec/fields';
-import { trackRun, type RunTrackingOptions } from '../runs/runTracking';
-import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor } from '../runs/startParts';
+import { trackRun } from '../runs/runTracking';
+import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from '../runs/startParts';
 import { resumePoint } from '../runs/resumePoint';
 import type { ServiceClient } from '../tinker/client';
-import type { NetworkOptions } from '../tinker/proxy';
 import { loadChats } from './data';
 import { prepareInlineEvals } from '../evals/inline';
 import { SftLoopConfig, SftRun } from './loop';
 import type { SftRunResult } from '../runs/runEvents';
-import type { Renderer } from '../render/types';
 import { parseSftSpecFile, ResolvedSftSpec, SFT_SPEC, sftSpecFromConfig } from './spec';
 import { checkSameTokenizer, resolveModelSource, samplerOf, type ResolvedModelSource } from '../grpo/teachers';
 
-export interface StartSftRunOptions {
-  specFile?: string;
-  spec?: ResolvedSftSpec;
-  runsDir: string;
-  /** create the run directory at exactly this path (a sweep's point) instead of `<runsDir>/<name>-<time>` */
-  runDir?: string;
-  /** more fields for config.json (a sweep's point: `sweep`) */
-  configExtra?: Record<string, unknown>;
-  connect: (spec: BackendChoice) => Promise<ServiceClient>;
-  cacheDir: string;
-  /** how the Hugging Face hub and datasets-server are reached (proxy …); default: the environment */
-  network?: NetworkOptions;
-  resumeDir?: string;
-  signal?: AbortSignal;
-  onEvent?: (e: RunEvent) => void;
-  log?: (line: string) => void;
-  /** experiment tracking (W&B): the host's tracker factory and warning */
-  tracking?: RunTrackingOptions;
-  /** interpreter for Python graders of sampling evaluators (default python3) */
-  python?: string;
-  /** environment variables passed to grader workers besides the built-in allowlist */
-  rewardEnvironment?: readonly string[];
-}
+export type StartSftRunOptions = RunStartOptions<ResolvedSftSpec>;
 
 export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftLoopConfig {
   return {
@@ -71,7 +45,7 @@ export function startSftRun(o: StartSftRunOptions): Promise<SftRunResult> {
 }
 
 /** An SFT run ready to advance (its service client connected), or the answer for a finished one. */
-export type PreparedSftRun = { done: SftRunResult; run?: undefined } | { done?: undefined; run: SftRun; spec: ResolvedSftSpec; renderer: Renderer; close(): Promise<void> };
+export type PreparedSftRun = PreparedRun<SftRunResult, SftRun, ResolvedSftSpec>;
 
 /** Everything startSftRun does before the loop (see prepareGrpoRun). */
 export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedSftRun> {

@@ -148,6 +148,54 @@ export function defaultRunName(file: string, kind: SpecKind = specKindOfFile(fil
   return cleaned === '' ? specKind(kind).fallbackName : cleaned;
 }
 
+// Kinds registered at run time (core/kinds/registry.ts registerKind: a test's kind) add their rows
+// here, after the built-in ones; the manifest and the JSON schemas cover the built-in kinds only.
+const registeredRows: SpecKindInfo[] = [];
+
+/** Adds a registered kind's row (its id and extension unused by any other); returns its removal. */
+export function addSpecKindRow(row: SpecKindInfo): () => void {
+  const taken = allSpecKindRows().find((k) => k.id === row.id || k.extension === row.extension.toLowerCase());
+  if (taken) throw new Error(`a kind "${row.id}" (${row.extension}) clashes with the kind "${taken.id}" (${taken.extension})`);
+  registeredRows.push(row);
+  return () => {
+    const i = registeredRows.indexOf(row);
+    if (i >= 0) registeredRows.splice(i, 1);
+  };
+}
+
+/** Every kind's row: the built-in ones, then the registered ones. */
+export function allSpecKindRows(): readonly SpecKindInfo[] {
+  return [...SPEC_KINDS, ...registeredRows];
+}
+
+/** The row of any kind, built-in or registered; undefined for an id no kind has. */
+export function specKindRowOf(id: string): SpecKindInfo | undefined {
+  return allSpecKindRows().find((k) => k.id === id);
+}
+
+/** The row of a kind the product already looked up (a run of it exists); throws for an id no kind has. */
+export function kindRow(id: string): SpecKindInfo {
+  const row = specKindRowOf(id);
+  if (!row) throw new Error(`no kind of run is called "${id}" (the kinds are ${allSpecKindRows().map((k) => `"${k.id}"`).join(', ')})`);
+  return row;
+}
+
+/** The kind (built-in or registered) a spec file is by its name, or undefined for any other file. */
+export function runKindIdOfFile(file: string): string | undefined {
+  const lower = file.toLowerCase();
+  return allSpecKindRows().find((k) => lower.endsWith(k.extension))?.id;
+}
+
+/**
+ * The kind a run directory's config.json records (`run_kind`), built-in or registered; a config
+ * with none is a GRPO run from before SFT; undefined when it names a kind this build does not have.
+ */
+export function runKindOfConfig(config: unknown): string | undefined {
+  const recorded = typeof config === 'object' && config !== null ? (config as Record<string, unknown>).run_kind : undefined;
+  if (recorded === undefined) return DEFAULT_SPEC_KIND;
+  return typeof recorded === 'string' && specKindRowOf(recorded) ? recorded : undefined;
+}
+
 /** The kind of run a run directory's config.json records (`run_kind`; none: a GRPO run from before SFT). */
 export function specKindOfConfig(config: unknown): SpecKind {
   const recorded = typeof config === 'object' && config !== null ? (config as Record<string, unknown>).run_kind : undefined;

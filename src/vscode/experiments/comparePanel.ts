@@ -8,12 +8,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { configDiff, kindOfConfig, type RunColumns, type CompareKind } from '../../protocol/compareData';
+import { configDiff, type RunColumns } from '../../protocol/compareData';
 import { CompareProtocol, CompareRequests, CompareRun, FromWebview, SweepView, ToWebview } from '../../protocol/compareProtocol';
 import type { RunStatus } from '../../protocol/runProgress';
 import { inFolder, loadColumns } from '../../core/experiments/columnCache';
 import { readSweepManifest, type SweepManifest } from '../../core/experiments/sweepManifest';
-import { chartLines, SmoothedCache, sweepView, wireRuns, type HeldRun } from '../../core/experiments/compareView';
+import { chartLines, heldKindOf, SmoothedCache, sweepView, wireRuns, type HeldRun } from '../../core/experiments/compareView';
 import { STOPPED_EARLY_FILE, directoryRunStatus, reportedRunStatus } from '../../core/runs/runStatus';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../common/log';
@@ -149,7 +149,7 @@ export class ComparePanel extends PanelHost<ToWebview, FromWebview, typeof Compa
     } catch (err) {
       this.problems.push(`${path.join(runDir, 'metrics.jsonl')}: ${errorMessage(err)}`);
     }
-    const kind: CompareKind | undefined = kindOfConfig(config);
+    const kind = await heldKindOf(config);
     const old = this.runs.get(runDir);
     this.runs.set(runDir, { id: runDir, color: old?.color ?? this.colorFor(runDir), config, kind, columns, status: await this.statusOf(runDir) });
   }

@@ -9,8 +9,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SweepProgress, SweepResult } from '../../core/experiments/runSweep';
-import type { RunEvent, RunResult } from '../../core/runs/runEvents';
-import type { SpecKind } from '../../core/spec/kinds';
+import type { RunEvent, RunResultBase } from '../../core/runs/runEvents';
 import { errorMessage } from '../../core/errors';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
@@ -122,10 +121,13 @@ export class SweepRunner extends Disposable {
       });
       return undefined;
     }
-    const { specKind } = await import('../../core/spec/kinds');
-    if (specKind(expanded.kind).runsWorkspaceCode && !(this.s.runner.s.trust ?? vscode.workspace).isTrusted) {
-      log.warn(`sweep ${name} not started: the workspace is not trusted (its runs execute the reward function).`);
-      void vscode.window.showWarningMessage('GRPO runs execute the reward function, so sweeps of them are disabled in an untrusted workspace.', 'Manage Workspace Trust').then((a) => {
+    const { runKind } = await import('../../core/kinds/registry');
+    const kind = await runKind(expanded.kind);
+    // a point's reward, environment or grader file is the workspace's code
+    const runsCode = kind.row.runsWorkspaceCode || expanded.points.some((p) => kind.runsWorkspaceCode(p.spec));
+    if (runsCode && !(this.s.runner.s.trust ?? vscode.workspace).isTrusted) {
+      log.warn(`sweep ${name} not started: the workspace is not trusted (its runs execute the workspace's code).`);
+      void vscode.window.showWarningMessage(`${kind.row.label} runs of this sweep execute the workspace's code (a reward, environment or grader file), so they are disabled in an untrusted workspace.`, 'Manage Workspace Trust').then((a) => {
         if (a) void vscode.commands.executeCommand('workbench.trust.manage');
       });
       return undefined;
@@ -136,7 +138,7 @@ export class SweepRunner extends Disposable {
       void vscode.window.showInformationMessage('The sweep was not started: no Tinker API key is set.');
       return undefined;
     }
-    const python = expanded.kind === 'grpo' ? await resolvePython(vscode.Uri.file(file), log) : undefined;
+    const python = runsCode ? await resolvePython(vscode.Uri.file(file), log) : undefined;
 
     const abort = new AbortController();
     const sweep: ActiveSweep = { name, dir, file, abort, progress: { total: expanded.points.length, done: 0, running: [] } };
@@ -216,7 +218,7 @@ export class SweepRunner extends Disposable {
   }
 
   /** A run's event: the registry gets the run on its first event, then every event. */
-  private onRunEvent(sweep: ActiveSweep, runsOf: Map<string, ActiveRun>, kind: SpecKind, point: string, e: RunEvent): void {
+  private onRunEvent(sweep: ActiveSweep, runsOf: Map<string, ActiveRun>, kind: string, point: string, e: RunEvent): void {
     let run = runsOf.get(point);
     if (!run || (e.type === 'started' && run.status !== 'starting' && run.status !== 'running')) {
       run = this.s.registry.begin(undefined, point, kind);
@@ -230,9 +232,9 @@ export class SweepRunner extends Disposable {
   }
 
   /** A run that ended without telling the registry (it failed or was stopped before its `finished` event). */
-  private settle(run: ActiveRun | undefined, runDir: string, kind: SpecKind, aborted: boolean): void {
+  private settle(run: ActiveRun | undefined, runDir: string, kind: string, aborted: boolean): void {
     if (!run || (run.status !== 'starting' && run.status !== 'running')) return;
-    const result: RunResult = { kind, runDir: run.runDir ?? runDir, status: aborted ? 'cancelled' : 'failed', iterationsRun: 0 } as RunResult;
+    const result: RunResultBase = { kind, runDir: run.runDir ?? runDir, status: aborted ? 'cancelled' : 'failed', iterationsRun: 0 };
     this.s.registry.finish(run, result);
   }
 

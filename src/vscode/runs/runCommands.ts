@@ -3,7 +3,7 @@
 // row, or tests and other extensions; unknown shapes fall back to asking.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../core/runs/runEvents';
+import type { RunResultBase } from '../../core/runs/runEvents';
 import type { RunSummary } from '../../core/runs/runDirectory';
 import { isResumable } from '../../core/runs/runStatus';
 import { Handler, registerTable } from '../common/commandTable';
@@ -86,12 +86,13 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
   return registerTable(table, s.log);
 }
 
-async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Promise<RunResult | undefined> {
+async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Promise<RunResultBase | undefined> {
   if (arg instanceof vscode.Uri) return runSpec(s, arg.fsPath);
   if (typeof arg === 'string') return runSpec(s, arg);
   const spec = (await schemas()).spec.safeParse(arg);
   if (spec.success) return s.runner.run({ specFile: await saved(spec.data.specFile), resumeDir: spec.data.resumeDir });
-  const guided = await GUIDED[kind](s, arg);
+  const guide = GUIDED[kind];
+  const guided = await guide.flow?.(s, arg);
   if (guided) return guided();
 
   const active = vscode.window.activeTextEditor?.document;
@@ -100,34 +101,42 @@ async function startRun(s: RunCommandServices, kind: SpecKind, arg: unknown): Pr
   const specs = await vscode.workspace.findFiles(specGlob(kind), '{**/node_modules/**,**/runs/**}', 200);
   type Item = vscode.QuickPickItem & { file?: string };
   const items: Item[] = [
-    ...(kind === 'dpo' ? [] : [{ label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true }]),
+    ...(!guide.flow ? [] : [{ label: '$(add) New run spec…', description: 'pick model, data and reward step by step', alwaysShow: true }]),
     ...specs.map((u) => ({ label: path.basename(u.fsPath), description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)), file: u.fsPath })),
   ];
   const picked = await vscode.window.showQuickPick(items, { title: `Tinker: Start ${specKind(kind).label} Run`, placeHolder: 'Run which spec?', matchOnDescription: true });
   if (!picked) {
-    if (kind === 'dpo' && specs.length === 0)
-      void vscode.window.showInformationMessage(`No ${specFileMatch('dpo')} spec in the workspace: write one (its JSON schema completes the fields) or start from examples/dpo-arithmetic.`);
+    if (guide.noSpec && specs.length === 0) void vscode.window.showInformationMessage(guide.noSpec);
     return undefined;
   }
   if (picked.file) return runSpec(s, picked.file);
-  return (await GUIDED[kind](s, { guided: {} }))?.();
+  return (await guide.flow?.(s, { guided: {} }))?.();
 }
 
-/** Each kind's guided flow, when `arg` holds answers for it (`{ guided: {…} }`; the rest are asked). */
-const GUIDED: { readonly [K in SpecKind]: (s: RunCommandServices, arg: unknown) => Promise<(() => Promise<RunResult | undefined>) | undefined> } = {
-  grpo: async (s, arg) => {
-    const given = (await schemas()).guided.safeParse(arg);
-    return given.success ? () => runGuided(s, given.data.guided) : undefined;
+/**
+ * Each kind's guided flow, when `arg` holds answers for it (`{ guided: {…} }`; the rest are asked), or,
+ * for a kind without one, what to say when the workspace has no spec of it.
+ */
+const GUIDED: {
+  readonly [K in SpecKind]: { flow?: (s: RunCommandServices, arg: unknown) => Promise<(() => Promise<RunResultBase | undefined>) | undefined>; noSpec?: string };
+} = {
+  grpo: {
+    flow: async (s, arg) => {
+      const given = (await schemas()).guided.safeParse(arg);
+      return given.success ? () => runGuided(s, given.data.guided) : undefined;
+    },
   },
-  sft: async (s, arg) => {
-    const given = (await schemas()).guidedSft.safeParse(arg);
-    return given.success ? () => runGuidedSft(s, given.data.guided) : undefined;
+  sft: {
+    flow: async (s, arg) => {
+      const given = (await schemas()).guidedSft.safeParse(arg);
+      return given.success ? () => runGuidedSft(s, given.data.guided) : undefined;
+    },
   },
   // no guided flow yet: a DPO spec is written by hand (its JSON schema completes it) or from the example
-  dpo: async () => undefined,
+  dpo: { noSpec: `No ${specFileMatch('dpo')} spec in the workspace: write one (its JSON schema completes the fields) or start from examples/dpo-arithmetic.` },
 };
 
-async function runGuidedSft(s: RunCommandServices, given: Partial<SftAnswers>): Promise<RunResult | undefined> {
+async function runGuidedSft(s: RunCommandServices, given: Partial<SftAnswers>): Promise<RunResultBase | undefined> {
   const answers = await askSftSpec(s.connection, given);
   if (!answers) return undefined;
   const uri = await writeSftSpec(answers);
@@ -135,7 +144,7 @@ async function runGuidedSft(s: RunCommandServices, given: Partial<SftAnswers>): 
   return s.runner.run({ specFile: uri.fsPath });
 }
 
-async function runGuided(s: RunCommandServices, given: Partial<SpecAnswers>): Promise<RunResult | undefined> {
+async function runGuided(s: RunCommandServices, given: Partial<SpecAnswers>): Promise<RunResultBase | undefined> {
   const answers = await askSpec(s.connection, given);
   if (!answers) return undefined;
   const uri = await writeSpec(answers);
@@ -143,7 +152,7 @@ async function runGuided(s: RunCommandServices, given: Partial<SpecAnswers>): Pr
   return s.runner.run({ specFile: uri.fsPath });
 }
 
-async function runSpec(s: RunCommandServices, file: string): Promise<RunResult | undefined> {
+async function runSpec(s: RunCommandServices, file: string): Promise<RunResultBase | undefined> {
   return s.runner.run({ specFile: await saved(file) });
 }
 
@@ -154,7 +163,7 @@ async function saved(file: string): Promise<string> {
   return path.resolve(file);
 }
 
-async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknown): Promise<RunResult | undefined> {
+async function resumeRun(s: RunCommandServices, runArg: unknown, specArg: unknown): Promise<RunResultBase | undefined> {
   const runDir = (await runDirOf(runArg)) ?? (await pickRunDir(s, 'Resume which run?', (r) => isResumable(r, s.registry.byDir(r.dir))));
   if (!runDir) return undefined;
   const specFile = specArg instanceof vscode.Uri ? specArg.fsPath : typeof specArg === 'string' ? specArg : undefined;

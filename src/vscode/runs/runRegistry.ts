@@ -3,11 +3,10 @@
 // and the metrics panels read it; a run directory not in here is judged from its files alone.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunEvent, RunPhase, RunResult } from '../../core/runs/runEvents';
+import type { RunEvent, RunPhase, RunResultBase } from '../../core/runs/runEvents';
 import type { ActiveRunStatus } from '../../core/runs/runStatus';
 import { METRIC } from '../../protocol/metricKeys';
 import { Disposable, toDisposable } from '../common/lifecycle';
-import { DEFAULT_SPEC_KIND, type SpecKind } from '../../core/spec/kinds';
 
 export type { ActiveRunStatus };
 
@@ -15,7 +14,8 @@ export interface ActiveRun {
   readonly id: number;
   readonly specFile: string | undefined;
   /** what trains: GRPO (iterations) or SFT (steps) */
-  readonly kind: SpecKind;
+  /** the run's kind: the kinds table's id */
+  readonly kind: string;
   /** known from the run's `started` event on */
   runDir: string | undefined;
   /** the spec's name (the run directory adds a time stamp to it) */
@@ -34,7 +34,7 @@ export interface ActiveRun {
   warnings: number;
   error: string | undefined;
   readonly abort: AbortController;
-  result: RunResult | undefined;
+  result: RunResultBase | undefined;
 }
 
 export class RunRegistry extends Disposable {
@@ -53,7 +53,7 @@ export class RunRegistry extends Disposable {
     this._register(toDisposable(() => this.active().forEach((r) => r.abort.abort())));
   }
 
-  begin(specFile: string | undefined, runName: string, kind: SpecKind = DEFAULT_SPEC_KIND): ActiveRun {
+  begin(specFile: string | undefined, runName: string, kind: string): ActiveRun {
     const run: ActiveRun = {
       id: this.nextId++,
       specFile,
@@ -122,7 +122,7 @@ export class RunRegistry extends Disposable {
   }
 
   /** Records how the run ended (also when it failed before reporting any event). */
-  finish(run: ActiveRun, result: RunResult): void {
+  finish(run: ActiveRun, result: RunResultBase): void {
     run.result = result;
     run.status = result.status;
     run.runDir ??= result.runDir || undefined;

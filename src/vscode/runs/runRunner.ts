@@ -1,23 +1,20 @@
-// Starts GRPO and SFT runs inside the extension host through the core entry points (startGrpoRun,
-// startSftRun): asks for the API key when the spec's backend needs one, picks the Python interpreter
-// (GRPO rewards), records the run in the registry (status bar, trees and panels follow it), and tells
+// Starts runs of every kind inside the extension host through the kind's descriptor (the kinds
+// table, src/core/kinds/registry.ts): asks for the API key when the spec's backend needs one, picks the Python interpreter
+// (the workspace's reward, environment or grader files), records the run in the registry (status bar, trees and panels follow it), and tells
 // the user how it ended. A run never throws into the host: failures become a message with an action
 // and a line in the log. A spec is of the kind its file name says (src/core/spec/kinds.ts); a resumed run, of the kind its config.json records.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunTrackingOptions } from '../../core/runs/runTracking';
-import type { RunResult } from '../../core/runs/runEvents';
+import type { RunResultBase } from '../../core/runs/runEvents';
 import type { BackendChoice } from '../../core/spec/fields';
-import type { ResolvedSftSpec } from '../../core/sft/spec';
-import type { ResolvedDpoSpec } from '../../core/dpo/spec';
 import { readIfExists } from '../../core/fs/read';
 import { TinkerConnection } from '../connection/connection';
 import { readNetworkSettings } from '../common/networkSettings';
 import { Log } from '../common/log';
 import { resolvePython } from '../rewards/pythonInterpreter';
-import type { ResolvedGrpoSpec } from '../../core/grpo/spec';
-import { DEFAULT_SPEC_KIND, type SpecKind, specFileMatches, specKind, specKindOfConfig, specKindOfFile } from '../../core/spec/kinds';
+import { kindRow, runKindIdOfFile, runKindOfConfig, specFileMatches } from '../../core/spec/kinds';
 import { errorMessage } from '../../core/errors';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
@@ -53,29 +50,34 @@ export class RunRunner {
    * Runs a spec (or resumes a run directory) to its end and returns the result; undefined when
    * the user declined a prompt (e.g. the API key). Problems found before the run starts reject.
    */
-  async run(req: StartRequest): Promise<RunResult | undefined> {
+  async run(req: StartRequest): Promise<RunResultBase | undefined> {
     const stored = !req.specFile && req.resumeDir ? await storedRun(req.resumeDir) : undefined;
-    const kind: SpecKind = req.specFile ? (specKindOfFile(req.specFile) ?? DEFAULT_SPEC_KIND) : (stored?.kind ?? DEFAULT_SPEC_KIND);
-    const { label } = specKind(kind);
-    // A GRPO run executes the reward function's code: never in a workspace the user has not trusted.
-    if (specKind(kind).runsWorkspaceCode && !(this.s.trust ?? vscode.workspace).isTrusted) {
-      this.s.log.warn('GRPO run not started: the workspace is not trusted (runs execute the reward function).');
+    const kindId = req.specFile ? runKindIdOfFile(req.specFile) : stored?.kind;
+    if (kindId === undefined) {
+      if (req.specFile) throw new Error(`${path.basename(req.specFile)} is not a run spec: its name ends in none of ${specFileMatches()}.`);
+      // the stored config's problem, in words (thrown once the trust check would have been)
+      if (stored?.backend instanceof Error) throw stored.backend;
+      throw new Error(`Nothing to run: give a run spec (${specFileMatches()}) or a run directory to resume.`);
+    }
+    const { runKind } = await import('../../core/kinds/registry');
+    const kind = await runKind(kindId);
+    const { label } = kind.row;
+    const untrusted = !(this.s.trust ?? vscode.workspace).isTrusted;
+    // A run that executes the workspace's code (a reward function): never in a workspace the user has not trusted.
+    if (kind.row.runsWorkspaceCode && untrusted) {
+      this.s.log.warn(`${label} run not started: the workspace is not trusted (runs execute the reward function).`);
       void vscode.window
-        .showWarningMessage('GRPO runs execute the reward function, so they are disabled in an untrusted workspace.', 'Manage Workspace Trust')
+        .showWarningMessage(`${label} runs execute the reward function, so they are disabled in an untrusted workspace.`, 'Manage Workspace Trust')
         .then((a) => {
           if (a) void vscode.commands.executeCommand('workbench.trust.manage');
         });
       return undefined;
     }
     const { RunSpecError } = await import('../../core/spec/text');
-    let spec: ResolvedGrpoSpec | undefined;
-    let sftSpec: ResolvedSftSpec | undefined;
-    let dpoSpec: ResolvedDpoSpec | undefined;
+    let spec: (BackendChoice & { name: string }) | undefined;
     if (req.specFile) {
       try {
-        if (kind === 'dpo') dpoSpec = (await (await import('../../core/dpo/spec')).parseDpoSpecFile(req.specFile)).spec;
-        else if (kind === 'sft') sftSpec = (await (await import('../../core/sft/spec')).parseSftSpecFile(req.specFile)).spec;
-        else spec = (await (await import('../../core/grpo/spec')).parseGrpoSpecFile(req.specFile)).spec;
+        spec = (await (await kind.spec()).parseFile(req.specFile)).spec as BackendChoice & { name: string };
       } catch (err) {
         if (err instanceof RunSpecError) {
           for (const p of err.problems) this.s.log.error(p);
@@ -91,15 +93,16 @@ export class RunRunner {
         throw err;
       }
     }
-    // an SFT spec's sampling evaluators run their graders (workspace code) as GRPO runs their reward
-    if (sftSpec?.evals?.some((e) => e.grader) && !(this.s.trust ?? vscode.workspace).isTrusted) {
-      this.s.log.warn('SFT run not started: the workspace is not trusted (its evaluators run a grader file).');
-      void vscode.window.showWarningMessage('This SFT run\'s evaluators run a grader file, so it is disabled in an untrusted workspace.', 'Manage Workspace Trust').then((a) => {
+    // a spec of a kind that otherwise runs no workspace code may (an SFT spec's evaluators run their grader files)
+    const runsCode = kind.row.runsWorkspaceCode || (spec !== undefined && kind.runsWorkspaceCode(spec));
+    if (runsCode && untrusted) {
+      this.s.log.warn(`${label} run not started: the workspace is not trusted (its evaluators run a grader file).`);
+      void vscode.window.showWarningMessage(`This ${label} run's evaluators run a grader file, so it is disabled in an untrusted workspace.`, 'Manage Workspace Trust').then((a) => {
         if (a) void vscode.commands.executeCommand('workbench.trust.manage');
       });
       return undefined;
     }
-    const backendOf = spec ?? sftSpec ?? dpoSpec ?? stored?.backend;
+    const backendOf = spec ?? stored?.backend;
     if (!backendOf) throw new Error(`Nothing to run: give a run spec (${specFileMatches()}) or a run directory to resume.`);
     if (backendOf instanceof Error) throw backendOf;
     const backend = await readBackendFor(backendOf.backend, backendOf.base_url);
@@ -116,7 +119,7 @@ export class RunRunner {
       return undefined;
     }
 
-    const name = spec?.name ?? sftSpec?.name ?? dpoSpec?.name ?? path.basename(req.resumeDir ?? 'run');
+    const name = spec?.name ?? path.basename(req.resumeDir ?? 'run');
     const common = {
       specFile: req.specFile,
       resumeDir: req.resumeDir,
@@ -126,9 +129,9 @@ export class RunRunner {
       network: readNetworkSettings(),
       tracking: await this.tracking(name),
     };
-    // GRPO rewards run in Python: the interpreter is settled before the run is shown as starting
-    const python = kind === 'grpo' || sftSpec?.evals?.some((e) => e.grader) ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;
-    const run = this.s.registry.begin(req.specFile, name, kind);
+    // the workspace's code runs in Python: the interpreter is settled before the run is shown as starting
+    const python = runsCode ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;
+    const run = this.s.registry.begin(req.specFile, name, kindId);
     this.s.log.info(`starting ${label} run ${name}${req.resumeDir ? ` (resuming ${req.resumeDir})` : ''}${python ? `; Python ${python.path} (${python.source})` : ''}`);
     const events = {
       signal: run.abort.signal,
@@ -139,7 +142,7 @@ export class RunRunner {
       },
       log: (line: string) => this.s.log.info(`[${run.runName}] ${line}`),
     };
-    let result: RunResult;
+    let result: RunResultBase;
     // the engine dying under a local run stops it at once, as a failure it can be resumed from
     const engineWatch =
       backend.kind === 'local'
@@ -150,16 +153,7 @@ export class RunRunner {
         : undefined;
     try {
       // the spec already parsed above is not read and validated a second time
-      if (kind === 'dpo') {
-        const { startDpoRun } = await import('../../core/dpo/start');
-        result = await startDpoRun({ ...common, spec: dpoSpec, ...events });
-      } else if (kind === 'sft') {
-        const { startSftRun } = await import('../../core/sft/start');
-        result = await startSftRun({ ...common, spec: sftSpec, python: python?.path, rewardEnvironment: rewardEnvironmentSetting(), ...events });
-      } else {
-        const { startGrpoRun } = await import('../../core/grpo/start');
-        result = await startGrpoRun({ ...common, spec, python: python?.path, rewardEnvironment: rewardEnvironmentSetting(), ...events });
-      }
+      result = await kind.start({ ...common, ...(spec ? { spec } : {}), ...(python ? { python: python.path } : {}), rewardEnvironment: rewardEnvironmentSetting(), ...events });
     } catch (err) {
       const message = errorMessage(err);
       const { ServerGone } = await import('../../core/runs/loopRuntime');
@@ -170,7 +164,7 @@ export class RunRunner {
     }
     this.s.registry.finish(run, result);
     await this.s.runs.refresh(); // the views show the final files by the time the command returns
-    this.notify(run, result, label);
+    this.notify(run, result, label, kind.outcome(result));
     return result;
   }
   /** W&B for a run: the spec's wandb_* fields, else the tinker.wandb.project setting; the key from secret storage or WANDB_API_KEY. */
@@ -197,22 +191,10 @@ export class RunRunner {
     run.abort.abort();
   }
 
-  private notify(run: ActiveRun, r: RunResult, label: string): void {
-    const unit = label === 'GRPO' ? 'iteration' : 'step';
-    const iters = `${r.iterationsRun} ${unit}${r.iterationsRun === 1 ? '' : 's'}`;
-    const sft = r.kind === 'sft' ? r : undefined;
-    const nll =
-      sft?.firstTrainNll !== undefined && sft.lastTrainNll !== undefined
-        ? `; train NLL ${sft.firstTrainNll.toFixed(3)} → ${sft.lastTrainNll.toFixed(3)}${sft.firstTestNll !== undefined && sft.lastTestNll !== undefined ? `, validation NLL ${sft.firstTestNll.toFixed(3)} → ${sft.lastTestNll.toFixed(3)}` : ''}`
-        : '';
-    const dpo =
-      r.kind === 'dpo' && r.firstAccuracy !== undefined && r.lastAccuracy !== undefined
-        ? `; pair accuracy ${r.firstAccuracy.toFixed(2)} → ${r.lastAccuracy.toFixed(2)}, DPO loss ${r.firstDpoLoss?.toFixed(3)} → ${r.lastDpoLoss?.toFixed(3)}`
-        : undefined;
-    const test =
-      dpo ?? (r.kind === 'grpo' && r.firstTestReward !== undefined && r.lastTestReward !== undefined
-        ? `; holdout reward ${r.firstTestReward.toFixed(3)} → ${r.lastTestReward.toFixed(3)}`
-        : nll);
+  /** How the run ended, in a message with its actions; `test` is the kind's own words for how it went (`; train NLL 1.2 → 0.8`). */
+  private notify(run: ActiveRun, r: RunResultBase, label: string, test: string): void {
+    const unit = kindRow(r.kind).unit;
+    const iters = `${r.iterationsRun} ${r.iterationsRun === 1 ? unit.one : unit.many}`;
     const actions = r.runDir ? ['Open Metrics'] : [];
     const act = (a: string | undefined) => {
       if (a === 'Open Metrics') void vscode.commands.executeCommand(COMMAND.openMetrics, r.runDir);
@@ -243,7 +225,7 @@ export class RunRunner {
  * A resumed run's config.json, read once: its kind (SFT when it says run_kind "sft", else GRPO) and
  * the backend it was started with, or why it cannot be resumed (thrown once the trust check is past).
  */
-async function storedRun(runDir: string): Promise<{ kind: SpecKind; backend: BackendChoice | Error }> {
+async function storedRun(runDir: string): Promise<{ kind: string | undefined; backend: BackendChoice | Error }> {
   const { parseRunConfig, runConfigFile } = await import('../../core/runs/runConfig');
   const file = runConfigFile(runDir);
   const cannot = (err: unknown) => new Error(`Cannot resume ${runDir}: ${errorMessage(err)}`);
@@ -251,17 +233,19 @@ async function storedRun(runDir: string): Promise<{ kind: SpecKind; backend: Bac
   try {
     text = await readIfExists(file);
   } catch (err) {
-    return { kind: DEFAULT_SPEC_KIND, backend: cannot(err) };
+    return { kind: undefined, backend: cannot(err) };
   }
-  if (text === undefined) return { kind: DEFAULT_SPEC_KIND, backend: new Error(`Cannot resume ${runDir}: ${file} is missing.`) };
-  let kind: SpecKind = DEFAULT_SPEC_KIND;
+  if (text === undefined) return { kind: undefined, backend: new Error(`Cannot resume ${runDir}: ${file} is missing.`) };
+  let recorded: unknown;
   try {
-    kind = specKindOfConfig(JSON.parse(text));
+    recorded = JSON.parse(text);
   } catch {
     // parseRunConfig below reports the broken JSON in words
   }
+  const kind = recorded === undefined ? undefined : runKindOfConfig(recorded);
   try {
     const config = parseRunConfig(text, file);
+    if (kind === undefined) return { kind, backend: cannot(new Error(`config.json's run_kind ${JSON.stringify((recorded as { run_kind?: unknown }).run_kind)} is no kind of run this version has`)) };
     return { kind, backend: { backend: config.backend ?? 'local', ...(config.base_url !== undefined ? { base_url: config.base_url } : {}) } };
   } catch (err) {
     return { kind, backend: cannot(err) };

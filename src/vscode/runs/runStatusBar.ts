@@ -2,14 +2,14 @@
 // confirmation in the Cancel Run command). Hidden when nothing runs.
 import * as vscode from 'vscode';
 import { progressText } from '../../core/runs/runStatus';
-import { specKind } from '../../core/spec/kinds';
+import { kindRow } from '../../core/spec/kinds';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
 
 export function describeProgress(run: ActiveRun): string {
   if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return 'starting';
-  return progressText({ unit: specKind(run.kind).unit.one, step: run.step, endStep: run.endStep, phase: run.phase, phaseDone: run.phaseDone, phaseTotal: run.phaseTotal });
+  return progressText({ unit: kindRow(run.kind).unit.one, step: run.step, endStep: run.endStep, phase: run.phase, phaseDone: run.phaseDone, phaseTotal: run.phaseTotal });
 }
 
 export class RunStatusItem extends Disposable {
@@ -34,7 +34,7 @@ export class RunStatusItem extends Disposable {
       return;
     }
     const more = active.length > 1 ? ` (+${active.length - 1})` : '';
-    this.item.text = `$(sync~spin) ${specKind(run.kind).label} ${run.runName}: ${describeProgress(run)}${more}`;
+    this.item.text = `$(sync~spin) ${kindRow(run.kind).label} ${run.runName}: ${describeProgress(run)}${more}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${run.runName}** — ${describeProgress(run)}\n\n`);
     if (run.lastReward !== undefined) tip.appendMarkdown(`Reward: ${run.lastReward.toFixed(3)}\n\n`);

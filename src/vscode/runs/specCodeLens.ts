@@ -11,7 +11,7 @@ import { describeProgress } from './runStatusBar';
 import { throttle } from '../common/throttle';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
-import { DEFAULT_SPEC_KIND, SPEC_KIND_IDS, specGlob, specKind, specKindOfFile } from '../../core/spec/kinds';
+import { SPEC_KIND_IDS, specGlob, specKind, specKindOfFile } from '../../core/spec/kinds';
 
 export const SPEC_SELECTOR: vscode.DocumentSelector = SPEC_KIND_IDS.map((kind) => ({ pattern: specGlob(kind) }));
 
@@ -66,7 +66,10 @@ export class SpecCodeLensProvider extends Disposable implements vscode.CodeLensP
         new vscode.CodeLens(range, { title: 'Cancel run', command: COMMAND.cancelRun, arguments: [running.runDir ?? running.id] }),
       ];
     }
-    const kind = specKind(specKindOfFile(specFile) ?? DEFAULT_SPEC_KIND);
+    const kindId = specKindOfFile(specFile);
+    // the lenses are registered on the kinds' spec globs: any other file has none
+    if (kindId === undefined) return [];
+    const kind = specKind(kindId);
     const lenses = [
       new vscode.CodeLens(range, {
         title: '$(play) Start run',

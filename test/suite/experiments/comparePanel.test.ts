@@ -120,11 +120,11 @@ suite('Compare Runs panel', function () {
     assert.strictEqual(snap.runs[2]!.config['sampling.temperature'], undefined);
     // as the webview receives them (JSON: no undefined fields)
     const [ra, rb, rc] = snap.runs.map((r) => JSON.parse(JSON.stringify(r.results)) as typeof r.results);
-    assert.deepStrictEqual(ra, { kind: 'grpo', steps: 4, lastStep: 3, wallTime: 2, tokensTrained: 400, finalTrainReward: 0.6, bestTrainReward: 0.6, bestHoldoutReward: 0.2, bestHoldoutStep: 2 });
-    assert.strictEqual(rb!.bestTrainReward, 0.7);
-    assert.strictEqual(rb!.bestHoldoutReward, 0.35);
+    assert.deepStrictEqual(ra, { kind: 'grpo', steps: 4, lastStep: 3, wallTime: 2, tokensTrained: 400, values: { finalTrainReward: 0.6, bestTrainReward: 0.6, bestHoldoutReward: 0.2, bestHoldoutStep: 2 } });
+    assert.strictEqual(rb!.values.bestTrainReward, 0.7);
+    assert.strictEqual(rb!.values.bestHoldoutReward, 0.35);
     // the cookbook run: NaN is a gap, the async evaluation line joins step 1, the partial line waits
-    assert.deepStrictEqual(rc, { kind: 'grpo', steps: 2, lastStep: 1, wallTime: 23.5, finalTrainReward: 0.375, bestTrainReward: 0.375, bestHoldoutReward: 0.3, bestHoldoutStep: 1 });
+    assert.deepStrictEqual(rc, { kind: 'grpo', steps: 2, lastStep: 1, wallTime: 23.5, values: { finalTrainReward: 0.375, bestTrainReward: 0.375, bestHoldoutReward: 0.3, bestHoldoutStep: 1 } });
     const held = (await panel.data()).columns.get(c)!;
     assert.deepStrictEqual(held.cols['optim/kl_sample_train_v1'], [null, null]);
     assert.deepStrictEqual(held.cols['progress/tokens_trained'], undefined, 'the cookbook does not log tokens trained');
@@ -158,7 +158,7 @@ suite('Compare Runs panel', function () {
     const msg = await waitFor('the run pushed again', () => transport.ofType<RunMsg>('run').find((m) => m.run.id === b && m.run.results.steps === 2), 30_000);
     const [chart] = await requestCharts(transport, 12, { keys: ['env/all/reward/total'], xAxis: 'step', smoothing: 0, width: 600 });
     assert.deepStrictEqual(chart!.runs.find((r) => r.id === b)!.y, f32([0.3, 0.9]));
-    assert.strictEqual(msg.run.results.bestTrainReward, 0.9);
+    assert.strictEqual(msg.run.results.values.bestTrainReward, 0.9);
     assert.strictEqual(msg.run.results.tokensTrained, 200);
   });
 

@@ -61,11 +61,11 @@ suite('Run spec diagnostics', function () {
     const ours = (doc: vscode.TextDocument) => vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'Tinker Studio');
     const at = (doc: vscode.TextDocument, d: vscode.Diagnostic) => [d.range.start.line, d.range.start.character, doc.getText(d.range)];
 
-    const yaml = 'base: base.grpo.json\nmethod: grid\nparameters:\n  learning_rate: {values: [0.0005, 0.01]}\n  group_size: {values: [4, 0]}\nmetric: {name: m, goal: maximize}\n';
+    const yaml = 'base: base.grpo.json\nmethod: grid\nparameters:\n  learning_rate: {values: [0.0005, 0.01]}\n  group_size: {values: [4, 0]}\nmetric: {name: env/all/reward/total, goal: maximize}\n';
     const y = await open('d.sweep.yaml', yaml.replace('goal: maximize', 'goal: up'));
     const [goal] = await waitFor('the YAML schema problem', () => (ours(y).length > 0 ? ours(y) : undefined));
     assert.strictEqual(goal?.message, 'metric.goal: must be one of "maximize", "minimize" (got "up")');
-    assert.deepStrictEqual(at(y, goal!), [5, 18, 'goal']);
+    assert.deepStrictEqual(at(y, goal!), [5, 37, 'goal']);
     const edit = new vscode.WorkspaceEdit();
     const up = y.getText().indexOf('goal: up');
     edit.replace(y.uri, new vscode.Range(y.positionAt(up), y.positionAt(up + 'goal: up'.length)), 'goal: maximize');
@@ -79,7 +79,7 @@ suite('Run spec diagnostics', function () {
     assert.deepStrictEqual(at(y, hint), [3, 35, '0.01']);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 
-    const json = '{\n  "base": "base.grpo.json",\n  "method": "grid",\n  "parameters": {"group_size": {"values": [4, 0]}},\n  "metric": {"name": "m", "goal": "maximize"}\n}\n';
+    const json = '{\n  "base": "base.grpo.json",\n  "method": "grid",\n  "parameters": {"group_size": {"values": [4, 0]}},\n  "metric": {"name": "env/all/reward/total", "goal": "maximize"}\n}\n';
     const j = await open('d.sweep.json', json);
     const [bad] = await waitFor('the bad point in the JSON sweep', () => (ours(j).length > 0 ? ours(j) : undefined));
     assert.match(bad!.message, /^point group_size_0: base\.grpo\.json: group_size/);

@@ -33,6 +33,9 @@ const cols = (rows: Record<string, number | null>[]): RunColumns => {
   return out;
 };
 
+import { GRPO_KIND } from '../../../src/core/grpo/kind';
+import { SFT_KIND } from '../../../src/core/sft/kind';
+
 describe('compare: config diff', () => {
   it('flattens nested objects to dot paths; arrays and empty objects are leaves', () => {
     assert.deepStrictEqual(flattenConfig({ a: 1, b: { c: 'x', d: { e: [1, 2] } }, f: {}, g: null }), { a: 1, 'b.c': 'x', 'b.d.e': [1, 2], f: {}, g: null });
@@ -71,18 +74,22 @@ describe('compare: result columns', () => {
         { step: 2, 'env/all/reward/total': 0.5, 'test/env/all/reward/total': 0.4, 'time/total': 1, 'progress/tokens_trained': 300 },
         { step: 3, 'env/all/reward/total': null, 'test/env/all/reward/total': 0.3, 'time/total': 1 },
       ]),
+      'grpo',
+      GRPO_KIND.compareColumns,
     );
-    assert.deepStrictEqual(r, { kind: 'grpo', steps: 4, lastStep: 3, wallTime: 5.5, tokensTrained: 300, finalTrainReward: 0.5, bestTrainReward: 0.6, bestHoldoutReward: 0.4, bestHoldoutStep: 2 });
+    assert.deepStrictEqual(r, { kind: 'grpo', steps: 4, lastStep: 3, wallTime: 5.5, tokensTrained: 300, values: { finalTrainReward: 0.5, bestTrainReward: 0.6, bestHoldoutReward: 0.4, bestHoldoutStep: 2 } });
   });
-  it('SFT (inferred from train_mean_nll): final train NLL, best test/nll and its step', () => {
+  it('SFT (its kind\'s columns): final train NLL, best test/nll and its step', () => {
     const r = runResults(
       cols([
         { step: 0, train_mean_nll: 2, 'test/nll': 2.1 },
         { step: 5, train_mean_nll: 1.2, 'test/nll': 1.4 },
         { step: 10, train_mean_nll: 1.1, 'test/nll': 1.5 },
       ]),
+      'sft',
+      SFT_KIND.compareColumns,
     );
-    assert.deepStrictEqual(r, { kind: 'sft', steps: 3, lastStep: 10, wallTime: undefined, tokensTrained: undefined, finalTrainNll: 1.1, bestTestNll: 1.4, bestTestNllStep: 5 });
+    assert.deepStrictEqual(r, { kind: 'sft', steps: 3, lastStep: 10, wallTime: undefined, tokensTrained: undefined, values: { finalTrainNll: 1.1, bestTestNll: 1.4, bestTestNllStep: 5 } });
   });
 });
 

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { UsageError, parseArgs } from '../../../src/cli/args';
-import { summaryTable } from '../../../src/cli/summary';
+import { summaryTable } from '../../../src/core/grpo/summary';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 
 describe('tinker-studio CLI arguments', () => {

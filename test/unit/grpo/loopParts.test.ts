@@ -8,8 +8,9 @@ import { checkpointName } from '../../../src/core/runs/loopRuntime';
 import { prefixKeys, trajectoryMetrics, TrajectoryStats } from '../../../src/core/grpo/metrics';
 import { rolloutSummaries } from '../../../src/core/grpo/records';
 import { RolloutGroup, ScoredRollout, attachRewards, stepMetrics, stopParam } from '../../../src/core/grpo/rollout';
-import { SpanTimer } from '../../../src/core/grpo/spanTimer';
-import { COOKBOOK_ADAM, buildDatums, removeConstantRewardGroups, toWireDatum } from '../../../src/core/grpo/trainStep';
+import { SpanTimer } from '../../../src/core/runs/spanTimer';
+import { buildDatums, removeConstantRewardGroups, toWireDatum } from '../../../src/core/grpo/trainStep';
+import { COOKBOOK_ADAM } from '../../../src/core/tinker/adam';
 import type { ParsedResponse } from '../../../src/core/render/types';
 import { TRAJECTORY_KEYS } from './metricKeys';
 

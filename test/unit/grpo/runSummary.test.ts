@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { summaryTable } from '../../../src/cli/summary';
+import { summaryTable } from '../../../src/core/grpo/summary';
 import { startGrpoRun } from '../../../src/core/grpo/start';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { TestEngine, readMetricsLines, startTestEngine, writeReward } from './engineFixture';

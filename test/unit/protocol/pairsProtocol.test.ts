@@ -2,7 +2,9 @@
 // the orders (mis-ranked first …) and the text filter; and the Compare Runs kind of a DPO run.
 import * as assert from 'assert';
 import { applyMargins, orderPairs, pairCounts, type PairRow } from '../../../src/protocol/pairsProtocol';
-import { inferKind, kindOfConfig, RESULT_COLUMNS, runResults } from '../../../src/protocol/compareData';
+import { runResults } from '../../../src/protocol/compareData';
+import { runKindOfConfig } from '../../../src/core/spec/kinds';
+import { DPO_KIND } from '../../../src/core/dpo/kind';
 import { dpoCharts } from '../../../src/protocol/metricsProtocol';
 
 const row = (line: number, prompt: string, chosen: string, rejected: string): PairRow => ({ id: `pairs.jsonl:${line}`, prompt, chosen, rejected, start: null, now: null, step: null });
@@ -41,14 +43,15 @@ describe('pairs panel: margins, order and filter', () => {
 describe('Compare Runs and the metrics panel know DPO runs', () => {
   const columns = { steps: [0, 1, 2], cols: { dpo_loss: [0.69, 0.68, 0.66], accuracy: [0.5, 0.6, 0.7], margin: [0, 0.02, 0.05], 'test/accuracy': [0.44, null, 0.68], 'time/total': [1, 2, 3] } };
 
-  it('the kind comes from config.json run_kind, else from dpo_loss; DPO result columns', () => {
-    assert.strictEqual(kindOfConfig({ run_kind: 'dpo' }), 'dpo');
-    assert.strictEqual(kindOfConfig({ run_kind: 'other' }), undefined);
-    assert.strictEqual(inferKind(columns), 'dpo');
-    const r = runResults(columns, 'dpo');
-    assert.deepStrictEqual([r.finalAccuracy, r.finalMargin, r.bestTestAccuracy, r.bestTestAccuracyStep, r.steps, r.wallTime], [0.7, 0.05, 0.68, 2, 3, 6]);
-    assert.strictEqual(r.finalTrainReward, undefined, 'no GRPO columns for a DPO run');
-    assert.deepStrictEqual(RESULT_COLUMNS.filter((c) => c.kinds.includes('dpo')).map((c) => c.id), ['finalAccuracy', 'finalMargin', 'bestTestAccuracy', 'bestTestAccuracyStep', 'steps', 'wallTime', 'tokensTrained']);
+  it('the kind comes from config.json run_kind (none: GRPO; an unknown one: none); DPO result columns from the DPO kind', () => {
+    assert.strictEqual(runKindOfConfig({ run_kind: 'dpo' }), 'dpo');
+    assert.strictEqual(runKindOfConfig({ run_kind: 'other' }), undefined);
+    assert.strictEqual(runKindOfConfig({}), 'grpo');
+    const r = runResults(columns, 'dpo', DPO_KIND.compareColumns);
+    const v = r.values;
+    assert.deepStrictEqual([v.finalAccuracy, v.finalMargin, v.bestTestAccuracy, v.bestTestAccuracyStep, r.steps, r.wallTime], [0.7, 0.05, 0.68, 2, 3, 6]);
+    assert.strictEqual(v.finalTrainReward, undefined, 'no GRPO columns for a DPO run');
+    assert.deepStrictEqual(DPO_KIND.compareColumns.map((c) => c.id), ['finalAccuracy', 'finalMargin', 'bestTestAccuracy', 'bestTestAccuracyStep']);
   });
 
   it('the DPO charts appear when the run logs dpo_loss (chosen NLL when logged)', () => {

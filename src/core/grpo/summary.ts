@@ -3,9 +3,9 @@
 // and the training signal at the first and last step: the reward, and for distillation the KL to
 // the teacher (a distillation run without a reward has no reward to show).
 import * as fs from 'node:fs';
-import { readMetricsRowsSync } from '../core/runs/runDirectory';
-import { parseRunConfig, runConfigFile } from '../core/runs/runConfig';
-import { inlineEvalsIn, INLINE_EVAL_KEY, METRIC } from '../protocol/metricKeys';
+import { readMetricsRowsSync } from '../runs/runDirectory';
+import { parseRunConfig, runConfigFile } from '../runs/runConfig';
+import { inlineEvalsIn, INLINE_EVAL_KEY, METRIC } from '../../protocol/metricKeys';
 
 const ROWS: Array<[string, string]> = [
   ['holdout reward', METRIC.testReward],
