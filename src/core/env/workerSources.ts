@@ -150,12 +150,8 @@ function findClass(exported, wanted) {
 }
 
 async function load(msg) {
-  let exported;
-  try {
-    exported = await loadExports(msg);
-  } catch (err) {
-    return Object.assign({ type: 'load_error' }, describe(err));
-  }
+  const { exported, loadError } = await exportsOrLoadError(msg);
+  if (loadError) return loadError;
   const r = findClass(exported, msg.className);
   if (!r.cls) return Object.assign({ type: 'load_error', message: r.wrong }, locateName(msg.className));
   Env = r.cls;

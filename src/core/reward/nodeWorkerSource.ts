@@ -103,6 +103,15 @@ async function loadExports(msg) {
   return msg.format === 'module' ? await importModule() : loadCommonJs();
 }
 
+// the file's exports, or the load_error answer saying why it did not load
+async function exportsOrLoadError(msg) {
+  try {
+    return { exported: await loadExports(msg) };
+  } catch (err) {
+    return { loadError: Object.assign({ type: 'load_error' }, describe(err)) };
+  }
+}
+
 // a call's exception (ident: the call's index or id), with the stack from the user's frames
 function exceptionReport(ident, start, err) {
   return Object.assign({ type: 'failure' }, ident, { kind: 'exception', durationMs: performance.now() - start }, describe(err));
@@ -178,12 +187,8 @@ function pickFunction(exported) {
 }
 
 async function load(msg) {
-  let exported;
-  try {
-    exported = await loadExports(msg);
-  } catch (err) {
-    return Object.assign({ type: 'load_error' }, describe(err));
-  }
+  const { exported, loadError } = await exportsOrLoadError(msg);
+  if (loadError) return loadError;
   const candidate = pickFunction(exported);
   if (candidate === undefined) {
     return { type: 'load_error', message: 'no function computeReward(completion, groundTruth) is exported: use "export function computeReward" (ES module) or "exports.computeReward = ..." (CommonJS)' };
