@@ -9,9 +9,7 @@
 // user-code failure: calls resolve to an outcome.
 import { crashError, type EnvCallError, type EnvCallOutcome } from './types';
 import { EnvFromWorker, type EnvToWorker } from './protocol';
-import { RewardLoadError } from '../reward/errors';
-import type { LoadErrorDetail, WorkerExit, WorkerHandlers, WorkerProcess } from '../reward/pool';
-import { MAX_MESSAGE_LINE_BYTES } from '../reward/protocol';
+import { awaitLoaded, readWorkerMessage, startWorker, workerCount, type LoadErrorDetail, type StartedWorker, type WorkerExit, type WorkerHandlers, type WorkerProcess } from '../reward/workerStart';
 import type { ChatMessage } from '../../protocol/chatMessage';
 
 export type SpawnEnvWorker = (handlers: WorkerHandlers) => WorkerProcess<EnvToWorker>;
@@ -37,7 +35,7 @@ interface PendingCall {
 }
 
 interface Slot {
-  proc: WorkerProcess<EnvToWorker>;
+  worker: StartedWorker<EnvToWorker>;
   state: 'starting' | 'ready' | 'dead';
   /** calls sent and not answered, in the order sent (the first is running) */
   calls: PendingCall[];
@@ -47,17 +45,12 @@ interface Slot {
   killedFor?: 'timeout' | 'close' | 'protocol' | 'load' | 'crash';
   /** why its episodes lost their state */
   lostBecause?: string;
-  loaded: Promise<LoadErrorDetail | Error | undefined>;
-  onReady?(error?: LoadErrorDetail | Error): void;
-  exited: Promise<void>;
 }
 
 export interface EnvInfo {
   className: string;
   groupRewards: boolean;
 }
-
-const count = (n: number) => (Number.isFinite(n) ? Math.max(1, Math.floor(n)) : 1);
 
 export class EnvWorkerPool {
   readonly file: string;
@@ -78,14 +71,8 @@ export class EnvWorkerPool {
   }
 
   async start(): Promise<EnvInfo> {
-    const started = Array.from({ length: count(this.opts.workers) }, () => this.startSlot());
-    const results = await Promise.all(started.map((s) => s.loaded));
-    const failure = results.find((r) => r !== undefined);
-    if (failure !== undefined) {
-      await this.close();
-      if (failure instanceof Error) throw failure;
-      throw new RewardLoadError(this.file, this.opts.completeLoadError ? this.opts.completeLoadError(failure) : failure);
-    }
+    const started = Array.from({ length: workerCount(this.opts.workers) }, () => this.startSlot());
+    await awaitLoaded(this.file, started.map((s) => s.worker.loaded), () => this.close(), this.opts.completeLoadError);
     return this.info;
   }
 
@@ -97,7 +84,7 @@ export class EnvWorkerPool {
       const slot = this.leastBusy();
       slot.instances.add(instance);
       this.homes.set(instance, slot);
-      const failure = await slot.loaded;
+      const failure = await slot.worker.loaded;
       if (failure === undefined && slot.state === 'ready' && !slot.killedFor) return { instance, outcome: await this.send(slot, { op: 'create', instance, problem }) };
       slot.instances.delete(instance);
       this.homes.delete(instance);
@@ -137,14 +124,14 @@ export class EnvWorkerPool {
     const exits: Array<Promise<void>> = [];
     for (const slot of this.slots) {
       this.kill(slot, 'close', 'the environment runner was closed');
-      exits.push(slot.exited);
+      exits.push(slot.worker.exited);
     }
     await Promise.all(exits);
   }
 
   /** process ids of the live workers (tests) */
   pids(): number[] {
-    return [...this.slots].flatMap((s) => (s.state !== 'dead' && !s.killedFor && s.proc.pid !== undefined ? [s.proc.pid] : []));
+    return [...this.slots].flatMap((s) => (s.state !== 'dead' && !s.killedFor && s.worker.proc.pid !== undefined ? [s.worker.proc.pid] : []));
   }
 
   private failed(kind: EnvCallError['kind'], message: string): EnvCallOutcome {
@@ -154,7 +141,7 @@ export class EnvWorkerPool {
   /** a live worker with the fewest instances and calls (ready ones first), starting replacements up to the pool's size */
   private leastBusy(): Slot {
     const live = [...this.slots].filter((s) => s.state !== 'dead' && !s.killedFor);
-    for (let i = live.length; i < count(this.opts.workers); i++) live.push(this.startSlot());
+    for (let i = live.length; i < workerCount(this.opts.workers); i++) live.push(this.startSlot());
     const ready = live.filter((s) => s.state === 'ready');
     const pool = ready.length > 0 ? ready : live;
     return pool.reduce((a, b) => (b.instances.size + b.calls.length < a.instances.size + a.calls.length ? b : a));
@@ -164,7 +151,7 @@ export class EnvWorkerPool {
   private async pickSlot(): Promise<Slot | undefined> {
     for (let attempt = 0; attempt < 3 && !this.closed; attempt++) {
       const slot = this.leastBusy();
-      const failure = await slot.loaded;
+      const failure = await slot.worker.loaded;
       if (failure === undefined && slot.state === 'ready' && !slot.killedFor) return slot;
       this.kill(slot, 'load', failure?.message ?? 'the worker did not start');
     }
@@ -172,28 +159,13 @@ export class EnvWorkerPool {
   }
 
   private startSlot(): Slot {
-    let markExited!: () => void;
-    let onReady!: (error?: LoadErrorDetail | Error) => void;
-    const loaded = new Promise<LoadErrorDetail | Error | undefined>((resolve) => (onReady = resolve));
-    const exited = new Promise<void>((resolve) => (markExited = resolve));
-    const handlers: WorkerHandlers = {
+    const worker = startWorker(this.spawn, this.opts.load, this.opts.loadTimeoutMs, {
       message: (raw) => this.onMessage(slot, raw),
-      exit: (info) => {
-        this.onExit(slot, info);
-        markExited();
-      },
-    };
-    const slot: Slot = { proc: this.spawn(handlers), state: 'starting', calls: [], instances: new Set(), loaded, exited, onReady };
+      exit: (info) => this.onExit(slot, info),
+      loadTimedOut: () => this.kill(slot, 'load', 'the worker did not load in time'),
+    });
+    const slot: Slot = { worker, state: 'starting', calls: [], instances: new Set() };
     this.slots.add(slot);
-    slot.proc.send(this.opts.load);
-    const limitMs = this.opts.loadTimeoutMs;
-    const loadTimer = setTimeout(() => {
-      if (slot.state !== 'starting' || !slot.onReady) return;
-      slot.onReady({ message: `loading the file took longer than ${limitMs} ms (module-level code that never finishes?)` });
-      slot.onReady = undefined;
-      this.kill(slot, 'load', 'the worker did not load in time');
-    }, limitMs);
-    void loaded.then(() => clearTimeout(loadTimer));
     return slot;
   }
 
@@ -202,7 +174,7 @@ export class EnvWorkerPool {
       const id = this.nextId++;
       slot.calls.push({ id, op: body.op, resolve, startedAt: performance.now() });
       if (slot.calls.length === 1) this.startTimer(slot);
-      slot.proc.send({ type: 'call', id, ...body } as CallMessage);
+      slot.worker.proc.send({ type: 'call', id, ...body } as CallMessage);
     });
   }
 
@@ -224,23 +196,15 @@ export class EnvWorkerPool {
 
   private onMessage(slot: Slot, raw: unknown): void {
     if (slot.state === 'dead' || slot.killedFor) return;
-    if (typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'oversized') {
-      return this.protocolError(slot, `it sent a message longer than ${MAX_MESSAGE_LINE_BYTES} bytes`);
-    }
-    const parsed = EnvFromWorker.safeParse(raw);
-    if (!parsed.success) return this.protocolError(slot, `unexpected message from the worker: ${parsed.error.message.slice(0, 500)}`);
-    const msg = parsed.data;
+    const read = readWorkerMessage(raw, EnvFromWorker);
+    if (!read.ok) return this.protocolError(slot, read.problem);
+    const msg = read.msg;
     if (msg.type === 'ready' || msg.type === 'load_error') {
-      if (slot.state !== 'starting') return this.protocolError(slot, `unexpected '${msg.type}' message`);
+      if (!slot.worker.answerLoad(msg)) return this.protocolError(slot, `unexpected '${msg.type}' message`);
       if (msg.type === 'ready') {
         slot.state = 'ready';
         this.info = { className: msg.className, groupRewards: msg.groupRewards };
-        slot.onReady?.();
-      } else {
-        const { type: _type, ...detail } = msg;
-        slot.onReady?.(detail);
       }
-      slot.onReady = undefined;
       return;
     }
     const head = slot.calls[0];
@@ -267,16 +231,9 @@ export class EnvWorkerPool {
   }
 
   private onExit(slot: Slot, info: WorkerExit): void {
-    const wasStarting = slot.state === 'starting';
     slot.state = 'dead';
     if (slot.timer) clearTimeout(slot.timer);
     this.slots.delete(slot);
-    if (wasStarting && slot.onReady) {
-      const tail = info.outputTail.trim();
-      const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
-      slot.onReady(info.spawnError ?? { message: `the worker ${how} while loading the file`, ...(tail ? { traceback: tail.slice(-4000) } : {}) });
-      slot.onReady = undefined;
-    }
     const why = slot.lostBecause ?? `the episode's environment worker died (another episode's call crashed it), losing its state`;
     const head = slot.calls.shift();
     if (head) {
@@ -299,7 +256,7 @@ export class EnvWorkerPool {
     slot.killedFor = why;
     slot.lostBecause = lostBecause;
     if (slot.timer) clearTimeout(slot.timer);
-    slot.proc.kill();
+    slot.worker.proc.kill();
   }
 }
 

@@ -10,8 +10,8 @@
 //  - turns stay in one datum while each observation extends the sequence so far (the previous
 //    observation and action are its prefix); an observation that does not starts a new datum;
 //    observation tokens are targets with weight/mask 0, advantage 0 and log-prob 0.
-import { computeAdvantages, groupBreakdown } from '../grpo/advantages';
-import { meanByKey } from '../grpo/metrics';
+import { computeAdvantages } from '../grpo/advantages';
+import { episodeBatchMetrics } from '../grpo/metrics';
 import type { RLDatum } from '../grpo/datums';
 
 /** The cookbook's PARSE_ERROR_MASKED_METRIC_KEY: a turn carrying it (≥ 1) trains nothing. */
@@ -150,47 +150,22 @@ export function removeConstantTrajectoryGroups<G extends TrajectoryGroup>(groups
   return kept.length > 0 ? kept : groups.slice(0, 1);
 }
 
-/**
- * The cookbook's env/all/… trajectory metrics of a batch of groups: turns_per_episode,
- * ac_tokens_per_turn, ob_tokens_per_turn, total_episodes, total_turns, total_ac_tokens,
- * total_ob_tokens, reward/total, the mean of every per-step and group metric (over the dicts that
- * hold the key), and by_group/frac_mixed|all_good|all_bad (threshold 0.5).
- */
+/** The env/all/… metrics of a batch of groups (episodeBatchMetrics: one definition for both loops). */
 export function episodeMetrics(groups: readonly TrajectoryGroup[], prefix = 'env/all'): Record<string, number> {
-  let turns = 0;
-  let episodes = 0;
-  let ac = 0;
-  let ob = 0;
-  const groupRewards = groups.map(totalRewards);
-  const rewards = groupRewards.flat();
-  const stepMetrics: Record<string, number>[] = [];
-  for (const g of groups) {
-    for (const t of g.trajectories) {
-      episodes++;
-      for (const tr of t.transitions) {
-        turns++;
-        ac += tr.acTokens.length;
-        ob += tr.ob.length;
-        stepMetrics.push(tr.metrics);
-      }
-    }
-    stepMetrics.push(...g.groupMetrics);
-  }
-  const div = (a: number, b: number) => (b > 0 ? a / b : 0);
-  const out: Record<string, number> = {
-    [`${prefix}/ac_tokens_per_turn`]: div(ac, turns),
-    [`${prefix}/ob_tokens_per_turn`]: div(ob, turns),
-    [`${prefix}/turns_per_episode`]: div(turns, episodes),
-    [`${prefix}/total_episodes`]: episodes,
-    [`${prefix}/total_turns`]: turns,
-    [`${prefix}/total_ac_tokens`]: ac,
-    [`${prefix}/total_ob_tokens`]: ob,
-    [`${prefix}/reward/total`]: div(rewards.reduce((a, b) => a + b, 0), rewards.length),
-  };
-  Object.assign(out, meanByKey(stepMetrics, prefix));
-  const bg = groupBreakdown(groupRewards);
-  out[`${prefix}/by_group/frac_mixed`] = bg.frac_mixed;
-  out[`${prefix}/by_group/frac_all_good`] = bg.frac_all_good;
-  out[`${prefix}/by_group/frac_all_bad`] = bg.frac_all_bad;
-  return out;
+  return episodeBatchMetrics(
+    groups.map((g) => {
+      const rewards = totalRewards(g);
+      return {
+        episodes: g.trajectories.map((t, i) => ({
+          turns: t.transitions.length,
+          obTokens: t.transitions.reduce((s, tr) => s + tr.ob.length, 0),
+          acTokens: t.transitions.reduce((s, tr) => s + tr.acTokens.length, 0),
+          reward: rewards[i]!,
+          stepMetrics: t.transitions.map((tr) => tr.metrics),
+        })),
+        groupMetrics: g.groupMetrics,
+      };
+    }),
+    prefix,
+  );
 }

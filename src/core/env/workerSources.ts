@@ -1,5 +1,5 @@
 // The worker side of environment files, in Python and in Node: shipped as strings (as the reward
-// workers, whose shared part they reuse: the channel, error reports, loading the file). A worker
+// workers, whose shared part they reuse: the channel, loading the file, the handshake, failure reports). A worker
 // loads the file, finds the environment class, then answers calls one at a time, in order:
 //   create(instance, problem)  → constructs the class from the dataset line, kept under `instance`
 //   initial(instance)          → initial_observation()
@@ -60,74 +60,60 @@ def plain(value):
     return value
 
 def main():
-    requests, out = open_channel()
-    cls = None
-    group = None
-    file = None
-    memory_mb = "?"
+    env = {"cls": None, "group": None}
     instances = {}
     loop = asyncio.new_event_loop()
-    for line in requests:
-        msg = json.loads(line)
-        if msg["type"] == "load":
-            file = msg["file"]
-            memory_mb = msg["memoryMb"]
-            module, error = load_module(msg, "__tinker_env__")
-            if module is not None:
-                cls, wrong = find_class(module, msg.get("className"))
-                if cls is None:
-                    error = {"message": wrong}
-                    line_no, column = locate_definition(msg["source"], msg.get("className") or "")
-                    if line_no:
-                        error["line"] = line_no
-                group = module.__dict__.get("compute_group_rewards")
-                if group is not None and not callable(group):
-                    error = {"message": "compute_group_rewards is a %s, not a function" % type(group).__name__}
-            if error is not None:
-                error["type"] = "load_error"
-                send(out, error)
-                os._exit(0)
-            send(out, {"type": "ready", "className": cls.__name__, "groupRewards": group is not None})
-            continue
+
+    def load(msg):
+        module, error = load_module(msg, "__tinker_env__")
+        if module is not None:
+            cls, wrong = find_class(module, msg.get("className"))
+            if cls is None:
+                error = {"message": wrong}
+                line_no, column = locate_definition(msg["source"], msg.get("className") or "")
+                if line_no:
+                    error["line"] = line_no
+            group = module.__dict__.get("compute_group_rewards")
+            if group is not None and not callable(group):
+                error = {"message": "compute_group_rewards is a %s, not a function" % type(group).__name__}
+            env["cls"], env["group"] = cls, group
+        if error is not None:
+            return None, error
+        return {"className": env["cls"].__name__, "groupRewards": env["group"] is not None}, None
+
+    def call(msg, out):
         call_id = msg["id"]
         op = msg["op"]
         start = time.perf_counter()
         try:
             if op == "create":
-                instances[msg["instance"]] = cls(msg["problem"])
+                instances[msg["instance"]] = env["cls"](msg["problem"])
                 value = None
             elif op == "initial":
                 value = instances[msg["instance"]].initial_observation()
             elif op == "step":
                 value = instances[msg["instance"]].step(msg["message"])
             elif op == "group":
-                value = group(msg["problems"], msg["transcripts"])
+                value = env["group"](msg["problems"], msg["transcripts"])
             else:
                 instances.pop(msg["instance"], None)
                 value = None
             if inspect.iscoroutine(value):
                 value = loop.run_until_complete(value)
         except MemoryError:
-            send(out, {"type": "failure", "id": call_id, "kind": "crash", "durationMs": (time.perf_counter() - start) * 1000.0,
-                       "message": "the environment ran out of memory (the cap is %s MB); the worker was replaced" % memory_mb})
-            os._exit(70)
+            report_out_of_memory(out, {"id": call_id}, start, "the environment")
         except BaseException as e:
-            info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, file)
-            info.update({"type": "failure", "id": call_id, "kind": "exception", "durationMs": (time.perf_counter() - start) * 1000.0})
-            send(out, info)
-            continue
+            report_exception(out, {"id": call_id}, start, e)
+            return
         duration = (time.perf_counter() - start) * 1000.0
         try:
             text = json.dumps({"type": "result", "id": call_id, "value": plain(value), "durationMs": duration}, allow_nan=False)
         except (TypeError, ValueError) as e:
-            try:
-                raw = repr(value)
-            except BaseException:
-                raw = "<unrepresentable %s>" % type(value).__name__
-            send(out, {"type": "failure", "id": call_id, "kind": "invalid_result", "durationMs": duration, "raw": raw[:1000],
-                       "message": "%s returned %s, which is not JSON data (%s)" % (op, raw[:80], e)})
-            continue
+            report_invalid_result(out, {"id": call_id}, duration, value, lambda raw: "%s returned %s, which is not JSON data (%s)" % (op, raw, e))
+            return
         out.write((text + "\n").encode("utf-8"))
+
+    serve(load, call)
 
 main()
 `;
@@ -164,12 +150,8 @@ function findClass(exported, wanted) {
 }
 
 async function load(msg) {
-  let exported;
-  try {
-    exported = await loadExports(msg);
-  } catch (err) {
-    return Object.assign({ type: 'load_error' }, describe(err));
-  }
+  const { exported, loadError } = await exportsOrLoadError(msg);
+  if (loadError) return loadError;
   const r = findClass(exported, msg.className);
   if (!r.cls) return Object.assign({ type: 'load_error', message: r.wrong }, locateName(msg.className));
   Env = r.cls;
@@ -200,7 +182,7 @@ async function call(msg) {
     }
     if (value !== null && typeof value === 'object' && typeof value.then === 'function') value = await value;
   } catch (err) {
-    return Object.assign({ type: 'failure', id: msg.id, kind: 'exception', durationMs: performance.now() - start }, describe(err));
+    return exceptionReport({ id: msg.id }, start, err);
   }
   const durationMs = performance.now() - start;
   let text;
@@ -209,24 +191,11 @@ async function call(msg) {
   } catch (err) {
     text = undefined;
   }
-  if (text === undefined) {
-    const raw = rawText(value);
-    return { type: 'failure', id: msg.id, kind: 'invalid_result', durationMs, raw, message: msg.op + ' returned ' + raw.slice(0, 80) + ' (' + kindOf(value) + '), which is not JSON data' };
-  }
+  if (text === undefined) return invalidResultReport({ id: msg.id }, durationMs, value, (raw) => msg.op + ' returned ' + raw + ' (' + kindOf(value) + '), which is not JSON data');
   return { type: 'result', id: msg.id, value: JSON.parse(text), durationMs };
 }
 
-let chain = Promise.resolve();
-process.on('message', (msg) => {
-  chain = chain.then(async () => {
-    if (msg.type === 'load') {
-      const answer = await load(msg);
-      if (answer.type === 'load_error') process.send(answer, () => process.exit(0));
-      else send(answer);
-    } else if (msg.type === 'call') {
-      send(await call(msg));
-    }
-  });
+serve(load, async (msg) => {
+  if (msg.type === 'call') send(await call(msg));
 });
-process.on('disconnect', () => process.exit(0));
 `;

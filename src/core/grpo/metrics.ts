@@ -22,21 +22,58 @@ export function trajectoryStats(groups: readonly RolloutGroup<ScoredRollout>[]):
   return groups.map((g) => g.rollouts.map((r) => ({ obTokens: g.promptTokens.length, acTokens: r.tokens.length, reward: r.reward, truncated: r.stopReason === 'length', metrics: r.metrics })));
 }
 
-/** Metrics of `groups` (each a list of trajectories) under `prefix` (e.g. "env/all"). */
-export function trajectoryMetrics(groups: readonly (readonly TrajectoryStats[])[], prefix = 'env/all'): Record<string, number> {
-  const all = groups.flat();
-  const episodes = all.length;
-  const turns = episodes; // single-turn: one transition per trajectory
+/** What the batch metrics need of one episode, single-turn or multi-turn. */
+export interface EpisodeStats {
+  turns: number;
+  /** Σ observation lengths (the whole prompt of each turn) */
+  obTokens: number;
+  /** Σ sampled tokens */
+  acTokens: number;
+  /** the episode's total reward (step rewards plus its group reward) */
+  reward: number;
+  /** cut off by max_tokens; single-turn loops know it, environment episodes leave it out */
+  truncated?: boolean;
+  /** each turn's metrics */
+  stepMetrics: ReadonlyArray<Record<string, number>>;
+}
+
+export interface EpisodeGroupStats {
+  episodes: readonly EpisodeStats[];
+  /** compute_group_rewards' metrics of each episode */
+  groupMetrics?: ReadonlyArray<Record<string, number>>;
+}
+
+/**
+ * The one definition of the env/all/… batch metrics (grpo-reference §3.1), under `prefix`:
+ * per-turn figures are Σ over turns of all episodes / Σ turns, turns_per_episode Σ turns / episodes,
+ * reward/total the mean total reward over episodes, `<k>` the mean over the dicts holding k (step
+ * metrics, then the group's), frac_truncated when every episode says, then by_group (threshold 0.5).
+ */
+export function episodeBatchMetrics(groups: readonly EpisodeGroupStats[], prefix = 'env/all'): Record<string, number> {
+  let episodes = 0;
+  let turns = 0;
   let ac = 0;
   let ob = 0;
   let reward = 0;
   let truncated = 0;
-  for (const t of all) {
-    ac += t.acTokens;
-    ob += t.obTokens;
-    reward += t.reward;
-    if (t.truncated) truncated++;
+  let truncationKnown = true;
+  const metrics: Array<Record<string, number>> = [];
+  for (const g of groups) {
+    for (const e of g.episodes) {
+      episodes++;
+      turns += e.turns;
+      ac += e.acTokens;
+      ob += e.obTokens;
+      reward += e.reward;
+      if (e.truncated === undefined) truncationKnown = false;
+      else if (e.truncated) truncated++;
+      metrics.push(...e.stepMetrics);
+    }
+    metrics.push(...(g.groupMetrics ?? []));
   }
+  // An empty denominator (no episodes, or episodes without a turn) has no mean: NaN, as numpy's mean
+  // of nothing, rather than a 0 that charts and sweeps would take for a measured value. The metrics
+  // file keeps NaN; trackers and summaries skip non-finite values.
   const div = (a: number, b: number) => (b > 0 ? a / b : NaN);
   const out: Record<string, number> = {
     [`${prefix}/ac_tokens_per_turn`]: div(ac, turns),
@@ -48,13 +85,19 @@ export function trajectoryMetrics(groups: readonly (readonly TrajectoryStats[])[
     [`${prefix}/total_ob_tokens`]: ob,
     [`${prefix}/reward/total`]: div(reward, episodes),
   };
-  Object.assign(out, meanByKey(all.map((t) => t.metrics), prefix));
-  out[`${prefix}/frac_truncated`] = div(truncated, episodes);
-  const bg = groupBreakdown(groups.map((g) => g.map((t) => t.reward)));
+  Object.assign(out, meanByKey(metrics, prefix));
+  if (truncationKnown) out[`${prefix}/frac_truncated`] = div(truncated, episodes);
+  const bg = groupBreakdown(groups.map((g) => g.episodes.map((e) => e.reward)));
   out[`${prefix}/by_group/frac_mixed`] = bg.frac_mixed;
   out[`${prefix}/by_group/frac_all_good`] = bg.frac_all_good;
   out[`${prefix}/by_group/frac_all_bad`] = bg.frac_all_bad;
   return out;
+}
+
+/** Metrics of single-turn `groups` (each a list of trajectories) under `prefix` (e.g. "env/all"). */
+export function trajectoryMetrics(groups: readonly (readonly TrajectoryStats[])[], prefix = 'env/all'): Record<string, number> {
+  const asEpisode = (t: TrajectoryStats): EpisodeStats => ({ turns: 1, obTokens: t.obTokens, acTokens: t.acTokens, reward: t.reward, truncated: t.truncated, stepMetrics: [t.metrics] });
+  return episodeBatchMetrics(groups.map((g) => ({ episodes: g.map(asEpisode) })), prefix);
 }
 
 /**

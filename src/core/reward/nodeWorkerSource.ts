@@ -4,7 +4,10 @@
 // case by case (see protocol.ts). CommonJS goes through Module#_compile under the file's own name;
 // ESM through a one-file module hook serving the sent source under the file's own URL, so stack
 // traces and relative imports point at the user's file either way.
-/** What the reward worker and the environment worker share: the channel, error reports, loading the file. */
+/**
+ * What the reward worker and the environment worker share: the channel, loading the file, the load
+ * handshake and the reports of a call's failure (exception, invalid result).
+ */
 export const NODE_WORKER_COMMON = String.raw`
 'use strict';
 const Module = require('module');
@@ -99,6 +102,44 @@ async function loadExports(msg) {
   source = msg.source;
   return msg.format === 'module' ? await importModule() : loadCommonJs();
 }
+
+// the file's exports, or the load_error answer saying why it did not load
+async function exportsOrLoadError(msg) {
+  try {
+    return { exported: await loadExports(msg) };
+  } catch (err) {
+    return { loadError: Object.assign({ type: 'load_error' }, describe(err)) };
+  }
+}
+
+// a call's exception (ident: the call's index or id), with the stack from the user's frames
+function exceptionReport(ident, start, err) {
+  return Object.assign({ type: 'failure' }, ident, { kind: 'exception', durationMs: performance.now() - start }, describe(err));
+}
+
+// a value the parent cannot take; explain(its text, shortened) says why
+function invalidResultReport(ident, durationMs, value, explain) {
+  const raw = rawText(value);
+  return Object.assign({ type: 'failure' }, ident, { kind: 'invalid_result', durationMs, raw, message: explain(raw.slice(0, 80)) });
+}
+
+// the handshake, then the requests one at a time, in order: 'load' answers 'ready' or 'load_error'
+// (and the worker exits); every later request goes to handle
+function serve(load, handle) {
+  let chain = Promise.resolve();
+  process.on('message', (msg) => {
+    chain = chain.then(async () => {
+      if (msg.type === 'load') {
+        const answer = await load(msg);
+        if (answer.type === 'load_error') process.send(answer, () => process.exit(0));
+        else send(answer);
+      } else {
+        await handle(msg);
+      }
+    });
+  });
+  process.on('disconnect', () => process.exit(0));
+}
 `;
 
 export const NODE_WORKER_SOURCE = NODE_WORKER_COMMON + String.raw`
@@ -146,12 +187,8 @@ function pickFunction(exported) {
 }
 
 async function load(msg) {
-  let exported;
-  try {
-    exported = await loadExports(msg);
-  } catch (err) {
-    return Object.assign({ type: 'load_error' }, describe(err));
-  }
+  const { exported, loadError } = await exportsOrLoadError(msg);
+  if (loadError) return loadError;
   const candidate = pickFunction(exported);
   if (candidate === undefined) {
     return { type: 'load_error', message: 'no function computeReward(completion, groundTruth) is exported: use "export function computeReward" (ES module) or "exports.computeReward = ..." (CommonJS)' };
@@ -175,7 +212,7 @@ async function score(msg) {
       value = fn(completion, groundTruth);
       if (value !== null && typeof value === 'object' && typeof value.then === 'function') value = await value;
     } catch (err) {
-      send(Object.assign({ type: 'failure', index, kind: 'exception', durationMs: performance.now() - start }, describe(err)));
+      send(exceptionReport({ index }, start, err));
       continue;
     }
     const durationMs = performance.now() - start;
@@ -183,23 +220,10 @@ async function score(msg) {
     if (r.wrong === undefined) {
       send(r.format === undefined ? { type: 'reward', index, reward: r.reward, durationMs } : { type: 'reward', index, reward: r.reward, format: r.format, durationMs });
     } else {
-      const raw = rawText(value);
-      send({ type: 'failure', index, kind: 'invalid_result', durationMs, raw, message: 'computeReward returned ' + raw.slice(0, 80) + ' (' + kindOf(value) + '), ' + r.wrong });
+      send(invalidResultReport({ index }, durationMs, value, (raw) => 'computeReward returned ' + raw + ' (' + kindOf(value) + '), ' + r.wrong));
     }
   }
 }
 
-let chain = Promise.resolve();
-process.on('message', (msg) => {
-  chain = chain.then(async () => {
-    if (msg.type === 'load') {
-      const answer = await load(msg);
-      if (answer.type === 'load_error') process.send(answer, () => process.exit(0));
-      else send(answer);
-    } else if (msg.type === 'score') {
-      await score(msg);
-    }
-  });
-});
-process.on('disconnect', () => process.exit(0));
+serve(load, (msg) => (msg.type === 'score' ? score(msg) : undefined));
 `;

@@ -3,33 +3,13 @@
 // the workers; a worker answers case by case, so when the per-call time limit expires or the process
 // dies the pool knows exactly which case was running: that case fails ('timeout' / 'crash'), the
 // worker is replaced, and the rest of its batch goes back to the front of the queue.
-import { RewardLoadError } from './errors';
-import { FromWorker, MAX_MESSAGE_LINE_BYTES, ToWorker } from './protocol';
+import { FromWorker, ToWorker } from './protocol';
 import type { RewardCase, RewardError, RewardOutcome, RewardRunner } from './types';
+import { awaitLoaded, readWorkerMessage, startWorker, workerCount, type LoadErrorDetail, type StartedWorker, type WorkerExit, type WorkerHandlers, type WorkerProcess } from './workerStart';
 
-export interface WorkerExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** the last few KB the process wrote to stdout/stderr (user prints, fatal error reports) */
-  outputTail: string;
-  /** set when the process could not be started at all (e.g. the interpreter is missing) */
-  spawnError?: Error;
-}
+export type { LoadErrorDetail, WorkerExit, WorkerHandlers } from './workerStart';
 
-export interface WorkerHandlers {
-  message(raw: unknown): void;
-  /** called once, after the process has exited and every message it sent has been delivered */
-  exit(info: WorkerExit): void;
-}
-
-export interface WorkerProcess<M = ToWorker> {
-  readonly pid: number | undefined;
-  send(message: M): void;
-  /** kills the process (and anything it started); `exit` follows */
-  kill(): void;
-}
-
-export type SpawnWorker = (handlers: WorkerHandlers) => WorkerProcess;
+export type SpawnWorker = (handlers: WorkerHandlers) => WorkerProcess<ToWorker>;
 
 export interface PoolOptions {
   file: string;
@@ -46,8 +26,6 @@ export interface PoolOptions {
   /** a load error as the worker reported it, possibly completed (e.g. a syntax error's position) */
   completeLoadError?(detail: LoadErrorDetail): LoadErrorDetail;
 }
-
-export type LoadErrorDetail = { message: string; traceback?: string; line?: number; column?: number };
 
 /** cases per message: large enough to amortise the round trip, small enough to spread the work */
 const MAX_BATCH = 256;
@@ -71,7 +49,7 @@ interface Batch {
 }
 
 interface Slot {
-  proc: WorkerProcess;
+  worker: StartedWorker<ToWorker>;
   state: 'starting' | 'idle' | 'busy' | 'dead';
   batch?: Batch;
   /** position in batch.indices of the case running now */
@@ -82,13 +60,7 @@ interface Slot {
   exiting: boolean;
   /** why the pool killed it, if it did */
   killedFor?: 'timeout' | 'abort' | 'close' | 'protocol' | 'load';
-  exited: Promise<void>;
-  onReady?(error?: LoadErrorDetail | Error): void;
 }
-
-const isOversized = (raw: unknown): boolean => typeof raw === 'object' && raw !== null && 'type' in raw && raw.type === 'oversized';
-
-const workerCount = (n: number) => (Number.isFinite(n) ? Math.max(1, Math.floor(n)) : 1);
 
 const isLive = (s: Slot) => s.state !== 'dead' && s.killedFor === undefined;
 
@@ -109,13 +81,7 @@ export class WorkerPool implements RewardRunner {
   /** starts every worker and waits until each has loaded the file; rejects with RewardLoadError */
   async start(): Promise<void> {
     const started = Array.from({ length: workerCount(this.opts.workers) }, () => this.startSlot());
-    const results = await Promise.all(started.map((s) => s.loaded));
-    const failure = results.find((r) => r !== undefined);
-    if (failure !== undefined) {
-      await this.close();
-      if (failure instanceof Error) throw failure;
-      throw new RewardLoadError(this.file, this.opts.completeLoadError ? this.opts.completeLoadError(failure) : failure);
-    }
+    await awaitLoaded(this.file, started.map((s) => s.worker.loaded), () => this.close(), this.opts.completeLoadError);
     this.dispatch();
   }
 
@@ -154,50 +120,34 @@ export class WorkerPool implements RewardRunner {
     for (const slot of this.slots) {
       if (slot.batch) this.fail(slot.batch.call, new Error('the reward runner was closed'));
       this.kill(slot, 'close');
-      exits.push(slot.exited);
+      exits.push(slot.worker.exited);
     }
     await Promise.all(exits);
   }
 
   /** process ids of the live workers (for tests and diagnostics) */
   pids(): number[] {
-    return [...this.slots].flatMap((s) => (isLive(s) && s.proc.pid !== undefined ? [s.proc.pid] : []));
+    return [...this.slots].flatMap((s) => (isLive(s) && s.worker.proc.pid !== undefined ? [s.worker.proc.pid] : []));
   }
 
-  private startSlot(): { slot: Slot; loaded: Promise<LoadErrorDetail | Error | undefined> } {
-    let markExited!: () => void;
-    let onReady!: (error?: LoadErrorDetail | Error) => void;
-    const loaded = new Promise<LoadErrorDetail | Error | undefined>((resolve) => (onReady = resolve));
-    const exited = new Promise<void>((resolve) => (markExited = resolve));
-    const handlers: WorkerHandlers = {
+  private startSlot(): Slot {
+    const worker = startWorker(this.spawn, this.opts.load, this.opts.loadTimeoutMs, {
       message: (raw) => this.onMessage(slot, raw),
-      exit: (info) => {
-        this.onExit(slot, info);
-        markExited();
-      },
-    };
-    // handlers only run from later events, by which time `slot` is assigned
-    const slot: Slot = { proc: this.spawn(handlers), state: 'starting', next: 0, caseStartedAt: 0, exiting: false, exited, onReady };
+      exit: (info) => this.onExit(slot, info),
+      loadTimedOut: () => this.kill(slot, 'load'),
+    });
+    // the events only come later, by which time `slot` is assigned
+    const slot: Slot = { worker, state: 'starting', next: 0, caseStartedAt: 0, exiting: false };
     this.slots.add(slot);
-    slot.proc.send(this.opts.load);
-    // module-level code that never finishes must not hang the caller
-    const limitMs = this.opts.loadTimeoutMs;
-    const loadTimer = setTimeout(() => {
-      if (slot.state !== 'starting' || !slot.onReady) return;
-      slot.onReady({ message: `loading the file took longer than ${limitMs} ms (module-level code that never finishes?)` });
-      slot.onReady = undefined;
-      this.kill(slot, 'load');
-    }, limitMs);
-    void loaded.then(() => clearTimeout(loadTimer));
-    return { slot, loaded };
+    return slot;
   }
 
   private ensureWorkers(): void {
     if (this.closed) return;
     const live = [...this.slots].filter(isLive).length;
     for (let i = live; i < workerCount(this.opts.workers); i++) {
-      const { slot, loaded } = this.startSlot();
-      void loaded.then((failure) => {
+      const slot = this.startSlot();
+      void slot.worker.loaded.then((failure) => {
         if (failure === undefined) {
           this.startFailures = 0;
           this.dispatch();
@@ -233,7 +183,7 @@ export class WorkerPool implements RewardRunner {
       slot.state = 'busy';
       slot.batch = batch;
       slot.next = 0;
-      slot.proc.send({ type: 'score', cases: batch.indices.map((i) => [batch.call.cases[i].completion, batch.call.cases[i].groundTruth]) });
+      slot.worker.proc.send({ type: 'score', cases: batch.indices.map((i) => [batch.call.cases[i].completion, batch.call.cases[i].groundTruth]) });
       this.startCaseTimer(slot);
     }
   }
@@ -251,26 +201,12 @@ export class WorkerPool implements RewardRunner {
 
   private onMessage(slot: Slot, raw: unknown): void {
     if (slot.state === 'dead' || slot.killedFor) return;
-    if (isOversized(raw)) {
-      return this.protocolError(slot, `it sent a message longer than ${MAX_MESSAGE_LINE_BYTES} bytes, more than a result or an error report can need`);
-    }
-    const parsed = FromWorker.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const tooBig = issue?.code === 'too_big' ? ` (${issue.path.join('.')} is longer than ${issue.maximum} characters)` : '';
-      return this.protocolError(slot, `unexpected message from the worker${tooBig}: ${parsed.error.message.slice(0, 500)}`);
-    }
-    const msg = parsed.data;
+    const read = readWorkerMessage(raw, FromWorker);
+    if (!read.ok) return this.protocolError(slot, read.problem);
+    const msg = read.msg;
     if (msg.type === 'ready' || msg.type === 'load_error') {
-      if (slot.state !== 'starting') return this.protocolError(slot, `unexpected '${msg.type}' message`);
-      if (msg.type === 'ready') {
-        slot.state = 'idle';
-        slot.onReady?.();
-      } else {
-        const { type: _type, ...detail } = msg;
-        slot.onReady?.(detail);
-      }
-      slot.onReady = undefined;
+      if (!slot.worker.answerLoad(msg)) return this.protocolError(slot, `unexpected '${msg.type}' message`);
+      if (msg.type === 'ready') slot.state = 'idle';
       return;
     }
     const batch = slot.batch;
@@ -328,10 +264,6 @@ export class WorkerPool implements RewardRunner {
     slot.state = 'dead';
     this.stopCaseTimer(slot);
     this.slots.delete(slot);
-    if (wasStarting && slot.onReady) {
-      slot.onReady(info.spawnError ?? this.diedWhileLoading(info));
-      slot.onReady = undefined;
-    }
     const batch = slot.batch;
     slot.batch = undefined;
     if (batch && slot.next < batch.indices.length && !batch.call.settled) {
@@ -354,18 +286,11 @@ export class WorkerPool implements RewardRunner {
     this.dispatch();
   }
 
-  /** the file's module-level code killed the worker (exit, crash): a load error of the file */
-  private diedWhileLoading(info: WorkerExit): LoadErrorDetail {
-    const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
-    const tail = info.outputTail.trim();
-    return { message: `the worker ${how} while loading the file`, ...(tail ? { traceback: tail.slice(-4000) } : {}) };
-  }
-
   private kill(slot: Slot, why: NonNullable<Slot['killedFor']>): void {
     if (slot.state === 'dead' || slot.killedFor) return;
     slot.killedFor = why;
     this.stopCaseTimer(slot);
-    slot.proc.kill();
+    slot.worker.proc.kill();
     // the replacement starts loading while the old process is still being reaped
     if (why === 'timeout' || why === 'protocol' || why === 'abort') this.ensureWorkers();
   }

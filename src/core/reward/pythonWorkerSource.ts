@@ -1,7 +1,10 @@
 // The Python side of the reward worker, run as `python -c <this>`: shipped as a string so the
 // esbuild bundle needs no extra file. Protocol: JSON lines, requests on fd 3, answers on fd 4, so
 // whatever user code prints (fd 1/2) cannot corrupt it. See protocol.ts for the messages.
-/** What the reward worker and the environment worker share: imports, the channel, error reports, loading the file. */
+/**
+ * What the reward worker and the environment worker share: imports, the channel, loading the file,
+ * the load handshake and the reports of a call's failure (exception, out of memory, invalid result).
+ */
 export const PYTHON_WORKER_COMMON = String.raw`
 import sys
 # python -c puts the working directory (the reward file's folder) first on sys.path: drop it before
@@ -100,6 +103,51 @@ def open_channel():
     threading.Thread(target=watch_parent, daemon=True).start()
     return requests, out
 
+class loaded:
+    file = None
+    memory_mb = "?"
+
+def serve(load, handle):
+    # the handshake, then the requests one at a time: "load" answers "ready" (with the fields load
+    # returns) or "load_error" and exits; every later request goes to handle(msg, out)
+    requests, out = open_channel()
+    for line in requests:
+        msg = json.loads(line)
+        if msg["type"] == "load":
+            loaded.file = msg["file"]
+            loaded.memory_mb = msg["memoryMb"]
+            ready, error = load(msg)
+            if error is not None:
+                error["type"] = "load_error"
+                send(out, error)
+                os._exit(0)
+            send(out, dict(ready, type="ready"))
+            continue
+        handle(msg, out)
+
+def since(start):
+    return (time.perf_counter() - start) * 1000.0
+
+def report_out_of_memory(out, ident, start, what):
+    send(out, dict(ident, type="failure", kind="crash", durationMs=since(start),
+                   message="%s ran out of memory (the cap is %s MB); the worker was replaced" % (what, loaded.memory_mb)))
+    os._exit(70)
+
+def report_exception(out, ident, start, e):
+    # called in the except clause around the user call: its frame is the worker's, the next the user's
+    info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, loaded.file)
+    info.update(ident)
+    info.update({"type": "failure", "kind": "exception", "durationMs": since(start)})
+    send(out, info)
+
+def report_invalid_result(out, ident, duration, value, explain):
+    # explain(the value's repr, shortened) says what is wrong with it
+    try:
+        raw = repr(value)
+    except BaseException:
+        raw = "<unrepresentable %s>" % type(value).__name__
+    send(out, dict(ident, type="failure", kind="invalid_result", durationMs=duration, raw=raw[:1000], message=explain(raw[:80])))
+
 `;
 
 export const PYTHON_WORKER_SOURCE = PYTHON_WORKER_COMMON + String.raw`
@@ -133,7 +181,7 @@ def as_result(value):
     reward = as_reward(value)
     return reward, None, None if reward is not None else "not a finite number"
 
-def load(msg, out):
+def load(msg):
     module, info = load_module(msg, "__tinker_reward__")
     if module is None:
         return None, info
@@ -162,51 +210,36 @@ def load(msg, out):
             return None, dict(where, message="compute_reward must take exactly two positional parameters (completion, ground_truth); it is declared as compute_reward%s" % signature)
     return fn, None
 
-def main():
-    requests, out = open_channel()
-    fn = None
-    file = None
-    memory_mb = "?"
-    for line in requests:
-        msg = json.loads(line)
-        if msg["type"] == "load":
-            file = msg["file"]
-            memory_mb = msg["memoryMb"]
-            fn, error = load(msg, out)
-            if error is not None:
-                error["type"] = "load_error"
-                send(out, error)
-                os._exit(0)
-            send(out, {"type": "ready"})
+reward_fn = None
+
+def load_reward(msg):
+    global reward_fn
+    reward_fn, error = load(msg)
+    return {}, error
+
+def score(msg, out):
+    fn = reward_fn
+    for index, (completion, ground_truth) in enumerate(msg["cases"]):
+        start = time.perf_counter()
+        try:
+            value = fn(completion, ground_truth)
+        except MemoryError:
+            report_out_of_memory(out, {"index": index}, start, "compute_reward")
+        except BaseException as e:
+            report_exception(out, {"index": index}, start, e)
             continue
-        for index, (completion, ground_truth) in enumerate(msg["cases"]):
-            start = time.perf_counter()
-            try:
-                value = fn(completion, ground_truth)
-            except MemoryError:
-                value = None
-                send(out, {"type": "failure", "index": index, "kind": "crash", "durationMs": (time.perf_counter() - start) * 1000.0,
-                           "message": "compute_reward ran out of memory (the cap is %s MB); the worker was replaced" % memory_mb})
-                os._exit(70)
-            except BaseException as e:
-                info = describe(e, e.__traceback__.tb_next if e.__traceback__ else None, file)
-                info.update({"type": "failure", "index": index, "kind": "exception", "durationMs": (time.perf_counter() - start) * 1000.0})
-                send(out, info)
-                continue
-            duration = (time.perf_counter() - start) * 1000.0
-            reward, fmt, wrong = as_result(value)
-            if reward is None:
-                try:
-                    raw = repr(value)
-                except BaseException:
-                    raw = "<unrepresentable %s>" % type(value).__name__
-                send(out, {"type": "failure", "index": index, "kind": "invalid_result", "durationMs": duration, "raw": raw[:1000],
-                           "message": "compute_reward returned %s (%s), %s" % (raw[:80], type(value).__name__, wrong)})
-            elif fmt is not None:
-                out.write(b'{"type":"reward","index":%d,"reward":%r,"format":%r,"durationMs":%r}\n' % (index, reward, fmt, duration))
-            else:
-                # the hot path, formatted by hand: repr() of a finite float is valid JSON
-                out.write(b'{"type":"reward","index":%d,"reward":%r,"durationMs":%r}\n' % (index, reward, duration))
+        duration = (time.perf_counter() - start) * 1000.0
+        reward, fmt, wrong = as_result(value)
+        if reward is None:
+            report_invalid_result(out, {"index": index}, duration, value, lambda raw: "compute_reward returned %s (%s), %s" % (raw, type(value).__name__, wrong))
+        elif fmt is not None:
+            out.write(b'{"type":"reward","index":%d,"reward":%r,"format":%r,"durationMs":%r}\n' % (index, reward, fmt, duration))
+        else:
+            # the hot path, formatted by hand: repr() of a finite float is valid JSON
+            out.write(b'{"type":"reward","index":%d,"reward":%r,"durationMs":%r}\n' % (index, reward, duration))
+
+def main():
+    serve(load_reward, lambda msg, out: score(msg, out) if msg["type"] == "score" else None)
 
 main()
 `;

@@ -7,7 +7,7 @@ import { ChildProcess, spawn } from 'child_process';
 import { Duplex } from 'stream';
 import { StringDecoder } from 'string_decoder';
 import { MAX_MESSAGE_LINE_BYTES, OversizedMessage, ToWorker } from './protocol';
-import type { WorkerHandlers, WorkerProcess } from './pool';
+import type { WorkerHandlers, WorkerProcess } from './workerStart';
 import { parseJsonKeepingNumbers } from '../render/pyJson';
 
 export interface WorkerCommand {
