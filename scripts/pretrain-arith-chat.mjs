@@ -96,7 +96,7 @@ function datum(episode) {
   };
 }
 
-// ---- evaluation: holdout episodes, sampled turn by turn, each request its own seed (src/core/data/arithChatEval.ts) ----
+// ---- evaluation: holdout episodes, sampled turn by turn, each request its own seed (src/core/evals/arithChatEval.ts) ----
 const evalSets = arithEvalEpisodes(evalN, seed);
 
 async function evaluate(temperature) {
