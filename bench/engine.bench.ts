@@ -18,7 +18,7 @@ import type { EngineDatum, SamplingParams } from '../src/engine/contract';
 import { initCompute } from '../src/engine/compute';
 import { LocalBackend, createComputeBackend } from '../src/engine/model';
 import { ENGINE_MEMORY_MB } from '../src/engine/model/backend';
-import type { GptConfig } from '../src/engine/model/gpt';
+import type { GptConfig } from '../src/engine/model/gptWeights';
 import { ARITH_MODEL, RANDOM_MODEL, encodeChat } from '../src/engine/model/models';
 import { errorMessage } from '../src/core/errors';
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Measures the shipped arith-chat's holdout accuracy per format, at temperature 1 and greedy, with the
-// pretraining's own evaluation (src/core/data/arithChatEval.ts) sampled on the embedded engine
+// pretraining's own evaluation (src/core/evals/arithChatEval.ts) sampled on the embedded engine
 // (LocalBackend, the engine's sampler), and the eval code's 95 % intervals (bootstrap over episodes,
 // src/core/evals/stats.ts). Prints docs/engine.md's table and writes every episode's outcome to
-// docs/arith-chat-eval.json, from which test/unit/data/arithChatEval.test.ts checks the doc's table.
+// docs/arith-chat-eval.json, from which test/unit/evals/arithChatEval.test.ts checks the doc's table.
 // Seeded throughout: the episodes (mulberry32(9000 + --seed)), each request's sampling seed (1000, 1001, …)
 // and the bootstrap (B = 2,000, seed 1); every engine result is the same at 1 and 2 compute threads.
 //
@@ -24,7 +24,7 @@ const { initCompute } = out('engine/compute/index.js');
 const { ChatmlRenderer } = out('core/render/chatml.js');
 const { ByteTokenizer } = out('core/render/byteTokenizer.js');
 const { arithEvalEpisodes, evaluateArithChat, arithEvalAccuracies, arithEvalFigures, arithEvalTable, ARITH_EVAL_RECORD_VERSION } = out(
-  'core/data/arithChatEval.js',
+  'core/evals/arithChatEval.js',
 );
 
 const argv = process.argv.slice(2);

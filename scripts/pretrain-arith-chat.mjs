@@ -32,14 +32,14 @@ const require = createRequire(import.meta.url);
 const out = (p) => require(path.join(root, 'out/src', p));
 const { LocalBackend, WEIGHTS_MAGIC } = out('engine/model/backend.js');
 const { RANDOM_MODEL, ARITH_CHAT_MODEL, CHAT_GPT, CHAT_WEIGHTS_FILE, WEIGHTS_FILE, findWeightsFile } = out('engine/model/models.js');
-const { baseShapes, initBase } = out('engine/model/gpt.js');
+const { baseShapes, initBase } = out('engine/model/gptWeights.js');
 const { readTensorFile } = out('engine/model/tensorFile.js');
 const { initCompute } = out('engine/compute/index.js');
 const { ChatmlRenderer } = out('core/render/chatml.js');
 const { ByteTokenizer } = out('core/render/byteTokenizer.js');
 const { mulberry32 } = out('core/data/prng.js');
 const { ARITH_FORMATS, ARITH_MIXTURE, arithEpisode, drawArithFormat, isArithHoldout, renderArithEpisode } = out('core/data/arithChat.js');
-const { arithEvalEpisodes, evaluateArithChat, arithEvalAccuracies } = out('core/data/arithChatEval.js');
+const { arithEvalEpisodes, evaluateArithChat, arithEvalAccuracies } = out('core/evals/arithChatEval.js');
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
@@ -96,7 +96,7 @@ function datum(episode) {
   };
 }
 
-// ---- evaluation: holdout episodes, sampled turn by turn, each request its own seed (src/core/data/arithChatEval.ts) ----
+// ---- evaluation: holdout episodes, sampled turn by turn, each request its own seed (src/core/evals/arithChatEval.ts) ----
 const evalSets = arithEvalEpisodes(evalN, seed);
 
 async function evaluate(temperature) {

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { LocalBackend } = require(path.join(root, 'out/src/engine/model/backend.js'));
-const { Rng } = require(path.join(root, 'out/src/engine/model/gpt.js'));
+const { Rng } = require(path.join(root, 'out/src/engine/model/gptWeights.js'));
 const { RANDOM_MODEL, encodeChat, decodeBytes, isArithHoldout } = require(path.join(root, 'out/src/engine/model/models.js'));
 
 const args = Object.fromEntries(

@@ -17,7 +17,7 @@ import { registerSampleDiffs } from './vscode/samples/sampleDiffs';
 import { registerPlaygroundCommands } from './vscode/playground/playgroundCommands';
 import { registerPlaygroundDocuments } from './vscode/playground/playgroundDocuments';
 import { playgroundPanels } from './vscode/playground/playgroundPanels';
-import { resolvePython } from './vscode/rewards/pythonInterpreter';
+import { resolvePython } from './vscode/common/pythonInterpreter';
 import { registerTable } from './vscode/common/commandTable';
 import { registerConnectionCommands } from './vscode/connection/connectionCommands';
 import { TinkerConnection } from './vscode/connection/connection';

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage } from '../../protocol/chatMessage';
 import type { EnvPlayView } from '../../protocol/envPlayProtocol';
-import type { EnvSpec } from '../grpo/spec';
+import type { EnvSpec } from './spec';
 import { episodeLimits } from './spec';
 import type { Renderer } from '../render/types';
 import type { SamplingClient } from '../tinker/client';

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { datasetSource, heldOutSet, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
 import { inlineEvalsField } from '../evals/inlineSpec';
-import { ModelSourceSpec } from '../grpo/spec';
+import { ModelSourceSpec } from '../spec/modelSource';
 
 export const ValidationSpec = heldOutSet(
   'validation chats',

@@ -1,7 +1,7 @@
 // Adam as torch.optim.AdamW: bias-corrected moments, decoupled weight decay, optional clipping of the
 // global gradient norm. Applies and clears the accumulated gradients.
 import type { AdamParams } from '../contract';
-import type { Params } from './gpt';
+import type { Params } from './gptWeights';
 
 export interface AdamState {
   step: number;

@@ -17,7 +17,8 @@ import type {
 } from '../contract';
 import { AdamState, adamStep, newAdamState } from './adam';
 import { allocF32Sparing, freeF32 } from '../compute';
-import { Alloc, Gpt, GptConfig, LoraSpec, Params, Scratch, baseShapes, initBase, initLora, mergeLora, numel } from './gpt';
+import { Alloc, Gpt, Scratch } from './gpt';
+import { GptConfig, LoraSpec, Params, baseShapes, initBase, initLora, mergeLora, numel } from './gptWeights';
 import { checkLossConfig, computeLoss } from './losses';
 import { DecodeParams, Generation, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ByteTokenizerSpec } from '../contract';
-import type { GptConfig } from './gpt';
+import type { GptConfig } from './gptWeights';
 
 export const ARITH_MODEL = 'tinker-studio/arith-gpt';
 export const RANDOM_MODEL = 'tinker-studio/random-gpt';

@@ -2,7 +2,8 @@
 // every sample of every request given together — decode in lockstep, each at its own position, so
 // each step is one GEMM over the batch rather than many vector products. A stream's tokens and
 // log-probs do not depend on which other requests share its batch.
-import { GptConfig, Params, Rng, applyRope } from './gpt';
+import { GptConfig, Params, Rng } from './gptWeights';
+import { applyRope } from './rope';
 import { gelu, layerNorm, logSoftmaxRow, matmul } from './ops';
 
 export interface DecodeParams {

@@ -11,7 +11,7 @@ import type { SweepProgress } from '../../core/experiments/runSweep';
 import type { AgentTool } from '../../core/agent/tools';
 import type { TinkerConnection } from '../connection/connection';
 import type { Log } from '../common/log';
-import { resolvePython } from '../rewards/pythonInterpreter';
+import { resolvePython } from '../common/pythonInterpreter';
 import type { RunRegistry } from '../runs/runRegistry';
 import type { RunsModel } from '../runs/runsModel';
 import type { ApiKeyStore } from '../connection/secrets';

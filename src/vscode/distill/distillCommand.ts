@@ -12,7 +12,7 @@ import { readBackend } from '../common/settings';
 import type { TinkerConnection } from '../connection/connection';
 import type { ApiKeyStore } from '../connection/secrets';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
-import { resolvePython } from '../rewards/pythonInterpreter';
+import { resolvePython } from '../common/pythonInterpreter';
 import type { DistillDataResult } from '../../core/distill/distillData';
 
 export interface DistillCommandServices {

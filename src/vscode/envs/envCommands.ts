@@ -16,7 +16,7 @@ import { readBackend, readBackendFor } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import type { TinkerConnection } from '../connection/connection';
 import type { ApiKeyStore } from '../connection/secrets';
-import type { RewardFileIndex } from '../rewards/rewardFiles';
+import type { RewardFileIndex } from '../common/rewardFiles';
 import type { EnvPlayPreset } from './envPlayPanel';
 import { openEnvPlay, type EnvPlayPanels } from './envPlayPanels';
 import { ENV_UNTRUSTED_MESSAGE } from './envValidation';

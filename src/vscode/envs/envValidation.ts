@@ -16,8 +16,8 @@ import { rewardLanguage } from '../../core/reward/summary';
 import type { Log } from '../common/log';
 import { onDidChangeSettings, rewardEnvironmentSetting } from '../common/settings';
 import { FileValidator, type TrustSource, workspaceTrust } from '../rewards/fileValidator';
-import { resolvePython } from '../rewards/pythonInterpreter';
-import type { RewardFileIndex } from '../rewards/rewardFiles';
+import { resolvePython } from '../common/pythonInterpreter';
+import type { RewardFileIndex } from '../common/rewardFiles';
 import { toVsDiagnostic } from '../rewards/rewardValidation';
 
 /** dataset lines each validation plays an episode on */

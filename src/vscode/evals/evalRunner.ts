@@ -16,7 +16,7 @@ import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { readBackendFor } from '../common/settings';
 import type { Log } from '../common/log';
 import type { RunsModel } from '../runs/runsModel';
-import { resolvePython } from '../rewards/pythonInterpreter';
+import { resolvePython } from '../common/pythonInterpreter';
 import type { EvalPanels } from './evalPanels';
 import { resultsDirOf } from './evalFolders';
 import { reportEvalActivity } from './evalActivity';

@@ -16,7 +16,7 @@ import { COMMAND } from '../common/commandIds';
 import { readNetworkSettings } from '../common/networkSettings';
 import { readBackendFor, rewardEnvironmentSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
-import { resolvePython } from '../rewards/pythonInterpreter';
+import { resolvePython } from '../common/pythonInterpreter';
 import type { ActiveRun, RunRegistry } from '../runs/runRegistry';
 import type { RunRunner } from '../runs/runRunner';
 

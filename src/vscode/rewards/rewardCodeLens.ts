@@ -5,7 +5,7 @@ import { codeSpan } from '../../core/text/markdown';
 import * as vscode from 'vscode';
 import { functionNameRange } from '../../core/reward/diagnostics';
 import { formatReward, rewardLanguage, summaryText } from '../../core/reward/summary';
-import { RewardFileIndex } from './rewardFiles';
+import { RewardFileIndex } from '../common/rewardFiles';
 import { RewardFileState, RewardValidator } from './rewardValidation';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';

@@ -6,7 +6,7 @@ import { TinkerConnection } from '../connection/connection';
 import { Log } from '../common/log';
 import { REWARD_SELECTOR, RewardCodeLensProvider } from './rewardCodeLens';
 import { registerRewardCommands } from './rewardCommands';
-import { RewardFileIndex } from './rewardFiles';
+import { RewardFileIndex } from '../common/rewardFiles';
 import { RewardValidator } from './rewardValidation';
 import { runsDirectory } from '../common/settings';
 

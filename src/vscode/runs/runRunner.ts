@@ -13,7 +13,7 @@ import { readIfExists } from '../../core/fs/read';
 import { TinkerConnection } from '../connection/connection';
 import { readNetworkSettings } from '../common/networkSettings';
 import { Log } from '../common/log';
-import { resolvePython } from '../rewards/pythonInterpreter';
+import { resolvePython } from '../common/pythonInterpreter';
 import { kindRow, runKindIdOfFile, runKindOfConfig, specFileMatches } from '../../core/spec/kinds';
 import { errorMessage } from '../../core/errors';
 import { ActiveRun, RunRegistry } from './runRegistry';

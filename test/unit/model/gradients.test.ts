@@ -2,7 +2,8 @@
 // layer's weights (embeddings, layer norms, attention, MLP, LoRA adapters on attention, MLP and
 // unembedding) and each loss's derivative with respect to the learner's log-probs.
 import * as assert from 'assert';
-import { Gpt, GptConfig, LoraSpec, Params, Rng, initBase, initLora } from '../../../src/engine/model/gpt';
+import { Gpt } from '../../../src/engine/model/gpt';
+import { GptConfig, LoraSpec, Params, Rng, initBase, initLora } from '../../../src/engine/model/gptWeights';
 import { computeLoss } from '../../../src/engine/model/losses';
 import { gelu, geluBackward } from '../../../src/engine/model/ops';
 import type { LossFn } from '../../../src/engine/contract';

@@ -3,7 +3,7 @@
 // what a separate pass over the prompt gives.
 import * as assert from 'assert';
 import { initCompute } from '../../../src/engine/compute';
-import { initBase, mergeLora } from '../../../src/engine/model/gpt';
+import { initBase, mergeLora } from '../../../src/engine/model/gptWeights';
 import { BYTE_TOKENIZER, SMALL_GPT, encodeChat } from '../../../src/engine/model/models';
 import { DecodeParams, GenerationRequest, KvModel, Sampler } from '../../../src/engine/model/sampler';
 

@@ -7,7 +7,7 @@ import * as path from 'path';
 import { initCompute } from '../../../src/engine/compute';
 import type { SampleRequest, SampleResult, SamplingParams } from '../../../src/engine/contract';
 import { LocalBackend, createComputeBackend } from '../../../src/engine/model';
-import { mergeLora, initBase } from '../../../src/engine/model/gpt';
+import { mergeLora, initBase } from '../../../src/engine/model/gptWeights';
 import { BYTE_TOKENIZER, RANDOM_MODEL, SMALL_GPT, encodeChat } from '../../../src/engine/model/models';
 import { DecodeParams, GenerationRequest, Sampler } from '../../../src/engine/model/sampler';
 

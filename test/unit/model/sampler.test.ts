@@ -2,7 +2,7 @@
 // tokens temperature, top_k and top_p allow, how often each is drawn, and that the reported
 // log-prob is the log of the probability the token was actually drawn with (docs/engine.md, "Sampling").
 import * as assert from 'assert';
-import { Rng } from '../../../src/engine/model/gpt';
+import { Rng } from '../../../src/engine/model/gptWeights';
 import { pick } from '../../../src/engine/model/sampler';
 
 const P = [0.5, 0.25, 0.15, 0.1];

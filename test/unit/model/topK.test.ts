@@ -5,7 +5,8 @@
 import * as assert from 'assert';
 import type { EngineDatum, InputTensor } from '../../../src/engine/contract';
 import { LocalBackend } from '../../../src/engine/model';
-import { Gpt, GptConfig, LoraSpec, Params, Rng, initBase, initLora } from '../../../src/engine/model/gpt';
+import { Gpt } from '../../../src/engine/model/gpt';
+import { GptConfig, LoraSpec, Params, Rng, initBase, initLora } from '../../../src/engine/model/gptWeights';
 import { computeLoss } from '../../../src/engine/model/losses';
 
 const f64 = (n: number) => new Float64Array(n);

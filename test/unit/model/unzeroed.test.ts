@@ -9,7 +9,7 @@ import * as path from 'path';
 import type { EngineDatum } from '../../../src/engine/contract';
 import { allocF32, computeInfo, freeF32, initCompute, setUnzeroedFill } from '../../../src/engine/compute';
 import { LocalBackend } from '../../../src/engine/model/backend';
-import { GptConfig, initBase } from '../../../src/engine/model/gpt';
+import { GptConfig, initBase } from '../../../src/engine/model/gptWeights';
 import { CHAT_GPT, RANDOM_MODEL, SMALL_GPT, encodeChat } from '../../../src/engine/model/models';
 
 const noWeights = path.join(__dirname, 'no-weights');

@@ -2,8 +2,8 @@
 // (ms-python.python) when it is installed, else the tinker.pythonPath setting, else `python3`.
 // The Python extension's API is another extension's untyped exports, so every step is checked.
 import * as vscode from 'vscode';
-import { Log } from '../common/log';
-import { pythonPathSetting } from '../common/settings';
+import { Log } from './log';
+import { pythonPathSetting } from './settings';
 import { errorMessage } from '../../core/errors';
 
 export interface PythonChoice {

@@ -19,7 +19,7 @@ import {
   formatArithFigure,
   type ArithEvalOutcomes,
   type ArithEvalSet,
-} from '../../../src/core/data/arithChatEval';
+} from '../../../src/core/evals/arithChatEval';
 import { bootstrapMean, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED } from '../../../src/core/evals/stats';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';

@@ -5,10 +5,10 @@
 // table, whose 95 % intervals are the eval code's (evals/stats.ts: bootstrap over episodes).
 import * as z from 'zod';
 import type { ChatMessage } from '../../protocol/chatMessage';
-import { bootstrapMeans, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED, type Interval } from '../evals/stats';
+import { bootstrapMeans, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED, type Interval } from './stats';
 import type { Renderer } from '../render/types';
-import { ARITH_PHRASES, CALCULATOR_TOOL, arithEpisode, type ArithEpisode } from './arithChat';
-import { mulberry32 } from './prng';
+import { ARITH_PHRASES, CALCULATOR_TOOL, arithEpisode, type ArithEpisode } from '../data/arithChat';
+import { mulberry32 } from '../data/prng';
 
 /** The evaluation sets: the six formats, tool use split by the sums' digits. */
 export const ARITH_EVAL_SETS = ['single', 'single_system', 'chain2', 'chain3', 'feedback', 'tool3', 'tool4'] as const;
