@@ -11,6 +11,7 @@ import { withTools } from '../../core/env/episode';
 import { type ChatConversation, ChatRequestError, chatConversation, OpenAiMessageIn, OpenAiTool, OpenAiToolChoice, replyDeltas, replyMessage, tokenPieces } from '../../core/openai/chatMessages';
 import { ByteTokenizer } from '../../core/render/byteTokenizer';
 import { RendererError } from '../../core/render/errors';
+import { parseJsonKeepingNumbers } from '../../core/render/pyJson';
 import { getRenderer } from '../../core/render/registry';
 import type { Renderer, Tokenizer } from '../../core/render/types';
 import { parseTinkerPath } from '../../core/tinker/tinkerPath';
@@ -53,11 +54,14 @@ export const CompletionRequest = z.looseObject({
   echo: z.boolean().nullish(),
 });
 
-/** A request body, or a 400 in OpenAI's shape naming the field. */
-function parseBody<T extends z.ZodType>(req: Request, schema: T): z.output<T> {
+/**
+ * A request body, or a 400 in OpenAI's shape naming the field. Read keeping the number forms Python's
+ * json writes (5.0 in a tool declaration stays 5.0 when the renderer writes it, as in training).
+ */
+export function parseBody<T extends z.ZodType>(req: Pick<Request, 'body'>, schema: T): z.output<T> {
   let value: unknown;
   try {
-    value = req.body.length ? JSON.parse(req.body.toString('utf8')) : {};
+    value = req.body.length ? parseJsonKeepingNumbers(req.body.toString('utf8')) : {};
   } catch (err) {
     throw new OpenAiError(400, `the body is not JSON: ${(err as Error).message}`, 'invalid_request_error');
   }
