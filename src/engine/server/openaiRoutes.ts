@@ -55,13 +55,14 @@ export const CompletionRequest = z.looseObject({
 });
 
 /**
- * A request body, or a 400 in OpenAI's shape naming the field. Read keeping the number forms Python's
- * json writes (5.0 in a tool declaration stays 5.0 when the renderer writes it, as in training).
+ * A request body, or a 400 in OpenAI's shape naming the field. A chat body is read keeping the number
+ * forms Python's json writes (5.0 in a tool declaration stays 5.0 when the renderer writes it, as in
+ * training); a completion's needs no renderer, and JSON.parse reads its token arrays far faster.
  */
-export function parseBody<T extends z.ZodType>(req: Pick<Request, 'body'>, schema: T): z.output<T> {
+function parseBody<T extends z.ZodType>(req: Pick<Request, 'body'>, schema: T, read: (text: string) => unknown = JSON.parse): z.output<T> {
   let value: unknown;
   try {
-    value = req.body.length ? parseJsonKeepingNumbers(req.body.toString('utf8')) : {};
+    value = req.body.length ? read(req.body.toString('utf8')) : {};
   } catch (err) {
     throw new OpenAiError(400, `the body is not JSON: ${(err as Error).message}`, 'invalid_request_error');
   }
@@ -72,6 +73,11 @@ export function parseBody<T extends z.ZodType>(req: Pick<Request, 'body'>, schem
     throw new OpenAiError(400, `${param ?? '(body)'}: ${issue.message}`, 'invalid_request_error', param);
   }
   return r.data;
+}
+
+/** A chat completion request as the route reads it. */
+export function parseChatBody(req: Pick<Request, 'body'>): z.output<typeof ChatCompletionRequest> {
+  return parseBody(req, ChatCompletionRequest, parseJsonKeepingNumbers);
 }
 
 /**
@@ -231,7 +237,7 @@ export function addOpenAiRoutes(r: Router, st: EngineState): void {
   }
 
   const chat = async (req: Request) => {
-    const body = parseBody(req, ChatCompletionRequest);
+    const body = parseChatBody(req);
     if (body.top_logprobs) throw new OpenAiError(400, 'top_logprobs: the local engine reports the log-prob of each sampled token only (logprobs: true), not alternatives', 'invalid_request_error', 'top_logprobs');
     const p = await prepare(body.model);
     let released = false;

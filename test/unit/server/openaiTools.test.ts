@@ -21,7 +21,7 @@ import type { Renderer } from '../../../src/core/render/types';
 import { createComputeBackend } from '../../../src/engine/model';
 import { ARITH_CHAT_MODEL } from '../../../src/engine/model/models';
 import { EngineServer, startEngineServer } from '../../../src/engine/server';
-import { ChatCompletionRequest, chatPrompt, parseBody } from '../../../src/engine/server/openaiRoutes';
+import { ChatCompletionRequest, chatPrompt, parseChatBody } from '../../../src/engine/server/openaiRoutes';
 import type { ComputeBackend } from '../../../src/engine/contract';
 import { type ChatMessage, ToolSpec } from '../../../src/protocol/chatMessage';
 import { qwen3Tokenizer } from '../render/fixtures';
@@ -162,7 +162,7 @@ describe('engine: tool calls on the OpenAI-compatible chat route (openai npm cli
     // the route's reading of the body: qwen3 writes the schema itself, chatml (arith-chat's) the call
     const qwen3 = getRenderer('qwen3', qwen3Tokenizer());
     const chatml = new ChatmlRenderer(new ByteTokenizer());
-    const body = () => parseBody({ body: Buffer.from(text) }, ChatCompletionRequest);
+    const body = () => parseChatBody({ body: Buffer.from(text) });
     const qwen3Prompt = chatPrompt(qwen3, body()).prompt;
     assert.deepStrictEqual(qwen3Prompt, training(qwen3));
     const qwen3Text = qwen3.tokenizer.decode(qwen3Prompt);
