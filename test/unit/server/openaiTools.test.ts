@@ -148,8 +148,8 @@ describe('engine: tool calls on the OpenAI-compatible chat route (openai npm cli
     assert.strictEqual(chat.choices[0]!.message.content, '579');
   });
 
-  it('keeps a request\'s number forms as training does: 5.0 and 21.0 in a declaration, 21.0 in a call', async () => {
-    const declaration = '{"name": "add", "description": "Add two integers.", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "minimum": 5.0, "default": 21.0}, "b": {"type": "integer"}}, "required": ["a", "b"]}}';
+  it('keeps a request\'s number forms as training does: 5.0, 21.0 and 2.0 in a declaration, 21.0 in a call', async () => {
+    const declaration = '{"name": "add", "description": "Add two integers.", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "minimum": 5.0, "default": 21.0}, "b": {"type": "integer"}}, "required": ["a", "b"], "minProperties": 2.0}}';
     const args = '{"a": 21.0, "b": 456}';
     // the raw body: the openai client would re-serialise 21.0 as 21
     const text = `{"model": "${ARITH_CHAT_MODEL}", "temperature": 0, "tools": [{"type": "function", "function": ${declaration}}], "messages": [{"role": "user", "content": "${QUESTION}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "add", "arguments": ${JSON.stringify(args)}}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "477"}]}`;
@@ -167,6 +167,8 @@ describe('engine: tool calls on the OpenAI-compatible chat route (openai npm cli
     assert.deepStrictEqual(qwen3Prompt, training(qwen3));
     const qwen3Text = qwen3.tokenizer.decode(qwen3Prompt);
     assert.ok(qwen3Text.includes('"a": {"type": "integer", "minimum": 5.0, "default": 21.0}'), qwen3Text);
+    // a number directly in `parameters` too (a copy of that object would lose its form)
+    assert.ok(qwen3Text.includes('"required": ["a", "b"], "minProperties": 2.0}'), qwen3Text);
     assert.ok(qwen3Text.includes('"arguments": {"a": 21.0, "b": 456}'), qwen3Text);
     const expected = training(chatml);
     assert.deepStrictEqual(chatPrompt(chatml, body()).prompt, expected);
