@@ -8,7 +8,10 @@ import { completedRun, logSkipped, resolveRunSpec, runToEnd, runWriterFor, type 
 import { resumePoint } from '../runs/resumePoint';
 import type { DpoRunResult } from '../runs/runEvents';
 import { DatasetError } from '../data/problem';
+import { RendererError } from '../render/errors';
 import { splitValidation } from '../sft/data';
+import { contextOf, fitContext } from '../data/contextFit';
+import { fullSequence, pairDatums } from './datums';
 import { DpoLoopConfig, DpoRun } from './loop';
 import { readPairsFile, type PairSplit } from './pairs';
 import { DPO_DEFAULT_LEARNING_RATE, DPO_SPEC, dpoSpecFromConfig, parseDpoSpecFile, ResolvedDpoSpec, type DpoDatasetSpec } from './spec';
@@ -89,9 +92,28 @@ export async function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | u
     await tracked?.finish();
   };
   try {
+    // a pair longer than the model's context, named by its file:line before training; the longest request
+    // is the reference scoring a side's whole sequence, which also samples one token (computeLogprobs)
+    const fitted = fitContext(pairs, {
+      context: await contextOf(service, spec.model, o.signal),
+      policy: spec.dataset.on_invalid_line,
+      tokens: (pair) => {
+        let d: ReturnType<typeof pairDatums>;
+        try {
+          d = pairDatums(renderer, pair, spec.max_length);
+        } catch (err) {
+          if (err instanceof RendererError) throw new DatasetError(`${pair.id}: ${err.message}`);
+          throw err;
+        }
+        return typeof d === 'string' ? 0 : Math.max(fullSequence(d.chosen).length, fullSequence(d.rejected).length) + 1;
+      },
+      record: 'pair',
+    });
+    logSkipped(fitted.skipped, log);
+    if (fitted.train.length === 0) throw new DatasetError(`dataset: every training pair is too long for the model's context (first: ${fitted.skipped[0]!.where}: ${fitted.skipped[0]!.reason})`);
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, run_kind: 'dpo' });
     tracked = trackRun(o.tracking, writer, spec, { kind: 'dpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
-    const run = new DpoRun({ service, config: dpoLoopConfig(spec, learningRate), renderer, train: pairs.train, validation: pairs.validation, writer, resumeFrom, log });
+    const run = new DpoRun({ service, config: dpoLoopConfig(spec, learningRate), renderer, train: fitted.train, validation: fitted.validation, writer, resumeFrom, log });
     return { run, spec, renderer, close };
   } catch (err) {
     await close();

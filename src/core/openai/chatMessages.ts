@@ -4,7 +4,8 @@
 // renderer's parsed reply becomes OpenAI's assistant message (tool_calls, reasoning_content) and the
 // deltas OpenAI streams it as. No HTTP here: the route turns a ChatRequestError into a 400.
 import * as z from 'zod';
-import type { ChatMessage, ToolCall, ToolSpec } from '../../protocol/chatMessage';
+import { type ChatMessage, type ToolCall, ToolSpec } from '../../protocol/chatMessage';
+import { parseJsonKeepingNumbers } from '../render/pyJson';
 import type { ParsedResponse } from '../render/types';
 
 /** A request the engine cannot honour, with the body field it concerns (OpenAI's `param`). */
@@ -30,7 +31,8 @@ export const OpenAiTool = z.looseObject({
   function: z.looseObject({
     name: z.string().min(1),
     description: z.string().nullish(),
-    parameters: z.record(z.string(), z.unknown()).nullish(),
+    // the object as it was read (ToolSpec's check, not a copy): its recorded number forms reach the renderer
+    parameters: ToolSpec.shape.parameters.nullish(),
     strict: z.boolean().nullish(),
   }),
 });
@@ -77,11 +79,14 @@ function textOf(m: OpenAiMessageIn, i: number): string | null {
   return m.content.map((p) => p.text ?? '').join('');
 }
 
-/** The arguments of a call must be a JSON object's text: every renderer writes them back as an object. */
+/**
+ * The arguments of a call must be a JSON object's text: every renderer writes them back as an object
+ * (read as the renderers read them; the text itself is passed on verbatim).
+ */
 function checkArguments(call: OpenAiToolCall, param: string): void {
   let args: unknown;
   try {
-    args = JSON.parse(call.function.arguments);
+    args = parseJsonKeepingNumbers(call.function.arguments);
   } catch (e) {
     throw new ChatRequestError(`the arguments of ${call.function.name} are not JSON (${(e as Error).message})`, param);
   }

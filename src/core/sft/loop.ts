@@ -66,7 +66,7 @@ export interface RunSftOptions extends RunCoreParts {
  * A chat's datum through the run's renderer; a chat the renderer cannot render (reasoning or tool
  * calls for a family without them, a bad `trainable` flag) fails naming the chat's file and line.
  */
-function renderedChat(renderer: Renderer, chat: Chat, trainOnWhat: TrainOnWhat, maxLength?: number): SftDatum | undefined {
+export function renderedChat(renderer: Renderer, chat: Chat, trainOnWhat: TrainOnWhat, maxLength?: number): SftDatum | undefined {
   try {
     return chatToDatum(renderer, chat.messages, trainOnWhat, maxLength);
   } catch (err) {

@@ -9,9 +9,11 @@ import { trackRun } from '../runs/runTracking';
 import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from '../runs/startParts';
 import { resumePoint } from '../runs/resumePoint';
 import type { ServiceClient } from '../tinker/client';
+import { DatasetError } from '../data/problem';
 import { loadChats } from './data';
 import { prepareInlineEvals } from '../evals/inline';
-import { SftLoopConfig, SftRun } from './loop';
+import { contextOf, fitContext } from '../data/contextFit';
+import { renderedChat, SftLoopConfig, SftRun } from './loop';
 import type { SftRunResult } from '../runs/runEvents';
 import { parseSftSpecFile, ResolvedSftSpec, SFT_SPEC, sftSpecFromConfig } from './spec';
 import { checkSameTokenizer, resolveModelSource, samplerOf, type ResolvedModelSource } from '../grpo/teachers';
@@ -79,6 +81,15 @@ export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | u
     await tracked?.finish();
   };
   try {
+    // a chat longer than the model's context, named by its file:line before training
+    const fitted = fitContext(chats, {
+      context: await contextOf(service, spec.model, o.signal),
+      policy: spec.dataset.on_invalid_line,
+      tokens: (chat) => renderedChat(renderer, chat, spec.train_on_what, spec.max_length)?.modelInput.length ?? 0,
+      record: 'chat',
+    });
+    logSkipped(fitted.skipped, log);
+    if (fitted.train.length === 0) throw new DatasetError(`dataset: every training chat is too long for the model's context (first: ${fitted.skipped[0]!.where}: ${fitted.skipped[0]!.reason})`);
     // top-K distillation: the teacher resolved (on resume: as config.json stored it, so "latest" keeps
     // naming the run it named) and its tokenizer checked, before the run directory exists
     let teacher: ResolvedModelSource | undefined;
@@ -100,8 +111,8 @@ export async function prepareSftRun(o: StartSftRunOptions, resume: RunWriter | u
       service,
       config: sftLoopConfig(spec, learningRate),
       renderer,
-      train: chats.train,
-      validation: chats.validation,
+      train: fitted.train,
+      validation: fitted.validation,
       evals: evals.list,
       writer,
       resumeFrom,

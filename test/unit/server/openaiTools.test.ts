@@ -15,12 +15,16 @@ import { withTools } from '../../../src/core/env/episode';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { ChatmlRenderer } from '../../../src/core/render/chatml';
 import { toolCall, toolSystemMessage } from '../../../src/core/render/chatmlTools';
+import { parseJsonKeepingNumbers } from '../../../src/core/render/pyJson';
+import { getRenderer } from '../../../src/core/render/registry';
+import type { Renderer } from '../../../src/core/render/types';
 import { createComputeBackend } from '../../../src/engine/model';
 import { ARITH_CHAT_MODEL } from '../../../src/engine/model/models';
 import { EngineServer, startEngineServer } from '../../../src/engine/server';
-import { ChatCompletionRequest, chatPrompt } from '../../../src/engine/server/openaiRoutes';
+import { ChatCompletionRequest, chatPrompt, parseChatBody } from '../../../src/engine/server/openaiRoutes';
 import type { ComputeBackend } from '../../../src/engine/contract';
-import type { ChatMessage } from '../../../src/protocol/chatMessage';
+import { type ChatMessage, ToolSpec } from '../../../src/protocol/chatMessage';
+import { qwen3Tokenizer } from '../render/fixtures';
 
 const KEY = 'tml-local-openai-tools-test-key';
 const ADD: ChatCompletionTool = {
@@ -142,6 +146,41 @@ describe('engine: tool calls on the OpenAI-compatible chat route (openai npm cli
     assert.strictEqual(chat.usage!.prompt_tokens, expected.length);
     assert.strictEqual(chat.choices[0]!.message.content, text.choices[0]!.text);
     assert.strictEqual(chat.choices[0]!.message.content, '579');
+  });
+
+  it('keeps a request\'s number forms as training does: 5.0, 21.0 and 2.0 in a declaration, 21.0 in a call', async () => {
+    const declaration = '{"name": "add", "description": "Add two integers.", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "minimum": 5.0, "default": 21.0}, "b": {"type": "integer"}}, "required": ["a", "b"], "minProperties": 2.0}}';
+    const args = '{"a": 21.0, "b": 456}';
+    // the raw body: the openai client would re-serialise 21.0 as 21
+    const text = `{"model": "${ARITH_CHAT_MODEL}", "temperature": 0, "tools": [{"type": "function", "function": ${declaration}}], "messages": [{"role": "user", "content": "${QUESTION}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "add", "arguments": ${JSON.stringify(args)}}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "477"}]}`;
+    // the training path: the declaration read from the same JSON text, as an environment's tools are
+    const training = (renderer: Renderer): number[] => {
+      const call = { type: 'function' as const, id: 'call_1', function: { name: 'add', arguments: args } };
+      const messages: ChatMessage[] = [{ role: 'user', content: QUESTION }, { role: 'assistant', content: '', tool_calls: [call] }, { role: 'tool', content: '477', tool_call_id: 'call_1', name: 'add' }];
+      return renderer.buildGenerationPrompt(withTools(renderer, messages, [ToolSpec.parse(parseJsonKeepingNumbers(declaration))]));
+    };
+    // the route's reading of the body: qwen3 writes the schema itself, chatml (arith-chat's) the call
+    const qwen3 = getRenderer('qwen3', qwen3Tokenizer());
+    const chatml = new ChatmlRenderer(new ByteTokenizer());
+    const body = () => parseChatBody({ body: Buffer.from(text) });
+    const qwen3Prompt = chatPrompt(qwen3, body()).prompt;
+    assert.deepStrictEqual(qwen3Prompt, training(qwen3));
+    const qwen3Text = qwen3.tokenizer.decode(qwen3Prompt);
+    assert.ok(qwen3Text.includes('"a": {"type": "integer", "minimum": 5.0, "default": 21.0}'), qwen3Text);
+    // a number directly in `parameters` too (a copy of that object would lose its form)
+    assert.ok(qwen3Text.includes('"required": ["a", "b"], "minProperties": 2.0}'), qwen3Text);
+    assert.ok(qwen3Text.includes('"arguments": {"a": 21.0, "b": 456}'), qwen3Text);
+    const expected = training(chatml);
+    assert.deepStrictEqual(chatPrompt(chatml, body()).prompt, expected);
+    assert.ok(new ByteTokenizer().decode(expected).includes('{"name": "add", "arguments": {"a": 21.0, "b": 456}}'));
+
+    // over HTTP on arith-chat: the same prompt, so the same reply as its tokens sampled as text
+    const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: text });
+    const chat = (await res.json()) as OpenAI.ChatCompletion;
+    assert.strictEqual(res.status, 200, JSON.stringify(chat));
+    const plain = await oai.completions.create({ model: ARITH_CHAT_MODEL, prompt: expected, temperature: 0, stop: ['<|im_end|>'] });
+    assert.strictEqual(chat.usage!.prompt_tokens, expected.length);
+    assert.strictEqual(chat.choices[0]!.message.content, plain.choices[0]!.text);
   });
 
   it('tool_choice "none": no tools declared and no tool_calls; "auto" is the default', async () => {
