@@ -6,7 +6,7 @@ import { logSkipped, type PreparedRun, type RunStartOptions } from '../runs/star
 import { prepareRun, startRun, type KindStarter } from '../runs/prepareRun';
 import type { DpoRunResult } from '../runs/runEvents';
 import { DatasetError } from '../data/problem';
-import { splitValidation } from '../sft/data';
+import { splitValidation } from '../training/batches';
 import { DpoLoopConfig, DpoRun } from './loop';
 import { readPairsFile, type PairSplit } from './pairs';
 import { DPO_DEFAULT_LEARNING_RATE, DPO_SPEC, dpoSpecFromConfig, parseDpoSpecFile, ResolvedDpoSpec, type DpoDatasetSpec } from './spec';

@@ -6,12 +6,12 @@ import type { RunWriter } from '../runs/runWriter';
 import { logSkipped, resolveLearningRate, type PreparedRun, type RunStartOptions } from '../runs/startParts';
 import { prepareRun, startRun, type KindStarter } from '../runs/prepareRun';
 import type { SamplingClient } from '../tinker/client';
-import { loadChats, type ChatSplit } from './data';
+import { loadChats, type ChatSplit } from '../training/chats';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
 import { SftLoopConfig, SftRun } from './loop';
 import type { SftRunResult } from '../runs/runEvents';
 import { parseSftSpecFile, ResolvedSftSpec, SFT_SPEC, sftSpecFromConfig } from './spec';
-import { checkSameTokenizer, resolveModelSource, samplerOf, type ResolvedModelSource } from '../grpo/teachers';
+import { checkSameTokenizer, resolveModelSource, samplerOf, type ResolvedModelSource } from '../training/teachers';
 
 export type StartSftRunOptions = RunStartOptions<ResolvedSftSpec>;
 
