@@ -5,7 +5,7 @@
 //     least one when fraction > 0) are the holdout, the rest, in that shuffled order, the train set.
 // One mulberry32 stream seeded with `seed` drives every shuffle, in the order above.
 import * as path from 'node:path';
-import type { DatasetSpec } from '../grpo/spec';
+import type { DatasetSpec } from '../spec/datasets';
 import type { NetworkOptions } from '../tinker/proxy';
 import { fetchHfRows } from './hf';
 import { readJsonlProblems } from './jsonl';

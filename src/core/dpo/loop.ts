@@ -22,9 +22,8 @@ import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRun
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { SamplingClient, TrainingClient } from '../tinker/client';
 import { logprobsOf } from '../tinker/customLoss';
-import { batchAt, batchesPerEpoch } from '../sft/data';
-import { totalSteps } from '../sft/loop';
-import { learningRateAt, LrSchedule } from '../sft/lr';
+import { batchAt, batchesPerEpoch, totalSteps } from '../training/batches';
+import { learningRateAt, LrSchedule } from '../training/lr';
 import { METRIC } from '../../protocol/metricKeys';
 import { DPO_METRIC_KEYS, dpoCustomLoss, dpoLoss, targetLogprobsFromPrompt, weightedSum } from './loss';
 import { fullSequence, pairDatums, PairDatums, SideDatum, toWireDatum } from './datums';

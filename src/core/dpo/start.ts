@@ -1,15 +1,13 @@
 // startDpoRun: what the CLI (`tinker-studio dpo`) and the VS Code command share, as startSftRun for
 // SFT — a spec file (or a run directory to resume) in, a run directory in the cookbook layout out.
 import * as path from 'node:path';
-import { loadRenderer } from '../render';
 import type { RunWriter } from '../runs/runWriter';
-import { trackRun } from '../runs/runTracking';
-import { completedRun, logSkipped, resolveRunSpec, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from '../runs/startParts';
-import { resumePoint } from '../runs/resumePoint';
+import { logSkipped, type PreparedRun, type RunStartOptions } from '../runs/startParts';
+import { prepareRun, startRun, type KindStarter } from '../runs/prepareRun';
 import type { DpoRunResult } from '../runs/runEvents';
 import { DatasetError } from '../data/problem';
+import { splitValidation } from '../training/batches';
 import { RendererError } from '../render/errors';
-import { splitValidation } from '../sft/data';
 import { contextOf, fitContext } from '../data/contextFit';
 import { fullSequence, pairDatums } from './datums';
 import { DpoLoopConfig, DpoRun } from './loop';
@@ -62,38 +60,20 @@ export async function loadPairs(d: DpoDatasetSpec, o: { specDir: string; seed: n
   return { train, validation, skipped };
 }
 
-export function startDpoRun(o: StartDpoRunOptions): Promise<DpoRunResult> {
-  return runToEnd<DpoRunResult>(o.resumeDir, (resume, writers) => prepareDpoRun(o, resume, writers), o);
-}
-
-export type PreparedDpoRun = PreparedRun<DpoRunResult, DpoRun, ResolvedDpoSpec>;
-
-/** Everything startDpoRun does before the loop (see prepareSftRun). */
-export async function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedDpoRun> {
-  const log = o.log ?? (() => undefined);
-  const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  const spec = await resolveRunSpec<ResolvedDpoSpec>(o, resume, { file: parseDpoSpecFile, config: dpoSpecFromConfig, resumable: DPO_SPEC.resumable }, 'startDpoRun');
-  const done = completedRun('dpo', resume, { log, onEvent: o.onEvent });
-  if (done) return { done };
-  const resumeFrom = resumePoint(resume, log);
-
-  const learningRate = spec.learning_rate ?? DPO_DEFAULT_LEARNING_RATE;
-  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
-  for (const w of warnings) log(`warning: ${w}`);
-  const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
-  const pairs = await loadPairs(spec.dataset, { specDir, seed: spec.seed });
-  logSkipped(pairs.skipped, log);
-  log(`${pairs.train.length} train pairs, ${pairs.validation.length} validation pairs; renderer ${renderer.name}; lr ${learningRate}; β ${spec.dpo_beta}`);
-
-  const service = await o.connect(spec);
-  let tracked: { finish(): Promise<void> } | undefined;
-  const close = async () => {
-    service.close();
-    await tracked?.finish();
-  };
-  try {
-    // a pair longer than the model's context, named by its file:line before training; the longest request
-    // is the reference scoring a side's whole sequence, which also samples one token (computeLogprobs)
+/** DPO's parts of the start sequence (runs/prepareRun.ts): its pairs. */
+const DPO_START: KindStarter<ResolvedDpoSpec, DpoRunResult, DpoRun, PairSplit> = {
+  kind: 'dpo',
+  starter: 'startDpoRun',
+  read: { file: parseDpoSpecFile, config: dpoSpecFromConfig, resumable: DPO_SPEC.resumable },
+  learningRate: (spec) => spec.learning_rate ?? DPO_DEFAULT_LEARNING_RATE,
+  async load({ spec, specDir, log }) {
+    const pairs = await loadPairs(spec.dataset, { specDir, seed: spec.seed });
+    logSkipped(pairs.skipped, log);
+    return { data: pairs, sizes: `${pairs.train.length} train pairs, ${pairs.validation.length} validation pairs`, note: `β ${spec.dpo_beta}` };
+  },
+  // a pair longer than the model's context, named by its file:line before training; the longest request
+  // is the reference scoring a side's whole sequence, which also samples one token (computeLogprobs)
+  async connected({ spec, o, renderer, log }, service, pairs) {
     const fitted = fitContext(pairs, {
       context: await contextOf(service, spec.model, o.signal),
       policy: spec.dataset.on_invalid_line,
@@ -111,12 +91,20 @@ export async function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | u
     });
     logSkipped(fitted.skipped, log);
     if (fitted.train.length === 0) throw new DatasetError(`dataset: every training pair is too long for the model's context (first: ${fitted.skipped[0]!.where}: ${fitted.skipped[0]!.reason})`);
-    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, run_kind: 'dpo' });
-    tracked = trackRun(o.tracking, writer, spec, { kind: 'dpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
-    const run = new DpoRun({ service, config: dpoLoopConfig(spec, learningRate), renderer, train: fitted.train, validation: fitted.validation, writer, resumeFrom, log });
-    return { run, spec, renderer, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+    return { ...pairs, train: fitted.train, validation: fitted.validation };
+  },
+  config: () => ({ run_kind: 'dpo' }),
+  run: ({ spec, renderer, learningRate, log }, pairs, { service, writer, resumeFrom }) =>
+    new DpoRun({ service, config: dpoLoopConfig(spec, learningRate), renderer, train: pairs.train, validation: pairs.validation, writer, resumeFrom, log }),
+};
+
+export function startDpoRun(o: StartDpoRunOptions): Promise<DpoRunResult> {
+  return startRun(DPO_START, o);
+}
+
+export type PreparedDpoRun = PreparedRun<DpoRunResult, DpoRun, ResolvedDpoSpec>;
+
+/** Everything startDpoRun does before the loop (see prepareSftRun). */
+export function prepareDpoRun(o: StartDpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedDpoRun> {
+  return prepareRun(DPO_START, o, resume, writers);
 }

@@ -16,7 +16,7 @@ import type { Renderer } from '../render/types';
 import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';
 import type { RunWriter } from '../runs/runWriter';
-import { loadChats, type Chat } from '../sft/data';
+import { loadChats, type Chat } from '../training/chats';
 import type { SamplingClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { inlineEvalKeys, inlineEvalKind, inlineEvalMaxProblems, type InlineEvalSpec } from './inlineSpec';

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadPromptPool } from '../data/pool';
 import type { Problem } from '../data/types';
-import type { DatasetSpec } from '../grpo/spec';
+import type { DatasetSpec } from '../spec/datasets';
 import { stopParam } from '../grpo/rollout';
 import { fmix32 } from '../grpo/samplingSeed';
 import { writeFileAtomicSync } from '../fs/atomic';

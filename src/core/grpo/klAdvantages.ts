@@ -9,6 +9,7 @@
 // Both add kl_adv to the datum's advantages in place. The second model's log-probs come aligned with
 // the datum's positions (position j scores target j), 0 where the mask is 0.
 import type { RLDatum } from './datums';
+import type { SequenceScorer } from '../training/teachers';
 
 export const KL_METRIC = {
   policyBase: 'kl_policy_base',
@@ -111,11 +112,6 @@ export function alignToDatum(promptLength: number, sampled: readonly number[]): 
   const out = new Float32Array(promptLength - 1 + sampled.length);
   out.set(sampled, promptLength - 1);
   return out;
-}
-
-/** What scores a sequence: a sampling client's compute_logprobs (entry 0 null, one entry per token). */
-export interface SequenceScorer {
-  computeLogprobs(tokens: readonly number[], signal?: AbortSignal): Promise<ReadonlyArray<number | null>>;
 }
 
 /** The scorer's log-probs of the `sampled` tokens after `prompt` (the last sampled.length entries of compute_logprobs). */

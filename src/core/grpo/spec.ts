@@ -4,40 +4,15 @@
 import * as path from 'node:path';
 import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
-import { datasetSource, heldOutSet, onInvalidLine, oneSource, optionalSeed, positiveInt } from '../spec/fields';
+import { optionalSeed, positiveInt } from '../spec/fields';
 import { REWARD_FILE_EXTENSIONS } from '../reward/files';
 import { EnvSpec } from '../env/spec';
 import { isEnvFile } from '../env/files';
 import { inlineEvalsField } from '../evals/inlineSpec';
+import { DatasetSpec, ModelSourceSpec } from '../spec/datasets';
 
-export const HoldoutSpec = heldOutSet('holdout problems', { zero: true }, 'Problems kept out of training and used by the evaluations every `eval_every` iterations. Absent: no holdout.');
-export type HoldoutSpec = z.output<typeof HoldoutSpec>;
-
-export const DatasetSpec = oneSource(
-  z
-    .strictObject({
-      ...datasetSource('problems'),
-      prompt_field: z
-        .string()
-        .min(1)
-        .default('question')
-        .describe('Field holding the question (a string) or a chat list [{role, content}, …]. A line without it may give a chat list in `messages`.'),
-      ground_truth_field: z
-        .string()
-        .min(1)
-        .default('answer')
-        .describe('Field holding the ground truth passed to compute_reward (a string, or a number turned into a string).'),
-      system_prompt: z.string().optional().describe('System message put before every question.'),
-      holdout: HoldoutSpec.optional(),
-      holdout_max: positiveInt().optional().describe('At most this many holdout problems are evaluated (a sample chosen by `seed`).'),
-      on_invalid_line: onInvalidLine('problem'),
-    })
-    .superRefine((d, ctx) => {
-      if (d.holdout_max !== undefined && d.holdout === undefined)
-        ctx.addIssue({ code: 'custom', path: ['holdout_max'], message: 'there is no holdout to cap (add dataset.holdout)' });
-    }),
-).describe('Where the prompts and ground truths come from: `path` (JSONL) or `hf` (a Hugging Face dataset).');
-export type DatasetSpec = z.output<typeof DatasetSpec>;
+// the problems dataset and a second model's source are spec/datasets.ts's (data/ and training/ read them)
+export { DatasetSpec, HoldoutSpec, ModelSourceSpec } from '../spec/datasets';
 
 export const REWARD_EXTENSIONS = REWARD_FILE_EXTENSIONS;
 
@@ -65,9 +40,6 @@ const PPO_KEYS = ['clip_low_threshold', 'clip_high_threshold'];
 
 const GROUP_SIZE_MESSAGE = 'must be at least 2 (advantages are centred within a group, so one sample learns nothing); 1 is allowed with a teacher';
 
-// the teacher / KL reference schema is the spec layer's (spec/modelSource.ts), shared with SFT specs
-import { ModelSourceSpec } from '../spec/modelSource';
-export { ModelSourceSpec } from '../spec/modelSource';
 
 /** One dataset of a multi-teacher distillation (the cookbook's DistillationDatasetConfig). */
 export const DistillDatasetSpec = z

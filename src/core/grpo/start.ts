@@ -23,20 +23,17 @@
 // state checkpoint is `final` resolves at once as completed.
 import * as path from 'node:path';
 import { loadPromptPool } from '../data/pool';
-import { loadRenderer } from '../render';
 import { createRewardRunner } from '../reward';
 import { createEnvRunner, type EnvRunner } from '../env/runner';
 import { envRunnerOptions, episodeLimits } from '../env/spec';
 import type { RewardRunner } from '../reward/types';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
 import { GRPO_SPEC, isDistillation, parseGrpoSpecFile, specDatasets, type ResolvedGrpoSpec } from './spec';
-import { checkSameTokenizer, resolveModelSource, samplerOf, scorerOf, type ResolvedModelSource } from './teachers';
-import type { SequenceScorer } from './klAdvantages';
+import { checkSameTokenizer, resolveModelSource, samplerOf, scorerOf, type ResolvedModelSource, type SequenceScorer } from '../training/teachers';
 import type { PromptPool } from '../data/types';
 import type { RunWriter } from '../runs/runWriter';
-import { trackRun } from '../runs/runTracking';
-import { completedRun, logSkipped, resolveRunSpec, resolveLearningRate, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from '../runs/startParts';
-import { resumePoint } from '../runs/resumePoint';
+import { logSkipped, resolveLearningRate, type PreparedRun, type RunStartOptions } from '../runs/startParts';
+import { prepareRun, startRun, type KindStarter } from '../runs/prepareRun';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { GrpoLoopConfig, GrpoRun } from './loop';
@@ -88,8 +85,95 @@ export function loopConfig(spec: ResolvedGrpoSpec, learningRate: number): GrpoLo
 /** The spec stored in a run's config.json (its spec keys; the resolved extras are left out). */
 export const specFromConfig = GRPO_SPEC.fromConfig;
 
+/** What a GRPO run carries from one part of the start sequence to the next. */
+interface GrpoStartData {
+  pools: PromptPool[];
+  pool: PromptPool;
+  env?: EnvRunner;
+  reward?: RewardRunner;
+  evals?: InlineEvaluators;
+  models?: { teachers: ResolvedModelSource[]; reference?: ResolvedModelSource };
+  teachers?: SequenceScorer[];
+  reference?: SequenceScorer;
+}
+
+/** GRPO's parts of the start sequence (runs/prepareRun.ts): prompt pools, reward and environment workers, teachers. */
+const GRPO_START: KindStarter<ResolvedGrpoSpec, GrpoRunResult, GrpoRun, GrpoStartData, { reward?: RewardRunner }> = {
+  kind: 'grpo',
+  starter: 'startGrpoRun',
+  read: { file: parseGrpoSpecFile, config: specFromConfig, resumable: GRPO_SPEC.resumable },
+  steps: (spec) => spec.iterations,
+  learningRate: resolveLearningRate,
+  async load({ spec, o, specDir, log }) {
+    const pools: PromptPool[] = [];
+    for (const d of specDatasets(spec)) {
+      const p = await loadPromptPool(d.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(spec.reward ? {} : { groundTruthOptional: true }), ...(spec.env ? { environment: true } : {}) });
+      logSkipped(p.skipped, log);
+      pools.push(p);
+    }
+    const pool: PromptPool = pools.length === 1 ? pools[0]! : { train: pools.flatMap((p) => p.train), holdout: pools.flatMap((p) => p.holdout), skipped: pools.flatMap((p) => p.skipped) };
+    return { data: { pools, pool }, sizes: `${pool.train.length} train problems, ${pool.holdout.length} holdout problems` };
+  },
+  async open(c, data) {
+    const { spec, o, log } = c;
+    let env: EnvRunner | undefined;
+    let reward: RewardRunner | undefined;
+    if (spec.env) {
+      const started = await createEnvRunner(envRunnerOptions(spec.env, { python: o.python, environment: o.rewardEnvironment }));
+      c.hold(() => started.close().catch(() => undefined));
+      env = started;
+      log(`environment: ${env.className} (${path.basename(env.file)})${env.hasGroupRewards ? ', with compute_group_rewards' : ''}`);
+    }
+    if (spec.reward) {
+      const started = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
+      c.hold(() => started.close().catch(() => undefined));
+      reward = started;
+    }
+    const evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir: c.specDir, ...(reward ? { runReward: reward } : {}), runMaxTokens: spec.max_tokens, log }, o);
+    c.hold(() => evals.close());
+    return { ...data, ...(env ? { env } : {}), ...(reward ? { reward } : {}), evals };
+  },
+  async connected({ spec, o, specDir, resume, log }, service, data) {
+    const models = await resolveSecondModels(spec, service, { specDir, runsDir: o.runsDir, cacheDir: o.cacheDir, network: o.network, stored: resume?.readConfig(), signal: o.signal });
+    for (const t of models.teachers) log(`teacher: ${t.label} (${t.model})`);
+    if (models.reference) log(`KL reference: ${models.reference.label} (${models.reference.model})`);
+    const teachers: SequenceScorer[] = [];
+    for (const t of models.teachers) teachers.push(scorerOf(await samplerOf(service, t, o.signal)));
+    const reference = models.reference ? scorerOf(await samplerOf(service, models.reference, o.signal)) : undefined;
+    return { ...data, models, teachers, ...(reference ? { reference } : {}) };
+  },
+  config: ({ models }) => ({
+    ...(models?.teachers.length ? { teachers_resolved: models.teachers } : {}),
+    ...(models?.reference ? { kl_reference_resolved: models.reference } : {}),
+  }),
+  run({ spec, renderer, learningRate, log }, d, { service, writer, resumeFrom }) {
+    const datasets = specDatasets(spec);
+    return new GrpoRun({
+      service,
+      config: loopConfig(spec, learningRate),
+      renderer,
+      pool: d.pool,
+      ...(d.reward ? { reward: d.reward } : {}),
+      ...(d.env && spec.env
+        ? {
+            env: d.env,
+            envLimits: episodeLimits(spec.env),
+          }
+        : {}),
+      ...(d.pools.length > 1 ? { sources: d.pools.map((p, i) => ({ train: p.train, groupsPerBatch: datasets[i]!.groups_per_batch })) } : {}),
+      ...(d.teachers?.length ? { teachers: d.teachers } : {}),
+      ...(d.reference ? { reference: d.reference } : {}),
+      evals: d.evals!.list.filter((e) => e.kind === 'sampling'),
+      writer,
+      resumeFrom,
+      log,
+    });
+  },
+  held: (d) => (d.reward ? { reward: d.reward } : {}),
+};
+
 export function startGrpoRun(o: StartGrpoRunOptions): Promise<GrpoRunResult> {
-  return runToEnd<GrpoRunResult>(o.resumeDir, (resume, writers) => prepareGrpoRun(o, resume, writers), o);
+  return startRun(GRPO_START, o);
 }
 
 /** A GRPO run ready to advance (its service client connected, its reward workers started), or the answer for a finished one. */
@@ -100,86 +184,8 @@ export type PreparedGrpoRun = PreparedRun<GrpoRunResult, GrpoRun, ResolvedGrpoSp
  * connection and the run directory (new, or `resume`). An agent session keeps what it returns for its
  * whole life and advances the run a few iterations per call.
  */
-export async function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedGrpoRun> {
-  const log = o.log ?? (() => undefined);
-  const specFile = o.specFile ? path.resolve(o.specFile) : undefined;
-  const spec = await resolveRunSpec<ResolvedGrpoSpec>(o, resume, { file: parseGrpoSpecFile, config: specFromConfig, resumable: GRPO_SPEC.resumable }, 'startGrpoRun');
-  const done = completedRun('grpo', resume, { log, onEvent: o.onEvent }, spec.iterations);
-  if (done) return { done };
-  const resumeFrom = resumePoint(resume, log);
-
-  const learningRate = resolveLearningRate(spec);
-  const { renderer, warnings } = await loadRenderer({ model: spec.model, renderer: spec.renderer, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}) });
-  for (const w of warnings) log(`warning: ${w}`);
-  const specDir = specFile ? path.dirname(specFile) : resume?.dir ?? process.cwd();
-  const datasets = specDatasets(spec);
-  const pools: PromptPool[] = [];
-  for (const d of datasets) {
-    const p = await loadPromptPool(d.dataset, { specDir, seed: spec.seed, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(spec.reward ? {} : { groundTruthOptional: true }), ...(spec.env ? { environment: true } : {}) });
-    logSkipped(p.skipped, log);
-    pools.push(p);
-  }
-  const pool: PromptPool = pools.length === 1 ? pools[0]! : { train: pools.flatMap((p) => p.train), holdout: pools.flatMap((p) => p.holdout), skipped: pools.flatMap((p) => p.skipped) };
-  log(`${pool.train.length} train problems, ${pool.holdout.length} holdout problems; renderer ${renderer.name}; lr ${learningRate}`);
-
-  let reward: RewardRunner | undefined;
-  let env: EnvRunner | undefined;
-  let evals: InlineEvaluators | undefined;
-  let service: ServiceClient | undefined;
-  let tracked: { finish(): Promise<void> } | undefined;
-  const close = async () => {
-    await evals?.close();
-    await reward?.close().catch(() => undefined);
-    await env?.close().catch(() => undefined);
-    service?.close();
-    await tracked?.finish();
-  };
-  try {
-    if (spec.env) {
-      env = await createEnvRunner(envRunnerOptions(spec.env, { python: o.python, environment: o.rewardEnvironment }));
-      log(`environment: ${env.className} (${path.basename(env.file)})${env.hasGroupRewards ? ', with compute_group_rewards' : ''}`);
-    }
-    if (spec.reward) reward = await createRewardRunner({ file: spec.reward.file, python: o.python, environment: o.rewardEnvironment, workers: spec.reward.workers, timeoutMs: spec.reward.timeout_ms });
-    evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir, ...(reward ? { runReward: reward } : {}), runMaxTokens: spec.max_tokens, log }, o);
-    service = await o.connect(spec);
-    const models = await resolveSecondModels(spec, service, { specDir, runsDir: o.runsDir, cacheDir: o.cacheDir, network: o.network, stored: resume?.readConfig(), signal: o.signal });
-    for (const t of models.teachers) log(`teacher: ${t.label} (${t.model})`);
-    if (models.reference) log(`KL reference: ${models.reference.label} (${models.reference.model})`);
-    const teachers: SequenceScorer[] = [];
-    for (const t of models.teachers) teachers.push(scorerOf(await samplerOf(service, t, o.signal)));
-    const reference = models.reference ? scorerOf(await samplerOf(service, models.reference, o.signal)) : undefined;
-    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, {
-      rendererName: renderer.name,
-      learningRate,
-      ...(models.teachers.length ? { teachers_resolved: models.teachers } : {}),
-      ...(models.reference ? { kl_reference_resolved: models.reference } : {}),
-    });
-    tracked = trackRun(o.tracking, writer, spec, { kind: 'grpo', model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
-    const run = new GrpoRun({
-      service,
-      config: loopConfig(spec, learningRate),
-      renderer,
-      pool,
-      ...(reward ? { reward } : {}),
-      ...(env && spec.env
-        ? {
-            env,
-            envLimits: episodeLimits(spec.env),
-          }
-        : {}),
-      ...(pools.length > 1 ? { sources: pools.map((p, i) => ({ train: p.train, groupsPerBatch: datasets[i]!.groups_per_batch })) } : {}),
-      ...(teachers.length ? { teachers } : {}),
-      ...(reference ? { reference } : {}),
-      evals: evals.list.filter((e) => e.kind === 'sampling'),
-      writer,
-      resumeFrom,
-      log,
-    });
-    return { run, spec, renderer, ...(reward ? { reward } : {}), close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+export function prepareGrpoRun(o: StartGrpoRunOptions, resume: RunWriter | undefined, writers: RunWriter[]): Promise<PreparedGrpoRun> {
+  return prepareRun(GRPO_START, o, resume, writers);
 }
 
 /**

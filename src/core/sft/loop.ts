@@ -18,11 +18,12 @@ import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer, TrainOnWhat } from '../render/types';
 import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRuntime';
 import type { SamplingClient, TrainingClient } from '../tinker/client';
-import { batchAt, batchesPerEpoch, Chat } from './data';
+import type { Chat } from '../training/chats';
+import { batchAt, batchesPerEpoch, totalSteps } from '../training/batches';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
 import { DatasetError } from '../data/problem';
 import { RendererError } from '../render/errors';
-import { learningRateAt, LrSchedule } from './lr';
+import { learningRateAt, LrSchedule } from '../training/lr';
 import { softTargetDatums } from './topK';
 import { METRIC } from '../../protocol/metricKeys';
 import { dueAt, runSamplingEvaluator, type InlineEvaluator } from '../evals/inline';
@@ -73,11 +74,6 @@ export function renderedChat(renderer: Renderer, chat: Chat, trainOnWhat: TrainO
     if (err instanceof RendererError) throw new DatasetError(`${chat.id}: ${err.message}`);
     throw err;
   }
-}
-
-export function totalSteps(nTrain: number, c: Pick<SftLoopConfig, 'batchSize' | 'numEpochs' | 'maxSteps'>): number {
-  const byEpochs = c.numEpochs !== undefined || c.maxSteps === undefined ? batchesPerEpoch(nTrain, c.batchSize) * (c.numEpochs ?? 1) : Infinity;
-  return Math.min(byEpochs, c.maxSteps ?? Infinity);
 }
 
 /** A whole run in one call: create → advance to the end → `final` (or a resume point on cancel). */

@@ -3,28 +3,12 @@
 // problems, resolves their paths and builds the JSON schema the editor uses.
 import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
-import { datasetSource, heldOutSet, onInvalidLine, oneSource, positiveInt } from '../spec/fields';
+import { positiveInt } from '../spec/fields';
 import { inlineEvalsField } from '../evals/inlineSpec';
-import { ModelSourceSpec } from '../spec/modelSource';
+import { ModelSourceSpec, SftDatasetSpec } from '../spec/datasets';
 
-export const ValidationSpec = heldOutSet(
-  'validation chats',
-  { zero: false, for: 'validation' },
-  'Chats kept out of training; their NLL (test/nll) is measured every `eval_every` steps. Absent: no validation.',
-);
-
-export const SftDatasetSpec = oneSource(
-  z.strictObject({
-    ...datasetSource('chats'),
-    messages_field: z.string().min(1).default('messages').describe('Field holding a chat list [{role, content}, …] (used when the record has it).'),
-    prompt_field: z.string().min(1).default('prompt').describe('Otherwise: field holding the user turn (a string).'),
-    completion_field: z.string().min(1).default('completion').describe('Otherwise: field holding the assistant answer (a string).'),
-    system_prompt: z.string().optional().describe('System message put before every chat that has none.'),
-    validation: ValidationSpec.optional(),
-    on_invalid_line: onInvalidLine('chat'),
-  }),
-).describe('The chats to train on: `path` (JSONL) or `hf` (a Hugging Face dataset); each record a `messages` chat or prompt/completion fields.');
-export type SftDatasetSpec = z.output<typeof SftDatasetSpec>;
+// the chats dataset is spec/datasets.ts's (training/chats.ts reads it)
+export { SftDatasetSpec, ValidationSpec } from '../spec/datasets';
 
 /** SFT's spec as the spec layer reads it: the chats and validation files resolve against the spec's folder. */
 export const SFT_SPEC = defineSpec({

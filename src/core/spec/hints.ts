@@ -195,7 +195,7 @@ const byteLevel = (model: string) => (ENGINE_MODELS as readonly string[]).includ
 async function countCompletionTokens(o: Parameters<typeof completionTokens>[0]): Promise<CompletionTokens | undefined> {
   const text = await fs.readFile(o.file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
-  const [{ recordToChat }, exact] = await Promise.all([import('../sft/data'), byteRenderer(o.model)]);
+  const [{ recordToChat }, exact] = await Promise.all([import('../training/chats'), byteRenderer(o.model)]);
   let tokens = 0;
   let chars = 0;
   let chats = 0;

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { batchSources } from '../../../src/core/grpo/loop';
 import { parseGrpoSpecValue } from '../../../src/core/grpo/spec';
 import { resolveSecondModels, startGrpoRun } from '../../../src/core/grpo/start';
-import { checkSameTokenizer } from '../../../src/core/grpo/teachers';
+import { checkSameTokenizer } from '../../../src/core/training/teachers';
 import type { Problem } from '../../../src/core/data/types';
 import { SampleRecord } from '../../../src/core/runs/sampleRecord';
 import { ServiceClient } from '../../../src/core/tinker/client';

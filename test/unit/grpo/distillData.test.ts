@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from '../../../src/cli/args';
 import { distillData } from '../../../src/core/distill/distillData';
-import { recordToChat } from '../../../src/core/sft/data';
+import { recordToChat } from '../../../src/core/training/chats';
 import { EngineClient, readJsonl, startEngineClient, writeReward } from './engineFixture';
 
 describe('distill-data (off-policy distillation data)', function () {

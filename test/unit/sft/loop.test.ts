@@ -9,7 +9,7 @@ import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';
 import { ServerGone } from '../../../src/core/runs/loopRuntime';
 import { RunWriter } from '../../../src/core/runs/runWriter';
-import type { Chat } from '../../../src/core/sft/data';
+import type { Chat } from '../../../src/core/training/chats';
 import { runSft, SftLoopConfig } from '../../../src/core/sft/loop';
 import { startSftRun } from '../../../src/core/sft/start';
 import type { RunEvent } from '../../../src/core/runs/runEvents';

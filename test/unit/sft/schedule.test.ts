@@ -1,8 +1,8 @@
 // LR schedules, the validation split and the batch order: values by hand, determinism by seed.
 import * as assert from 'assert';
-import { batchAt, batchesPerEpoch, recordToChat, splitValidation } from '../../../src/core/sft/data';
-import { totalSteps } from '../../../src/core/sft/loop';
-import { learningRateAt, lrMultiplier } from '../../../src/core/sft/lr';
+import { recordToChat } from '../../../src/core/training/chats';
+import { batchAt, batchesPerEpoch, splitValidation, totalSteps } from '../../../src/core/training/batches';
+import { learningRateAt, lrMultiplier } from '../../../src/core/training/lr';
 
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} vs ${b}`);
 

@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadRenderer } from '../../../src/core/render';
-import type { Chat } from '../../../src/core/sft/data';
+import type { Chat } from '../../../src/core/training/chats';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from '../../../src/core/sft/datums';
 import { parseSftSpecValue } from '../../../src/core/sft/spec';
 import { sftLoopConfig, startSftRun } from '../../../src/core/sft/start';

@@ -1,23 +1,21 @@
-// The chats of an SFT run: records from a JSONL file or a Hugging Face dataset, each a `messages`
-// chat or prompt/completion fields, split into train and validation by the seed:
+// The chats of an SFT run (and of inline evaluators): records from a JSONL file or a Hugging Face
+// dataset, each a `messages` chat or prompt/completion fields, split into train and validation by the seed:
 //   - validation from a file: train = the dataset; validation = that file;
 //   - validation as a fraction: the dataset shuffled once by `seed`, the first round(fraction·n) chats
 //     the validation set, the rest (in file order) the train set.
-// The batch order of each epoch is a shuffle of the train set by (seed, epoch), so a resume at any
-// step rebuilds the same batches.
+// The batches of each step are batches.ts's.
 import * as path from 'node:path';
 import * as z from 'zod';
 import { fetchHfRows } from '../data/hf';
 import { readDatasetText } from '../data/jsonl';
-import { holdoutCount } from '../data/pool';
 import { DatasetError } from '../data/problem';
-import { mulberry32, shuffled } from '../data/prng';
 import type { Message } from '../render/types';
 import { ChatMessage, cleanMessage } from '../../protocol/chatMessage';
 import type { NetworkOptions } from '../tinker/proxy';
 import { formatIssue } from '../spec/issues';
-import type { SftDatasetSpec } from './spec';
+import type { SftDatasetSpec } from '../spec/datasets';
 import { errorMessage } from '../errors';
+import { splitValidation } from './batches';
 
 export interface Chat {
   /** "<file>:<line>" or "<dataset>/<config>/<split>:<row>" */
@@ -148,30 +146,4 @@ export async function loadChats(d: SftDatasetSpec, o: LoadChatsOptions): Promise
   }
   if (train.length === 0) throw new DatasetError(main.chats.length === 0 ? `dataset: no chats${skipped.length ? ` (${skipped.length} skipped; first: ${skipped[0]!.where}: ${skipped[0]!.reason})` : ''}` : 'dataset: no training chats are left after the validation split');
   return { train, validation, skipped };
-}
-
-/** The validation chats: the first round(fraction·n) of a shuffle by `seed`; train keeps file order. */
-export function splitValidation<T>(items: readonly T[], fraction: number, seed: number): { train: T[]; validation: T[] } {
-  const order = shuffled(
-    items.map((_, i) => i),
-    mulberry32(seed),
-  );
-  const k = holdoutCount(items.length, fraction);
-  const held = new Set(order.slice(0, k));
-  return { validation: order.slice(0, k).map((i) => items[i]!), train: items.filter((_, i) => !held.has(i)) };
-}
-
-/** Batches per epoch: the last partial batch is dropped (as the cookbook), but at least one batch. */
-export function batchesPerEpoch(n: number, batchSize: number): number {
-  return Math.max(1, Math.floor(n / batchSize));
-}
-
-/** The chats of global step `step`: epoch = ⌊step / nBatches⌋, the train set shuffled by (seed, epoch). */
-export function batchAt<T>(train: readonly T[], step: number, batchSize: number, seed: number): { epoch: number; batch: number; items: T[] } {
-  const n = batchesPerEpoch(train.length, batchSize);
-  const epoch = Math.floor(step / n);
-  const batch = step % n;
-  const order = shuffled(train, mulberry32((seed ^ Math.imul(epoch + 1, 0x9e3779b1)) >>> 0));
-  const size = Math.min(batchSize, order.length);
-  return { epoch, batch, items: order.slice(batch * size, batch * size + size) };
 }

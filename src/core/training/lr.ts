@@ -1,4 +1,4 @@
-// SFT learning-rate schedules (grpo-reference §6.2), with an optional linear warmup before them.
+// The supervised kinds' learning-rate schedules (SFT, DPO) (grpo-reference §6.2), with an optional linear warmup before them.
 export type LrSchedule = 'linear' | 'cosine' | 'constant';
 
 /** The multiplier at 0-based `step` of `totalSteps` (linear 1 − s/T, cosine ½(1 + cos πs/T), constant 1). */

@@ -1,4 +1,4 @@
-// The second models of a GRPO run — distillation teachers and the KL reference — from their spec
+// The second models of a run — GRPO's distillation teachers and KL reference, an SFT run's top-K teacher — from their spec
 // form ({model} | {checkpoint: tinker://…} | {run, checkpoint}) to a base model and a sampler, and
 // the check that a teacher shares the student's tokenizer (its log-probs score the student's token
 // ids, so another vocabulary would score other text), made before the run directory exists.
@@ -11,8 +11,12 @@ import { listRuns } from '../runs/runDirectory';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { textInput } from '../tinker/types';
-import type { SequenceScorer } from './klAdvantages';
-import type { ModelSourceSpec } from './spec';
+
+/** What scores a sequence: a sampling client's compute_logprobs (entry 0 null, one entry per token). */
+export interface SequenceScorer {
+  computeLogprobs(tokens: readonly number[], signal?: AbortSignal): Promise<ReadonlyArray<number | null>>;
+}
+import type { ModelSourceSpec } from '../spec/datasets';
 
 /** A second model as resolved (and kept in config.json, so a resume scores with the same one). */
 export interface ResolvedModelSource {
