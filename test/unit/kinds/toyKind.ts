@@ -146,5 +146,6 @@ export const TOY_KIND = defineKind<ToySpec, ToyRunResult>({
   agent: {
     describe: (spec) => `Toy ${spec.name} on ${spec.model}, ${spec.steps} steps of "${spec.text}"`,
     report: (o) => ({ text: `steps ${o.firstStep}–${o.lastStep} of ${o.stepsTotal} done\nrun directory: ${o.runDir}`, value: { run_dir: o.runDir, first_step: o.firstStep, last_step: o.lastStep } }),
+    lengthFields: '"steps"',
   },
 });
