@@ -34,13 +34,13 @@ async function main(): Promise<void> {
   });
   try {
     const overrides = { name: 'agent-bench', model, groups_per_batch: GROUPS, group_size: GROUP_SIZE, iterations: CALLS + 1, eval_every: 0, save_every: 0 };
-    await session.initGrpo({ spec_file: 'arith.grpo.json', overrides });
+    await session.initRun('grpo', { spec_file: 'arith.grpo.json', overrides });
     console.log(`agent session: train_grpo_step(1) × ${CALLS} on ${model}, ${GROUPS} groups × ${GROUP_SIZE}, ${THREADS} GEMM thread(s)`);
     console.log('call  wall ms  iteration ms  overhead ms');
     const overheads: number[] = [];
     for (let k = 0; k < CALLS; k++) {
       const t0 = performance.now();
-      const r = await session.trainGrpoStep({ num_iterations: 1 });
+      const r = await session.trainRun('grpo', { num_steps: 1 });
       const wall = performance.now() - t0;
       const rows = fs
         .readFileSync(path.join(r.value.run_dir, 'metrics.jsonl'), 'utf8')

@@ -1,24 +1,26 @@
-// `tinker-studio mcp`: the agent tools (src/core/agent/tools.ts) served to any MCP client over stdio,
-// with the training doctrine as a prompt and a resource. stdout carries the protocol only: every log
-// line goes to stderr.
+// `tinker-studio mcp`: the agent tools (src/core/agent/tools.ts, and init_<id> / train_<id>_step of
+// each kind registered in the kinds table) served to any MCP client over stdio, with the training
+// doctrine as a prompt and a resource. stdout carries the protocol only: every log line goes to stderr.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { SessionBusyError, TrainingSession } from '../core/agent/session';
-import { AGENT_TOOLS, TRAINING_DOCTRINE } from '../core/agent/tools';
+import { TRAINING_DOCTRINE } from '../core/agent/tools';
+import { currentAgentTools } from '../core/agent/kindTools';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorMessage } from '../core/errors';
 
 export const DOCTRINE_URI = 'tinker-studio://doctrine';
 
-/** Serves `session` on stdin/stdout until the client closes the connection. */
-export async function serveMcp(session: TrainingSession, o: { version: string; redact: (text: string) => string }): Promise<void> {
+/** Serves `session` on stdin/stdout (or `transport`) until the client closes the connection. */
+export async function serveMcp(session: TrainingSession, o: { version: string; redact: (text: string) => string; transport?: Transport }): Promise<void> {
   const server = new McpServer({ name: 'tinker-studio', version: o.version });
   // the tools are served through the protocol's own handlers, not registerTool: the SDK would check the
   // arguments itself and answer a wrong type or range in zod's words; run() checks them in ours
   server.server.registerCapabilities({ tools: {} });
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: AGENT_TOOLS.map((t) => ({
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await currentAgentTools()).map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -27,9 +29,10 @@ export async function serveMcp(session: TrainingSession, o: { version: string; r
     })),
   }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const t = AGENT_TOOLS.find((x) => x.name === request.params.name);
     try {
-      if (!t) throw new Error(`unknown tool "${request.params.name}"; the tools are ${AGENT_TOOLS.map((x) => x.name).join(', ')}`);
+      const tools = await currentAgentTools();
+      const t = tools.find((x) => x.name === request.params.name);
+      if (!t) throw new Error(`unknown tool "${request.params.name}"; the tools are ${tools.map((x) => x.name).join(', ')}`);
       const r = await t.run(session, request.params.arguments ?? {}, extra.signal);
       return { content: [{ type: 'text' as const, text: o.redact(r.text) }], structuredContent: r.value as Record<string, unknown> };
     } catch (err) {
@@ -45,7 +48,7 @@ export async function serveMcp(session: TrainingSession, o: { version: string; r
     messages: [{ role: 'user' as const, content: { type: 'text' as const, text: TRAINING_DOCTRINE } }],
   }));
   server.registerResource('doctrine', DOCTRINE_URI, { title: 'Training doctrine', mimeType: 'text/plain' }, (uri: URL) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: TRAINING_DOCTRINE }] }));
-  const transport = new StdioServerTransport();
+  const transport = o.transport ?? new StdioServerTransport();
   const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
   await server.connect(transport);
   await closed;

@@ -3,7 +3,16 @@
 // their own tools in tools.ts, whose descriptions and results say more of each).
 import * as z from 'zod';
 import type { AnyRunKind } from '../kinds/runKind';
-import { tool, type AgentTool } from './tools';
+import { runKind, runKindIds } from '../kinds/registry';
+import { isSpecKind } from '../spec/kinds';
+import { AGENT_TOOLS, tool, type AgentTool } from './tools';
+
+/** Every tool a surface serves now: the table of tools.ts, then init_<id> and train_<id>_step of each registered kind. */
+export async function currentAgentTools(): Promise<AgentTool[]> {
+  const registered = runKindIds().filter((id) => !isSpecKind(id));
+  const extra = await Promise.all(registered.map(async (id) => kindTools(await runKind(id))));
+  return [...AGENT_TOOLS, ...extra.flat()];
+}
 
 /** init_<id> and train_<id>_step for `kind`, their arguments checked as strictly as every other tool's. */
 export function kindTools(kind: AnyRunKind): AgentTool[] {

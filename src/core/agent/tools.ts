@@ -79,7 +79,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
-    run: (s, a) => s.initGrpo(a),
+    run: (s, a) => s.initRun('grpo', a),
   }),
   tool({
     name: 'train_grpo_step',
@@ -88,7 +88,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       'Runs num_iterations GRPO iterations (default 1) on the session run: sample groups (or, with an environment, play its episodes), score them with the reward function (or the environment), update the weights. Returns reward mean and trend, ALL-0 / ALL-1 / mixed group counts, truncation, reward errors, KL, entropy, time, best and worst sample of a mixed group, and the run directory.',
     input: z.object({ num_iterations: z.number().int().min(1).max(1000).optional().describe('iterations to run (default 1)') }),
     confirm: true,
-    run: (s, a, signal) => s.trainGrpoStep(a, signal),
+    run: (s, a, signal) => s.trainRun('grpo', { ...(a.num_iterations !== undefined ? { num_steps: a.num_iterations } : {}) }, signal),
   }),
   tool({
     name: 'init_sft',
@@ -101,7 +101,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
-    run: (s, a) => s.initSft(a),
+    run: (s, a) => s.initRun('sft', a),
   }),
   tool({
     name: 'train_sft_step',
@@ -110,7 +110,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       'Runs num_steps supervised steps (default 1) on the session run. Returns the train NLL and its trend, the validation NLL when measured, the learning rate, time, and the run directory. Validation NLL rising while train NLL falls is overfitting: stop or lower the learning rate.',
     input: z.object({ num_steps: z.number().int().min(1).max(10000).optional().describe('steps to run (default 1)') }),
     confirm: true,
-    run: (s, a, signal) => s.trainSftStep(a, signal),
+    run: (s, a, signal) => s.trainRun('sft', a, signal),
   }),
   tool({
     name: 'init_dpo',
@@ -123,7 +123,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
-    run: (s, a) => s.initDpo(a),
+    run: (s, a) => s.initRun('dpo', a),
   }),
   tool({
     name: 'train_dpo_step',
@@ -132,7 +132,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       'Runs num_steps DPO steps (default 1) on the session run. Returns the DPO loss and its trend, the pair accuracy, the implicit reward margin with the chosen and rejected rewards, the validation accuracy, margin and chosen NLL when measured, the learning rate, time, and the run directory. Both rewards falling while the validation chosen NLL rises is DPO pushing everything down: lower the learning rate or raise dpo_beta.',
     input: z.object({ num_steps: z.number().int().min(1).max(10000).optional().describe('steps to run (default 1)') }),
     confirm: true,
-    run: (s, a, signal) => s.trainDpoStep(a, signal),
+    run: (s, a, signal) => s.trainRun('dpo', a, signal),
   }),
   tool({
     name: 'sample',

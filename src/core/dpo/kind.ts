@@ -4,10 +4,11 @@ import { defineKind, type KindMetrics } from '../kinds/runKind';
 import { specKind } from '../spec/kinds';
 import type { DpoRunResult } from '../runs/runEvents';
 import { METRIC } from '../../protocol/metricKeys';
-import { dpoStepReport, dpoStepReportText } from '../agent/report';
+import { dpoStepReport, dpoStepReportText } from './agentReport';
 import { DPO_METRIC_KEYS } from './loss';
 import { DPO_SPEC, type ResolvedDpoSpec } from './spec';
 import { prepareDpoRun, startDpoRun } from './start';
+import type { DpoRun } from './loop';
 
 /** DPO's step row (dpo/loop.ts), and the validation pairs' chosen NLL and the same DPO keys under test/. */
 const DPO_METRICS: KindMetrics = {
@@ -17,6 +18,11 @@ const DPO_METRICS: KindMetrics = {
 
 const f3 = (v: number | undefined) => v?.toFixed(3);
 const f4 = (v: number | undefined) => v?.toFixed(4);
+
+/** The session's run in one line: `DPO arith on …, batch 8 pairs, β 0.1, lr default`. */
+function describeDpo(spec: ResolvedDpoSpec): string {
+  return `DPO ${spec.name} on ${spec.model}, batch ${spec.batch_size} pairs, β ${spec.dpo_beta}, lr ${spec.learning_rate ?? 'default'}`;
+}
 
 export const DPO_KIND = defineKind<ResolvedDpoSpec, DpoRunResult>({
   row: specKind('dpo'),
@@ -39,10 +45,23 @@ export const DPO_KIND = defineKind<ResolvedDpoSpec, DpoRunResult>({
     { id: 'bestTestAccuracyStep', label: 'at step', metric: 'test/accuracy', pick: 'bestStep', goal: 'maximize' },
   ],
   agent: {
-    describe: (spec) => `DPO ${spec.name} on ${spec.model}, batch ${spec.batch_size} pairs, β ${spec.dpo_beta}, lr ${spec.learning_rate ?? 'default'}`,
+    describe: describeDpo,
+    ready: ({ spec, run, specFile, runDir, step }) => {
+      const r = run as DpoRun;
+      const value = { run_name: spec.name, model: spec.model, spec_file: specFile, train_pairs: r.trainCount, validation_pairs: r.validationCount, dpo_beta: spec.dpo_beta, reference: r.referencePath ?? null, run_dir: runDir, step };
+      return { text: `${describeDpo(spec)}; ${value.train_pairs} train / ${value.validation_pairs} validation pairs; reference ${value.reference ?? '–'}`, value, resumed: ' (same reference as before)' };
+    },
     report: (o) => {
       const r = dpoStepReport({ runDir: o.runDir, firstStep: o.firstStep, lastStep: o.lastStep, stepsTotal: o.stepsTotal });
       return { text: dpoStepReportText(r), value: r };
+    },
+    lengthFields: '"max_steps" or "num_epochs"',
+    finished: ({ runDir, steps, stepsTotal }) => {
+      const r = dpoStepReport({ runDir, firstStep: 0, lastStep: steps - 1, stepsTotal });
+      return {
+        text: `; last pair accuracy ${r.accuracy?.toFixed(3) ?? '–'}, margin ${r.margin?.toFixed(4) ?? '–'}${r.test_accuracy !== null ? `, validation accuracy ${r.test_accuracy.toFixed(3)}` : ''}`,
+        value: { accuracy: r.accuracy, margin: r.margin, test_accuracy: r.test_accuracy },
+      };
     },
   },
 });

@@ -21,6 +21,10 @@ export interface KindSpecModule<S> {
   parseFile(file: string): Promise<{ spec: S }>;
   /** validates a spec given as a value, as if it were the file `specFile` */
   parseValue(value: unknown, specFile: string): Promise<{ spec: S }>;
+  /** the spec a run directory's config.json records (`file` names it in errors): what a resume continues with */
+  fromConfig(config: unknown, file: string): S;
+  /** the fields a resume may change (given as overrides); any other difference from the recorded spec is refused */
+  readonly resumable: readonly string[];
 }
 
 /** The metric keys a run of the kind logs: these keys, and any key that starts with one of the prefixes. */
@@ -32,12 +36,40 @@ export interface KindMetrics {
 /** A prepared run as an agent session holds it: the loop, the renderer and any reward workers. */
 export type PreparedKindRun<S, R extends RunResultBase> = PreparedRun<R, RunCore<R>, S, { reward?: RewardRunner }>;
 
-/** What an agent session shows of a kind when it starts a run, and after each stretch of steps. */
+/** The run an agent session has just started (or resumed), as init_<id> reports it. */
+export interface KindSessionStart<S> {
+  spec: S;
+  /** the prepared, opened run object (the kind's own loop class) */
+  run: RunCore<RunResultBase>;
+  specFile: string;
+  runDir: string;
+  step: number;
+  stepsTotal: number;
+}
+
+/** What an agent session shows of a kind when it starts a run, after each stretch of steps, and when it finishes. */
 export interface KindAgentWords<S> {
   /** the one-line description of the session's run after init, e.g. `SFT arith on …, batch 8, …` */
   describe(spec: S): string;
+  /**
+   * init_<id>'s answer: what follows `session ready: ` (default: describe) and the value the tool
+   * returns (default: run_name, model, spec_file, run_dir, step, steps_total); `resumed` follows
+   * `Resumed <dir> at step N` (e.g. ` (same reference as before)`).
+   */
+  ready?(o: KindSessionStart<S>): { text: string; value: Record<string, unknown>; resumed?: string };
   /** the stretch's report: text for the agent and the value the tool returns */
   report(o: { runDir: string; firstStep: number; lastStep: number; stepsTotal: number; spec: S; warnings: readonly string[] }): { text: string; value: unknown };
+  /** the override that makes a run longer, for "all done" answers: `"max_steps" or "num_epochs"` (default: `"max_steps"`) */
+  readonly lengthFields?: string;
+  /** a train call on a run that has done all its steps is refused before it connects (default: the stretch runs nothing and says so) */
+  readonly refuseWhenDone?: boolean;
+  /** how `sample` samples the session's run (default: 64 tokens, temperature 1, the renderer's stop sequences); `unscored` is said under the samples */
+  sampling?(spec: S): { maxTokens?: number; temperature?: number; stop?: string[]; unscored?: string };
+  /**
+   * finish's words after `finished <run> after N steps` (e.g. `; last validation NLL 0.8`), and what the
+   * tool's value adds to run_dir, final and steps (default: nothing, and the whole run's report as `report`)
+   */
+  finished?(o: { runDir: string; steps: number; stepsTotal: number; spec: S }): { text: string; value: Record<string, unknown> };
 }
 
 export interface RunKind<S, R extends RunResultBase> {

@@ -4,9 +4,10 @@ import { defineKind, type KindMetrics } from '../kinds/runKind';
 import { specKind } from '../spec/kinds';
 import type { SftRunResult } from '../runs/runEvents';
 import { METRIC } from '../../protocol/metricKeys';
-import { sftStepReport, sftStepReportText } from '../agent/report';
+import { sftStepReport, sftStepReportText } from './agentReport';
 import { SFT_SPEC, type ResolvedSftSpec } from './spec';
 import { prepareSftRun, startSftRun } from './start';
+import type { SftRun } from './loop';
 
 /** SFT's step row (sft/loop.ts), the validation NLL and each inline evaluator's test/<name>/ keys. */
 function sftMetrics(spec: ResolvedSftSpec): KindMetrics {
@@ -17,6 +18,11 @@ function sftMetrics(spec: ResolvedSftSpec): KindMetrics {
 }
 
 const f4 = (v: number | undefined) => v?.toFixed(4);
+
+/** The session's run in one line: `SFT arith on …, batch 8, lr default`. */
+function describeSft(spec: ResolvedSftSpec): string {
+  return `SFT ${spec.name} on ${spec.model}, batch ${spec.batch_size}, lr ${spec.learning_rate ?? 'default'}`;
+}
 
 export const SFT_KIND = defineKind<ResolvedSftSpec, SftRunResult>({
   row: specKind('sft'),
@@ -38,10 +44,22 @@ export const SFT_KIND = defineKind<ResolvedSftSpec, SftRunResult>({
     { id: 'bestTestNllStep', label: 'at step', metric: METRIC.testNll, pick: 'bestStep', goal: 'minimize' },
   ],
   agent: {
-    describe: (spec) => `SFT ${spec.name} on ${spec.model}, batch ${spec.batch_size}, lr ${spec.learning_rate ?? 'default'}`,
+    describe: describeSft,
+    ready: ({ spec, run, specFile, runDir, step }) => {
+      const r = run as SftRun;
+      return {
+        text: `${describeSft(spec)}; ${r.trainCount} train / ${r.validationCount} validation chats`,
+        value: { run_name: spec.name, model: spec.model, spec_file: specFile, train_chats: r.trainCount, validation_chats: r.validationCount, run_dir: runDir, step },
+      };
+    },
     report: (o) => {
       const r = sftStepReport({ runDir: o.runDir, firstStep: o.firstStep, lastStep: o.lastStep });
       return { text: sftStepReportText(r), value: r };
+    },
+    lengthFields: '"max_steps" or "num_epochs"',
+    finished: ({ runDir, steps }) => {
+      const r = sftStepReport({ runDir, firstStep: 0, lastStep: steps - 1 });
+      return { text: `; last validation NLL ${r.test_nll?.toFixed(3) ?? '–'}`, value: { train_mean_nll: r.train_mean_nll, test_nll: r.test_nll } };
     },
   },
 });

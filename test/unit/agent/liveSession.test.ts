@@ -187,8 +187,8 @@ describe('agent session: one live run between calls (embedded engine)', function
       const s = session(runsDir);
       proxy.reset();
       const spec = kind === 'grpo' ? grpoSpec : sftSpec;
-      const init = kind === 'grpo' ? await s.initGrpo({ spec_file: spec }) : await s.initSft({ spec_file: spec });
-      const train = (n: number) => (kind === 'grpo' ? s.trainGrpoStep({ num_iterations: n }) : s.trainSftStep({ num_steps: n }));
+      const init = kind === 'grpo' ? await s.initRun('grpo', { spec_file: spec }) : await s.initRun('sft', { spec_file: spec });
+      const train = (n: number) => (kind === 'grpo' ? s.trainRun('grpo', { num_steps: n }) : s.trainRun('sft', { num_steps: n }));
       for (let k = 0; k < 5; k++) {
         const r = await train(2);
         assert.strictEqual(r.value.first_step, 2 * k);
@@ -240,8 +240,8 @@ describe('agent session: one live run between calls (embedded engine)', function
     const runsDir = path.join(dir, 'runs-idle');
     const s = session(runsDir, { idleMs: 300 });
     proxy.reset();
-    await s.initGrpo({ spec_file: grpoSpec, overrides: { save_every: 0 } });
-    await s.trainGrpoStep({ num_iterations: 2 });
+    await s.initRun('grpo', { spec_file: grpoSpec, overrides: { save_every: 0 } });
+    await s.trainRun('grpo', { num_steps: 2 });
     assert.deepStrictEqual(s.status().holds, { tinker_session: true, training_client: true, sampler: true, reward_workers: true });
     await waitUntil('the idle session to release its clients', () => s.status().released && s.status().state === 'idle');
     const st = s.status();
@@ -250,7 +250,7 @@ describe('agent session: one live run between calls (embedded engine)', function
     // the resume point it saved on release is where the reconnect continues
     const runDir = String(st.run_dir);
     assert.deepStrictEqual(readCheckpointLines(runDir).map((c) => [c.name, c.batch, c.sampler_path === undefined]), [['000002', 2, true]]);
-    const r = await s.trainGrpoStep({ num_iterations: 1 });
+    const r = await s.trainRun('grpo', { num_steps: 1 });
     assert.match(r.text, /^\(the session was idle and had released its clients; reconnected after \d+ s and continued from step 2\)/);
     assert.strictEqual(r.value.first_step, 2);
     assert.strictEqual(count(proxy, 'create_session'), 2, 'reconnected once');

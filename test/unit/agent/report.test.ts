@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { stepReport, stepReportText } from '../../../src/core/agent/report';
+import { stepReport, stepReportText } from '../../../src/core/grpo/agentReport';
 import type { SampleRecord } from '../../../src/core/runs/sampleRecord';
 
 /** A whole sample record, as a run writes it (src/core/runs/sampleSchema.ts). */

@@ -8,6 +8,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import type { StepReport } from '../../../src/core/grpo/agentReport';
 import { TrainingSession } from '../../../src/core/agent/session';
 import { ServiceClient } from '../../../src/core/tinker/client';
 import { readMetricsLines, startTestEngine, TestEngine, writeReward } from '../grpo/engineFixture';
@@ -51,23 +52,23 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
   it('init_grpo with resume "latest" and no overrides continues with the recorded 2 × 3 and 4 iterations, not the spec file\'s 3 × 2 and 13; says where the file differs', async () => {
     const runsDir = path.join(dir, 'runs-grpo');
     const first = session(runsDir);
-    const init = await first.initGrpo({ spec_file: 'resumable.grpo.json', overrides: started });
-    await first.trainGrpoStep({ num_iterations: 2 });
+    const init = await first.initRun('grpo', { spec_file: 'resumable.grpo.json', overrides: started });
+    await first.trainRun('grpo', { num_steps: 2 });
     await first.close('the server went away');
     const runDir = init.value.run_dir;
 
     const second = session(runsDir);
     try {
-      const resumed = await second.initGrpo({ spec_file: 'resumable.grpo.json', resume: 'latest' });
+      const resumed = await second.initRun('grpo', { spec_file: 'resumable.grpo.json', resume: 'latest' });
       assert.strictEqual(resumed.value.run_dir, runDir);
       assert.strictEqual(resumed.value.step, 2);
       assert.strictEqual(resumed.value.iterations, 4, resumed.text);
       assert.match(resumed.text, /2 groups × 3, lr 0\.01, up to 4 iterations/);
       assert.match(resumed.text, /the spec file now differs in .*, not applied: a resume may change only iterations, eval_every, save_every, ttl_seconds, given as overrides/);
       for (const d of ['groups_per_batch (run 2, file 3)', 'group_size (run 3, file 2)', 'iterations (run 4, file 13)', 'save_every (run 2, file 20)']) assert.ok(resumed.text.includes(d), `${d} in ${resumed.text}`);
-      const r = await second.trainGrpoStep({ num_iterations: 5 });
+      const r = await second.trainRun('grpo', { num_steps: 5 });
       assert.deepStrictEqual([r.value.first_step, r.value.last_step, r.value.steps_done, r.value.steps_total], [2, 3, 4, 4]);
-      assert.strictEqual(r.value.groups.total, 2, 'the last iteration had 2 groups (the spec file says 3)');
+      assert.strictEqual((r.value as unknown as StepReport).groups.total, 2, 'the last iteration had 2 groups (the spec file says 3)');
       assert.match(r.text, /\nran 2 of the 5 iterations asked: the run ends at 4 iterations, all done now; call finish, or init_grpo with resume and a larger "iterations" override/);
     } finally {
       await second.close('test');
@@ -81,7 +82,7 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
     const runsDir = path.join(dir, 'runs-grpo');
     const s = session(runsDir);
     try {
-      const more = await s.initGrpo({ spec_file: 'resumable.grpo.json', resume: 'latest', overrides: { iterations: 6 } });
+      const more = await s.initRun('grpo', { spec_file: 'resumable.grpo.json', resume: 'latest', overrides: { iterations: 6 } });
       assert.strictEqual(more.value.iterations, 6);
       assert.match(more.text, /resuming at step 4 with iterations 4 → 6 \(recorded in config\.json\)/);
       const runDir = more.value.run_dir;
@@ -95,7 +96,7 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
 
       const refusing = session(runsDir);
       const rowsBefore = fs.readFileSync(path.join(runDir, 'metrics.jsonl'), 'utf8');
-      await assert.rejects(refusing.initGrpo({ spec_file: 'resumable.grpo.json', resume: 'latest', overrides: { group_size: 5, learning_rate: 0.5, iterations: 8 } }), (err: Error) => {
+      await assert.rejects(refusing.initRun('grpo', { spec_file: 'resumable.grpo.json', resume: 'latest', overrides: { group_size: 5, learning_rate: 0.5, iterations: 8 } }), (err: Error) => {
         assert.match(err.message, /config\.json: group_size: recorded 3, given 5/);
         assert.match(err.message, /config\.json: learning_rate: recorded 0\.01, given 0\.5/);
         assert.match(err.message, /only iterations, eval_every, save_every, ttl_seconds may change on resume/);
@@ -113,8 +114,8 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
   for (const kind of ['sft', 'dpo'] as const) {
     it(`init_${kind} with resume: the recorded batch size and max_steps, a larger max_steps allowed and recorded, another batch size refused`, async () => {
       const runsDir = path.join(dir, `runs-${kind}`);
-      const init = (s: TrainingSession, a: { resume?: string; overrides?: Record<string, unknown> }) => (kind === 'sft' ? s.initSft({ spec_file: `resumable.${kind}.json`, ...a }) : s.initDpo({ spec_file: `resumable.${kind}.json`, ...a }));
-      const train = (s: TrainingSession, n: number) => (kind === 'sft' ? s.trainSftStep({ num_steps: n }) : s.trainDpoStep({ num_steps: n }));
+      const init = (s: TrainingSession, a: { resume?: string; overrides?: Record<string, unknown> }) => (kind === 'sft' ? s.initRun('sft', { spec_file: `resumable.${kind}.json`, ...a }) : s.initRun('dpo', { spec_file: `resumable.${kind}.json`, ...a }));
+      const train = (s: TrainingSession, n: number) => (kind === 'sft' ? s.trainRun('sft', { num_steps: n }) : s.trainRun('dpo', { num_steps: n }));
       const first = session(runsDir);
       const started = await init(first, { overrides: { batch_size: 2, max_steps: 3 } });
       await train(first, 1);
@@ -144,8 +145,8 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
   it('the CLI\'s --resume with a spec: a spec that changes group_size is refused naming it; one that changes only iterations continues, recorded', async () => {
     const runsDir = path.join(dir, 'runs-cli');
     const s = session(runsDir);
-    const init = await s.initGrpo({ spec_file: 'resumable.grpo.json', overrides: started });
-    await s.trainGrpoStep({ num_iterations: 1 });
+    const init = await s.initRun('grpo', { spec_file: 'resumable.grpo.json', overrides: started });
+    await s.trainRun('grpo', { num_steps: 1 });
     await s.close('handing over to the CLI');
     const runDir = init.value.run_dir;
     const cli = async (spec: Record<string, unknown>) => {

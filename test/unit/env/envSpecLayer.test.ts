@@ -155,12 +155,12 @@ describe('env: the spec layer takes env specs (validation, schema, diagnostics, 
     it('the agent\'s init_grpo, train_grpo_step and sample take an env spec', async () => {
       const s = new TrainingSession({ runsDir: path.join(dir, 'runs-agent'), cacheDir: path.join(dir, 'cache'), baseDir: dir, connect });
       try {
-        const init = await s.initGrpo({ spec_file: 'retry.grpo.json', overrides: { env: { max_turns: 1 } } });
+        const init = await s.initRun('grpo', { spec_file: 'retry.grpo.json', overrides: { env: { max_turns: 1 } } });
         assert.match(init.text, /environment .*arith_retry\.env\.py \(episodes of up to 1 turn\)/);
         assert.strictEqual(init.value.train_problems, 4);
         const cfg = JSON.parse(fs.readFileSync(path.join(init.value.run_dir, 'config.json'), 'utf8')) as { env: { max_turns: number; file: string } };
         assert.deepStrictEqual([cfg.env.max_turns, cfg.env.file], [1, path.join(dir, 'arith_retry.env.py')], 'the override merged into env, its file kept');
-        const step = await s.trainGrpoStep({ num_iterations: 1 });
+        const step = await s.trainRun('grpo', { num_steps: 1 });
         assert.deepStrictEqual([step.value.first_step, step.value.last_step], [0, 0]);
         const recs = readJsonl(path.join(init.value.run_dir, 'iteration_000000', 'train_samples.jsonl')) as Array<{ transcript: { turns: unknown[] } }>;
         assert.ok(recs.length === 4 && recs.every((x) => x.transcript.turns.length <= 1), 'episodes of one turn (the override)');

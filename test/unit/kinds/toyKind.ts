@@ -46,18 +46,20 @@ function parseToyValue(value: unknown, file: string): { spec: ToySpec } {
   return { spec: { ...r.data, name: r.data.name ?? path.basename(file).replace(/\.toy\.json$/i, '') } };
 }
 
-const TOY_SPEC = {
-  schema: ToySpec,
-  parseFile: async (file: string) => parseToyValue(JSON.parse(await fs.promises.readFile(file, 'utf8')), file),
-  parseValue: async (value: unknown, file: string) => parseToyValue(value, file),
-};
-
 /** The spec keys of a run's config.json. */
 function toyFromConfig(config: unknown, where: string): ToySpec {
   const c = (typeof config === 'object' && config !== null ? config : {}) as Record<string, unknown>;
   const own = Object.fromEntries(Object.keys(ToySpec.shape).filter((k) => c[k] !== undefined).map((k) => [k, c[k]]));
   return parseToyValue(own, where).spec;
 }
+
+const TOY_SPEC = {
+  schema: ToySpec,
+  parseFile: async (file: string) => parseToyValue(JSON.parse(await fs.promises.readFile(file, 'utf8')), file),
+  parseValue: async (value: unknown, file: string) => parseToyValue(value, file),
+  fromConfig: toyFromConfig,
+  resumable: ['steps'],
+};
 
 class ToyRun extends RunCore<ToyRunResult> {
   readonly kind = 'toy';
@@ -101,7 +103,7 @@ class ToyRun extends RunCore<ToyRunResult> {
 }
 
 async function prepareToyRun(o: RunStartOptions<ToySpec>, resume: RunWriter | undefined, writers: RunWriter[]) {
-  const spec = await resolveRunSpec<ToySpec>(o, resume, { file: (f) => TOY_SPEC.parseFile(f), config: toyFromConfig, resumable: ['steps'] }, 'startToyRun');
+  const spec = await resolveRunSpec<ToySpec>(o, resume, { file: (f) => TOY_SPEC.parseFile(f), config: TOY_SPEC.fromConfig, resumable: TOY_SPEC.resumable }, 'startToyRun');
   const done = completedRun('toy', resume, { log: o.log, onEvent: o.onEvent });
   if (done) return { done };
   const renderer = getRenderer('chatml', new ByteTokenizer());
@@ -144,5 +146,6 @@ export const TOY_KIND = defineKind<ToySpec, ToyRunResult>({
   agent: {
     describe: (spec) => `Toy ${spec.name} on ${spec.model}, ${spec.steps} steps of "${spec.text}"`,
     report: (o) => ({ text: `steps ${o.firstStep}–${o.lastStep} of ${o.stepsTotal} done\nrun directory: ${o.runDir}`, value: { run_dir: o.runDir, first_step: o.firstStep, last_step: o.lastStep } }),
+    lengthFields: '"steps"',
   },
 });
