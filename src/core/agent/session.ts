@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import type { Problem } from '../data/types';
 import { GrpoRun } from '../grpo/loop';
-import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
+import { sampleGroup, scoreGroups, stopParam } from '../rollouts/rollout';
 import type { RunTrackingOptions } from '../runs/runTracking';
 import type { RewardRunner } from '../reward/types';
 import type { Message, Renderer } from '../render/types';
