@@ -31,7 +31,7 @@ import { SftRun } from '../sft/loop';
 import { DpoRun } from '../dpo/loop';
 import { parseDpoSpecValue, type ResolvedDpoSpec } from '../dpo/spec';
 import { parseSftSpecValue, ResolvedSftSpec } from '../sft/spec';
-import { specDefinition } from '../spec/registry';
+import { specDefinition } from '../kinds/specDefinition';
 import { specDifferences } from '../spec/resume';
 import { isSpecKind, kindRow, runKindOfConfig, type SpecKind } from '../spec/kinds';
 import { runKind } from '../kinds/registry';
