@@ -7,8 +7,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { computeAdvantages, groupBreakdown } from '../src/core/grpo/advantages';
-import { sampleTrainKl, trajectoryToDatum } from '../src/core/grpo/datums';
+import { computeAdvantages, groupBreakdown } from '../src/core/rollouts/advantages';
+import { sampleTrainKl, trajectoryToDatum } from '../src/core/rollouts/datums';
 import { toWireDatum } from '../src/core/grpo/trainStep';
 import { COOKBOOK_ADAM } from '../src/core/tinker/adam';
 import { SamplingClient, ServiceClient } from '../src/core/tinker/client';

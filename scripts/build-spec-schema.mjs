@@ -1,15 +1,17 @@
 // Build assets: the JSON schema of every kind of run spec (dist/grpo-spec.schema.json, …), generated
-// from the kinds table and the kinds' zod schemas (src/core/spec/registry.ts) so the editor's
+// from the kinds table and the kinds' zod schemas (src/core/experiments/specSchemas.ts) so the editor's
 // completion and the run's validation agree. package.json contributes each for its kind's files
 // (contributes.jsonValidation; a unit test checks the manifest against the kinds table).
 import * as esbuild from 'esbuild';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const REGISTRY = 'src/core/spec/registry.ts';
+const ENTRY = 'src/core/experiments/specSchemas.ts';
+// where out/ keeps the schemas (beside the spec layer, as before)
+const OUT_DIR = 'src/core/spec';
 
 export async function build(root) {
-  const entry = path.join(root, REGISTRY);
+  const entry = path.join(root, ENTRY);
   const out = await esbuild.build({
     entryPoints: [entry],
     bundle: true,
@@ -24,5 +26,5 @@ export async function build(root) {
   const module = { exports: {} };
   new Function('module', 'exports', 'require', out.outputFiles[0].text)(module, module.exports, createRequire(entry));
   const schemas = await module.exports.specJsonSchemas();
-  return schemas.map(({ file, schema }) => ({ dir: path.dirname(REGISTRY), name: file, bytes: Buffer.from(JSON.stringify(schema, null, 2) + '\n') }));
+  return schemas.map(({ file, schema }) => ({ dir: OUT_DIR, name: file, bytes: Buffer.from(JSON.stringify(schema, null, 2) + '\n') }));
 }

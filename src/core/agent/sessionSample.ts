@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { renderedPrompt } from '../data/problem';
 import type { Problem } from '../data/types';
 import { errorMessage } from '../errors';
-import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
+import { sampleGroup, scoreGroups, stopParam } from '../rollouts/rollout';
 import type { SamplingClient } from '../tinker/client';
 import { SessionError, type Current, type Held, type SamplePrompt } from './sessionTypes';
 

@@ -17,7 +17,7 @@ import type { RewardRunner } from '../reward/types';
 import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { textInput } from '../tinker/types';
-import { stopParam } from '../grpo/rollout';
+import { stopParam } from '../rollouts/rollout';
 
 export interface DistillDataOptions {
   /** a base model name or a tinker:// sampler path */

@@ -10,9 +10,9 @@
 //  - turns stay in one datum while each observation extends the sequence so far (the previous
 //    observation and action are its prefix); an observation that does not starts a new datum;
 //    observation tokens are targets with weight/mask 0, advantage 0 and log-prob 0.
-import { computeAdvantages } from '../grpo/advantages';
-import { episodeBatchMetrics } from '../grpo/metrics';
-import type { RLDatum } from '../grpo/datums';
+import { computeAdvantages } from '../rollouts/advantages';
+import { episodeBatchMetrics } from '../rollouts/metrics';
+import type { RLDatum } from '../rollouts/datums';
 
 /** The cookbook's PARSE_ERROR_MASKED_METRIC_KEY: a turn carrying it (≥ 1) trains nothing. */
 export const PARSE_ERROR_MASKED_METRIC = 'parse_error_masked';

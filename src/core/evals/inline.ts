@@ -7,11 +7,11 @@
 // pass@n of the eval core (stats.ts). An NLL evaluator's chats are scored by the SFT loop (forward only).
 import { renderedPrompt } from '../data/problem';
 import type { Problem } from '../data/types';
-import { prefixKeys, trajectoryMetrics, trajectoryStats } from '../grpo/metrics';
-import { computeAdvantages } from '../grpo/advantages';
-import { writeGroupRecords } from '../grpo/records';
-import { sampleGroup, scoreGroups, stopParam, type RolloutGroup, type ScoredRollout } from '../grpo/rollout';
-import { fmix32, requestSeed } from '../grpo/samplingSeed';
+import { prefixKeys, trajectoryMetrics, trajectoryStats } from '../rollouts/metrics';
+import { computeAdvantages } from '../rollouts/advantages';
+import { writeGroupRecords } from '../rollouts/records';
+import { sampleGroup, scoreGroups, stopParam, type RolloutGroup, type ScoredRollout } from '../rollouts/rollout';
+import { fmix32, requestSeed } from '../rollouts/samplingSeed';
 import type { Renderer } from '../render/types';
 import { createRewardRunner } from '../reward';
 import type { RewardRunner } from '../reward/types';

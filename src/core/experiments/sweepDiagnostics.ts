@@ -2,11 +2,11 @@
 // schema errors at their field; then, the file being valid, every point's run spec validated as a run
 // would (checkSweep): a bad point is underlined at the parameter value that makes it (e.g. the -2 of
 // `group_size: {values: [4, -2]}`), naming the point; and each swept learning rate far from the
-// model's recommended one gets a hint (hints.ts).
+// model's recommended one gets a hint (kinds/hints.ts).
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { diagnosticAt, diagnosticAtPath, issueDiagnostics, type SpecDiagnostic } from '../spec/diagnostics';
-import { learningRateHint } from '../spec/hints';
+import { learningRateHint } from '../kinds/hints';
 import { parsePlacedText, specTextFormat, type PlacedText } from '../spec/placedText';
 import { RunSpecError } from '../spec/text';
 import { checkSweep, expandPoints, type PointProblem } from './expand';

@@ -8,7 +8,7 @@
 //     discounted; metrics teacher_kl and teacher_kl/dataset_<i>.
 // Both add kl_adv to the datum's advantages in place. The second model's log-probs come aligned with
 // the datum's positions (position j scores target j), 0 where the mask is 0.
-import type { RLDatum } from './datums';
+import type { RLDatum } from '../rollouts/datums';
 import type { SequenceScorer } from '../training/teachers';
 
 export const KL_METRIC = {

@@ -28,26 +28,26 @@ import type { CheckpointRecord } from '../runs/runDirectory';
 import { checkpointName, LoopIo, recordStep, RunCore, RunCoreParts, saveCheckpoint, serverGoneSignal } from '../runs/loopRuntime';
 import type { SamplingClient } from '../tinker/client';
 import type { LossFnType, SamplingParams } from '../tinker/types';
-import { prefixKeys, trajectoryMetrics, trajectoryStats } from './metrics';
-import { writeGroupRecords } from './records';
-import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam, zeroRewards } from './rollout';
+import { prefixKeys, trajectoryMetrics, trajectoryStats } from '../rollouts/metrics';
+import { writeGroupRecords } from '../rollouts/records';
+import { RolloutGroup, sampleGroup, ScoredRollout, scoreGroups, stopParam, zeroRewards } from '../rollouts/rollout';
 import { alignToDatum, applyReferenceKlPenalty, applyTeacherKl, KL_METRIC, scoreSampled } from './klAdvantages';
 import type { SequenceScorer } from '../training/teachers';
 import { SpanTimer } from '../runs/spanTimer';
 import { buildDatums, removeConstantRewardGroups, trainStep } from './trainStep';
 import type { GrpoRunResult } from '../runs/runEvents';
-import { computeAdvantages } from './advantages';
-import { requestSeed, SeedPurpose } from './samplingSeed';
+import { computeAdvantages } from '../rollouts/advantages';
+import { requestSeed, SeedPurpose } from '../rollouts/samplingSeed';
 import { METRIC } from '../../protocol/metricKeys';
 import { AutoCheckpointConfig, AutoCheckpointTracker } from './autoCheckpoint';
 import { dueAt, runSamplingEvaluator, type SamplingEvaluator } from '../evals/inline';
-import type { RLDatum } from './datums';
+import type { RLDatum } from '../rollouts/datums';
 import type { EnvRunner } from '../env/runner';
 import type { EpisodeLimits } from '../env/episode';
 import { episodeRecords, runEpisodeGroups, type EpisodeGroup } from '../env/episodeGroups';
 import { assembleTrainingData, episodeMetrics, removeConstantTrajectoryGroups, totalRewards, trajectoryAdvantages } from '../env/trajectory';
 
-export { RECORDS_PER_SLICE } from './records';
+export { RECORDS_PER_SLICE } from '../rollouts/records';
 
 /** The resolved settings of a run (the spec after defaults: learning rate, renderer, …). */
 export interface GrpoLoopConfig {

@@ -1,9 +1,9 @@
 // The training half of a GRPO iteration: group-centred advantages → the cookbook's datums → one
 // forward_backward and one optim_step submitted back to back (the service runs them in order, so the
 // trainer log-probs are those of the weights that sampled) → the sample/train KL metrics.
-import { computeAdvantages, isConstantGroup } from './advantages';
-import { RLDatum, sampleTrainKl, trajectoryToDatum } from './datums';
-import type { RolloutGroup, ScoredRollout } from './rollout';
+import { computeAdvantages, isConstantGroup } from '../rollouts/advantages';
+import { RLDatum, sampleTrainKl, trajectoryToDatum } from '../rollouts/datums';
+import type { RolloutGroup, ScoredRollout } from '../rollouts/rollout';
 import type { SpanTimer } from '../runs/spanTimer';
 import type { TrainingClient } from '../tinker/client';
 import { Datum, LossFnType, textInput } from '../tinker/types';

@@ -7,7 +7,7 @@ import type { LoadedRenderer } from '../render';
 import { ModelConfigurationError, RendererError } from '../render/errors';
 import type { Message, Renderer } from '../render/types';
 import type { RewardRunner } from '../reward/types';
-import { stopParam } from '../grpo/rollout';
+import { stopParam } from '../rollouts/rollout';
 import type { SamplingClient, ServiceClient } from '../tinker/client';
 import { NotFoundError, TinkerApiError } from '../tinker/errors';
 import { textInput } from '../tinker/types';

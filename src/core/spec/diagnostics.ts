@@ -1,7 +1,7 @@
 // A spec file's problems where they are written: each with the line and column of the field (the
 // property name, or the object that lacks a required field) or of the syntax error, for every kind
 // alike and for the other spec files (sweeps, in JSON or YAML). Editors underline them; the messages
-// are those a run gives, without the file name. Hints (hints.ts) take the same shape at severity 'info'.
+// are those a run gives, without the file name. Hints (kinds/hints.ts) take the same shape at severity 'info'.
 import type { z } from 'zod';
 import type { SpecDefinition } from './define';
 import { formatIssue } from './issues';
@@ -69,12 +69,4 @@ export function issueDiagnostics(schema: z.ZodType, text: string, parsed: Extrac
 /** Every problem of a run spec's text (JSON), in the order a run reports them; [] when the spec is valid. */
 export function specDiagnostics(def: Pick<SpecDefinition<z.ZodObject>, 'schema'>, text: string): SpecDiagnostic[] {
   return schemaDiagnostics(def.schema, text, 'json');
-}
-
-/** The hints of a run spec's text (hints.ts), at severity 'info', each at the value it is about; [] for a text that does not parse. */
-export async function specHintDiagnostics(kind: string, text: string, specFile: string): Promise<SpecDiagnostic[]> {
-  const parsed = parsePlacedText(text, 'json');
-  if (!parsed.ok) return [];
-  const { specHints } = await import('./hints');
-  return (await specHints(kind, parsed.value, specFile)).map((h) => diagnosticAtPath(text, parsed, h.path, h.message, { severity: 'info', value: true }));
 }

@@ -103,7 +103,7 @@ async function dryRunEpisode(s: EnvCommandServices, uri: vscode.Uri | undefined,
         try {
           progress.report({ message: `${model}, ${path.basename(dataset)} line ${problem.line}` });
           const panel = await openEnvPlay(s.panels, { envFile: file, problem, model, ...(spec?.renderer ? { renderer: spec.renderer } : {}), ...(spec?.env?.class ? { className: spec.env.class } : {}) });
-          const [{ loadRenderer }, { stopParam }] = await Promise.all([import('../../core/render'), import('../../core/grpo/rollout')]);
+          const [{ loadRenderer }, { stopParam }] = await Promise.all([import('../../core/render'), import('../../core/rollouts/rollout')]);
           const { renderer } = await loadRenderer({ model, ...(spec?.renderer ? { renderer: spec.renderer } : {}), cacheDir: s.cacheDir, network: readNetworkSettings() });
           const client = await service.createSamplingClient({ baseModel: model }, abort.signal);
           let turn = 0;

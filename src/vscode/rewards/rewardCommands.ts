@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { DryRunReport } from '../../core/reward/dryRun';
+import type { DryRunReport } from '../../core/rollouts/dryRun';
 import { examplesFileFor } from '../../core/reward/files';
 import { EXAMPLES_TEMPLATE, rewardTemplate, TEMPLATE_EXTENSIONS, TemplateLanguage } from '../../core/reward/templates';
 import { rewardLanguage } from '../../core/reward/summary';
@@ -167,7 +167,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
         try {
-          const { dryRunOnModel, dryRunOnRun } = await import('../../core/reward/dryRun');
+          const { dryRunOnModel, dryRunOnRun } = await import('../../core/rollouts/dryRun');
           if ('runDir' in picked) return await dryRunOnRun({ ...common, runDir: picked.runDir, signal: abort.signal });
           if (!info.spec || !info.specFile) throw new Error('fresh samples need a run spec that names this reward file (for the model and the dataset)');
           return await freshDryRun(d, info.spec, info.specFile, common, abort.signal, dryRunOnModel);
@@ -176,7 +176,7 @@ async function dryRunReward(d: RewardCommandDeps, reports: ReportDocuments, uri?
         }
       },
     );
-    const { dryRunMarkdown } = await import('../../core/reward/dryRun');
+    const { dryRunMarkdown } = await import('../../core/rollouts/dryRun');
     await reports.show(`Dry run of ${path.basename(file)}`, dryRunMarkdown(report, path.basename(file)));
     return report;
   } catch (err) {
@@ -208,7 +208,7 @@ async function pickSource(d: RewardCommandDeps, file: string, model: string | un
   return pick?.choice;
 }
 
-type DryRunOnModel = (typeof import('../../core/reward/dryRun'))['dryRunOnModel'];
+type DryRunOnModel = (typeof import('../../core/rollouts/dryRun'))['dryRunOnModel'];
 
 async function freshDryRun(
   d: RewardCommandDeps,

@@ -54,7 +54,7 @@ export class SpecDiagnostics extends Disposable {
 
   private async specProblems(kind: NonNullable<ReturnType<typeof specKindOfFile>>, text: string, file: string): Promise<SpecDiagnostic[]> {
     // zod and the kinds' schemas load with the first spec opened, not at activation
-    const [{ specDefinition }, { specDiagnostics, specHintDiagnostics }] = await Promise.all([import('../../core/spec/registry'), import('../../core/spec/diagnostics')]);
+    const [{ specDefinition }, { specDiagnostics }, { specHintDiagnostics }] = await Promise.all([import('../../core/kinds/specDefinition'), import('../../core/spec/diagnostics'), import('../../core/kinds/hints')]);
     const errors = specDiagnostics(await specDefinition(kind), text);
     return [...errors.filter((d) => d.rule), ...(await specHintDiagnostics(kind, text, file))];
   }

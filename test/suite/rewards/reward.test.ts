@@ -7,8 +7,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { groupBreakdown } from '../../../src/core/grpo/advantages';
-import type { DryRunReport } from '../../../src/core/reward/dryRun';
+import { groupBreakdown } from '../../../src/core/rollouts/advantages';
+import type { DryRunReport } from '../../../src/core/rollouts/dryRun';
 import type { TinkerStudioTestHandles } from '../../../src/extension';
 import { activateExtension, waitFor, workspaceRoot } from '../helpers';
 

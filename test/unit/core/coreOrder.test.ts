@@ -23,6 +23,7 @@ export const CORE_ORDER: readonly (readonly string[])[] = [
   ['runs'],
   ['checkpoints'],
   ['reward'],
+  ['rollouts'],
   ['env'],
   ['evals'],
   ['grpo', 'sft', 'dpo'],

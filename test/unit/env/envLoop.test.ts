@@ -31,7 +31,7 @@ import { createComputeBackend } from '../../../src/engine/model';
 import { ARITH_CHAT_MODEL } from '../../../src/engine/model/models';
 import { EngineServer, startEngineServer } from '../../../src/engine/server';
 import { textInput } from '../../../src/core/tinker/types';
-import { stopParam } from '../../../src/core/grpo/rollout';
+import { stopParam } from '../../../src/core/rollouts/rollout';
 import { assertNoPartialLines, readCheckpointLines, readJsonl, readMetricsLines } from '../grpo/engineFixture';
 import { removeTempDirs, rewardFile } from '../reward/fixtures';
 

@@ -2,8 +2,8 @@
 // trajectory_to_data rule (tinker_cookbook/rl/data_processing.py): each observation that extends the
 // sequence so far adds only its new tokens; one that does not starts a new datum.
 import * as assert from 'assert';
-import { trajectoryToDatum } from '../../../src/core/grpo/datums';
-import type { RLDatum } from '../../../src/core/grpo/datums';
+import { trajectoryToDatum } from '../../../src/core/rollouts/datums';
+import type { RLDatum } from '../../../src/core/rollouts/datums';
 import {
   assembleTrainingData,
   episodeMetrics,

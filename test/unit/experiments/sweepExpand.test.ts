@@ -113,7 +113,7 @@ describe('sweeps: file validation', () => {
 
 describe('sweeps: the JSON schema contributed for *.sweep.json', () => {
   it('is built with the kinds\' schemas and describes the sweep fields', async () => {
-    const { specJsonSchemas } = await import('../../../src/core/spec/registry');
+    const { specJsonSchemas } = await import('../../../src/core/experiments/specSchemas');
     const built = (await specJsonSchemas()).find((b) => b.file === 'sweep.schema.json');
     assert.ok(built, 'sweep.schema.json is built');
     const props = (built.schema as { properties: Record<string, unknown> }).properties;

@@ -3,7 +3,7 @@
 // empty denominator gives NaN in both (not a 0 that reads as a measurement).
 import * as assert from 'assert';
 import { episodeMetrics, type TrajectoryGroup, type Transition } from '../../../src/core/env/trajectory';
-import { trajectoryMetrics } from '../../../src/core/grpo/metrics';
+import { trajectoryMetrics } from '../../../src/core/rollouts/metrics';
 
 const turn = (ob: number, ac: number, reward: number, metrics: Record<string, number> = {}): Transition => ({
   ob: Array.from({ length: ob }, (_, i) => i),

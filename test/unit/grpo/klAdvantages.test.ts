@@ -2,7 +2,7 @@
 // model (re-centred on the batch mean, optionally discounted) and on-policy distillation's reverse KL
 // to a teacher (not re-centred, per-dataset metrics).
 import * as assert from 'assert';
-import { trajectoryToDatum } from '../../../src/core/grpo/datums';
+import { trajectoryToDatum } from '../../../src/core/rollouts/datums';
 import { alignToDatum, applyReferenceKlPenalty, applyTeacherKl, discountedFutureSum, scoreSampled } from '../../../src/core/grpo/klAdvantages';
 
 const close = (a: ArrayLike<number>, b: readonly number[], eps = 1e-6) => {

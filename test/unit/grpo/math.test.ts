@@ -1,6 +1,6 @@
 import * as assert from 'assert';
-import { computeAdvantages, groupBreakdown, isConstantGroup } from '../../../src/core/grpo/advantages';
-import { sampleTrainKl, trajectoryToDatum } from '../../../src/core/grpo/datums';
+import { computeAdvantages, groupBreakdown, isConstantGroup } from '../../../src/core/rollouts/advantages';
+import { sampleTrainKl, trajectoryToDatum } from '../../../src/core/rollouts/datums';
 
 describe('GRPO advantages', () => {
   it('centres rewards within each group, without dividing by the standard deviation', () => {

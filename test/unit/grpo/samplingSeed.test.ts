@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { requestSeed } from '../../../src/core/grpo/samplingSeed';
+import { requestSeed } from '../../../src/core/rollouts/samplingSeed';
 
 describe('sampling request seeds of a seeded run', () => {
   it('are fixed by (run seed, iteration, purpose, index), 32-bit, and distinct across them', () => {

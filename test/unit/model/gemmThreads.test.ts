@@ -3,7 +3,7 @@
 // concurrent requests, importance_sampling forward_backward, optim_step, a fresh sampler) and must
 // agree bit for bit. (The CLI's engine uses 2 threads, the benchmarks 1.)
 import * as assert from 'assert';
-import { trajectoryToDatum } from '../../../src/core/grpo/datums';
+import { trajectoryToDatum } from '../../../src/core/rollouts/datums';
 import type { ComputeBackend, EngineDatum } from '../../../src/engine/contract';
 import { createComputeBackend } from '../../../src/engine/model';
 import { ARITH_MODEL, RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';

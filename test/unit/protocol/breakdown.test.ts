@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import type { SampleRecord } from '../../../src/core/runs/sampleRecord';
 import { PREVIEW_CHARS, summarizeIteration, summarizeSample } from '../../../src/protocol/sampleSchema';
 import { bestAndWorst, breakdownStats, buildGroups, classify, NO_FILTER, searchGroups, searchIndex, viewGroups } from '../../../src/protocol/breakdown';
-import { groupBreakdown } from '../../../src/core/grpo/advantages';
+import { groupBreakdown } from '../../../src/core/rollouts/advantages';
 
 const G = 16;
 const P = 1024;

@@ -2,7 +2,7 @@
 // records written before that field, read back out of the rendered prompt of every implemented
 // template, and nothing when the template is not recognised.
 import * as assert from 'assert';
-import { sampleRecords } from '../../../src/core/grpo/records';
+import { sampleRecords } from '../../../src/core/rollouts/records';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { questionInPrompt, questionOf } from '../../../src/protocol/promptQuestion';
 import { getRenderer } from '../../../src/core/render/registry';

@@ -3,12 +3,12 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { groupBreakdown } from '../../../src/core/grpo/advantages';
+import { groupBreakdown } from '../../../src/core/rollouts/advantages';
 import { runGrpo } from '../../../src/core/grpo/loop';
 import { loadRenderer } from '../../../src/core/render';
 import type { Renderer } from '../../../src/core/render/types';
 import { createRewardRunner } from '../../../src/core/reward';
-import { dryRunMarkdown, dryRunOnModel, dryRunOnRun } from '../../../src/core/reward/dryRun';
+import { dryRunMarkdown, dryRunOnModel, dryRunOnRun } from '../../../src/core/rollouts/dryRun';
 import { examplesFromRun, readRunSamples, runsUsingReward } from '../../../src/core/reward/runSamples';
 import { RunWriter } from '../../../src/core/runs/runWriter';
 import { ServiceClient } from '../../../src/core/tinker/client';

@@ -3,8 +3,8 @@
 // written before these fields still load, the breakdown's list carries flags only, and the sample
 // documents show the parsed reply under its own heading.
 import * as assert from 'assert';
-import { sampleRecords } from '../../../src/core/grpo/records';
-import type { RolloutGroup, ScoredRollout } from '../../../src/core/grpo/rollout';
+import { sampleRecords } from '../../../src/core/rollouts/records';
+import type { RolloutGroup, ScoredRollout } from '../../../src/core/rollouts/rollout';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';
 import { parseSamples } from '../../../src/core/runs/sampleRecord';

@@ -7,8 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { MODELS } from '../../../src/core/render/modelInfo';
-import { completionTokens, learningRateHint, loraCapacityHint, loraParamCount, recommendedLr, specHints } from '../../../src/core/spec/hints';
-import { specHintDiagnostics } from '../../../src/core/spec/diagnostics';
+import { completionTokens, learningRateHint, loraCapacityHint, loraParamCount, recommendedLr, specHintDiagnostics, specHints } from '../../../src/core/kinds/hints';
 import { sweepDiagnostics } from '../../../src/core/experiments/sweepDiagnostics';
 import { getLr } from '../../../src/core/render/modelInfo';
 

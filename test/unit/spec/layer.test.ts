@@ -20,7 +20,8 @@ import {
   specKindOfFile,
 } from '../../../src/core/spec/kinds';
 import { mergeSpec } from '../../../src/core/spec/overrides';
-import { specDefinition, specJsonSchemas } from '../../../src/core/spec/registry';
+import { specDefinition } from '../../../src/core/kinds/specDefinition';
+import { specJsonSchemas } from '../../../src/core/experiments/specSchemas';
 import { RunSpecError } from '../../../src/core/spec/text';
 
 const root = path.resolve(__dirname, '../../../..');

@@ -11,10 +11,13 @@
 //    the renderer for the engine's byte-level models, and estimated as characters ÷ 4 for the others
 //    (their tokenizer is a download; the message says it is an estimate); the count is cached per
 //    file version and read in ~10 ms slices, as an editor asks again at every keystroke.
+// Here, above the kinds, as it reads an SFT dataset with sft/data's reader.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { timeSlicer } from '../data/jsonl';
 import { baseModelName, ENGINE_MODELS, getLr } from '../render/modelInfo';
+import { diagnosticAtPath, type SpecDiagnostic } from '../spec/diagnostics';
+import { parsePlacedText } from '../spec/placedText';
 
 /** A hint at a field of the spec (or of the sweep file). */
 export interface SpecHint {
@@ -276,4 +279,11 @@ export async function specHints(kind: string, spec: unknown, specFile: string): 
     if (m) out.push({ path: spec.lora_rank !== undefined ? ['lora_rank'] : ['model'], message: m });
   }
   return out;
+}
+
+/** The hints of a run spec's text (specHints above), at severity 'info', each at the value it is about; [] for a text that does not parse. */
+export async function specHintDiagnostics(kind: string, text: string, specFile: string): Promise<SpecDiagnostic[]> {
+  const parsed = parsePlacedText(text, 'json');
+  if (!parsed.ok) return [];
+  return (await specHints(kind, parsed.value, specFile)).map((h) => diagnosticAtPath(text, parsed, h.path, h.message, { severity: 'info', value: true }));
 }

@@ -4,15 +4,15 @@
 // same teach nothing: all bad, all good, or mixed — the env/all/by_group/frac_* metrics).
 import { renderedPrompt } from '../data/problem';
 import * as path from 'node:path';
-import { groupBreakdown, GroupBreakdown } from '../grpo/advantages';
-import { sampleGroup, scoreGroups, stopParam } from '../grpo/rollout';
+import { groupBreakdown, GroupBreakdown } from './advantages';
+import { sampleGroup, scoreGroups, stopParam } from './rollout';
 import type { Problem } from '../data/types';
 import type { Renderer } from '../render/types';
 import type { SamplingClient } from '../tinker/client';
-import { createRewardRunner } from './index';
-import { readRunSamples } from './runSamples';
-import type { RewardOutcome, RewardRunner } from './types';
-import { DEFAULT_REWARD_RANGE } from './summary';
+import { createRewardRunner } from '../reward/index';
+import { readRunSamples } from '../reward/runSamples';
+import type { RewardOutcome, RewardRunner } from '../reward/types';
+import { DEFAULT_REWARD_RANGE } from '../reward/summary';
 
 export interface DryRunGroup {
   /** "iteration 3, group 5" or the problem id */
