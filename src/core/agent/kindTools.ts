@@ -2,7 +2,7 @@
 // train_<id>_step, served by the session's kind-generic init and train (the built-in kinds keep
 // their own tools in tools.ts, whose descriptions and results say more of each).
 import * as z from 'zod';
-import type { AnyRunKind } from '../kinds/runKind';
+import type { AnyRunKind } from '../training/runKind';
 import { runKind, runKindIds } from '../kinds/registry';
 import { isSpecKind } from '../spec/kinds';
 import { AGENT_TOOLS, tool, type AgentTool } from './tools';

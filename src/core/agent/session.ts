@@ -17,7 +17,7 @@ import { errorMessage } from '../errors';
 import { RunWriter } from '../runs/runWriter';
 import { kindRow } from '../spec/kinds';
 import { runKind, runKindIds } from '../kinds/registry';
-import type { AnyRunKind } from '../kinds/runKind';
+import type { AnyRunKind } from '../training/runKind';
 import { METRIC } from '../../protocol/metricKeys';
 import { SessionBusyError, SessionError, type Current, type Held, type SessionSpec, type SessionStatus, type SweepHost, type ToolResult, type TrainingSessionOptions } from './sessionTypes';
 import { recordedSpec, resumeDir, specOfFile, unappliedNote } from './sessionStart';

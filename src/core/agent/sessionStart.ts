@@ -3,7 +3,7 @@
 // config.json, through the kind's own spec module), plus what the spec file now says otherwise.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AnyRunKind } from '../kinds/runKind';
+import type { AnyRunKind } from '../training/runKind';
 import type { RunWriter } from '../runs/runWriter';
 import { runKindOfConfig } from '../spec/kinds';
 import { mergeSpec } from '../spec/overrides';

@@ -8,7 +8,7 @@ import type { BackendChoice } from '../spec/fields';
 import type { RunWriter } from '../runs/runWriter';
 import type { RunCore } from '../runs/loopRuntime';
 import type { ServiceClient } from '../tinker/client';
-import type { AnyRunKind } from '../kinds/runKind';
+import type { AnyRunKind } from '../training/runKind';
 
 export interface TrainingSessionOptions {
   runsDir: string;

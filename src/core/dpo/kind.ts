@@ -1,6 +1,6 @@
 // The DPO kind's descriptor (core/kinds/runKind.ts): what the CLI, the run runner, sweeps, the agent
 // session and Compare Runs need of a DPO run.
-import { defineKind, type KindMetrics } from '../kinds/runKind';
+import { defineKind, type KindMetrics } from '../training/runKind';
 import { specKind } from '../spec/kinds';
 import type { DpoRunResult } from '../runs/runEvents';
 import { METRIC } from '../../protocol/metricKeys';

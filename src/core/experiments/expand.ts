@@ -3,7 +3,7 @@
 import * as path from 'path';
 import { runKindIdOfFile, specFileMatches } from '../spec/kinds';
 import { runKind } from '../kinds/registry';
-import { logsMetric, metricsText } from '../kinds/runKind';
+import { logsMetric, metricsText } from '../training/runKind';
 import { mergeSpec } from '../spec/overrides';
 import { formatIssue } from '../spec/issues';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';

@@ -2,7 +2,7 @@
 // agent session and Compare Runs need of a GRPO run, all found through the kinds table. On-policy
 // distillation, the KL penalty and environment runs are GRPO runs too (their spec says so).
 import * as path from 'node:path';
-import { defineKind, type KindMetrics } from '../kinds/runKind';
+import { defineKind, type KindMetrics } from '../training/runKind';
 import { specKind } from '../spec/kinds';
 import type { GrpoRunResult } from '../runs/runEvents';
 import { METRIC } from '../../protocol/metricKeys';

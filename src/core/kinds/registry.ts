@@ -4,7 +4,7 @@
 // that starts, resumes, sweeps, drives or compares a run finds its kind here; an id no kind has is
 // an error that names the kinds there are, never a fallback to another kind.
 import { addSpecKindRow, allSpecKindRows, isSpecKind, type SpecKind } from '../spec/kinds';
-import type { AnyRunKind } from './runKind';
+import type { AnyRunKind } from '../training/runKind';
 
 const BUILT_IN: { readonly [K in SpecKind]: () => Promise<AnyRunKind> } = {
   grpo: async () => (await import('../grpo/kind')).GRPO_KIND,

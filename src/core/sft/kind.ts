@@ -1,6 +1,6 @@
 // The SFT kind's descriptor (core/kinds/runKind.ts): what the CLI, the run runner, sweeps, the agent
 // session and Compare Runs need of an SFT run (top-K distillation is an SFT run with a teacher).
-import { defineKind, type KindMetrics } from '../kinds/runKind';
+import { defineKind, type KindMetrics } from '../training/runKind';
 import { specKind } from '../spec/kinds';
 import type { SftRunResult } from '../runs/runEvents';
 import { METRIC } from '../../protocol/metricKeys';

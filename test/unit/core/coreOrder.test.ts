@@ -25,6 +25,7 @@ export const CORE_ORDER: readonly (readonly string[])[] = [
   ['reward'],
   ['rollouts'],
   ['env'],
+  ['training'],
   ['evals'],
   ['grpo', 'sft', 'dpo'],
   ['kinds'],

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { defineKind } from '../../../src/core/kinds/runKind';
+import { defineKind } from '../../../src/core/training/runKind';
 import { ByteTokenizer } from '../../../src/core/render/byteTokenizer';
 import { getRenderer } from '../../../src/core/render/registry';
 import { RunCore, type LoopIo, type RunCoreParts } from '../../../src/core/runs/loopRuntime';
