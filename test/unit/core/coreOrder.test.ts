@@ -31,6 +31,8 @@ export const CORE_ORDER: readonly (readonly string[])[] = [
   ['kinds'],
   ['distill'],
   ['experiments'],
+  ['suite'],
+  ['models'],
   ['playground'],
   ['agent'],
 ];
