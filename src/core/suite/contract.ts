@@ -71,3 +71,27 @@ export const SuiteResult = z.object({
   updated_at: z.string(),
 });
 export type SuiteResult = z.infer<typeof SuiteResult>;
+
+/** One entry of a suite file: an eval spec (a path to a `*.eval.json`, relative to the suite file, or inline), its layer, primary metric and gate. */
+export const SuiteEntrySpec = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }).optional().describe("Entry name, unique in the suite; default: the eval's name."),
+  eval: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).describe('A *.eval.json file (relative to the suite file) or an inline eval spec.'),
+  layer: SuiteLayer.describe('training (does training behave), benchmark (public benchmarks) or product (your own data).'),
+  metric: z.string().min(1).optional().describe('The primary metric: "pass@1", "reward", "nll", …; default: "nll" for an NLL eval, else "pass@1".'),
+  goal: MetricGoal.optional().describe('Whether higher or lower is better; default: minimize for nll, else maximize.'),
+  gate: SuiteGate.optional().describe('The gate against the production model; default: non_inferiority 0.02 (see the README).'),
+});
+export type SuiteEntrySpec = z.output<typeof SuiteEntrySpec>;
+
+export const SuiteFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  name: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/).optional().describe('Suite name; default: the file name without .suite.json.'),
+  entries: z.array(SuiteEntrySpec).min(1),
+});
+export type SuiteFile = z.output<typeof SuiteFileSchema>;
+
+/**
+ * How the registry asks for a suite run (injected: the CLI and the extension pass the suite runner).
+ * Resolves to the result of (suite's current version, checkpoint), complete or as far as it got.
+ */
+export type SuiteRunner = (req: { suiteFile: string; checkpoint: string; signal?: AbortSignal; onProgress?: (done: number, total: number, what: string) => void }) => Promise<SuiteResult>;
