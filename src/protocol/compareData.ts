@@ -159,12 +159,15 @@ export function runResults(columns: RunColumns, kind: CompareKind, kindColumns: 
 
 export type XAxis = 'step' | 'wall' | 'tokens';
 
-/** The groups the chart list shows, in order; the bare keys of SFT (train_mean_nll, …) and DPO (dpo_loss, accuracy, margin, …) form their own group. */
-export const METRIC_GROUPS = ['env/', 'test/', 'optim/', 'time/', 'progress/', 'sft'] as const;
+/** The group of the keys without a prefix (SFT's train_mean_nll …, DPO's dpo_loss, accuracy, margin …); no prefix group is named so (theirs end in "/"). */
+export const BARE_KEYS_GROUP = 'bare';
+
+/** The groups the chart list shows, in order; the bare keys form their own group. */
+export const METRIC_GROUPS = ['env/', 'test/', 'optim/', 'time/', 'progress/', BARE_KEYS_GROUP] as const;
 
 export function metricGroup(key: string): string {
-  for (const g of METRIC_GROUPS) if (g !== 'sft' && key.startsWith(g)) return g;
-  return key.includes('/') ? `${key.slice(0, key.indexOf('/') + 1)}` : 'sft';
+  for (const g of METRIC_GROUPS) if (g !== BARE_KEYS_GROUP && key.startsWith(g)) return g;
+  return key.includes('/') ? `${key.slice(0, key.indexOf('/') + 1)}` : BARE_KEYS_GROUP;
 }
 
 /** The union of the runs' metric keys, grouped by prefix (METRIC_GROUPS first, others after), sorted within. */

@@ -7,7 +7,7 @@ import uPlot from 'uplot';
 import { el, frameScheduler } from '../shared/dom';
 import { withAlpha } from '../shared/theme';
 import type { DecodedChartLines } from '../../src/protocol/compareProtocol';
-import { metricGroupsOfKeys, seedBand, type XAxis } from '../../src/protocol/compareData';
+import { BARE_KEYS_GROUP, metricGroupsOfKeys, seedBand, type XAxis } from '../../src/protocol/compareData';
 import { errorText } from '../../src/protocol/panelProtocol';
 import { integerAxis } from '../../src/protocol/axisTicks';
 import { HEIGHT, LINE_WIDTH, chartsEl, client, colorOf, fmt, messageEl, state, view } from './panelState';
@@ -90,7 +90,7 @@ export function buildChartList(): void {
   chartsEl.replaceChildren();
   knownWidth = undefined;
   for (const g of groups) {
-    chartsEl.append(el('h2', 'group-title', g.group === 'sft' ? bareGroupTitle(g.keys) : g.group));
+    chartsEl.append(el('h2', 'group-title', g.group === BARE_KEYS_GROUP ? bareGroupTitle(g.keys) : g.group));
     const grid = el('div', 'charts');
     for (const key of g.keys) {
       const section = el('section', 'chart');

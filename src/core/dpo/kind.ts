@@ -38,6 +38,7 @@ export const DPO_KIND = defineKind<ResolvedDpoSpec, DpoRunResult>({
     r.firstDpoLoss !== undefined
       ? `\ndpo_loss ${f4(r.firstDpoLoss)} → ${f4(r.lastDpoLoss)}; accuracy ${f3(r.firstAccuracy)} → ${f3(r.lastAccuracy)}${r.firstTestNll !== undefined ? `; test/nll (chosen) ${f4(r.firstTestNll)} → ${f4(r.lastTestNll)}` : ''}\n`
       : '',
+  // no learning-rate hint: get_lr is calibrated for SFT, and DPO's rates are far lower (1e-5)
   compareColumns: [
     { id: 'finalAccuracy', label: 'final pair accuracy', metric: 'accuracy', pick: 'last' },
     { id: 'finalMargin', label: 'final margin', metric: 'margin', pick: 'last' },

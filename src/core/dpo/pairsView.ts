@@ -7,6 +7,8 @@ import * as z from 'zod';
 import type { Message } from '../render/types';
 import type { MarginUpdate, PairRow } from '../../protocol/pairsProtocol';
 import { iterationDirName } from '../runs/runWriter';
+import { parseRunConfig, runConfigFile } from '../runs/runConfig';
+import { runKindOfConfig } from '../spec/kinds';
 import { PAIR_MARGINS_FILE } from './loop';
 import { readPairsFile, type PreferencePair } from './pairs';
 import { labelOf } from './start';
@@ -27,6 +29,15 @@ export interface PairsOfRun {
   pairsFile: string;
   label: string;
   beta?: number;
+}
+
+/** Whether a run directory is a DPO run (its config.json's run_kind); false for one whose config cannot be read. */
+export function isDpoRun(runDir: string): boolean {
+  try {
+    return runKindOfConfig(parseRunConfig(fs.readFileSync(runConfigFile(runDir), 'utf8'), runConfigFile(runDir))) === 'dpo';
+  } catch {
+    return false; // no config.json yet, or not ours: not a run to show pairs of
+  }
 }
 
 /** A DPO run's pairs file and how its pair ids name it, from config.json. */

@@ -19,7 +19,7 @@ import type { RunWriter } from '../runs/runWriter';
 import { loadChats, type Chat } from '../training/chats';
 import type { SamplingClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
-import { inlineEvalKeys, inlineEvalKind, inlineEvalMaxProblems, type InlineEvalSpec } from './inlineSpec';
+import { inlineEvalKeys, inlineEvalKind, inlineEvalMaxProblems, type InlineEvalRun, type InlineEvalSpec } from './inlineSpec';
 import { loadEvalProblems } from './runEval';
 import { mean, passAtK } from './stats';
 
@@ -54,7 +54,8 @@ export interface InlineEvaluators {
 }
 
 export interface PrepareInlineEvalsOptions {
-  runKind: 'grpo' | 'sft';
+  /** what the run's kind gives its evaluators (its spec module's) */
+  kind: InlineEvalRun;
   /** the spec's folder (the spec's paths are absolute already; relative ones resolve here) */
   specDir: string;
   /** GRPO: the run's reward runner, the default grader (shared, not closed here) */
@@ -88,7 +89,7 @@ export async function prepareInlineEvals(specs: readonly InlineEvalSpec[] | unde
     for (const [i, e] of specs.entries()) {
       const where = `evals.${i} (${e.name})`;
       const max = inlineEvalMaxProblems(e);
-      if (inlineEvalKind(e, o.runKind) === 'nll') {
+      if (inlineEvalKind(e, o.kind) === 'nll') {
         const { max_problems: _max, prompt_field: _p, ground_truth_field: _g, ...source } = e.dataset;
         const chats = await loadChats(
           { ...source, messages_field: 'messages', prompt_field: 'prompt', completion_field: 'completion' },

@@ -47,8 +47,23 @@ export const InlineEvalSpec = z
   .describe('An inline evaluator: scores the current weights on a dataset every `every` steps.');
 export type InlineEvalSpec = z.output<typeof InlineEvalSpec>;
 
-/** The `evals` field of a run spec of `kind`: names unique, the kind's own rules. */
-export function inlineEvalsField(kind: 'grpo' | 'sft') {
+/**
+ * What a kind's runs give their inline evaluators, stated by the kind (its spec module) so that this
+ * folder names no kind: whether an "nll" evaluator has chats to score, and the defaults a sampling one has.
+ */
+export interface InlineEvalRun {
+  /** the kind's run, for messages: "an SFT run" (its row's aRun) */
+  readonly aRun: string;
+  /** the run trains on chats: an entry without a grader is "nll"; otherwise "nll" entries are refused */
+  readonly chats: boolean;
+  /** the run has a reward file and max_tokens of its own, a sampling entry's defaults; otherwise the entry gives both */
+  readonly ownGrader: boolean;
+  /** the `evals` field's description in the kind's JSON schema */
+  readonly describe: string;
+}
+
+/** The `evals` field of a run spec whose runs are `run`: names unique, the kind's own rules. */
+export function inlineEvalsField(run: InlineEvalRun) {
   return z
     .array(InlineEvalSpec)
     .superRefine((list, ctx) => {
@@ -57,25 +72,21 @@ export function inlineEvalsField(kind: 'grpo' | 'sft') {
         const first = seen.get(e.name);
         if (first !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${e.name}" is already the name of evals[${first}]; names must be unique` });
         else seen.set(e.name, i);
-        const k = inlineEvalKind(e, kind);
-        if (kind === 'grpo' && k === 'nll') ctx.addIssue({ code: 'custom', path: [i, 'kind'], message: '"nll" evaluators are for SFT specs (a GRPO run has no chats to score)' });
-        if (kind === 'sft' && k === 'sampling') {
-          if (e.grader === undefined) ctx.addIssue({ code: 'custom', path: [i, 'grader'], message: 'is required for a sampling evaluator in an SFT spec (an SFT run has no reward file)' });
-          if (e.max_tokens === undefined) ctx.addIssue({ code: 'custom', path: [i, 'max_tokens'], message: 'is required for a sampling evaluator in an SFT spec' });
+        const k = inlineEvalKind(e, run);
+        if (!run.chats && k === 'nll') ctx.addIssue({ code: 'custom', path: [i, 'kind'], message: `"nll" evaluators are for SFT specs (${run.aRun} has no chats to score)` });
+        if (!run.ownGrader && k === 'sampling') {
+          if (e.grader === undefined) ctx.addIssue({ code: 'custom', path: [i, 'grader'], message: `is required for a sampling evaluator of ${run.aRun} (it has no reward file)` });
+          if (e.max_tokens === undefined) ctx.addIssue({ code: 'custom', path: [i, 'max_tokens'], message: `is required for a sampling evaluator of ${run.aRun}` });
         }
       });
     })
     .optional()
-    .describe(
-      kind === 'grpo'
-        ? 'Inline evaluators next to the holdout: each samples its dataset every `every` iterations and logs test/<name>/env/all/reward/total and pass@1 … pass@n.'
-        : 'Inline evaluators next to the validation NLL: "nll" on a chat file (test/<name>/nll), or "sampling" with a grader (test/<name>/env/all/reward/total, pass@k).',
-    );
+    .describe(run.describe);
 }
 
 /** What an entry is, its `kind` or the inferred one. */
-export function inlineEvalKind(e: Pick<InlineEvalSpec, 'kind' | 'grader'>, runKind: 'grpo' | 'sft'): 'sampling' | 'nll' {
-  return e.kind ?? (runKind === 'sft' && e.grader === undefined ? 'nll' : 'sampling');
+export function inlineEvalKind(e: Pick<InlineEvalSpec, 'kind' | 'grader'>, run: Pick<InlineEvalRun, 'chats'>): 'sampling' | 'nll' {
+  return e.kind ?? (run.chats && e.grader === undefined ? 'nll' : 'sampling');
 }
 
 /** The most problems an entry evaluates (its own cap, or its dataset's). */

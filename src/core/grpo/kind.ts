@@ -31,6 +31,7 @@ export const GRPO_KIND = defineKind<ResolvedGrpoSpec, GrpoRunResult>({
   seedField: 'sampling_seed',
   outcome: (r) => (r.firstTestReward !== undefined && r.lastTestReward !== undefined ? `; holdout reward ${r.firstTestReward.toFixed(3)} → ${r.lastTestReward.toFixed(3)}` : ''),
   cliReport: (r) => `\n${summaryTable(r.runDir)}\n\n`,
+  specHints: { learningRate: true },
   compareColumns: [
     { id: 'finalTrainReward', label: 'final reward', metric: METRIC.reward, pick: 'last' },
     { id: 'bestTrainReward', label: 'best reward', metric: METRIC.reward, pick: 'best', goal: 'maximize' },

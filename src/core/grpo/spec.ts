@@ -8,7 +8,7 @@ import { optionalSeed, positiveInt } from '../spec/fields';
 import { REWARD_FILE_EXTENSIONS } from '../reward/files';
 import { EnvSpec } from '../env/spec';
 import { isEnvFile } from '../env/files';
-import { inlineEvalsField } from '../evals/inlineSpec';
+import { inlineEvalsField, type InlineEvalRun } from '../evals/inlineSpec';
 import { DatasetSpec, ModelSourceSpec } from '../spec/datasets';
 
 // the problems dataset and a second model's source are spec/datasets.ts's (data/ and training/ read them)
@@ -71,6 +71,14 @@ export const AutoCheckpointSpec = z
   .describe('Save a state + sampler checkpoint whenever the watched reward reaches a new best above the threshold, so the best policy is never lost to a later collapse.');
 
 /** GRPO's spec as the spec layer reads it: the dataset, holdout and reward files resolve against the spec's folder. */
+/** What a GRPO run gives its inline evaluators: its reward file and max_tokens as defaults, no chats to score. */
+export const GRPO_INLINE_EVALS: InlineEvalRun = {
+  aRun: 'a GRPO run',
+  chats: false,
+  ownGrader: true,
+  describe: 'Inline evaluators next to the holdout: each samples its dataset every `every` iterations and logs test/<name>/env/all/reward/total and pass@1 … pass@n.',
+};
+
 export const GRPO_SPEC = defineSpec({
   kind: 'grpo',
   describe: 'A GRPO run on Tinker Studio: model, dataset, reward function and hyper-parameters.',
@@ -139,7 +147,7 @@ export const GRPO_SPEC = defineSpec({
       .default(false)
       .describe('Drop groups whose rewards are all equal (default: keep them, with zero advantage).'),
     auto_checkpoint: AutoCheckpointSpec.optional(),
-    evals: inlineEvalsField('grpo'),
+    evals: inlineEvalsField(GRPO_INLINE_EVALS),
   },
   refine: (s, ctx) => {
     checkDistillation(s, ctx);

@@ -28,7 +28,7 @@ import { createEnvRunner, type EnvRunner } from '../env/runner';
 import { envRunnerOptions, episodeLimits } from '../env/spec';
 import type { RewardRunner } from '../reward/types';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
-import { GRPO_SPEC, isDistillation, parseGrpoSpecFile, specDatasets, type ResolvedGrpoSpec } from './spec';
+import { GRPO_INLINE_EVALS, GRPO_SPEC, isDistillation, parseGrpoSpecFile, specDatasets, type ResolvedGrpoSpec } from './spec';
 import { checkSameTokenizer, resolveModelSource, samplerOf, scorerOf, type ResolvedModelSource, type SequenceScorer } from '../training/teachers';
 import type { PromptPool } from '../data/types';
 import type { RunWriter } from '../runs/runWriter';
@@ -129,7 +129,7 @@ const GRPO_START: KindStarter<ResolvedGrpoSpec, GrpoRunResult, GrpoRun, GrpoStar
       c.hold(() => started.close().catch(() => undefined));
       reward = started;
     }
-    const evals = await prepareInlineEvals(spec.evals, { runKind: 'grpo', specDir: c.specDir, ...(reward ? { runReward: reward } : {}), runMaxTokens: spec.max_tokens, log }, o);
+    const evals = await prepareInlineEvals(spec.evals, { kind: GRPO_INLINE_EVALS, specDir: c.specDir, ...(reward ? { runReward: reward } : {}), runMaxTokens: spec.max_tokens, log }, o);
     c.hold(() => evals.close());
     return { ...data, ...(env ? { env } : {}), ...(reward ? { reward } : {}), evals };
   },

@@ -18,6 +18,7 @@ import { timeSlicer } from '../data/jsonl';
 import { baseModelName, ENGINE_MODELS, getLr } from '../render/modelInfo';
 import { diagnosticAtPath, type SpecDiagnostic } from '../spec/diagnostics';
 import { parsePlacedText } from '../spec/placedText';
+import { isRunKind, runKind } from './registry';
 
 /** A hint at a field of the spec (or of the sweep file). */
 export interface SpecHint {
@@ -251,21 +252,22 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const str = (v: unknown, d: string) => (typeof v === 'string' && v !== '' ? v : d);
 
 /**
- * The hints of a run spec (its value as written, valid or not): the learning rate (GRPO and SFT; not DPO), and
- * for SFT the LoRA capacity against the dataset's completion tokens (its JSONL file, relative to the spec).
+ * The hints of a run spec (its value as written, valid or not) that its kind asks for (its descriptor's
+ * specHints): the learning rate, and the LoRA capacity against the dataset's completion tokens (its JSONL
+ * file, relative to the spec).
  */
 export async function specHints(kind: string, spec: unknown, specFile: string): Promise<SpecHint[]> {
   if (!isRecord(spec) || typeof spec.model !== 'string') return [];
+  const hints = isRunKind(kind) ? ((await runKind(kind)).specHints ?? {}) : {};
   const out: SpecHint[] = [];
-  // the get_lr formula is calibrated for SFT (and GRPO's cookbook recipes); DPO's learning rates are far lower (1e-5)
-  if (typeof spec.learning_rate === 'number' && kind !== 'dpo') {
+  if (typeof spec.learning_rate === 'number' && hints.learningRate) {
     const m = learningRateHint(spec.model, spec.learning_rate);
     if (m) out.push({ path: ['learning_rate'], message: m });
   }
-  if (kind === 'sft' && isRecord(spec.dataset) && typeof spec.dataset.path === 'string' && loraParamCount(spec.model, 1) === undefined && !spec.model.startsWith('tinker-studio/')) {
+  if (hints.loraCapacity && isRecord(spec.dataset) && typeof spec.dataset.path === 'string' && loraParamCount(spec.model, 1) === undefined && !spec.model.startsWith('tinker-studio/')) {
     out.push({ path: ['model'], message: `the LoRA parameter count of ${baseModelName(spec.model)} is unknown (not in tinker-cookbook's table of Tinker's models), so the LoRA capacity is not checked against the dataset` });
   }
-  if (kind === 'sft' && isRecord(spec.dataset) && typeof spec.dataset.path === 'string' && loraParamCount(spec.model, 1) !== undefined) {
+  if (hints.loraCapacity && isRecord(spec.dataset) && typeof spec.dataset.path === 'string' && loraParamCount(spec.model, 1) !== undefined) {
     const rank = typeof spec.lora_rank === 'number' && spec.lora_rank > 0 ? spec.lora_rank : 32;
     const d = spec.dataset;
     const file = path.resolve(path.dirname(path.resolve(specFile)), d.path as string);

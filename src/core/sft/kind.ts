@@ -38,6 +38,7 @@ export const SFT_KIND = defineKind<ResolvedSftSpec, SftRunResult>({
       ? `; train NLL ${r.firstTrainNll.toFixed(3)} → ${r.lastTrainNll.toFixed(3)}${r.firstTestNll !== undefined && r.lastTestNll !== undefined ? `, validation NLL ${r.firstTestNll.toFixed(3)} → ${r.lastTestNll.toFixed(3)}` : ''}`
       : '',
   cliReport: (r) => (r.firstTrainNll !== undefined ? `\ntrain_mean_nll ${f4(r.firstTrainNll)} → ${f4(r.lastTrainNll)}${r.firstTestNll !== undefined ? `; test/nll ${f4(r.firstTestNll)} → ${f4(r.lastTestNll)}` : ''}\n` : ''),
+  specHints: { learningRate: true, loraCapacity: true },
   compareColumns: [
     { id: 'finalTrainNll', label: 'final train NLL', metric: METRIC.trainNll, pick: 'last' },
     { id: 'bestTestNll', label: 'best test/nll', metric: METRIC.testNll, pick: 'best', goal: 'minimize' },

@@ -4,13 +4,21 @@
 import * as z from 'zod';
 import { defineSpec, type Resolved } from '../spec/define';
 import { positiveInt } from '../spec/fields';
-import { inlineEvalsField } from '../evals/inlineSpec';
+import { inlineEvalsField, type InlineEvalRun } from '../evals/inlineSpec';
 import { ModelSourceSpec, SftDatasetSpec } from '../spec/datasets';
 
 // the chats dataset is spec/datasets.ts's (training/chats.ts reads it)
 export { SftDatasetSpec, ValidationSpec } from '../spec/datasets';
 
 /** SFT's spec as the spec layer reads it: the chats and validation files resolve against the spec's folder. */
+/** What an SFT run gives its inline evaluators: chats to score ("nll" without a grader), no reward file. */
+export const SFT_INLINE_EVALS: InlineEvalRun = {
+  aRun: 'an SFT run',
+  chats: true,
+  ownGrader: false,
+  describe: 'Inline evaluators next to the validation NLL: "nll" on a chat file (test/<name>/nll), or "sampling" with a grader (test/<name>/env/all/reward/total, pass@k).',
+};
+
 export const SFT_SPEC = defineSpec({
   kind: 'sft',
   resumable: ['max_steps', 'num_epochs', 'eval_every'],
@@ -27,7 +35,7 @@ export const SFT_SPEC = defineSpec({
     warmup_steps: z.number().int().min(0).default(0).describe('Steps over which the learning rate rises linearly from lr/warmup_steps to lr.'),
     eval_every: z.number().int().min(0).default(10).describe('Measure validation NLL every this many steps, before the update (0: never).'),
     max_length: positiveInt().optional().describe('Tokens per chat at most; longer chats are cut at the end (the run reports how many).'),
-    evals: inlineEvalsField('sft'),
+    evals: inlineEvalsField(SFT_INLINE_EVALS),
     teacher: ModelSourceSpec.optional().describe(
       "Top-K soft-target distillation (off-policy): at every trained position the loss is the cross-entropy to the teacher's `n_teacher_targets` most likely next tokens (its top-k prompt log-probs of the chat), weighted by the teacher's probabilities renormalised over those tokens, instead of the chat's own token. The teacher must share the student's tokenizer.",
     ),

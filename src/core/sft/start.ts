@@ -12,7 +12,7 @@ import { renderedChat, SftLoopConfig, SftRun } from './loop';
 import { DatasetError } from '../data/problem';
 import { contextOf, fitContext } from '../data/contextFit';
 import type { SftRunResult } from '../runs/runEvents';
-import { parseSftSpecFile, ResolvedSftSpec, SFT_SPEC, sftSpecFromConfig } from './spec';
+import { parseSftSpecFile, ResolvedSftSpec, SFT_INLINE_EVALS, SFT_SPEC, sftSpecFromConfig } from './spec';
 import { checkSameTokenizer, resolveModelSource, samplerOf, type ResolvedModelSource } from '../training/teachers';
 
 export type StartSftRunOptions = RunStartOptions<ResolvedSftSpec>;
@@ -59,7 +59,7 @@ const SFT_START: KindStarter<ResolvedSftSpec, SftRunResult, SftRun, SftStartData
     return { data: { chats }, sizes: `${chats.train.length} train chats, ${chats.validation.length} validation chats` };
   },
   async open(c, data) {
-    const evals = await prepareInlineEvals(c.spec.evals, { runKind: 'sft', specDir: c.specDir, log: c.log }, c.o);
+    const evals = await prepareInlineEvals(c.spec.evals, { kind: SFT_INLINE_EVALS, specDir: c.specDir, log: c.log }, c.o);
     c.hold(() => evals.close());
     return { ...data, evals };
   },

@@ -95,6 +95,16 @@ export interface RunKind<S, R extends RunResultBase> {
   readonly compareColumns: readonly ResultColumn[];
   /** the agent tools' words for the kind (init_<id>, train_<id>_step) */
   readonly agent: KindAgentWords<S>;
+  /** the editor's hints on a spec of the kind (kinds/hints.ts); none when left out */
+  readonly specHints?: KindSpecHints;
+}
+
+/** Which of the editor's hints apply to a kind's specs. */
+export interface KindSpecHints {
+  /** the learning rate against get_lr's recommendation (calibrated for SFT and the GRPO recipes) */
+  readonly learningRate?: boolean;
+  /** the LoRA capacity against the completion tokens of the spec's chats dataset (`dataset.path`) */
+  readonly loraCapacity?: boolean;
 }
 
 /** A kind as the table holds it: its spec and result types erased. */

@@ -36,12 +36,9 @@ export async function preferencesFile(ask = true): Promise<string | undefined> {
   return file;
 }
 
-function isDpoRun(dir: string): boolean {
-  try {
-    return (JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { run_kind?: unknown }).run_kind === 'dpo';
-  } catch {
-    return false;
-  }
+/** Whether a run directory is a DPO run: the DPO kind's own test, loaded on first use. */
+async function isDpoRun(dir: string): Promise<boolean> {
+  return (await import('../../core/dpo/pairsView')).isDpoRun(dir);
 }
 
 /** The source a command argument names: a file or folder Uri, a path, a Runs view row ({run: {dir}}) or {runDir}. */
@@ -61,7 +58,9 @@ export function registerPairsCommands(s: PairsCommandServices): vscode.Disposabl
     if (!source) {
       const active = vscode.window.activeTextEditor?.document.uri;
       const pref = preferencesFileSetting();
-      const dpoRuns = (await s.runs()).filter((r) => isDpoRun(r.dir));
+      const runs = await s.runs();
+      const dpo = await Promise.all(runs.map((r) => isDpoRun(r.dir)));
+      const dpoRuns = runs.filter((_, i) => dpo[i]);
       type Item = vscode.QuickPickItem & { source?: string; browse?: boolean };
       const items: Item[] = [
         ...(active?.scheme === 'file' && active.fsPath.endsWith('.jsonl') ? [{ label: `$(file) ${path.basename(active.fsPath)}`, description: 'the active editor', source: active.fsPath }] : []),
@@ -76,7 +75,7 @@ export function registerPairsCommands(s: PairsCommandServices): vscode.Disposabl
     }
     if (!source) return false;
     if (!fs.existsSync(source)) throw new Error(`${source} does not exist${source === preferencesFileSetting() ? ': record a preference in the playground first (A better / B better)' : ''}`);
-    if (fs.statSync(source).isDirectory() && !isDpoRun(source)) throw new Error(`${source} is not a DPO run directory (its config.json has no run_kind "dpo")`);
+    if (fs.statSync(source).isDirectory() && !(await isDpoRun(source))) throw new Error(`${source} is not a DPO run directory (its config.json has no run_kind "dpo")`);
     await s.pairs.open(source);
     return true;
   };

@@ -222,7 +222,7 @@ export class RunRunner {
 }
 
 /**
- * A resumed run's config.json, read once: its kind (SFT when it says run_kind "sft", else GRPO) and
+ * A resumed run's config.json, read once: its kind (the kinds table's, by run_kind; none: a GRPO run from before SFT) and
  * the backend it was started with, or why it cannot be resumed (thrown once the trust check is past).
  */
 async function storedRun(runDir: string): Promise<{ kind: string | undefined; backend: BackendChoice | Error }> {

@@ -11,9 +11,9 @@ import { inlineEvalKeys, inlineEvalKind } from '../../../src/core/evals/inlineSp
 import { passAtKMetrics } from '../../../src/core/evals/inline';
 import { passAtK } from '../../../src/core/evals/stats';
 import Ajv from 'ajv';
-import { GRPO_SPEC, GrpoSpecInput, grpoSpecJsonSchema, parseGrpoSpecFile, parseGrpoSpecText } from '../../../src/core/grpo/spec';
+import { GRPO_INLINE_EVALS, GRPO_SPEC, GrpoSpecInput, grpoSpecJsonSchema, parseGrpoSpecFile, parseGrpoSpecText } from '../../../src/core/grpo/spec';
 import { startGrpoRun } from '../../../src/core/grpo/start';
-import { parseSftSpecText, sftSpecJsonSchema } from '../../../src/core/sft/spec';
+import { parseSftSpecText, SFT_INLINE_EVALS, sftSpecJsonSchema } from '../../../src/core/sft/spec';
 import { startSftRun } from '../../../src/core/sft/start';
 import { specDiagnostics } from '../../../src/core/spec/diagnostics';
 import { RunSpecError } from '../../../src/core/spec/text';
@@ -47,7 +47,7 @@ describe('inline evaluators', () => {
       assert.strictEqual(e.grader, undefined, "the run's reward file is the default grader");
       assert.strictEqual(e.max_tokens, undefined, "the run's max_tokens is the default");
       assert.strictEqual(e.dataset.prompt_field, 'question', "an eval spec's dataset defaults");
-      assert.strictEqual(inlineEvalKind(e, 'grpo'), 'sampling');
+      assert.strictEqual(inlineEvalKind(e, GRPO_INLINE_EVALS), 'sampling');
       assert.strictEqual(parseGrpoSpecText(JSON.stringify(grpo([])), 'a.grpo.json').evals?.length, 0);
     });
 
@@ -82,10 +82,10 @@ describe('inline evaluators', () => {
 
     it('SFT: no grader means an NLL evaluator; a sampling one needs a grader and max_tokens; GRPO has no NLL evaluators', () => {
       const spec = parseSftSpecText(JSON.stringify(sft([{ name: 'chats', dataset: { path: 'v.jsonl' }, every: 10 }])), 'a.sft.json');
-      assert.strictEqual(inlineEvalKind(spec.evals![0]!, 'sft'), 'nll');
+      assert.strictEqual(inlineEvalKind(spec.evals![0]!, SFT_INLINE_EVALS), 'nll');
       assert.deepStrictEqual(sftProblems([{ name: 'acc', kind: 'sampling', dataset: { path: 'h.jsonl' }, every: 10 }]), [
-        'a.sft.json: evals[0].grader: is required for a sampling evaluator in an SFT spec (an SFT run has no reward file)',
-        'a.sft.json: evals[0].max_tokens: is required for a sampling evaluator in an SFT spec',
+        'a.sft.json: evals[0].grader: is required for a sampling evaluator of an SFT run (it has no reward file)',
+        'a.sft.json: evals[0].max_tokens: is required for a sampling evaluator of an SFT run',
       ]);
       assert.deepStrictEqual(sftProblems([{ name: 'acc', dataset: { path: 'h.jsonl' }, grader: { file: 'r.py' }, max_tokens: 8, every: 10 }]), []);
       assert.deepStrictEqual(sftProblems([{ name: 'x', kind: 'nll', dataset: { path: 'v.jsonl' }, grader: { file: 'r.py' }, every: 10 }]), ['a.sft.json: evals[0].grader: not used by an "nll" evaluator']);

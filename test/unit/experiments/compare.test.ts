@@ -23,6 +23,7 @@ import {
 import { besideRun, decodeColumnCache, encodeColumnCache, inFolder, loadColumns } from '../../../src/core/experiments/columnCache';
 import { chartLines, DENSE_LINES, encodeFloats, SmoothedCache, type HeldRun } from '../../../src/core/experiments/compareView';
 import { ChartLines, decodeFloats } from '../../../src/protocol/compareProtocol';
+import { BARE_KEYS_GROUP } from '../../../src/protocol/compareData';
 import { emaSmooth } from '../../../src/protocol/smoothing';
 import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 
@@ -102,7 +103,7 @@ describe('compare: metrics and the x axis', () => {
       { group: 'optim/', keys: ['optim/lr'] },
       { group: 'time/', keys: ['time/total'] },
       { group: 'progress/', keys: ['progress/tokens_trained'] },
-      { group: 'sft', keys: ['train_mean_nll'] },
+      { group: BARE_KEYS_GROUP, keys: ['train_mean_nll'] },
       { group: 'custom/', keys: ['custom/x'] },
     ]);
   });
