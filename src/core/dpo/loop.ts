@@ -14,39 +14,25 @@
 //      cookbook's dpo_loss, accuracy, margin, chosen_reward, rejected_reward, num_pairs, and each
 //      pair's implicit reward margin in iteration_NNNNNN/pairs.jsonl (the pairs panel reads them).
 import { setMaxListeners } from 'node:events';
-import { SpanTimer } from '../runs/spanTimer';
 import { COOKBOOK_ADAM } from '../tinker/adam';
 import type { DpoRunResult } from '../runs/runEvents';
 import type { Renderer } from '../render/types';
-import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRuntime';
+import { LoopIo, RunCore, RunCoreParts } from '../runs/loopRuntime';
 import type { CheckpointRecord } from '../runs/runDirectory';
 import type { SamplingClient, TrainingClient } from '../tinker/client';
 import { logprobsOf } from '../tinker/customLoss';
-import { batchAt, batchesPerEpoch, totalSteps } from '../training/batches';
-import { learningRateAt, LrSchedule } from '../training/lr';
+import { batchesPerEpoch, totalSteps } from '../training/batches';
+import { openSupervisedStep, validateWhenDue, type SupervisedLoopConfig } from '../training/stepOpening';
 import { METRIC } from '../../protocol/metricKeys';
 import { DPO_METRIC_KEYS, dpoCustomLoss, dpoLoss, targetLogprobsFromPrompt, weightedSum } from './loss';
 import { fullSequence, pairDatums, PairDatums, SideDatum, toWireDatum } from './datums';
 import type { PreferencePair } from './pairs';
 import { textInput } from '../tinker/types';
 
-export interface DpoLoopConfig {
-  model: string;
-  loadCheckpointPath?: string;
-  loraRank: number;
-  learningRate: number;
-  lrSchedule: LrSchedule;
+export interface DpoLoopConfig extends SupervisedLoopConfig {
   beta: number;
   /** α of the chosen-NLL term added to the DPO loss (0: DPO alone, the cookbook's) */
   nllWeight: number;
-  batchSize: number;
-  numEpochs?: number;
-  maxSteps?: number;
-  maxLength?: number;
-  evalEvery: number;
-  saveEvery: number;
-  seed: number;
-  ttlSeconds?: number;
 }
 
 export interface RunDpoOptions extends RunCoreParts {
@@ -218,24 +204,22 @@ export class DpoRun extends RunCore<DpoRunResult> {
     const trainer = this.trainer!;
     const endStep = this.endStep;
     const { emit, log, checkCancel } = io;
-    const gone = serverGoneSignal(signal);
+    const { gone, timer, t0, items, lr, metrics } = openSupervisedStep(s, endStep, this.o.train, c, signal);
     // the reference's log-probs are many concurrent requests, each listening to it
     if (gone) setMaxListeners(0, gone);
-    const timer = new SpanTimer();
-    const t0 = performance.now();
-    const { epoch, items } = batchAt(this.o.train, s, c.batchSize, c.seed);
-    const lr = learningRateAt(c.learningRate, c.lrSchedule, s, endStep);
-    const metrics: Record<string, number> = { epoch, progress: Math.min((s + 1) / endStep, 1), learning_rate: lr, [METRIC.lr]: lr };
     const margins: PairMarginRecord[] = [];
 
-    if (c.evalEvery > 0 && s % c.evalEvery === 0 && this.validationPairs.length > 0) {
-      const v = await timer.time('evaluation', () => this.validate(s, trainer, io, gone));
-      Object.assign(metrics, v.metrics);
-      margins.push(...v.margins);
-      this.tally.firstTestNll ??= v.metrics[METRIC.testNll];
-      this.tally.lastTestNll = v.metrics[METRIC.testNll];
-      checkCancel();
-    }
+    await validateWhenDue(
+      s,
+      { evalEvery: c.evalEvery, count: this.validationPairs.length, timer, io },
+      () => this.validate(s, trainer, io, gone),
+      (v) => {
+        Object.assign(metrics, v.metrics);
+        margins.push(...v.margins);
+        this.tally.firstTestNll ??= v.metrics[METRIC.testNll];
+        this.tally.lastTestNll = v.metrics[METRIC.testNll];
+      },
+    );
 
     const pairs = items.flatMap((pair) => {
       const d = this.datumsOf(pair);

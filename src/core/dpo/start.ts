@@ -7,6 +7,7 @@ import { prepareRun, startRun, type KindStarter } from '../runs/prepareRun';
 import type { DpoRunResult } from '../runs/runEvents';
 import { DatasetError } from '../data/problem';
 import { splitValidation } from '../training/batches';
+import { supervisedLoopConfig } from '../training/stepOpening';
 import { RendererError } from '../render/errors';
 import { contextOf, fitContext } from '../data/contextFit';
 import { fullSequence, pairDatums } from './datums';
@@ -17,23 +18,7 @@ import { DPO_DEFAULT_LEARNING_RATE, DPO_SPEC, dpoSpecFromConfig, parseDpoSpecFil
 export type StartDpoRunOptions = RunStartOptions<ResolvedDpoSpec>;
 
 export function dpoLoopConfig(spec: ResolvedDpoSpec, learningRate: number): DpoLoopConfig {
-  return {
-    model: spec.model,
-    ...(spec.load_checkpoint_path ? { loadCheckpointPath: spec.load_checkpoint_path } : {}),
-    loraRank: spec.lora_rank,
-    learningRate,
-    lrSchedule: spec.lr_schedule,
-    beta: spec.dpo_beta,
-    nllWeight: spec.nll_weight,
-    batchSize: spec.batch_size,
-    ...(spec.num_epochs !== undefined ? { numEpochs: spec.num_epochs } : {}),
-    ...(spec.max_steps !== undefined ? { maxSteps: spec.max_steps } : {}),
-    ...(spec.max_length !== undefined ? { maxLength: spec.max_length } : {}),
-    evalEvery: spec.eval_every,
-    saveEvery: spec.save_every,
-    seed: spec.seed,
-    ...(spec.ttl_seconds !== undefined ? { ttlSeconds: spec.ttl_seconds } : {}),
-  };
+  return { ...supervisedLoopConfig(spec, learningRate), beta: spec.dpo_beta, nllWeight: spec.nll_weight };
 }
 
 /** How a pairs file is named in pair ids (`<label>:<line>`): relative to the spec's folder when inside it, else absolute. */

@@ -12,39 +12,25 @@
 // first time the chat is trained (the teacher is asked once per chat; the datums stay for later epochs);
 // validation and NLL evaluators keep the chats' own tokens. As GRPO's, the loop is a run object
 // (SftRun) advanced N steps at a time; runSft advances it to the end in one call.
-import { SpanTimer } from '../runs/spanTimer';
 import { COOKBOOK_ADAM } from '../tinker/adam';
 import type { SftRunResult } from '../runs/runEvents';
 import type { Renderer, TrainOnWhat } from '../render/types';
-import { LoopIo, RunCore, RunCoreParts, serverGoneSignal } from '../runs/loopRuntime';
+import { LoopIo, RunCore, RunCoreParts } from '../runs/loopRuntime';
 import type { SamplingClient, TrainingClient } from '../tinker/client';
 import type { Chat } from '../training/chats';
-import { batchAt, batchesPerEpoch, totalSteps } from '../training/batches';
+import { batchesPerEpoch, totalSteps } from '../training/batches';
+import { openSupervisedStep, validateWhenDue, type SupervisedLoopConfig } from '../training/stepOpening';
 import { chatToDatum, meanNll, SftDatum, toWireSftDatum } from './datums';
 import { DatasetError } from '../data/problem';
 import { RendererError } from '../render/errors';
-import { learningRateAt, LrSchedule } from '../training/lr';
 import { softTargetDatums } from './topK';
 import { METRIC } from '../../protocol/metricKeys';
 import { dueAt, runSamplingEvaluator, type InlineEvaluator } from '../evals/inline';
 import { inlineEvalKeys } from '../evals/inlineSpec';
 
-export interface SftLoopConfig {
-  model: string;
-  loadCheckpointPath?: string;
-  loraRank: number;
-  learningRate: number;
-  lrSchedule: LrSchedule;
+export interface SftLoopConfig extends SupervisedLoopConfig {
   warmupSteps: number;
-  batchSize: number;
-  numEpochs?: number;
-  maxSteps?: number;
   trainOnWhat: TrainOnWhat;
-  maxLength?: number;
-  evalEvery: number;
-  saveEvery: number;
-  seed: number;
-  ttlSeconds?: number;
   /** the spec's checkpoint_metadata: user_metadata of every checkpoint the run saves */
   checkpointMetadata?: Record<string, string>;
   /** with a teacher: K, the soft targets per position (n_teacher_targets) */
@@ -177,21 +163,18 @@ export class SftRun extends RunCore<SftRunResult> {
     const trainer = this.trainer!;
     const endStep = this.endStep;
     const { emit, log, checkCancel } = io;
-    // a user cancel lets the request in flight finish; a server that went away is not waited for
-    const gone = serverGoneSignal(signal);
-    const timer = new SpanTimer();
-    const t0 = performance.now();
-    const { epoch, items } = batchAt(this.o.train, s, c.batchSize, c.seed);
-    const lr = learningRateAt(c.learningRate, c.lrSchedule, s, endStep, c.warmupSteps);
-    const metrics: Record<string, number> = { epoch, progress: Math.min((s + 1) / endStep, 1), learning_rate: lr, [METRIC.lr]: lr };
+    const { gone, timer, t0, items, lr, metrics } = openSupervisedStep(s, endStep, this.o.train, c, signal);
 
-    if (c.evalEvery > 0 && s % c.evalEvery === 0 && this.validationDatums.length > 0) {
-      const nll = await timer.time('evaluation', () => this.validationNll(s, trainer, io, gone));
-      metrics[METRIC.testNll] = nll;
-      this.tally.firstTestNll ??= nll;
-      this.tally.lastTestNll = nll;
-      checkCancel();
-    }
+    await validateWhenDue(
+      s,
+      { evalEvery: c.evalEvery, count: this.validationDatums.length, timer, io },
+      () => this.validationNll(s, trainer, io, gone),
+      (nll) => {
+        metrics[METRIC.testNll] = nll;
+        this.tally.firstTestNll ??= nll;
+        this.tally.lastTestNll = nll;
+      },
+    );
 
     // inline evaluators due at s, on the same weights (after s updates)
     for (const e of dueAt(this.o.evals ?? [], s)) {

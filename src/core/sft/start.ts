@@ -7,6 +7,7 @@ import { logSkipped, resolveLearningRate, type PreparedRun, type RunStartOptions
 import { prepareRun, startRun, type KindStarter } from '../runs/prepareRun';
 import type { SamplingClient } from '../tinker/client';
 import { loadChats, type ChatSplit } from '../training/chats';
+import { supervisedLoopConfig } from '../training/stepOpening';
 import { prepareInlineEvals, type InlineEvaluators } from '../evals/inline';
 import { renderedChat, SftLoopConfig, SftRun } from './loop';
 import { DatasetError } from '../data/problem';
@@ -19,21 +20,9 @@ export type StartSftRunOptions = RunStartOptions<ResolvedSftSpec>;
 
 export function sftLoopConfig(spec: ResolvedSftSpec, learningRate: number): SftLoopConfig {
   return {
-    model: spec.model,
-    ...(spec.load_checkpoint_path ? { loadCheckpointPath: spec.load_checkpoint_path } : {}),
-    loraRank: spec.lora_rank,
-    learningRate,
-    lrSchedule: spec.lr_schedule,
+    ...supervisedLoopConfig(spec, learningRate),
     warmupSteps: spec.warmup_steps,
-    batchSize: spec.batch_size,
-    ...(spec.num_epochs !== undefined ? { numEpochs: spec.num_epochs } : {}),
-    ...(spec.max_steps !== undefined ? { maxSteps: spec.max_steps } : {}),
     trainOnWhat: spec.train_on_what,
-    ...(spec.max_length !== undefined ? { maxLength: spec.max_length } : {}),
-    evalEvery: spec.eval_every,
-    saveEvery: spec.save_every,
-    seed: spec.seed,
-    ...(spec.ttl_seconds !== undefined ? { ttlSeconds: spec.ttl_seconds } : {}),
     ...(spec.checkpoint_metadata ? { checkpointMetadata: spec.checkpoint_metadata } : {}),
     ...(spec.teacher ? { nTeacherTargets: spec.n_teacher_targets ?? 20 } : {}),
   };
