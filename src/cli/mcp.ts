@@ -6,8 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { SessionBusyError, TrainingSession } from '../core/agent/session';
-import { TRAINING_DOCTRINE } from '../core/agent/tools';
-import { currentAgentTools } from '../core/agent/kindTools';
+import { agentTools, TRAINING_DOCTRINE } from '../core/agent/tools';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorMessage } from '../core/errors';
 
@@ -20,7 +19,7 @@ export async function serveMcp(session: TrainingSession, o: { version: string; r
   // arguments itself and answer a wrong type or range in zod's words; run() checks them in ours
   server.server.registerCapabilities({ tools: {} });
   server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await currentAgentTools()).map((t) => ({
+    tools: agentTools().map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -30,7 +29,7 @@ export async function serveMcp(session: TrainingSession, o: { version: string; r
   }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
-      const tools = await currentAgentTools();
+      const tools = agentTools();
       const t = tools.find((x) => x.name === request.params.name);
       if (!t) throw new Error(`unknown tool "${request.params.name}"; the tools are ${tools.map((x) => x.name).join(', ')}`);
       const r = await t.run(session, request.params.arguments ?? {}, extra.signal);

@@ -1,9 +1,12 @@
 // The agent tools, written once: name, description, input schema (zod) and what each does on the
 // session. The MCP server (`tinker-studio mcp`) and VS Code's language-model tools both serve this
-// table, so the two surfaces cannot drift apart.
+// table (agentTools: the built-in tools, then init_<id> and train_<id>_step of each kind registered
+// in the kinds table), so the two surfaces cannot drift apart.
 import * as z from 'zod';
 import { formatIssue, nearestName } from '../spec/issues';
 import { specFileMatch } from '../spec/kinds';
+import type { AnyRunKind } from '../training/runKind';
+import { registeredRunKinds } from '../kinds/registry';
 import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
 import { StartSweepInput, SweepStatusInput, startSweep, sweepStatus } from './sweepTools';
@@ -221,6 +224,46 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     run: (s) => s.finish(),
   }),
 ];
+
+/**
+ * init_<id> and train_<id>_step of a kind registered at run time (registerKind), served by the
+ * session's kind-generic init and train; the built-in kinds' own tools above say more of each.
+ */
+export function kindTools(kind: AnyRunKind): AgentTool[] {
+  const { id, label, extension, unit } = kind.row;
+  return [
+    tool({
+      name: `init_${id}`,
+      title: `Start a ${label} session`,
+      description: `Validates a ${label} run spec (a *${extension} file) with optional field overrides, connects, creates the run directory and the training client once, and makes it the session; nothing is trained until train_${id}_step.`,
+      confirm: true,
+      input: z.object({
+        spec_file: z.string().min(1).describe(`path of the *${extension} spec, relative to the workspace`),
+        overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change'),
+        resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
+      }),
+      run: (s, a) => s.initRun(id, a),
+    }),
+    tool({
+      name: `train_${id}_step`,
+      title: `Train ${label} ${unit.many}`,
+      description: `Trains the session's ${label} run for num_steps ${unit.many} (default 1) and reports them.`,
+      confirm: true,
+      input: z.object({ num_steps: z.number().int().min(1).optional().describe(`${unit.many} to train (default 1)`) }),
+      run: (s, a, signal) => s.trainRun(id, a, signal),
+    }),
+  ];
+}
+
+/** The agent tool table as it stands now: AGENT_TOOLS, then the tools of each kind registered in the kinds table. */
+export function agentTools(): AgentTool[] {
+  return [...AGENT_TOOLS, ...registeredRunKinds().flatMap(kindTools)];
+}
+
+/** The tool called `name` in the table now; undefined when there is none. */
+export function agentTool(name: string): AgentTool | undefined {
+  return agentTools().find((t) => t.name === name);
+}
 
 /** The doctrine agents are asked to follow, in our words (served as an MCP prompt and resource). */
 export const TRAINING_DOCTRINE = `How to train with these tools

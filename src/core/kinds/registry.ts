@@ -24,6 +24,11 @@ export function registerKind(kind: AnyRunKind): () => void {
   };
 }
 
+/** The kinds registered at run time, in the order they were added (the built-in ones are not here). */
+export function registeredRunKinds(): AnyRunKind[] {
+  return [...registered.values()];
+}
+
 /** Every kind's id: the built-in ones, then the registered ones. */
 export function runKindIds(): string[] {
   return allSpecKindRows().map((k) => k.id);

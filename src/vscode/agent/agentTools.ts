@@ -93,8 +93,8 @@ export function registerAgentTools(s: AgentToolServices): vscode.Disposable[] {
 
   // registered by name at once; the table (and zod with it) loads on the first use
   const toolNamed = async (name: string): Promise<AgentTool> => {
-    const { AGENT_TOOLS } = await import('../../core/agent/tools');
-    const t = AGENT_TOOLS.find((x) => x.name === name);
+    const { agentTool } = await import('../../core/agent/tools');
+    const t = agentTool(name);
     if (!t) throw new Error(`package.json contributes a tool "${name}" that src/core/agent/tools.ts does not define`);
     return t;
   };

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { serveMcp } from '../../../src/cli/mcp';
 import { TrainingSession } from '../../../src/core/agent/session';
-import { AGENT_TOOLS } from '../../../src/core/agent/tools';
+import { AGENT_TOOLS, agentTool } from '../../../src/core/agent/tools';
 import { registerKind } from '../../../src/core/kinds/registry';
 import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 import { ServiceClient } from '../../../src/core/tinker/client';
@@ -89,8 +89,7 @@ describe('a registered kind through the agent surfaces (MCP, resume)', function 
     const file = path.join(dir, 'again.toy.json');
     fs.writeFileSync(file, JSON.stringify({ steps: 3, lora_rank: 4, text: 'the first text' }));
     const first = session('runs-resume');
-    const tools = async () => (await import('../../../src/core/agent/kindTools')).currentAgentTools();
-    const named = async (n: string) => (await tools()).find((t) => t.name === n)!;
+    const named = async (n: string) => agentTool(n)!;
     let runDir: string;
     try {
       const started = await (await named('init_toy')).run(first, { spec_file: 'again.toy.json' });

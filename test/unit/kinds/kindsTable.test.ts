@@ -19,8 +19,7 @@ import { RANDOM_MODEL } from '../../../src/engine/model/models';
 import { startTestEngine, TestEngine } from '../grpo/engineFixture';
 import { TOY_KIND } from './toyKind';
 import { TrainingSession } from '../../../src/core/agent/session';
-import { kindTools } from '../../../src/core/agent/kindTools';
-import { AGENT_TOOLS } from '../../../src/core/agent/tools';
+import { AGENT_TOOLS, agentTool, agentTools } from '../../../src/core/agent/tools';
 
 const EXAMPLES = path.join(__dirname, '..', '..', '..', '..', 'examples');
 
@@ -107,11 +106,27 @@ describe('the kinds table: every kind through one seam', function () {
       assert.ok(!fs.existsSync(path.join(runsDir, 'bad')), 'nothing started');
     });
 
+    it('is in the agent tool table while registered: init_toy and train_toy_step after the built-in tools, gone with the kind', () => {
+      assert.deepStrictEqual(
+        agentTools().map((t) => t.name),
+        [...AGENT_TOOLS.map((t) => t.name), 'init_toy', 'train_toy_step'],
+      );
+      unregister?.();
+      unregister = undefined;
+      try {
+        assert.deepStrictEqual(agentTools().map((t) => t.name), AGENT_TOOLS.map((t) => t.name));
+        assert.strictEqual(agentTool('init_toy'), undefined);
+      } finally {
+        unregister = registerKind(TOY_KIND);
+      }
+    });
+
     it('is driven by the agent tools: init_toy, train_toy_step, a built-in kind\'s tool refused naming the right one, finish', async () => {
       const session = new TrainingSession({ runsDir: path.join(dir, 'runs-agent'), cacheDir: path.join(dir, 'cache'), baseDir: dir, connect, idleMs: 0 });
       try {
-        const [init, train] = kindTools(await runKind('toy'));
-        assert.deepStrictEqual([init!.name, train!.name], ['init_toy', 'train_toy_step']);
+        const init = agentTool('init_toy');
+        const train = agentTool('train_toy_step');
+        assert.ok(init && train, 'the toy kind\'s tools are in the agent tool table');
         await assert.rejects(init!.run(session, { spec_file: 'hello.toy.json', iterations: 3 }), /init_toy: unknown argument "iterations"/);
         const started = await init!.run(session, { spec_file: 'hello.toy.json' });
         assert.match(started.text, /^session ready: Toy hello on .*, 2 steps of "toy kinds arrive as one row"\. Nothing trained yet: call train_toy_step\./);
