@@ -21,6 +21,7 @@ const out = (p) => require(path.join(root, 'out/src', p));
 const { LocalBackend } = out('engine/model/backend.js');
 const { ARITH_CHAT_MODEL, CHAT_GPT, CHAT_WEIGHTS_FILE } = out('engine/model/models.js');
 const { initCompute } = out('engine/compute/index.js');
+const { engineSampleTurn } = out('engine/model/arithChatTurns.js');
 const { ChatmlRenderer } = out('core/render/chatml.js');
 const { ByteTokenizer } = out('core/render/byteTokenizer.js');
 const { arithEvalEpisodes, evaluateArithChat, arithEvalAccuracies, arithEvalFigures, arithEvalTable, ARITH_EVAL_RECORD_VERSION } = out(
@@ -46,26 +47,11 @@ await initCompute({ threads, memoryMB: 512, log: () => {} });
 const backend = new LocalBackend({ weightsDir });
 await backend.createSampler('s', { baseModel: ARITH_CHAT_MODEL });
 const renderer = new ChatmlRenderer(new ByteTokenizer());
-const IM_END = 258;
 const sets = arithEvalEpisodes(n, seed);
 
 async function run(temperature) {
   const t = Date.now();
-  const outcomes = await evaluateArithChat(
-    renderer,
-    sets,
-    async (prompt, maxTokens, requestSeed) => {
-      const r = await backend.sample('s', {
-        prompt: Int32Array.from(prompt),
-        numSamples: 1,
-        params: { maxTokens, temperature, topP: 1, topK: -1, stopStrings: [], stopTokens: [IM_END], seed: requestSeed },
-        promptLogprobs: false,
-        topkPromptLogprobs: 0,
-      });
-      return [...r.sequences[0].tokens];
-    },
-    CHAT_GPT.ctx,
-  );
+  const outcomes = await evaluateArithChat(renderer, sets, engineSampleTurn(backend, 's', temperature), CHAT_GPT.ctx);
   const seconds = (Date.now() - t) / 1000;
   const acc = arithEvalAccuracies(outcomes);
   console.log(`temperature ${temperature}: ${Object.entries(acc).map(([k, v]) => `${k} ${(100 * v).toFixed(1)}%`).join(', ')} (${seconds.toFixed(0)} s)`);

@@ -35,6 +35,7 @@ const { RANDOM_MODEL, ARITH_CHAT_MODEL, CHAT_GPT, CHAT_WEIGHTS_FILE, WEIGHTS_FIL
 const { baseShapes, initBase } = out('engine/model/gptWeights.js');
 const { readTensorFile } = out('engine/model/tensorFile.js');
 const { initCompute } = out('engine/compute/index.js');
+const { engineSampleTurn } = out('engine/model/arithChatTurns.js');
 const { ChatmlRenderer } = out('core/render/chatml.js');
 const { ByteTokenizer } = out('core/render/byteTokenizer.js');
 const { mulberry32 } = out('core/data/prng.js');
@@ -65,7 +66,6 @@ if (initFrom !== 'arith-gpt' && initFrom !== 'scratch') throw new Error(`--init 
 const outDir = path.resolve(root, args.out ?? 'src/engine/weights');
 
 const renderer = new ChatmlRenderer(new ByteTokenizer());
-const IM_END = 258;
 
 await initCompute({ threads, memoryMB: 1024, log: (l) => console.log(l) });
 // Warm start (--init arith-gpt): arith-gpt's weights (src/engine/weights/arith-gpt.tsw, itself made by
@@ -106,21 +106,7 @@ async function evaluate(temperature) {
   fs.writeFileSync(path.join(tmp, CHAT_WEIGHTS_FILE), state);
   const evalBackend = new LocalBackend({ weightsDir: tmp });
   await evalBackend.createSampler('s', { baseModel: ARITH_CHAT_MODEL });
-  const outcomes = await evaluateArithChat(
-    renderer,
-    evalSets,
-    async (prompt, maxTokens, requestSeed) => {
-      const r = await evalBackend.sample('s', {
-        prompt: Int32Array.from(prompt),
-        numSamples: 1,
-        params: { maxTokens, temperature, topP: 1, topK: -1, stopStrings: [], stopTokens: [IM_END], seed: requestSeed },
-        promptLogprobs: false,
-        topkPromptLogprobs: 0,
-      });
-      return [...r.sequences[0].tokens];
-    },
-    CHAT_GPT.ctx,
-  );
+  const outcomes = await evaluateArithChat(renderer, evalSets, engineSampleTurn(evalBackend, 's', temperature), CHAT_GPT.ctx);
   fs.rmSync(tmp, { recursive: true, force: true });
   return arithEvalAccuracies(outcomes);
 }

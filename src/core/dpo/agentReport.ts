@@ -1,6 +1,5 @@
 // What an agent reads after DPO steps (the GRPO report's counterpart: grpo/agentReport.ts).
-import { readMetricsRowsSync } from '../runs/runDirectory';
-import { f3, num, signed, trendOf } from '../runs/stepFigures';
+import { f3, lastValue, num, readStretch, signed, trendOf } from '../runs/stepFigures';
 import { METRIC } from '../../protocol/metricKeys';
 
 export interface DpoStepReport {
@@ -27,19 +26,10 @@ export interface DpoStepReport {
 
 /** The report of DPO steps [firstStep, lastStep]. */
 export function dpoStepReport(o: { runDir: string; firstStep: number; lastStep: number; stepsTotal: number }): DpoStepReport {
-  const all = readMetricsRowsSync(o.runDir);
-  const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
-  const last = ran[ran.length - 1];
+  const { all, ran, last, head, seconds } = readStretch(o);
   const losses = all.map((r) => num(r, 'dpo_loss')).filter((v): v is number => v !== null);
-  const lastOf = (key: string) => {
-    const xs = ran.map((r) => num(r, key)).filter((v): v is number => v !== null);
-    return xs.length > 0 ? xs[xs.length - 1]! : null;
-  };
   return {
-    run_dir: o.runDir,
-    first_step: o.firstStep,
-    last_step: o.lastStep,
-    steps_done: all.length === 0 ? 0 : all[all.length - 1]!.step + 1,
+    ...head,
     steps_total: o.stepsTotal,
     dpo_loss: num(last, 'dpo_loss'),
     accuracy: num(last, 'accuracy'),
@@ -47,11 +37,11 @@ export function dpoStepReport(o: { runDir: string; firstStep: number; lastStep: 
     chosen_reward: num(last, 'chosen_reward'),
     rejected_reward: num(last, 'rejected_reward'),
     dpo_loss_trend: trendOf(losses),
-    test_accuracy: lastOf('test/accuracy'),
-    test_margin: lastOf('test/margin'),
-    test_nll: lastOf(METRIC.testNll),
+    test_accuracy: lastValue(ran, 'test/accuracy'),
+    test_margin: lastValue(ran, 'test/margin'),
+    test_nll: lastValue(ran, METRIC.testNll),
     learning_rate: num(last, 'learning_rate'),
-    seconds: ran.reduce((s, r) => s + (num(r, METRIC.timeTotal) ?? 0), 0),
+    seconds,
   };
 }
 

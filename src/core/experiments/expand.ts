@@ -9,6 +9,7 @@ import { formatIssue } from '../spec/issues';
 import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text';
 import { sweepName, type SweepFile, type SweepParameter } from './sweepFile';
 import type { SweepPoint } from './sweepManifest';
+import { mulberry32 } from '../data/prng';
 
 export interface ExpandedPoint {
   /** folder name: the swept values and the seed, e.g. `learning_rate_0.004.seed_1` */
@@ -16,18 +17,6 @@ export interface ExpandedPoint {
   /** every parameter's value by dot path (constants too) */
   point: SweepPoint;
   seed?: number;
-}
-
-/** A deterministic generator (mulberry32) of floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** One draw of a parameter (W&B's meanings, experiments-reference.md). */
@@ -77,7 +66,7 @@ export function expandPoints(s: SweepFile): ExpandedPoint[] {
     }
     if (s.run_cap !== undefined) points = points.slice(0, s.run_cap);
   } else {
-    const rand = seededRandom(s.seed);
+    const rand = mulberry32(s.seed);
     points = [];
     for (let i = 0; i < s.run_cap!; i++) points.push(Object.fromEntries(keys.map((k) => [k, drawParameter(s.parameters[k], rand)])));
   }

@@ -3,9 +3,8 @@
 // so a report describes what was written, not what the loop meant to write.
 import * as fs from 'node:fs';
 import { Finding, diagnoseMetrics } from '../../protocol/doctor';
-import { readMetricsRowsSync } from '../runs/runDirectory';
 import { SampleRecord, parseSamples, samplesFile } from '../runs/sampleRecord';
-import { f3, mean, num, signed, trendOf } from '../runs/stepFigures';
+import { f3, lastValue, mean, num, readStretch, signed, trendOf } from '../runs/stepFigures';
 import { METRIC } from '../../protocol/metricKeys';
 
 export interface StepReport {
@@ -68,29 +67,22 @@ export function stepReport(o: {
   groupsPerBatch: number;
   rewardErrors: readonly string[];
 }): StepReport {
-  const all = readMetricsRowsSync(o.runDir);
-  const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
-  const last = ran[ran.length - 1];
+  const { all, ran, last, head, seconds } = readStretch(o);
   const rewards = all.map((r) => num(r, METRIC.reward)).filter((v): v is number => v !== null);
-  const trend = trendOf(rewards);
-  const testRewards = ran.map((r) => num(r, METRIC.testReward)).filter((v): v is number => v !== null);
   const g = o.groupsPerBatch;
   const count = (key: string) => Math.round((num(last, key) ?? 0) * g);
   return {
-    run_dir: o.runDir,
-    first_step: o.firstStep,
-    last_step: o.lastStep,
-    steps_done: all.length === 0 ? 0 : all[all.length - 1]!.step + 1,
+    ...head,
     steps_total: o.stepsTotal,
     reward_mean: mean(ran.map((r) => num(r, METRIC.reward)).filter((v): v is number => v !== null)),
-    reward_trend: trend,
-    test_reward: testRewards.length > 0 ? testRewards[testRewards.length - 1]! : null,
+    reward_trend: trendOf(rewards),
+    test_reward: lastValue(ran, METRIC.testReward),
     groups: { total: g, mixed: count(METRIC.fracMixed), all_good: count(METRIC.fracAllGood), all_bad: count(METRIC.fracAllBad) },
     frac_truncated: num(last, METRIC.fracTruncated),
     kl: num(last, METRIC.klV1),
     ...(num(last, METRIC.teacherKl) !== null ? { teacher_kl: num(last, METRIC.teacherKl)! } : {}),
     entropy: num(last, METRIC.entropy),
-    seconds: ran.reduce((s, r) => s + (num(r, METRIC.timeTotal) ?? 0), 0),
+    seconds,
     reward_errors: o.rewardErrors.slice(0, 3),
     samples: last ? mixedGroupSnippets(o.runDir, last.step) : [],
     findings: diagnoseMetrics(

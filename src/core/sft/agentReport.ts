@@ -1,6 +1,5 @@
 // What an agent reads after SFT steps (the GRPO report's counterpart: grpo/agentReport.ts).
-import { readMetricsRowsSync } from '../runs/runDirectory';
-import { f3, mean, num, signed, trendOf } from '../runs/stepFigures';
+import { f3, lastValue, mean, num, readStretch, signed, trendOf } from '../runs/stepFigures';
 import { METRIC } from '../../protocol/metricKeys';
 
 export interface SftStepReport {
@@ -19,20 +18,15 @@ export interface SftStepReport {
 
 /** The report of SFT steps [firstStep, lastStep]. */
 export function sftStepReport(o: { runDir: string; firstStep: number; lastStep: number }): SftStepReport {
-  const all = readMetricsRowsSync(o.runDir);
-  const ran = all.filter((r) => r.step >= o.firstStep && r.step <= o.lastStep);
+  const { all, ran, last, head, seconds } = readStretch(o);
   const nll = all.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null);
-  const tests = ran.map((r) => num(r, METRIC.testNll)).filter((v): v is number => v !== null);
   return {
-    run_dir: o.runDir,
-    first_step: o.firstStep,
-    last_step: o.lastStep,
-    steps_done: all.length === 0 ? 0 : all[all.length - 1]!.step + 1,
+    ...head,
     train_mean_nll: mean(ran.map((r) => num(r, METRIC.trainNll)).filter((v): v is number => v !== null)),
     train_nll_trend: trendOf(nll),
-    test_nll: tests.length > 0 ? tests[tests.length - 1]! : null,
-    learning_rate: num(ran[ran.length - 1], 'learning_rate'),
-    seconds: ran.reduce((s, r) => s + (num(r, METRIC.timeTotal) ?? 0), 0),
+    test_nll: lastValue(ran, METRIC.testNll),
+    learning_rate: num(last, 'learning_rate'),
+    seconds,
   };
 }
 

@@ -26,6 +26,7 @@ import { getRenderer } from '../../../src/core/render/registry';
 import { initCompute } from '../../../src/engine/compute';
 import { LocalBackend } from '../../../src/engine/model';
 import { ARITH_CHAT_MODEL, CHAT_GPT, CHAT_WEIGHTS_FILE } from '../../../src/engine/model/models';
+import { engineSampleTurn } from '../../../src/engine/model/arithChatTurns';
 
 const root = path.join(__dirname, '../../../..');
 const weightsDir = path.join(root, 'src/engine/weights');
@@ -95,22 +96,7 @@ describe('arith-chat accuracy table (docs/engine.md ↔ scripts/eval-arith-chat.
     const renderer = getRenderer('chatml', new ByteTokenizer());
     const all = arithEvalEpisodes(r.episodes_per_set, r.episode_seed);
     const k = 12;
-    const run = (sets: Record<ArithEvalSet, ArithEpisode[]>, temperature: number) =>
-      evaluateArithChat(
-        renderer,
-        sets,
-        async (prompt, maxTokens, seed) => {
-          const res = await b.sample('s', {
-            prompt: Int32Array.from(prompt),
-            numSamples: 1,
-            params: { maxTokens, temperature, topP: 1, topK: -1, stopStrings: [], stopTokens: [258], seed },
-            promptLogprobs: false,
-            topkPromptLogprobs: 0,
-          });
-          return [...res.sequences[0]!.tokens];
-        },
-        CHAT_GPT.ctx,
-      );
+    const run = (sets: Record<ArithEvalSet, ArithEpisode[]>, temperature: number) => evaluateArithChat(renderer, sets, engineSampleTurn(b, 's', temperature), CHAT_GPT.ctx);
     try {
       // greedy ignores the request's seed: the first k episodes of every set
       const prefix = Object.fromEntries(ARITH_EVAL_SETS.map((s) => [s, all[s].slice(0, k)])) as Record<ArithEvalSet, ArithEpisode[]>;

@@ -5,7 +5,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseSweepText, SweepFile } from '../../../src/core/experiments/sweepFile';
-import { drawParameter, expandPoints, expandSweep, seededRandom, sweptPaths } from '../../../src/core/experiments/expand';
+import { drawParameter, expandPoints, expandSweep, sweptPaths } from '../../../src/core/experiments/expand';
+import { mulberry32 } from '../../../src/core/data/prng';
 
 const metric = { name: 'env/all/reward/total', goal: 'maximize' as const };
 const sweep = (o: Record<string, unknown>): SweepFile => SweepFile.parse({ base: 'a.grpo.json', metric, ...o });
@@ -69,9 +70,9 @@ describe('sweeps: expansion', () => {
   });
 
   it('the generator is deterministic and roughly uniform', () => {
-    const r = seededRandom(3);
+    const r = mulberry32(3);
     const xs = Array.from({ length: 1000 }, r);
-    assert.deepStrictEqual(Array.from({ length: 1000 }, seededRandom(3)), xs);
+    assert.deepStrictEqual(Array.from({ length: 1000 }, mulberry32(3)), xs);
     assert.ok(xs.every((x) => x >= 0 && x < 1));
     const mean = xs.reduce((a, b) => a + b) / xs.length;
     assert.ok(Math.abs(mean - 0.5) < 0.05, `mean ${mean}`);

@@ -1,12 +1,46 @@
-// What the engine fuzz and robustness tests share: raw HTTP/1.1 over a TCP socket (so a request
-// line or header no HTTP client would send can be sent), a seeded random source, the engine's
-// route table read from its sources (a new route is fuzzed without editing the test), and the
-// awkward values a client may send.
+// What the engine fuzz and robustness tests share: the engine as the extension runs it (its own
+// process, a client connected), raw HTTP/1.1 over a TCP socket (so a request line or header no HTTP
+// client would send can be sent), the engine's route table read from its sources (a new route is
+// fuzzed without editing the test), and the awkward values a client may send.
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { ServiceClient } from '../../../src/core/tinker/client';
+import { EngineProcess, startEngineProcess } from '../../../src/engine/launcher';
 
 const root = path.resolve(__dirname, '../../../..');
+
+/** The built engine (dist/engine.js, `npm run build` first) in its own process, over a temporary data folder. */
+export interface SpawnedEngine {
+  proc: EngineProcess;
+  service: ServiceClient;
+  /** the process's log lines, for failure messages */
+  log: string[];
+  /** closes the client, stops the process and removes the folder */
+  close(): Promise<void>;
+}
+
+/** Starts the built engine in a new temporary folder named `prefix…` and connects a client to it. */
+export async function spawnBuiltEngine(prefix: string): Promise<SpawnedEngine> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const log: string[] = [];
+  let proc: EngineProcess | undefined;
+  let service: ServiceClient | undefined;
+  const close = async () => {
+    service?.close();
+    await proc?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    proc = await startEngineProcess({ entry: path.join(root, 'dist/engine.js'), dataDir: path.join(dir, 'data'), onLog: (l) => log.push(l) });
+    service = await ServiceClient.connect({ baseUrl: proc.url, apiKey: proc.apiKey, clientVersion: 'test' });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { proc, service, log, close };
+}
 
 export interface RawAnswer {
   /** the status of the answer's status line, or undefined when the socket closed without one */
@@ -53,18 +87,6 @@ export function requestBytes(o: { method: string; target: string; host: string; 
   const lines = [`${o.method} ${o.target} HTTP/1.1`, `Host: ${o.host}`, 'Connection: close', ...(o.headers ?? []).map(([k, v]) => `${k}: ${v}`)];
   if (!o.noLength) lines.push(`Content-Length: ${body.length}`);
   return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body]);
-}
-
-/** mulberry32: a small seeded generator, so a failure reproduces from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export interface EngineRoute {

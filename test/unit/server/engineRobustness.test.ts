@@ -4,37 +4,30 @@
 // date can hold, CONNECT, and dot segments after an archive link's prefix (which skipped the key).
 // Needs `npm run build` first (npm test does it).
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { ServiceClient } from '../../../src/core/tinker/client';
-import { EngineProcess, startEngineProcess } from '../../../src/engine/launcher';
+import type { EngineProcess } from '../../../src/engine/launcher';
 import { RANDOM_MODEL } from '../../../src/engine/model/models';
 import { MAX_TTL_SECONDS } from '../../../src/engine/server/checkpointRoutes';
-import { rawExchange } from './engineFuzzKit';
+import { rawExchange, spawnBuiltEngine, type SpawnedEngine } from './engineFuzzKit';
 
-const root = path.resolve(__dirname, '../../../..');
 const HANG_MS = 120_000;
 
 describe('engine robustness (dist/engine.js): what issue 43 found', function () {
   this.timeout(300_000);
-  let dir: string;
+  let engine: SpawnedEngine | undefined;
   let proc: EngineProcess;
   let service: ServiceClient | undefined;
-  const log: string[] = [];
+  let log: string[] = [];
   const url = (p: string) => `${proc.url}${p}`;
   const json = () => ({ 'x-api-key': proc.apiKey, 'content-type': 'application/json' });
   const raw = (head: string) => rawExchange(Number(new URL(proc.url).port), Buffer.from(head, 'latin1'), HANG_MS);
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-engine-robust-'));
-    proc = await startEngineProcess({ entry: path.join(root, 'dist/engine.js'), dataDir: path.join(dir, 'data'), onLog: (l) => log.push(l) });
-    service = await ServiceClient.connect({ baseUrl: proc.url, apiKey: proc.apiKey, clientVersion: 'test' });
+    engine = await spawnBuiltEngine('tinker-engine-robust-');
+    ({ proc, service, log } = engine);
   });
   after(async () => {
-    service?.close();
-    await proc?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await engine?.close();
   });
 
   async function assertAlive(): Promise<void> {

@@ -24,7 +24,7 @@ import { RANDOM_MODEL, encodeChat } from '../../../src/engine/model/models';
 import { CloudAuthStandIn, Fault, FaultProxy, ProxiedRequest, SeenRequest } from './faultProxy';
 import { AppliedStep, RestartableEngine } from './restartableEngine';
 import { sftDatum } from './engineFixtures';
-import { seededRandom } from '../../../src/core/experiments/expand';
+import { mulberry32 } from '../../../src/core/data/prng';
 
 const IM_END = 258;
 const ADAM = { learning_rate: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
@@ -243,7 +243,7 @@ describe('Tinker client under faults (fault-injecting proxy in front of the embe
 // ---------- a whole run with random faults and an engine restart ----------
 
 /** mulberry32 (the sweeps' seeded generator): the fault schedule is the same on every run. */
-const seeded = seededRandom;
+const seeded = mulberry32;
 
 function randomFaults(rnd: () => number): (r: ProxiedRequest) => Fault | undefined {
   const common: Fault[] = [
