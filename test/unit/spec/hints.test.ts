@@ -10,6 +10,8 @@ import { MODELS } from '../../../src/core/render/modelInfo';
 import { completionTokens, learningRateHint, loraCapacityHint, loraParamCount, recommendedLr, specHintDiagnostics, specHints } from '../../../src/core/kinds/hints';
 import { sweepDiagnostics } from '../../../src/core/experiments/sweepDiagnostics';
 import { getLr } from '../../../src/core/render/modelInfo';
+import { registerKind } from '../../../src/core/kinds/registry';
+import { TOY_KIND } from '../kinds/toyKind';
 
 const sftExample = path.resolve(__dirname, '../../../../examples/sft-arithmetic');
 
@@ -108,6 +110,25 @@ describe('spec hints', () => {
       assert.deepStrictEqual([ds[0]!.line, ds[0]!.column], [3, 20]);
       assert.deepStrictEqual(await specHintDiagnostics('grpo', text.replace('0.05', String(getLr('Qwen/Qwen3-8B'))), path.join(dir, 'q.grpo.json')), []);
       assert.deepStrictEqual(await specHintDiagnostics('grpo', '{"model": ', path.join(dir, 'q.grpo.json')), [], 'a text being typed: nothing');
+    });
+
+    it('a kind gets the hints its descriptor asks for (specHints): a registered kind without them none, with them the learning rate\'s; DPO none', async () => {
+      const spec = { model: 'Qwen/Qwen3-8B', learning_rate: 0.05 };
+      const file = path.join(dir, 'q.toy.json');
+      let remove = registerKind(TOY_KIND);
+      try {
+        assert.deepStrictEqual(await specHints('toy', spec, file), []);
+      } finally {
+        remove();
+      }
+      remove = registerKind({ ...TOY_KIND, specHints: { learningRate: true } });
+      try {
+        assert.deepStrictEqual((await specHints('toy', spec, file)).map((h) => h.path), [['learning_rate']]);
+      } finally {
+        remove();
+      }
+      assert.deepStrictEqual(await specHints('dpo', spec, path.join(dir, 'q.dpo.json')), []);
+      assert.deepStrictEqual((await specHints('grpo', spec, path.join(dir, 'q.grpo.json'))).map((h) => h.path), [['learning_rate']]);
     });
 
     it('in a sweep file: one hint per swept learning rate that is far off, at that value (once, however many points share it)', async () => {
