@@ -74,6 +74,7 @@ export function snapshotFromSummary(dir: string, s: EvalSummary): EvalSnapshot {
     complete: s.complete,
     problems: s.problems.map((p) => p.problem_id),
     rewards,
+    ...(nll ? { measure: 'nll' as const } : {}),
     notes: [
       ...(nll ? ["NLL eval: each chat's mean NLL per scored token, lower is better; the comparisons are NLL differences (negative: lower than the baseline) and the matrix shows each chat's NLL."] : []),
       ...T.flatMap((t) => {

@@ -160,6 +160,7 @@ describe('NLL eval on the engine', function () {
 
     const snap = snapshotFromSummary('x', summary);
     assert.deepStrictEqual(snap.metrics.map((m) => [m.key, m.goal]), [['nll', 'minimize'], ['tokens', 'minimize']]);
+    assert.strictEqual(snap.measure, 'nll', 'the panel words and colours the matrix and the comparisons as NLL (lower is better)');
     assert.deepStrictEqual(snap.rewards[1], summary.problems.map((row) => row.targets[ckpt!.id]!.nll!), 'the matrix holds each chat\'s NLL');
   });
 
