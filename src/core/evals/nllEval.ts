@@ -46,7 +46,7 @@ export interface NllEvalInput {
   connect: (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string }) => Promise<ServiceClient>;
   cacheDir: string;
   signal?: AbortSignal;
-  onProgress?: (p: { done: number; total: number; target?: string }) => void;
+  onProgress?: (p: { done: number; total: number; target?: string; unit: 'chats' }) => void;
   log?: (line: string) => void;
   resamples?: number;
   createdAt?: string;
@@ -169,7 +169,7 @@ export async function runNllEval(o: NllEvalInput): Promise<EvalSummary> {
   const total = kept.length * o.targets.length;
   let done = total - missing.length;
   if (done > 0) log(`resuming: ${done} of ${total} chat scores already in ${o.outDir}`);
-  o.onProgress?.({ done, total });
+  o.onProgress?.({ done, total, unit: 'chats' });
 
   if (missing.length > 0) {
     let service: ServiceClient | undefined;
@@ -199,7 +199,7 @@ export async function runNllEval(o: NllEvalInput): Promise<EvalSummary> {
         fs.appendFileSync(targetNllFile(o.outDir, target.id), JSON.stringify(rec) + '\n');
         have.get(target.id)!.set(chat.id, rec);
         done++;
-        o.onProgress?.({ done, total, target: target.label });
+        o.onProgress?.({ done, total, target: target.label, unit: 'chats' });
       });
       await runPool(tasks, o.spec.concurrency, o.signal);
     } finally {

@@ -56,6 +56,8 @@ export interface EvalProgress {
   done: number;
   total: number;
   target?: string;
+  /** what done/total count: samples (absent), or chats scored (an NLL eval) */
+  unit?: 'chats';
 }
 
 export interface RunEvalOptions {

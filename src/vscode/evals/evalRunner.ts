@@ -72,7 +72,7 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
           log: (line) => s.log.info(`eval ${path.basename(specFile)}: ${line}`),
           onProgress: (p) => {
             const pct = p.total ? (100 * p.done) / p.total : 0;
-            progress.report({ message: `${p.done} / ${p.total} samples${p.target ? ` · ${p.target}` : ''}`, increment: pct - last });
+            progress.report({ message: `${p.done} / ${p.total} ${p.unit ?? 'samples'}${p.target ? ` · ${p.target}` : ''}`, increment: pct - last });
             last = pct;
             reportEvalActivity(dir, { done: p.done, total: p.total });
           },

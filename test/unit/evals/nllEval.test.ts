@@ -256,5 +256,6 @@ describe('NLL eval on the engine', function () {
     assert.strictEqual(s.targets[0]!.problems, 120);
     assert.ok(r.stdout.includes(formatEvalTable(s)), r.stdout);
     assert.match(r.stdout, /tinker-studio\/arith-gpt \(baseline\)\s+120\s+\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]/);
+    assert.match(r.stderr, /scored 120\/120 chats/, 'progress counts chats, not samples');
   });
 });
