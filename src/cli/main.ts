@@ -282,7 +282,7 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
         const now = Date.now();
         if (p.done < p.total && now - lastShown < (tty ? 200 : 5000)) return;
         lastShown = now;
-        const line = `sampled ${p.done}/${p.total}${p.target ? ` (${p.target})` : ''}`;
+        const line = `${p.unit === 'chats' ? 'scored' : 'sampled'} ${p.done}/${p.total}${p.unit === 'chats' ? ' chats' : ''}${p.target ? ` (${p.target})` : ''}`;
         process.stderr.write(tty ? `\r${line}\x1b[K${p.done === p.total ? '\n' : ''}` : `${line}\n`);
       },
     });

@@ -67,8 +67,10 @@ export const EvalSnapshot = z.object({
   complete: z.boolean(),
   /** the problems in the results' order */
   problems: z.array(z.string()),
-  /** rewards[t][p]: target t's mean reward on problem p; null when not sampled (yet) */
+  /** rewards[t][p]: target t's mean reward on problem p; null when not sampled (yet); an NLL eval: its NLL per token on chat p */
   rewards: z.array(z.array(z.number().nullable())),
+  /** what `rewards` and the comparisons measure: mean reward (absent), or an NLL eval's NLL per token (lower is better, the items are chats) */
+  measure: z.enum(['reward', 'nll']).optional(),
   /** what could not be read (files, lines), for the message line */
   notes: z.array(z.string()),
 });

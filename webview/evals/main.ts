@@ -78,10 +78,17 @@ function pValue(p: number): string {
   return p < 0.001 ? '< 0.001' : p.toFixed(3);
 }
 
-function rewardColour(v: number | null): string {
+/** A cell's colour: green at reward 1, red at 0; an NLL eval's cell by exp(−NLL), the per-token probability. */
+function rewardColour(v: number | null, nll = false): string {
   if (v === null) return 'var(--vscode-editorWidget-background)';
+  if (nll) v = Math.exp(-v);
   const x = Math.max(0, Math.min(1, v));
   return `color-mix(in srgb, var(--vscode-charts-green) ${Math.round(100 * x)}%, var(--vscode-charts-red))`;
+}
+
+/** The matrix as sortProblems reads it, higher better: an NLL eval's values negated. */
+function higherIsBetter(s: EvalSnapshot): ReadonlyArray<ReadonlyArray<number | null>> {
+  return s.measure === 'nll' ? s.rewards.map((r) => r.map((v) => (v === null ? null : -v))) : s.rewards;
 }
 
 function show(s: EvalSnapshot): void {
@@ -91,7 +98,7 @@ function show(s: EvalSnapshot): void {
   if (saved?.pair === undefined && T > 1 && pair[0] === pair[1]) pair = [s.baseline, s.baseline === 0 ? 1 : 0];
   byId('title').textContent = `Evaluation: ${s.name}`;
   document.title = byId('title').textContent ?? 'Evaluation';
-  byId('meta').textContent = `${s.dir} · ${T} targets · ${s.problems.length} problems`;
+  byId('meta').textContent = `${s.dir} · ${T} targets · ${s.problems.length} ${s.measure === 'nll' ? 'chats (NLL)' : 'problems'}`;
   byId('message').textContent = [s.complete ? '' : 'Incomplete: some requested samples are missing (an eval in progress or cancelled; running the spec again resumes it).', ...s.notes.slice(0, 3), T === 0 ? 'No target has results yet.' : ''].filter(Boolean).join(' ');
   renderTable(s);
   for (const sel of [beforeEl, afterEl]) sel.replaceChildren(...s.targets.map((t, i) => new Option(t.label, String(i))));
@@ -139,11 +146,15 @@ function renderTable(s: EvalSnapshot): void {
     else if (!c) vs.textContent = '–';
     else {
       const sign = c.diff.mean > 0 ? '+' : '';
+      // a difference whose interval excludes 0 is coloured by whether it is better (a lower NLL is)
+      const above = c.diff.lo !== undefined && c.diff.lo > 0;
+      const below = c.diff.hi !== undefined && c.diff.hi < 0;
+      const [better, worse] = s.measure === 'nll' ? [below, above] : [above, below];
       vs.append(
-        el('span', `value ${c.diff.lo !== undefined && c.diff.lo > 0 ? 'positive' : c.diff.hi !== undefined && c.diff.hi < 0 ? 'negative' : ''}`, `${sign}${fmt(c.diff.mean, false)}`),
+        el('span', `value ${better ? 'positive' : worse ? 'negative' : ''}`, `${sign}${fmt(c.diff.mean, false)}`),
         el('span', 'interval muted', ` ${interval(c.diff, false)} · p ${pValue(c.p)}${c.mcnemar !== undefined ? ` · McNemar ${pValue(c.mcnemar)}` : ''} · ${c.wins}/${c.losses}/${c.ties}`),
       );
-      vs.title = `${t.label} − baseline, mean per-problem reward difference on ${c.problems} problems: ${sign}${fmt(c.diff.mean, false)} (paired 95 % interval ${interval(c.diff, false)}); permutation test p = ${c.p}${c.mcnemar !== undefined ? `; exact McNemar p = ${c.mcnemar}` : ''}; wins ${c.wins}, losses ${c.losses}, ties ${c.ties}`;
+      vs.title = `${t.label} − baseline, ${s.measure === 'nll' ? `mean per-chat NLL difference (negative: lower NLL, better) on ${c.problems} chats` : `mean per-problem reward difference on ${c.problems} problems`}: ${sign}${fmt(c.diff.mean, false)} (paired 95 % interval ${interval(c.diff, false)}); permutation test p = ${c.p}${c.mcnemar !== undefined ? `; exact McNemar p = ${c.mcnemar}` : ''}; wins ${c.wins}, losses ${c.losses}, ties ${c.ties}`;
     }
     tr.append(vs);
     return tr;
@@ -244,7 +255,7 @@ function renderMatrixHead(s: EvalSnapshot): void {
 
 function applySort(): void {
   if (!snap) return;
-  order = sortProblems(snap.rewards, snap.baseline, sort, snap.problems.length);
+  order = sortProblems(higherIsBetter(snap), snap.baseline, sort, snap.problems.length);
   byId('count').textContent = `${snap.problems.length} problems`;
   active = { row: Math.min(active.row, Math.max(order.length - 1, 0)), col: Math.min(active.col, Math.max(snap.targets.length - 1, 0)) };
   list.setCount(order.length);
@@ -262,9 +273,9 @@ function renderRow(i: number): HTMLElement {
     const cell = el('span', 'cell');
     cell.setAttribute('role', 'gridcell');
     cell.id = `cell-${i}-${ti}`;
-    cell.style.background = rewardColour(v);
+    cell.style.background = rewardColour(v, s.measure === 'nll');
     cell.textContent = v === null ? '' : Number(v.toPrecision(2)).toString();
-    cell.title = `${s.problems[p]} · ${t.label}: mean reward ${v === null ? '–' : v}`;
+    cell.title = `${s.problems[p]} · ${t.label}: ${s.measure === 'nll' ? 'NLL per token' : 'mean reward'} ${v === null ? '–' : v}`;
     if (active.row === i && active.col === ti) cell.classList.add('active');
     cell.addEventListener('click', () => {
       active = { row: i, col: ti };

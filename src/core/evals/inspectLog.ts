@@ -13,7 +13,9 @@ const stopReason = (r: SampleRecord) => (r.stop_reason === 'length' ? 'max_token
 export function inspectLogOf(summary: EvalSummary, targetId: string, samples: readonly SampleRecord[]): Record<string, unknown> {
   const t = summary.targets.find((x) => x.id === targetId);
   if (!t) throw new Error(`no target ${targetId} in the eval ${summary.name}`);
-  const thr = summary.correct_threshold;
+  const reward = t.metrics.reward;
+  if (summary.grading === 'nll' || !reward) throw new Error(`the eval ${summary.name} sampled nothing (an NLL eval): an Inspect log holds samples`);
+  const thr = summary.correct_threshold ?? 0.5;
   const problemIds = summary.problems.map((p) => p.problem_id);
   const order = new Map(problemIds.map((id, i) => [id, i]));
   const sorted = [...samples].filter((r) => order.has(r.problem_id) && r.traj_idx < summary.n).sort((a, b) => order.get(a.problem_id)! - order.get(b.problem_id)! || a.traj_idx - b.traj_idx);
@@ -23,13 +25,13 @@ export function inspectLogOf(summary: EvalSummary, targetId: string, samples: re
       name: 'reward',
       scorer: 'reward',
       params: { grader: summary.spec_file },
-      metrics: { mean: metric('mean', t.metrics.reward.value), ...(t.metrics.reward.lo !== undefined ? { ci_low: metric('ci_low', t.metrics.reward.lo), ci_high: metric('ci_high', t.metrics.reward.hi!) } : {}) },
+      metrics: { mean: metric('mean', reward.value), ...(reward.lo !== undefined ? { ci_low: metric('ci_low', reward.lo), ci_high: metric('ci_high', reward.hi!) } : {}) },
     },
     {
       name: 'correct',
       scorer: 'correct',
       params: { correct_threshold: thr },
-      metrics: Object.fromEntries(Object.entries(t.metrics.pass_at).map(([k, e]) => [k, metric(k, e.value)])),
+      metrics: Object.fromEntries(Object.entries(t.metrics.pass_at ?? {}).map(([k, e]) => [k, metric(k, e.value)])),
     },
   ];
   const model = t.source.kind === 'base' ? t.model : `tinker/${t.label}`;

@@ -2,6 +2,7 @@
 //   summary.json                   EvalSummary (below)
 //   eval.json                      the resolved spec (EvalManifest)
 //   targets/<target id>/samples.jsonl   per-sample records in the runs' sample-record schema
+//   targets/<target id>/nll.jsonl       an NLL eval's per-chat records (NllRecord), instead of samples
 // Every byte read here is parsed with zod; errors name the file, line and field.
 import * as fs from 'fs';
 import * as path from 'path';
@@ -12,6 +13,7 @@ export const SUMMARY_FILE = 'summary.json';
 export const MANIFEST_FILE = 'eval.json';
 export const TARGETS_DIR = 'targets';
 export const SAMPLES_FILE = 'samples.jsonl';
+export const NLL_FILE = 'nll.jsonl';
 
 /** A point estimate with its 95 % interval (bootstrap over problems; `lo`/`hi` absent with fewer than 2 problems). */
 export const Estimate = z.object({
@@ -48,14 +50,19 @@ export const TargetSummary = z.object({
   samples: z.number().int().nonnegative(),
   /** samples per problem */
   n: z.number().int().positive(),
+  /** a sampling eval has reward, pass_at, stop_rate and completion_tokens; an NLL eval has nll and tokens */
   metrics: z.object({
-    reward: Estimate,
+    reward: Estimate.optional(),
     /** pass@k for k = 1..n, keyed "pass@<k>" */
-    pass_at: z.record(z.string(), Estimate),
-    stop_rate: Estimate,
+    pass_at: z.record(z.string(), Estimate).optional(),
+    stop_rate: Estimate.optional(),
     /** the grader's `format` metric, where it reports one */
     format: Estimate.optional(),
-    completion_tokens: Estimate,
+    completion_tokens: Estimate.optional(),
+    /** NLL eval: the mean over chats of each chat's mean NLL per scored token (the SFT validation's reduction: each chat counts once) */
+    nll: Estimate.optional(),
+    /** NLL eval: scored tokens per chat */
+    tokens: Estimate.optional(),
   }),
   /** samples whose grader (or environment) failed; they score 0 */
   reward_errors: z.number().int().nonnegative(),
@@ -71,7 +78,7 @@ export const PairedComparison = z.object({
   target: z.string(),
   baseline: z.string(),
   problems: z.number().int().nonnegative(),
-  /** mean over problems of (target's mean reward − baseline's) with the paired bootstrap interval */
+  /** mean over problems of (target's mean reward − baseline's) with the paired bootstrap interval; an NLL eval: of (target's NLL per token − baseline's) over chats */
   diff: Estimate,
   /** paired sign-flip permutation test of mean difference = 0 */
   p_value: z.number().min(0).max(1),
@@ -80,22 +87,30 @@ export const PairedComparison = z.object({
   exact: z.boolean(),
   /** with n = 1: exact McNemar on correctness */
   mcnemar_p: z.number().min(0).max(1).optional(),
+  /** problems the target did better on than the baseline (higher reward; an NLL eval: lower NLL), worse on, the same */
   wins: z.number().int().nonnegative(),
   losses: z.number().int().nonnegative(),
   ties: z.number().int().nonnegative(),
 });
 export type PairedComparison = z.infer<typeof PairedComparison>;
 
-/** One problem's row of the problems × targets matrix. */
+/** One problem's row of the problems × targets matrix (an NLL eval: one chat's, its problem_id the chat's id). */
 export const ProblemRow = z.object({
   problem_id: z.string(),
-  /** the question as the data gave it */
+  /** the question as the data gave it (an NLL eval: the chat's first user message) */
   question: z.string(),
+  /** an NLL eval: the chat's last assistant message */
   ground_truth: z.string(),
-  /** per target id: mean reward and correct samples out of the samples drawn */
+  /** per target id: mean reward and correct samples out of the samples drawn; an NLL eval: the chat's mean NLL per scored token and its scored tokens */
   targets: z.record(
     z.string(),
-    z.object({ reward: z.number(), correct: z.number().int().nonnegative(), samples: z.number().int().nonnegative() }),
+    z.object({
+      reward: z.number().optional(),
+      correct: z.number().int().nonnegative().optional(),
+      samples: z.number().int().nonnegative().optional(),
+      nll: z.number().optional(),
+      tokens: z.number().int().nonnegative().optional(),
+    }),
   ),
 });
 export type ProblemRow = z.infer<typeof ProblemRow>;
@@ -111,9 +126,10 @@ export const EvalSummary = z.object({
   /** all requested samples are present */
   complete: z.boolean(),
   n: z.number().int().positive(),
-  correct_threshold: z.number(),
-  /** what scored the samples: a reward file, or an environment's episodes */
-  grading: z.enum(['grader', 'environment']).optional(),
+  /** absent in an NLL eval (nothing is graded) */
+  correct_threshold: z.number().optional(),
+  /** what scored the samples: a reward file, or an environment's episodes; "nll": the chats' NLL, nothing sampled */
+  grading: z.enum(['grader', 'environment', 'nll']).optional(),
   /** bootstrap resamples behind every interval, and the seed of every draw (each target's one resampling of its problems, the paired bootstrap, the sign-flip draws) */
   bootstrap: z.object({ resamples: z.number().int().positive(), seed: z.number().int() }),
   /** the baseline target's id */
@@ -149,6 +165,18 @@ export interface EvalResults {
 }
 
 export class EvalResultsError extends Error {}
+
+/** One chat scored under one target (targets/<id>/nll.jsonl). */
+export const NllRecord = z.object({
+  chat_id: z.string(),
+  /** sha256 (16 hex) of the scored tokens and weights: a record of other tokens (the chat, renderer or train_on_what changed) is stale */
+  fingerprint: z.string(),
+  /** the chat's mean NLL per scored token */
+  nll: z.number(),
+  /** scored tokens (weighted by the renderer's train-on-what rule) */
+  tokens: z.number().int().nonnegative(),
+});
+export type NllRecord = z.infer<typeof NllRecord>;
 
 function zodIssue(file: string, err: z.ZodError, line?: number): EvalResultsError {
   const i = err.issues[0];
@@ -186,16 +214,28 @@ export function readEvalResults(dir: string): EvalResults {
   return { dir, summary, ...(manifest ? { manifest } : {}), targetDirs };
 }
 
+export function targetNllFile(dir: string, targetId: string): string {
+  return path.join(dir, TARGETS_DIR, targetId, NLL_FILE);
+}
+
+/** A target's per-chat NLL records (an NLL eval's), read as readTargetSamples reads samples. */
+export function readTargetNll(dir: string, targetId: string): NllRecord[] {
+  return readJsonl(targetNllFile(dir, targetId), NllRecord);
+}
+
 /**
  * A target's per-sample records. A torn last line (a crash mid-write) is dropped; any other bad
  * line is an error naming file, line and field.
  */
 export function readTargetSamples(dir: string, targetId: string): SampleRecord[] {
-  const file = targetSamplesFile(dir, targetId);
+  return readJsonl(targetSamplesFile(dir, targetId), SampleRecord);
+}
+
+function readJsonl<T>(file: string, schema: z.ZodType<T>): T[] {
   if (!fs.existsSync(file)) return [];
   const text = fs.readFileSync(file, 'utf8');
   const lines = text.split('\n');
-  const out: SampleRecord[] = [];
+  const out: T[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!line.trim()) continue;
@@ -207,7 +247,7 @@ export function readTargetSamples(dir: string, targetId: string): SampleRecord[]
       if (last && !text.endsWith('\n')) break; // torn tail
       throw new EvalResultsError(`${file}:${i + 1}: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const r = SampleRecord.safeParse(raw);
+    const r = schema.safeParse(raw);
     if (!r.success) throw zodIssue(file, r.error, i + 1);
     out.push(r.data);
   }

@@ -9,7 +9,7 @@ import type { ComparisonView, Estimate, EvalMetricView, EvalSnapshot, EvalTarget
 import { stoppedOnItsOwn, type SampleRecord } from '../../protocol/sampleSchema';
 import { EvalSummary, readEvalResults, readTargetSamples, SUMMARY_FILE, TARGETS_DIR, TargetSummary } from './results';
 import { bootstrapMeans, EVAL_STATS_SEED, Interval } from './stats';
-import { failureLine } from './table';
+import { failureLine, isNllSummary } from './table';
 
 const DEFAULT_THRESHOLD = 0.5;
 
@@ -37,7 +37,7 @@ function targetView(t: Pick<TargetSummary, 'id' | 'label' | 'source' | 'samples'
 /** The panel's snapshot from an eval's summary.json. */
 export function snapshotFromSummary(dir: string, s: EvalSummary): EvalSnapshot {
   const T = s.targets;
-  const passKeys = [...new Set(T.flatMap((t) => Object.keys(t.metrics.pass_at)))].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
+  const passKeys = [...new Set(T.flatMap((t) => Object.keys(t.metrics.pass_at ?? {})))].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
   const metric = (key: string, label: string, goal: 'maximize' | 'minimize', percent: boolean, of: (t: TargetSummary) => Interval | undefined): EvalMetricView => ({
     key,
     label,
@@ -45,20 +45,24 @@ export function snapshotFromSummary(dir: string, s: EvalSummary): EvalSnapshot {
     percent,
     values: T.map((t) => estimate(of(t))),
   });
-  const metrics = [
-    metric('reward', 'mean reward', 'maximize', false, (t) => t.metrics.reward),
-    ...passKeys.map((k) => metric(k, k, 'maximize', true, (t) => t.metrics.pass_at[k])),
-    metric('stop_rate', 'stop rate', 'maximize', true, (t) => t.metrics.stop_rate),
-    ...(T.some((t) => t.metrics.format) ? [metric('format', 'format', 'maximize', true, (t) => t.metrics.format)] : []),
-    metric('completion_tokens', 'mean tokens', 'minimize', false, (t) => t.metrics.completion_tokens),
-  ];
+  const nll = isNllSummary(s);
+  const metrics = nll
+    ? [metric('nll', 'NLL per token', 'minimize', false, (t) => t.metrics.nll), metric('tokens', 'scored tokens per chat', 'minimize', false, (t) => t.metrics.tokens)]
+    : [
+        metric('reward', 'mean reward', 'maximize', false, (t) => t.metrics.reward),
+        ...passKeys.map((k) => metric(k, k, 'maximize', true, (t) => t.metrics.pass_at?.[k])),
+        metric('stop_rate', 'stop rate', 'maximize', true, (t) => t.metrics.stop_rate),
+        ...(T.some((t) => t.metrics.format) ? [metric('format', 'format', 'maximize', true, (t) => t.metrics.format)] : []),
+        metric('completion_tokens', 'mean tokens', 'minimize', false, (t) => t.metrics.completion_tokens),
+      ];
   const comparisons = T.map((t): ComparisonView | null => {
     const c = s.comparisons.find((x) => x.target === t.id);
     return c
       ? { problems: c.problems, diff: estimate(c.diff)!, p: c.p_value, ...(c.mcnemar_p !== undefined ? { mcnemar: c.mcnemar_p } : {}), wins: c.wins, losses: c.losses, ties: c.ties }
       : null;
   });
-  const rewards = T.map((t) => s.problems.map((p) => p.targets[t.id]?.reward ?? null));
+  // an NLL eval's matrix holds each chat's NLL per token
+  const rewards = T.map((t) => s.problems.map((p) => (nll ? p.targets[t.id]?.nll : p.targets[t.id]?.reward) ?? null));
   return {
     type: 'snapshot',
     name: s.name,
@@ -70,10 +74,14 @@ export function snapshotFromSummary(dir: string, s: EvalSummary): EvalSnapshot {
     complete: s.complete,
     problems: s.problems.map((p) => p.problem_id),
     rewards,
-    notes: T.flatMap((t) => {
-      const f = failureLine(s, t);
-      return f ? [`${t.label}: ${f}.`] : [];
-    }),
+    ...(nll ? { measure: 'nll' as const } : {}),
+    notes: [
+      ...(nll ? ["NLL eval: each chat's mean NLL per scored token, lower is better; the comparisons are NLL differences (negative: lower than the baseline) and the matrix shows each chat's NLL."] : []),
+      ...T.flatMap((t) => {
+        const f = failureLine(s, t);
+        return f ? [`${t.label}: ${f}.`] : [];
+      }),
+    ],
   };
 }
 

@@ -8,6 +8,7 @@
 // runEpisode, with the same limits and context cap), its reward the episode's total reward (step
 // rewards plus compute_group_rewards', which sees the samples of a problem for one target run
 // together); its record keeps the transcript, as a training sample's does.
+// With `nll`, nothing is sampled: nllEval.ts scores the chats once the targets are resolved.
 import { renderedPrompt } from '../data/problem';
 import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
@@ -48,11 +49,15 @@ import { episodeRecords, runEpisodeGroups } from '../env/episodeGroups';
 import { totalRewards } from '../env/trajectory';
 import type { NetworkOptions } from '../tinker/proxy';
 import { bootstrapMeans, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED, mean, pairedComparison, passAtK } from './stats';
+import { runPool } from './pool';
+import { runNllEval } from './nllEval';
 
 export interface EvalProgress {
   done: number;
   total: number;
   target?: string;
+  /** what done/total count: samples (absent), or chats scored (an NLL eval) */
+  unit?: 'chats';
 }
 
 export interface RunEvalOptions {
@@ -188,6 +193,7 @@ export async function resolveTargets(spec: EvalSpec, specDir: string, where: str
 
 /** Loads the eval's problems: the dataset in a seeded order (seed 0), capped at max_problems. */
 function loadProblems(spec: EvalSpec, specDir: string, cacheDir: string, signal?: AbortSignal): Promise<Problem[]> {
+  if (!spec.dataset) throw new EvalError('dataset: required (the problems to sample)');
   return loadEvalProblems(spec.dataset, { specDir, cacheDir, ...(signal ? { signal } : {}), ...(spec.env ? { environment: true } : {}) });
 }
 
@@ -197,25 +203,6 @@ export async function loadEvalProblems(d: EvalDatasetSpec, o: { specDir: string;
   const pool = await loadPromptPool({ ...dataset } as DatasetSpec, { specDir: o.specDir, seed: 0, cacheDir: o.cacheDir, ...(o.network ? { network: o.network } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.environment ? { environment: true } : {}) });
   const max = o.maxProblems ?? max_problems;
   return max !== undefined ? pool.train.slice(0, max) : pool.train;
-}
-
-/** Runs `tasks` with at most `limit` in flight; the first failure stops handing out new ones and is thrown. */
-async function runPool(tasks: Array<() => Promise<void>>, limit: number, signal?: AbortSignal): Promise<void> {
-  let next = 0;
-  let failed: unknown;
-  const worker = async () => {
-    while (failed === undefined && next < tasks.length) {
-      if (signal?.aborted) return;
-      const t = tasks[next++]!;
-      try {
-        await t();
-      } catch (e) {
-        failed ??= e;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  if (failed !== undefined) throw failed;
 }
 
 const key = (problemId: string, traj: number) => `${problemId}\u0000${traj}`;
@@ -231,6 +218,9 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   const where = path.basename(loaded.file);
   const outDir = path.resolve(o.out ?? path.join(loaded.dir, 'evals', spec.name));
   const { targets, baseline } = await resolveTargets(spec, loaded.dir, where, o.runsDirs ?? []);
+  if (spec.nll) return runNllEval({ ...o, spec: { ...spec, nll: spec.nll }, specFile: loaded.file, specDir: loaded.dir, outDir, targets, baseline, createdAt: readCreatedAt(outDir), startedMs: started });
+  const maxTokens = spec.max_tokens;
+  if (maxTokens === undefined) throw new EvalError(`${where}: max_tokens: required`);
   const problems = await loadProblems(spec, loaded.dir, o.cacheDir, o.signal);
   if (problems.length === 0) throw new EvalError(`${where}: dataset: no problems`);
   log(`${problems.length} problems × ${targets.length} target(s) × n=${spec.n} → ${outDir}`);
@@ -303,7 +293,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
       };
       const prompts = new Map<string, number[]>();
       const paramsOf = (renderer: Renderer, target: ResolvedTarget, problem: Problem, i: number): SamplingParams => ({
-        max_tokens: spec.max_tokens,
+        max_tokens: maxTokens,
         temperature: spec.temperature,
         stop: spec.stop ?? stopParam(renderer.stopSequences()),
         ...(spec.top_p !== undefined ? { top_p: spec.top_p } : {}),
@@ -322,7 +312,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
       if (env && grading.kind === 'env') {
         // an episode group per (target, problem): its missing samples, run together, graded together
         const runner = env;
-        const limits = { ...episodeLimits(grading.env), maxTokens: spec.max_tokens };
+        const limits = { ...episodeLimits(grading.env), maxTokens };
         const byGroup = new Map<string, { target: ResolvedTarget; p: number; samples: number[] }>();
         for (const m of missing) {
           const k = `${m.target.id}\u0000${m.p}`;

@@ -1,7 +1,8 @@
 // Evaluation specs (`*.eval.json`): a dataset, a grader (a reward file run by the SAME runner and
 // limits as training) or an environment (`env`, a GRPO spec's env schema plus correct_threshold: each
 // sample is an episode graded by its total reward), sampling fields at the top level as in GRPO specs,
-// and the targets to score.
+// and the targets to score. With `nll` instead (nllSpec.ts), the eval measures the NLL of held-out
+// chats through forward passes: nothing is sampled, so the sampling fields are refused.
 // Read with the spec layer's text helpers: JSON errors at line and column, problems worded
 // `<file>: <field>: <what is wrong>`, relative paths resolved against the spec's folder.
 import { promises as fs } from 'node:fs';
@@ -14,6 +15,7 @@ import { parseJsonWithPosition, readSpecText, RunSpecError } from '../spec/text'
 import { REWARD_FILE_EXTENSIONS as REWARD_EXTENSIONS } from '../reward/files';
 import { EnvSpec } from '../env/spec';
 import { isEnvFile } from '../env/files';
+import { NLL_REFUSED_FIELDS, NllSpec, nllRefusal } from './nllSpec';
 
 export const EVAL_EXTENSION = '.eval.json';
 
@@ -70,14 +72,16 @@ export const EvalSpecSchema = z
   .strictObject({
     $schema: z.string().optional().describe('JSON schema of this file.'),
     name: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }).optional().describe('Eval name; default: the file name without .eval.json.'),
-    dataset: EvalDatasetSpec,
+    dataset: EvalDatasetSpec.optional(),
+    nll: NllSpec.optional(),
     grader: GraderSpec.optional(),
     env: EvalEnvSpec.optional(),
-    n: positiveInt().default(1).describe('Samples per problem.'),
-    temperature: z.number().min(0).default(1).describe('Sampling temperature (0 = greedy).'),
+    // defaults filled by parseEvalSpecValue, so that an NLL eval can tell a field given from a default
+    n: positiveInt().optional().meta({ default: 1 }).describe('Samples per problem.'),
+    temperature: z.number().min(0).optional().meta({ default: 1 }).describe('Sampling temperature (0 = greedy).'),
     top_p: z.number().gt(0).max(1).optional().describe('Nucleus sampling.'),
     top_k: z.number().int().optional().describe('Top-k sampling (-1: off).'),
-    max_tokens: positiveInt().describe('Most tokens sampled per completion.'),
+    max_tokens: positiveInt().optional().describe('Most tokens sampled per completion (required unless "nll").'),
     stop: z.array(z.string().min(1)).optional().describe("Stop strings (default: the renderer's)."),
     seed: seed().optional().describe('Each sample is seeded from this, the target, the problem and the sample index: a resumed eval equals an uninterrupted one.'),
     renderer: z.string().min(1).optional().describe('Chat renderer; default: from the model.'),
@@ -90,11 +94,20 @@ export const EvalSpecSchema = z
   })
   .superRefine((s, ctx) => {
     if (s.base_url !== undefined && s.backend !== 'custom') ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'only used with backend "custom"' });
+    if (s.nll !== undefined) {
+      for (const f of NLL_REFUSED_FIELDS) if (s[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: nllRefusal(f) });
+      return;
+    }
     if (s.grader !== undefined && s.env !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'give "grader" or "env", not both (an environment grades its own episodes)' });
-    if (s.grader === undefined && s.env === undefined) ctx.addIssue({ code: 'custom', path: ['grader'], message: 'required: a reward file to grade with, or an environment ("env") instead' });
+    if (s.grader === undefined && s.env === undefined) ctx.addIssue({ code: 'custom', path: ['grader'], message: 'required: a reward file to grade with, or an environment ("env") instead (or "nll": the NLL of held-out chats)' });
+    if (s.dataset === undefined) ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'required: the problems to sample (or "nll": {"dataset": …} to score held-out chats)' });
+    if (s.max_tokens === undefined) ctx.addIssue({ code: 'custom', path: ['max_tokens'], message: 'required: the most tokens sampled per completion' });
   })
+  // the editor says the same: an NLL eval takes none of the sampling fields, any other eval needs its problems and max_tokens
+  .meta({ if: { required: ['nll'] }, then: { properties: Object.fromEntries(NLL_REFUSED_FIELDS.map((f) => [f, false])) }, else: { required: ['dataset', 'max_tokens'] } })
   .describe('An evaluation on Tinker Studio: score models and checkpoints on a dataset.');
-export type EvalSpec = z.output<typeof EvalSpecSchema> & { name: string };
+/** A read spec: its name and the sampling defaults filled in (n = 1, temperature = 1; an NLL eval has n = 1). */
+export type EvalSpec = Omit<z.output<typeof EvalSpecSchema>, 'n' | 'temperature'> & { name: string; n: number; temperature: number };
 
 export interface LoadedEvalSpec {
   file: string;
@@ -119,7 +132,10 @@ export function parseEvalSpecValue(value: unknown, file: string): LoadedEvalSpec
   const spec: EvalSpec = {
     ...s,
     name: s.name ?? evalNameOf(abs),
-    dataset: { ...s.dataset, ...(s.dataset.path ? { path: path.resolve(dir, s.dataset.path) } : {}) },
+    n: s.n ?? 1,
+    temperature: s.temperature ?? 1,
+    ...(s.dataset ? { dataset: { ...s.dataset, ...(s.dataset.path ? { path: path.resolve(dir, s.dataset.path) } : {}) } } : {}),
+    ...(s.nll ? { nll: { ...s.nll, dataset: { ...s.nll.dataset, ...(s.nll.dataset.path ? { path: path.resolve(dir, s.nll.dataset.path) } : {}) } } } : {}),
     ...(s.grader ? { grader: { ...s.grader, file: path.resolve(dir, s.grader.file) } } : {}),
     ...(s.env ? { env: { ...s.env, file: path.resolve(dir, s.env.file) } } : {}),
   };
@@ -132,7 +148,7 @@ export async function parseEvalSpecFile(file: string): Promise<LoadedEvalSpec> {
   const text = await readSpecText(abs);
   const loaded = parseEvalSpecValue(parseJsonWithPosition(text, path.basename(abs)), abs);
   const missing: string[] = [];
-  for (const [field, p] of [['dataset.path', loaded.spec.dataset.path], ['grader.file', loaded.spec.grader?.file], ['env.file', loaded.spec.env?.file]] as const) {
+  for (const [field, p] of [['dataset.path', loaded.spec.dataset?.path], ['nll.dataset.path', loaded.spec.nll?.dataset.path], ['grader.file', loaded.spec.grader?.file], ['env.file', loaded.spec.env?.file]] as const) {
     if (p === undefined) continue;
     try {
       await fs.access(p);
@@ -144,11 +160,11 @@ export async function parseEvalSpecFile(file: string): Promise<LoadedEvalSpec> {
   return loaded;
 }
 
-/** What grades an eval's samples: its reward file or its environment (exactly one, the schema's rule). */
+/** What grades an eval's samples: its reward file or its environment (exactly one, the schema's rule; an NLL eval has neither). */
 export function evalGrading(spec: Pick<EvalSpec, 'grader' | 'env'>): { kind: 'reward'; grader: z.output<typeof GraderSpec> } | { kind: 'env'; env: EvalEnvSpec } {
   if (spec.env) return { kind: 'env', env: spec.env };
   if (spec.grader) return { kind: 'reward', grader: spec.grader };
-  throw new Error('the eval spec has neither a grader nor an env');
+  throw new Error('the eval spec has neither a grader nor an env (an NLL eval grades nothing)');
 }
 
 /** The reward at or above which an eval's sample is correct (pass@k). */

@@ -1,6 +1,7 @@
 // An eval's summary as compact text: the targets × metrics table with 95 % intervals, the paired
 // comparisons with the baseline, and the problems a target regressed on. The CLI prints it and the
-// agent tools (evaluate, eval_status) return it.
+// agent tools (evaluate, eval_status) return it. An NLL eval's table has the NLL per token (lower is
+// better) and its paired difference instead of the sampling metrics.
 import type { Estimate, EvalSummary, ProblemRow, TargetSummary } from './results';
 import { compareWithTolerance } from './stats';
 
@@ -43,8 +44,39 @@ export function everySampleFailed(s: EvalSummary): string | undefined {
   return `every sample (${failed} of ${samples}) failed in the ${s.grading ?? 'grader'}: the figures measure nothing${e ? `; first (${e.problem_id}): ${e.at}: ${e.kind}: ${e.message}` : ''}`;
 }
 
+/** An NLL eval's summary: nothing sampled, the chats' NLL per token. */
+export function isNllSummary(s: Pick<EvalSummary, 'grading'>): boolean {
+  return s.grading === 'nll';
+}
+
+/** What a comparison's difference is of, and what the items are: "reward … problems", "NLL … chats". */
+function measureWords(s: Pick<EvalSummary, 'grading'>): { measure: string; items: string } {
+  return isNllSummary(s) ? { measure: 'NLL', items: 'chats' } : { measure: 'reward', items: 'problems' };
+}
+
+/** "NLL −0.213 [−0.240, −0.189]": a comparison's difference, signed. */
+function signedDiff(e: Estimate): string {
+  return `${e.value >= 0 ? '+' : ''}${formatEstimate(e)}`;
+}
+
+/** The NLL eval's table: NLL per token and scored tokens per chat, then the paired differences. */
+function formatNllTable(s: EvalSummary): string {
+  const head = ['target', 'chats', 'NLL/token', 'tokens/chat'];
+  const rows = s.targets.map((t) => [`${t.label}${t.id === s.baseline ? ' (baseline)' : ''}`, String(t.problems), formatEstimate(t.metrics.nll), formatEstimate(t.metrics.tokens, 1)]);
+  const lines = [pad([head, ...rows])];
+  const label = (id: string) => s.targets.find((t) => t.id === id)?.label ?? id;
+  for (const c of s.comparisons)
+    lines.push(
+      `${label(c.target)} vs ${label(c.baseline)}: NLL ${signedDiff(c.diff)} on ${c.problems} chats (negative: lower NLL, better); ` +
+        `permutation p = ${fmtP(c.p_value)} (${c.exact ? 'exact' : `${c.permutations} draws`}); lower/higher/same ${c.wins}/${c.losses}/${c.ties}`,
+    );
+  lines.push(`${s.complete ? '' : 'INCOMPLETE (re-run to resume); '}95 % intervals: bootstrap over chats, B = ${s.bootstrap.resamples}; NLL/token: each chat's mean over its scored tokens, averaged over chats`);
+  return lines.join('\n');
+}
+
 /** The summary table (targets × metrics, intervals in brackets), one line per comparison with the baseline, and each target's failed samples. */
 export function formatEvalTable(s: EvalSummary): string {
+  if (isNllSummary(s)) return formatNllTable(s);
   const n = s.n;
   const format = s.targets.some((t) => t.metrics.format);
   const failed = failedSamples(s).failed > 0;
@@ -54,8 +86,8 @@ export function formatEvalTable(s: EvalSummary): string {
     String(t.problems),
     ...(failed ? [`${t.reward_errors}/${t.samples}`] : []),
     formatEstimate(t.metrics.reward),
-    formatEstimate(t.metrics.pass_at['pass@1']),
-    ...(n > 1 ? [formatEstimate(t.metrics.pass_at[`pass@${n}`])] : []),
+    formatEstimate(t.metrics.pass_at?.['pass@1']),
+    ...(n > 1 ? [formatEstimate(t.metrics.pass_at?.[`pass@${n}`])] : []),
     formatEstimate(t.metrics.stop_rate, 2),
     ...(format ? [t.metrics.format ? formatEstimate(t.metrics.format, 2) : '-'] : []),
     formatEstimate(t.metrics.completion_tokens, 1),
@@ -78,15 +110,22 @@ export function formatEvalTable(s: EvalSummary): string {
   return lines.join('\n');
 }
 
-/** Problems where `target`'s mean reward is below the baseline's (beyond FLOAT_TOLERANCE: the losses of the paired comparison), worst first. */
+/**
+ * Problems where `target`'s mean reward is below the baseline's (beyond FLOAT_TOLERANCE: the losses of
+ * the paired comparison), worst first; in an NLL eval, chats where its NLL is above the baseline's
+ * (diff = target's NLL − baseline's, worst first).
+ */
 export function regressedProblems(s: EvalSummary, target: string): Array<{ row: ProblemRow; diff: number }> {
   const out: Array<{ row: ProblemRow; diff: number }> = [];
+  const nll = isNllSummary(s);
+  // the value where higher is better
+  const score = (c: ProblemRow['targets'][string] | undefined) => (nll ? (c?.nll !== undefined ? -c.nll : undefined) : c?.reward);
   for (const row of s.problems) {
-    const a = row.targets[target];
-    const b = row.targets[s.baseline];
-    if (a && b && compareWithTolerance(a.reward, b.reward) < 0) out.push({ row, diff: a.reward - b.reward });
+    const a = score(row.targets[target]);
+    const b = score(row.targets[s.baseline]);
+    if (a !== undefined && b !== undefined && compareWithTolerance(a, b) < 0) out.push({ row, diff: nll ? b - a : a - b });
   }
-  return out.sort((x, y) => x.diff - y.diff);
+  return nll ? out.sort((x, y) => y.diff - x.diff) : out.sort((x, y) => x.diff - y.diff);
 }
 
 /** The table plus, per non-baseline target, its regressed problems (at most `limit` each). */
@@ -100,10 +139,10 @@ export function formatEvalStatus(s: EvalSummary, limit = 10): string {
       continue;
     }
     parts.push(
-      `${t.label}: ${reg.length} regressed problem(s)${reg.length > limit ? ` (worst ${limit})` : ''}:\n` +
+      `${t.label}: ${reg.length} regressed ${measureWords(s).items === 'chats' ? 'chat(s) (NLL above the baseline\'s)' : 'problem(s)'}${reg.length > limit ? ` (worst ${limit})` : ''}:\n` +
         reg
           .slice(0, limit)
-          .map(({ row, diff }) => `  ${row.problem_id}  ${diff.toFixed(2)}  ${JSON.stringify(row.question.length > 80 ? row.question.slice(0, 77) + '…' : row.question)} (answer ${row.ground_truth})`)
+          .map(({ row, diff }) => `  ${row.problem_id}  ${isNllSummary(s) ? '+' : ''}${diff.toFixed(2)}  ${JSON.stringify(row.question.length > 80 ? row.question.slice(0, 77) + '…' : row.question)} (answer ${row.ground_truth})`)
           .join('\n'),
     );
   }
@@ -114,8 +153,9 @@ export function formatEvalStatus(s: EvalSummary, limit = 10): string {
 export function describeEvalResults(s: EvalSummary): string {
   const parts = [
     `${s.targets.length} target${s.targets.length === 1 ? '' : 's'}`,
-    `${s.problems.length.toLocaleString('en-US')} problem${s.problems.length === 1 ? '' : 's'}`,
-    `n=${s.n}`,
+    ...(isNllSummary(s)
+      ? [`${s.problems.length.toLocaleString('en-US')} chat${s.problems.length === 1 ? '' : 's'}`, 'NLL']
+      : [`${s.problems.length.toLocaleString('en-US')} problem${s.problems.length === 1 ? '' : 's'}`, `n=${s.n}`]),
   ];
   if (!s.complete) parts.push('incomplete');
   return parts.join(' · ');
@@ -127,9 +167,9 @@ export function describeEvalResults(s: EvalSummary): string {
  */
 export function baselineComparisonLines(s: EvalSummary): string[] {
   const label = (id: string) => s.targets.find((t) => t.id === id)?.label ?? id;
+  const { measure, items } = measureWords(s);
   return s.comparisons.map((c) => {
-    const sign = c.diff.value >= 0 ? '+' : '';
     const p = c.p_value < 0.001 ? 'p < 0.001' : `p = ${c.p_value.toFixed(3)}`;
-    return `${label(c.target)} vs ${label(c.baseline)}: reward ${sign}${formatEstimate(c.diff)} on ${c.problems} problems, ${p}; ${c.wins} better, ${c.losses} worse, ${c.ties} tied`;
+    return `${label(c.target)} vs ${label(c.baseline)}: ${measure} ${signedDiff(c.diff)} on ${c.problems} ${items}, ${p}; ${c.wins} better, ${c.losses} worse, ${c.ties} tied`;
   });
 }

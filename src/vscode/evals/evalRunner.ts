@@ -47,9 +47,9 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
     void vscode.window.showInformationMessage('The eval was not started: no Tinker API key is set.');
     return undefined;
   }
-  // the reward file or the environment file: the Python interpreter of the one that grades
-  const graderFile = path.resolve(path.dirname(specFile), evalGraderFile(loaded.spec));
-  const python = /\.py$/i.test(graderFile) ? (await resolvePython(vscode.Uri.file(graderFile), s.log)).path : undefined;
+  // the reward file or the environment file: the Python interpreter of the one that grades (an NLL eval runs no Python)
+  const graderFile = loaded.spec.nll ? undefined : path.resolve(path.dirname(specFile), evalGraderFile(loaded.spec));
+  const python = graderFile && /\.py$/i.test(graderFile) ? (await resolvePython(vscode.Uri.file(graderFile), s.log)).path : undefined;
   const dir = resultsDirOf(specFile);
   const abort = new AbortController();
   let cancelled = false;
@@ -72,7 +72,7 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
           log: (line) => s.log.info(`eval ${path.basename(specFile)}: ${line}`),
           onProgress: (p) => {
             const pct = p.total ? (100 * p.done) / p.total : 0;
-            progress.report({ message: `${p.done} / ${p.total} samples${p.target ? ` · ${p.target}` : ''}`, increment: pct - last });
+            progress.report({ message: `${p.done} / ${p.total} ${p.unit ?? 'samples'}${p.target ? ` · ${p.target}` : ''}`, increment: pct - last });
             last = pct;
             reportEvalActivity(dir, { done: p.done, total: p.total });
           },

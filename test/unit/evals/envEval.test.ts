@@ -90,13 +90,13 @@ describe('eval graded by an environment (env instead of grader) on the engine', 
       assert.ok(Math.abs(r.reward - stepTotal(r)) < 1e-12, "the sample's reward is the episode's total");
       assert.ok([1, 0.5, 0, -0.1].includes(r.reward), `an arith-retry total: ${r.reward}`);
     }
-    assert.ok(Math.abs(t.metrics.reward.value - samples.reduce((s, r) => s + r.reward, 0) / 18) < 1e-12);
+    assert.ok(Math.abs(t.metrics.reward!.value - samples.reduce((s, r) => s + r.reward, 0) / 18) < 1e-12);
     // pass@k as experiments-reference.md defines it, with correct = total ≥ correct_threshold
     const byProblem = new Map<string, SampleRecord[]>();
     for (const r of samples) byProblem.set(r.problem_id, [...(byProblem.get(r.problem_id) ?? []), r]);
     for (const k of [1, 2, 3]) {
       const want = [...byProblem.values()].reduce((s, recs) => s + passAtK(3, recs.filter((r) => r.reward >= 0.5).length, k), 0) / byProblem.size;
-      assert.ok(Math.abs(t.metrics.pass_at[`pass@${k}`]!.value - want) < 1e-12, `pass@${k}`);
+      assert.ok(Math.abs(t.metrics.pass_at![`pass@${k}`]!.value - want) < 1e-12, `pass@${k}`);
     }
     assert.strictEqual(summary.correct_threshold, 0.5);
     assert.ok(summary.complete);
@@ -118,7 +118,7 @@ describe('eval graded by an environment (env instead of grader) on the engine', 
       }
     }
     assert.strictEqual(summary.correct_threshold, 1);
-    assert.strictEqual(summary.targets[0]!.metrics.pass_at['pass@1']!.value, [...new Set(samples.map((r) => r.problem_id))].reduce((s, id) => s + samples.filter((r) => r.problem_id === id && r.reward >= 1).length / 3, 0) / 4);
+    assert.strictEqual(summary.targets[0]!.metrics.pass_at!['pass@1']!.value, [...new Set(samples.map((r) => r.problem_id))].reduce((s, id) => s + samples.filter((r) => r.problem_id === id && r.reward >= 1).length / 3, 0) / 4);
   });
 
   it('an interrupted env eval, re-run, runs only the missing episodes; a complete one runs none', async () => {
@@ -145,8 +145,8 @@ describe('eval graded by an environment (env instead of grader) on the engine', 
   });
 
   it('validation and the JSON schema take env instead of grader, exactly one of them', async () => {
-    const schema = evalSpecJsonSchema() as { required: string[]; properties: Record<string, { properties?: Record<string, unknown> }> };
-    assert.deepStrictEqual(schema.required, ['dataset', 'max_tokens', 'targets']);
+    const schema = evalSpecJsonSchema() as { required: string[]; else: unknown; properties: Record<string, { properties?: Record<string, unknown> }> };
+    assert.deepStrictEqual([schema.required, schema.else], [['targets'], { required: ['dataset', 'max_tokens'] }]);
     for (const f of ['file', 'class', 'max_turns', 'max_trajectory_tokens', 'failed_parse_reward', 'context_overflow_reward', 'correct_threshold']) assert.ok(schema.properties.env!.properties![f], `env.${f} in the schema`);
     const base = { dataset: { path: 'holdout.jsonl' }, max_tokens: 6, targets: [ARITH_CHAT_MODEL] };
     await assert.rejects(parseEvalSpecFile(retryCopy('neither', base)), /holdout\.eval\.json: grader: required: a reward file to grade with, or an environment \("env"\) instead/);

@@ -125,7 +125,7 @@ describe('eval results panel data', () => {
     });
     const fromSamples = snapshotFromSamples({ name: 'stop', dir: '/tmp/stop', targets: [{ id: 'm', records }] });
     const panel = fromSamples.metrics.find((m) => m.key === 'stop_rate')!.values[0]!;
-    assert.strictEqual(summary.targets[0]!.metrics.stop_rate.value, 0.75);
+    assert.strictEqual(summary.targets[0]!.metrics.stop_rate!.value, 0.75);
     assert.strictEqual(panel.mean, 0.75);
     const fromSummary = snapshotFromSummary('/tmp/stop', summary).metrics.find((m) => m.key === 'stop_rate')!.values[0]!;
     assert.strictEqual(fromSummary.mean, 0.75);

@@ -54,15 +54,15 @@ describe('eval runner on the engine', function () {
     assert.deepStrictEqual(res.summary, summary);
     const t = summary.targets[0]!;
     assert.strictEqual(t.problems, 40);
-    assert.deepStrictEqual(Object.keys(t.metrics.pass_at), ['pass@1', 'pass@2', 'pass@3', 'pass@4']);
+    assert.deepStrictEqual(Object.keys(t.metrics.pass_at!), ['pass@1', 'pass@2', 'pass@3', 'pass@4']);
     const samples = readTargetSamples(res.dir, t.id);
     assert.strictEqual(samples.length, 160);
     const meanReward = samples.reduce((s, r) => s + r.reward, 0) / 160;
-    assert.ok(Math.abs(t.metrics.reward.value - meanReward) < 1e-12);
-    assert.ok(t.metrics.reward.lo! <= t.metrics.reward.value && t.metrics.reward.value <= t.metrics.reward.hi!);
-    assert.strictEqual(t.metrics.pass_at['pass@1']!.value, samples.filter((r) => r.reward >= 0.5).length / 160);
+    assert.ok(Math.abs(t.metrics.reward!.value - meanReward) < 1e-12);
+    assert.ok(t.metrics.reward!.lo! <= t.metrics.reward!.value && t.metrics.reward!.value <= t.metrics.reward!.hi!);
+    assert.strictEqual(t.metrics.pass_at!['pass@1']!.value, samples.filter((r) => r.reward >= 0.5).length / 160);
     // 0/1 rewards: reward and pass@1 are the same per-problem quantity, so one resampling gives one interval
-    assert.deepStrictEqual(t.metrics.pass_at['pass@1'], t.metrics.reward);
+    assert.deepStrictEqual(t.metrics.pass_at!['pass@1'], t.metrics.reward);
     assert.strictEqual(summary.problems.length, 40);
     assert.ok(summary.complete);
   });
@@ -134,9 +134,9 @@ describe('eval runner on the engine', function () {
     for (const row of s.problems) assert.deepStrictEqual(Object.keys(row.targets).sort(), s.targets.map((t) => t.id).sort());
     // summary.json's bootstrap seed is the one the intervals used: every target's reward interval again from it
     for (const t of s.targets) {
-      const again = bootstrapMean(s.problems.map((p) => p.targets[t.id]!.reward), { resamples: s.bootstrap.resamples, seed: s.bootstrap.seed });
+      const again = bootstrapMean(s.problems.map((p) => p.targets[t.id]!.reward!), { resamples: s.bootstrap.resamples, seed: s.bootstrap.seed });
       assert.deepStrictEqual(t.metrics.reward, again, `${t.id}: reward interval from bootstrap.seed ${s.bootstrap.seed}`);
-      assert.deepStrictEqual(t.metrics.pass_at['pass@1'], t.metrics.reward, `${t.id}: pass@1 = reward on 0/1 rewards`);
+      assert.deepStrictEqual(t.metrics.pass_at!['pass@1'], t.metrics.reward, `${t.id}: pass@1 = reward on 0/1 rewards`);
     }
 
     // Export as Inspect log: one log per target, each sample an epoch, scores and stop reasons carried over
@@ -153,20 +153,22 @@ describe('eval runner on the engine', function () {
     const first = recs.find((r) => r.problem_id === log.samples[0].id)!;
     assert.strictEqual(log.samples[0].scores.reward.value, first.reward);
     assert.strictEqual(log.samples[0].output.choices[0].message.content, first.content);
-    assert.strictEqual(log.results.scores[0].metrics.mean.value, s.targets[1]!.metrics.reward.value);
+    assert.strictEqual(log.results.scores[0].metrics.mean.value, s.targets[1]!.metrics.reward!.value);
   });
 
   it('the JSON schema contributed for *.eval.json requires what the spec requires', () => {
     const schema = evalSpecJsonSchema();
     assert.strictEqual(schema.type, 'object');
-    // a grader or an env (exactly one: the spec's rule, envEval.test.ts), so neither is required by the schema
-    assert.deepStrictEqual(schema.required, ['dataset', 'max_tokens', 'targets']);
+    // a grader or an env (exactly one: the spec's rule, envEval.test.ts), so neither is required by the schema;
+    // dataset and max_tokens unless the eval is an NLL eval (nllEval.test.ts)
+    assert.deepStrictEqual(schema.required, ['targets']);
+    assert.deepStrictEqual(schema.else, { required: ['dataset', 'max_tokens'] });
   });
 
   it('the example examples/arithmetic/holdout.eval.json is valid: base model vs the latest run\'s checkpoints, n = 4, all 1,029 problems', async () => {
     const { spec } = await parseEvalSpecFile(path.join(EXAMPLE, 'holdout.eval.json'));
     assert.strictEqual(spec.n, 4);
-    assert.strictEqual(spec.dataset.max_problems, undefined);
+    assert.strictEqual(spec.dataset!.max_problems, undefined);
     assert.deepStrictEqual(spec.targets, ['tinker-studio/arith-gpt', { run: 'latest', checkpoints: 'all' }]);
   });
 
