@@ -25,7 +25,7 @@ describe('examples/suite', () => {
       ],
     );
     const holdout = (await parseEvalSpecFile(path.join(DIR, 'holdout.eval.json'))).spec;
-    assert.strictEqual(holdout.dataset.path, path.resolve(DIR, '../arithmetic/holdout.jsonl'), 'the arithmetic example\'s holdout');
+    assert.strictEqual(holdout.dataset?.path, path.resolve(DIR, '../arithmetic/holdout.jsonl'), 'the arithmetic example\'s holdout');
     assert.ok(samplingKey(holdout) !== undefined);
   });
 
