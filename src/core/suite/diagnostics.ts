@@ -51,7 +51,9 @@ export async function suiteDiagnostics(text: string, file: string): Promise<Spec
         nll = (loaded.spec as { nll?: unknown }).nll !== undefined;
       } catch (err) {
         const problems = err instanceof RunSpecError ? err.problems : [errorMessage(err)];
-        out.push(at(['entries', i, 'eval'], `${given.eval}: ${problems.join('; ')}`, true));
+        // the eval spec's problems name its file already
+        const named = problems.map((l) => (l.startsWith(`${path.basename(abs)}: `) ? l : `${given.eval}: ${l}`));
+        out.push(at(['entries', i, 'eval'], named.join('; '), true));
         continue;
       }
     } else {
