@@ -99,7 +99,7 @@ function renderTable(s: SuiteSnapshot): void {
     return h;
   };
   head.append(th('entry'), th('metric'), th('gate', '', 'The gate against production: non-inferiority (the lower bound of the paired difference’s 95 % interval ≥ −δ) and/or an absolute floor or ceiling'));
-  s.columns.forEach((c, i) => head.append(th(compare ? `${i === 0 ? 'A' : 'B'}: ${c.label}` : c.label, 'num col-head'), th('n', 'num')));
+  s.columns.forEach((c, i) => head.append(th(compare ? (i === 0 ? 'A' : 'B') : c.label, 'num col-head', `${c.label}${c.path !== c.label ? ` (${c.path})` : ''}`), th('n', 'num')));
   if (compare) head.append(th('A − B (better +)', 'num', 'Paired difference on the items both have, oriented so that better is positive, with its 95 % interval'), th('gate verdict'));
   const thead = el('thead');
   thead.append(head);
@@ -119,12 +119,24 @@ function renderTable(s: SuiteSnapshot): void {
       const col = r.values.findIndex(Boolean);
       if (col >= 0) name.append(link(r.entry, `Open the eval results of ${r.entry} on ${s.columns[col]!.label}`, () => client.post({ type: 'openEntry', entry: r.entry, column: col })));
       else name.textContent = r.entry;
-      const metric = el('td', '', `${r.metric}${isPercentMetric(r.metric) ? ' %' : ''}`);
+      const metric = el('td', 'nowrap', `${r.metric}${isPercentMetric(r.metric) ? ' %' : ''}`);
       metric.title = `${r.goal === 'maximize' ? 'higher' : 'lower'} is better`;
-      tr.append(name, metric, el('td', 'muted', r.gate));
+      tr.append(name, metric, el('td', 'muted nowrap', r.gate));
       s.columns.forEach((c, i) => tr.append(...valueCell(r, i, c.label)));
-      if (compare) tr.append(...comparisonCells(r));
       tbody.append(tr);
+      if (compare) {
+        tr.append(...comparisonCells(r));
+        // the gate's reasons under the entry, across the table, so the numbers stay in their columns
+        const why = el('tr', 'reasons-row');
+        why.append(el('td'));
+        const cellAll = el('td');
+        cellAll.colSpan = 2 + 2 * s.columns.length + 2;
+        const reasons = el('ul', 'reasons');
+        for (const check of r.comparison?.checks ?? []) reasons.append(el('li', check.passed ? '' : 'fail', check.reason));
+        cellAll.append(reasons);
+        why.append(cellAll);
+        tbody.append(why);
+      }
     }
     return tbody;
   });
@@ -147,9 +159,7 @@ function comparisonCells(r: SuiteRowView): HTMLTableCellElement[] {
     diff.title = `A − B on ${c.items ?? 0} items (better positive): ${sign}${fmt(c.diff.mean, percent)} with 95 % interval ${interval(c.diff, percent)}`;
   } else diff.textContent = '–';
   verdict.append(el('span', `mark ${c.passed ? 'pass' : 'fail'}`, c.passed ? '✓ pass' : '✗ fail'));
-  const reasons = el('ul', 'reasons');
-  for (const check of c.checks) reasons.append(el('li', check.passed ? '' : 'fail', check.reason));
-  verdict.append(reasons);
+  verdict.title = c.checks.map((x) => x.reason).join('\n');
   return [diff, verdict];
 }
 

@@ -1,6 +1,6 @@
 // The JSON schema of `*.suite.json` for the editor (the build writes dist/suite.schema.json, package.json
 // contributes it): the suite contract's schema, with an inline entry's eval spec described by the eval
-// spec's own schema (its targets left out: the suite gives the checkpoint).
+// spec's own schema (its targets optional: the suite runs each entry on its own checkpoint).
 import { specJsonSchema } from '../spec/define';
 import { evalSpecJsonSchema } from '../evals/spec';
 import { SuiteFileSchema } from './contract';
@@ -18,13 +18,11 @@ export function suiteJsonSchema(): Json {
   if (!props || !evalProp) throw new Error('the suite schema has no entries[].eval to describe');
   const { $schema: _s, ...evalSchema } = evalSpecJsonSchema();
   const required = Array.isArray(evalSchema['required']) ? (evalSchema['required'] as unknown[]).filter((k) => k !== 'targets') : [];
-  const evalProps = { ...obj(evalSchema['properties']) };
-  delete evalProps['targets'];
   props['eval'] = {
     description: evalProp['description'],
     anyOf: [
       { type: 'string', minLength: 1, pattern: '\\.json$', description: 'A *.eval.json file, relative to the suite file.' },
-      { ...evalSchema, properties: evalProps, required, description: 'An inline eval spec (its targets come from the checkpoint the suite runs on).' },
+      { ...evalSchema, required, description: 'An inline eval spec (the suite runs it on its own checkpoint, whatever its targets).' },
     ],
   };
   return schema;
