@@ -55,10 +55,10 @@ function suiteFrame(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 }
 
-/** Picks the quick pick row that shows `text`. */
-async function pick(page, text) {
+/** In the quick pick titled `title` (so nothing is typed before it shows), picks the row that shows `text`. */
+async function pick(page, title, text) {
   const widget = page.locator('.quick-input-widget');
-  await widget.waitFor({ state: 'visible', timeout: 30_000 });
+  await widget.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 30_000 });
   await page.keyboard.type(text);
   await widget.locator('.monaco-list-row', { hasText: text }).first().waitFor({ timeout: 30_000 });
   await page.keyboard.press('Enter');
@@ -76,7 +76,7 @@ export function suiteTests(suffix) {
         const results = page.locator('.codelens-decoration a', { hasText: 'Results (2)' }).first();
         await results.waitFor({ timeout: 60_000 });
         await results.click();
-        await pick(page, 'arith-gpt');
+        await pick(page, 'Tinker: Open Suite Results', 'arith-gpt');
         const frame = suiteFrame(page);
         for (const layer of ['Training', 'Benchmark', 'Product']) await frame.locator('#table tr.layer-head', { hasText: layer }).waitFor({ timeout: 60_000 });
         await frame.locator('#table tr[data-entry="holdout"] td .interval').first().waitFor({ timeout: 30_000 });
@@ -92,12 +92,13 @@ export function suiteTests(suffix) {
         const compare = page.locator('.codelens-decoration a', { hasText: 'Compare Suites' }).first();
         await compare.waitFor({ timeout: 30_000 });
         await compare.click();
-        await pick(page, 'arith-gpt');
-        await pick(page, 'random-gpt');
+        await pick(page, 'Tinker: Compare Suites (1/2)', 'arith-gpt');
+        await pick(page, 'Tinker: Compare Suites (2/2)', 'random-gpt');
         const frame = suiteFrame(page);
         await frame.locator('#title', { hasText: 'Compare Suites: arith' }).waitFor({ timeout: 60_000 });
         await frame.locator('#table tr[data-entry="holdout"] td.verdict .mark').waitFor({ timeout: 30_000 });
-        await frame.locator('#table tr[data-entry="holdout-reward"] td.verdict .reasons li').first().waitFor({ timeout: 30_000 });
+        // the floor no reward here reaches: its reason under the entry
+        await frame.locator('#table tr.reasons-row li.fail', { hasText: 'holdout-reward: reward' }).waitFor({ timeout: 30_000 });
         await frame.locator('#verdict.pass, #verdict.fail').waitFor({ timeout: 30_000 });
         await screenshot(`suite-compare${suffix}`);
       },
