@@ -108,6 +108,9 @@ suite('eval suite: run on a checkpoint, the suite panel, Compare Suites', functi
     const c = product!.comparison!;
     assert.strictEqual(c.items, 6);
     assert.ok(c.diff && c.diff.lo !== undefined);
+    // A − B over the same problems: the difference of the columns' means (pass@1: higher is better)
+    const [a, b] = product!.values;
+    assert.ok(Math.abs(c.diff.mean - (a!.estimate.mean - b!.estimate.mean)) < 1e-9, `A − B: ${c.diff.mean} vs ${a!.estimate.mean} − ${b!.estimate.mean}`);
     assert.strictEqual(c.passed, c.diff.lo >= -0.02);
     assert.strictEqual(c.checks.length, 1);
     assert.match(c.checks[0]!.reason, /^holdout: pass@1 .* vs production .*; paired difference .* over 6 items \(higher is better\), lower bound /);
