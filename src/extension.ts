@@ -10,6 +10,9 @@ import { evalPanels } from './vscode/evals/evalPanels';
 import { registerEvalCommands } from './vscode/evals/evalCommands';
 import { registerDistillCommands } from './vscode/distill/distillCommand';
 import { registerEvalSampleDocuments } from './vscode/evals/evalSampleDocuments';
+import { suitePanels, type SuitePanels } from './vscode/evals/suitePanels';
+import { registerSuiteCommands } from './vscode/evals/suiteCommands';
+import { SuiteDiagnostics } from './vscode/evals/suiteDiagnostics';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
 import { registerSampleDocuments } from './vscode/samples/sampleDocuments';
@@ -80,6 +83,10 @@ export interface TinkerStudioTestHandles {
   breakdowns: BreakdownPanels;
   /** the evaluation results panels */
   evals: EvalPanels;
+  /** the suite results and Compare Suites panels */
+  suites: SuitePanels;
+  /** the suite files' problems as you type */
+  suiteDiagnostics: SuiteDiagnostics;
   /** the Compare Runs panels */
   compare: ComparePanels;
   /** the sample playground panel */
@@ -185,6 +192,11 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(evals.registerSerializer());
   own(registerEvalSampleDocuments());
   for (const d of registerEvalCommands({ log, evals, runs, connection, apiKeys, cacheDir })) own(d);
+  // the agreed eval suite (issue 47): its panel, commands, CodeLens and diagnostics
+  const suites = own(suitePanels({ extensionUri: context.extensionUri, log }));
+  own(suites.registerSerializer());
+  for (const d of registerSuiteCommands({ log, suites, runs, connection, apiKeys, cacheDir })) own(d);
+  const suiteDiagnostics = own(new SuiteDiagnostics());
   for (const d of registerDistillCommands({ log, connection, apiKeys, cacheDir })) own(d);
   for (const d of registerConnectionCommands({ log, apiKeys, wandbKeys, connection })) own(d);
   for (const d of registerRunsFolderCommands({ log, runs, onRefresh: () => runsTree.refreshServer(), extensionPath: context.extensionPath })) own(d);
@@ -296,6 +308,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     metrics,
     breakdowns,
     evals,
+    suites,
+    suiteDiagnostics,
     compare,
     playground,
     pairs,

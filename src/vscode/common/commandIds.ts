@@ -34,6 +34,10 @@ export const COMMAND = {
   openEvalResults: 'tinker.openEvalResults',
   runEval: 'tinker.runEval',
   evaluateCheckpoints: 'tinker.evaluateCheckpoints',
+  // the agreed eval suite (*.suite.json, src/vscode/evals/suiteCommands.ts)
+  runSuite: 'tinker.runSuite',
+  compareSuites: 'tinker.compareSuites',
+  openSuiteResults: 'tinker.openSuiteResults',
   distillDataset: 'tinker.distillDataset',
   openPlayground: 'tinker.openPlayground',
   openInPlayground: 'tinker.openInPlayground',

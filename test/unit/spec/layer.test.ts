@@ -82,10 +82,13 @@ describe('spec layer', () => {
       const validation = pkg.contributes.jsonValidation as Array<{ fileMatch: string; url: string }>;
       assert.deepStrictEqual(
         validation.map((v) => [v.fileMatch, v.url]),
-        [...SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]), ...OTHER_SPEC_FILES.map((f) => [`*${f.extension}`, `./dist/${f.schemaFile}`])],
+        // the suite file's schema comes last (src/core/suite/jsonSchema.ts: suite/ sits above the specs' schemas)
+        [...SPEC_KIND_IDS.map((k) => [specFileMatch(k), `./dist/${specKind(k).schemaFile}`]), ...OTHER_SPEC_FILES.map((f) => [`*${f.extension}`, `./dist/${f.schemaFile}`]), ['*.suite.json', './dist/suite.schema.json']],
       );
       const activations = pkg.activationEvents as string[];
-      const specActivations = activations.filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json') && !OTHER_SPEC_FILES.some((f) => !('startCommand' in f) && e.endsWith(`*${f.extension}`)));
+      // a suite file activates the extension too (its CodeLens and diagnostics); it is no run spec
+      assert.ok(activations.includes('workspaceContains:**/*.suite.json'), 'activation on *.suite.json');
+      const specActivations = activations.filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json') && e !== 'workspaceContains:**/*.suite.json' && !OTHER_SPEC_FILES.some((f) => !('startCommand' in f) && e.endsWith(`*${f.extension}`)));
       // sweep files activate the extension too (their CodeLens and Start Sweep), JSON and YAML
       for (const ext of ['json', 'yaml', 'yml']) assert.ok(activations.includes(`workspaceContains:**/*.sweep.${ext}`), `activation on *.sweep.${ext}`);
       assert.deepStrictEqual(
