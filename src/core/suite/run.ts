@@ -73,7 +73,10 @@ async function fingerprints(spec: EvalSpec, suiteDir: string): Promise<DataFinge
 /** An entry's eval spec as written (a file, or inline: its paths against the suite's folder). */
 async function entryBase(suite: LoadedSuite, entry: LoadedSuiteEntry, index: number): Promise<LoadedEvalSpec> {
   try {
-    return entry.evalFile ? await parseEvalSpecFile(entry.evalFile) : parseEvalSpecValue(entry.spec.eval, suite.file);
+    if (entry.evalFile) return await parseEvalSpecFile(entry.evalFile);
+    // An inline eval's targets are the suite's checkpoint: the suite fills them in (the editor's schema leaves them optional).
+    const inline = entry.spec.eval as Record<string, unknown>;
+    return parseEvalSpecValue({ targets: ['(the suite checkpoint)'], ...inline }, suite.file);
   } catch (e) {
     throw new SuiteRunError(`${path.basename(suite.file)}: entries.${index} (${entry.name}): ${errorMessage(e)}`);
   }

@@ -47,7 +47,7 @@ describe('suite run on the engine', function () {
       name: 'arith',
       entries: [
         { eval: 'product.eval.json', layer: 'product' },
-        { name: 'within-one', eval: { ...evalSpec, grader: { file: 'within_one.py' } }, layer: 'benchmark', metric: 'reward', gate: { min: 0 } },
+        { name: 'within-one', eval: { ...evalSpec, grader: { file: 'within_one.py' }, targets: undefined /* inline: the suite gives the target */ }, layer: 'benchmark', metric: 'reward', gate: { min: 0 } },
       ],
     };
     const file = path.join(d, 'arith.suite.json');
