@@ -1,12 +1,14 @@
 // The demo (`npm run demo`: examples/arithmetic/arith.grpo.json through startGrpoRun, the core loop,
 // the chatml renderer and the Python reward, on the embedded engine with 2 GEMM threads as the CLI
-// has it), once per sampling seed. Per seed: holdout accuracy (temperature 1, every holdout problem)
+// has it), once per sampling seed s, with the spec's seed s - 1 (the shipped spec is s = 1). Per seed: holdout accuracy (temperature 1, every holdout problem)
 // at the first and last evaluation, the train-reward trend (mean of the first vs the last 5
 // iterations), wall time of the whole run, and seconds per iteration by phase. Then the mean and the
 // smallest gain. Prints figures; asserts nothing.
 //   BENCH=demo node scripts/bench.mjs     SEEDS=1,2,3,4,5  and spec overrides: ITERS LR GRPO_GROUPS
-//   GROUP_SIZE RANK LOSS TEMP EVAL_EVERY (ITERS counts updates; evaluation runs before the first and
-//   after the last update, and every EVAL_EVERY updates where given)
+//   GROUP_SIZE RANK LOSS TEMPERATURE EVAL_EVERY MODEL (ITERS counts updates; evaluation runs before the
+//   first and after the last update, and every EVAL_EVERY updates where given). TEMPERATURE sets the
+//   training samples' temperature only: the holdout is always sampled at temperature 1. (Not TEMP:
+//   os.tmpdir() reads that one.)
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -37,7 +39,10 @@ function overrides(spec: ResolvedGrpoSpec, seed: number): ResolvedGrpoSpec {
   const loss = process.env.LOSS as ResolvedGrpoSpec['loss_fn'] | undefined;
   return {
     ...spec,
+    // the spec's seed (dataset shuffle, LoRA init) moves with the sampling seed: seed s - 1 for sampling seed s
+    seed: seed - 1,
     sampling_seed: seed,
+    model: process.env.MODEL ?? spec.model,
     iterations,
     // evaluations at the first and the last step only (plus the spec's cadence when it divides)
     eval_every: num('EVAL_EVERY') ?? (updates !== undefined ? updates : spec.eval_every),
@@ -46,7 +51,7 @@ function overrides(spec: ResolvedGrpoSpec, seed: number): ResolvedGrpoSpec {
     groups_per_batch: num('GRPO_GROUPS') ?? spec.groups_per_batch,
     group_size: num('GROUP_SIZE') ?? spec.group_size,
     lora_rank: num('RANK') ?? spec.lora_rank,
-    temperature: num('TEMP') ?? spec.temperature,
+    temperature: num('TEMPERATURE') ?? spec.temperature,
     ...(loss ? { loss_fn: loss } : {}),
   };
 }

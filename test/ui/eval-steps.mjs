@@ -61,7 +61,8 @@ export function evalTests(suffix) {
         await row.click();
         const frame = evalFrame(page);
         // the base model, then the run's checkpoints, each metric with its interval
-        await frame.locator('#table tr', { hasText: 'tinker-studio/arith-gpt' }).waitFor({ timeout: 60_000 });
+        const [baseModel] = JSON.parse(fs.readFileSync(path.join(root, 'examples/arithmetic/holdout.eval.json'), 'utf8')).targets;
+        await frame.locator('#table tr', { hasText: baseModel }).waitFor({ timeout: 60_000 });
         await frame.locator('#table tr', { hasText: 'demo' }).first().waitFor({ timeout: 30_000 });
         await frame.locator('#table td .interval').first().waitFor({ timeout: 30_000 });
         await frame.locator('#curve-figure:not([hidden]) #curve polyline').waitFor({ state: 'attached', timeout: 30_000 });

@@ -186,7 +186,9 @@ export function grpoTests(suffix, { guided = false } = {}) {
         const server = pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'Server: local engine' });
         await server.waitFor({ timeout: 10_000 });
         await server.click();
-        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'tinker-studio/arith-gpt · rank 8' }).first().waitFor({ timeout: 30_000 });
+        // the example's own model (the demo's), whichever it is
+        const { model } = JSON.parse(fs.readFileSync(path.join(root, 'examples/arithmetic/arith.grpo.json'), 'utf8'));
+        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: `${model} · rank 8` }).first().waitFor({ timeout: 30_000 });
         await screenshot(shot('runs-tree'));
       },
     },

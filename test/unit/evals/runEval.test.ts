@@ -169,7 +169,10 @@ describe('eval runner on the engine', function () {
     const { spec } = await parseEvalSpecFile(path.join(EXAMPLE, 'holdout.eval.json'));
     assert.strictEqual(spec.n, 4);
     assert.strictEqual(spec.dataset!.max_problems, undefined);
-    assert.deepStrictEqual(spec.targets, ['tinker-studio/arith-gpt', { run: 'latest', checkpoints: 'all' }]);
+    assert.deepStrictEqual(spec.targets, ['tinker-studio/arith-chat', { run: 'latest', checkpoints: 'all' }]);
+    // the baseline is the model the example's GRPO run trains, so its checkpoints are compared with their own base
+    const grpo = JSON.parse(fs.readFileSync(path.join(EXAMPLE, 'arith.grpo.json'), 'utf8')) as { model: string };
+    assert.strictEqual(spec.targets[0], grpo.model);
   });
 
   it("reports the grader's format (mean with interval) where the reward function returns {reward, format}, and not where it returns a number", async () => {

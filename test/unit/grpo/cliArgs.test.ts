@@ -63,7 +63,7 @@ describe('tinker-studio end-of-run table', () => {
     try {
       const w = RunWriter.create(root, 'x');
       const ev = (v: number) => ({ 'test/env/all/reward/total': v, 'test/env/all/correct': v, 'test/env/all/format': 1, 'test/env/all/total_episodes': 1029 });
-      for (let step = 0; step <= 100; step++) w.appendMetrics(step, { 'env/all/reward/total': step < 5 ? 0.25 : step > 95 ? 0.75 : 0.5, ...(step % 100 === 0 ? ev(step === 0 ? 0.354 : 0.586) : {}) });
+      for (let step = 0; step <= 100; step++) w.appendMetrics(step, { 'env/all/reward/total': step < 5 ? 0.25 : step > 95 ? 0.75 : 0.5, ...(step % 100 === 0 ? ev(step === 0 ? 0.667 : 0.936) : {}) });
       const lines = summaryTable(w.dir).split('\n');
       const header = lines.find((l) => l.includes('before (step 0)'))!;
       const holdout = lines.find((l) => l.startsWith('holdout reward'))!;
@@ -71,7 +71,7 @@ describe('tinker-studio end-of-run table', () => {
       const trend = lines.find((l) => l.includes('mean of the first / last 5 steps'))!;
       // "before (step 0)" and "after (step 100)" never run together, and every column ends where its header does
       assert.match(header, /before \(step 0\)\s{2,}after \(step 100\)$/);
-      for (const [line, last] of [[holdout, '0.586'], [train, '0.750 (step 100)'], [trend, '0.750']] as const) {
+      for (const [line, last] of [[holdout, '0.936'], [train, '0.750 (step 100)'], [trend, '0.750']] as const) {
         assert.ok(line.endsWith(last), line);
         assert.strictEqual(line.length, header.length, `${line}\n${header}`);
       }

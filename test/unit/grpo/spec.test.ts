@@ -212,7 +212,7 @@ describe('GRPO run spec', () => {
     it('reads the shipped arithmetic example', async () => {
       const loaded = await parseGrpoSpecFile(path.join(root, 'examples/arithmetic/arith.grpo.json'));
       assert.strictEqual(loaded.spec.name, 'arith');
-      assert.strictEqual(loaded.spec.model, 'tinker-studio/arith-gpt');
+      assert.strictEqual(loaded.spec.model, 'tinker-studio/arith-chat');
       assert.strictEqual(loaded.spec.renderer, 'chatml');
       assert.strictEqual(loaded.spec.max_tokens, 6);
       assert.strictEqual(loaded.spec.learning_rate, 2e-3);
