@@ -34,8 +34,8 @@ describe('examples/suite', () => {
     for (const c of [
       'npm run demo',
       'node dist/cli.js suite run examples/suite/arith.suite.json latest',
-      'node dist/cli.js suite run examples/suite/arith.suite.json tinker-studio/arith-gpt',
-      'node dist/cli.js suite compare examples/suite/arith.suite.json latest tinker-studio/arith-gpt',
+      'node dist/cli.js suite run examples/suite/arith.suite.json tinker-studio/arith-chat',
+      'node dist/cli.js suite compare examples/suite/arith.suite.json latest tinker-studio/arith-chat',
       'node dist/cli.js suite show examples/suite/arith.suite.json latest',
     ])
       assert.ok(readme.includes(c), `the README gives \`${c}\``);
