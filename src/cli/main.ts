@@ -22,6 +22,9 @@ import { everySampleFailed, formatEvalTable } from '../core/evals/table';
 import { exportInspectLogs } from '../core/evals/inspectLog';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
+import { runRegistry } from './registry';
+import type { RegistryArgs } from './registryArgs';
+import { suiteRunner } from '../core/suite/run';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
 import { runKindCommand } from './runKind';
@@ -151,6 +154,7 @@ async function main(argv: string[]): Promise<number> {
   const cacheDir = args.cacheDir !== undefined ? path.resolve(args.cacheDir) : tinkerStudioCacheDir();
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
+  if (args.command === 'registry') return registry(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);
   if (args.command === 'eval') return evaluate(args, cacheDir);
   if (args.command === 'distill-data') return distill(args, cacheDir);
@@ -343,6 +347,16 @@ async function checkpoints(args: CheckpointsArgs, cacheDir: string): Promise<num
     const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
     closers.unshift({ close: async () => client.close() });
     return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal });
+  });
+}
+
+/** `tinker-studio registry …`; a suite the gate needs runs on the backend the flags name (default: local). */
+async function registry(args: RegistryArgs, cacheDir: string): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  return interruptible({ log, cancelling: 'cancelling (Ctrl-C again to quit at once)', cancelled: 'cancelled; the suite entries finished are kept, and the registry is unchanged' }, async (signal, closers) => {
+    const runsDirs = [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')];
+    const runner = () => suiteRunner({ connect: connector(args, cacheDir, closers, log), cacheDir, ...(args.backend ? { backend: args.backend } : {}), ...(args.python ? { python: args.python } : {}), runsDirs, log });
+    return runRegistry(args, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), runner, signal });
   });
 }
 
