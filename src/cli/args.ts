@@ -6,6 +6,7 @@ import { REGISTRY_USAGE, parseRegistryArgs, type RegistryArgs } from './registry
 import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
 import { isSpecKind, SPEC_KINDS, type SpecKind } from '../core/spec/kinds';
 import { AGENT_TOOLS } from '../core/agent/tools';
+import { parseSuiteArgs, SUITE_HELP, SUITE_USAGE, type SuiteArgs } from './suiteArgs';
 
 export { UsageError };
 
@@ -62,7 +63,7 @@ export interface PairsArgs {
   threshold?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | RegistryArgs | EvalArgs | DistillDataArgs | PairsArgs | { command: 'help' };
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | RegistryArgs | EvalArgs | DistillDataArgs | PairsArgs | SuiteArgs | { command: 'help' };
 
 /** `text` broken into lines of at most 104 characters at spaces (the tool list grows with the table). */
 function wrapped(text: string, width = 104): string {
@@ -85,6 +86,7 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio sweep <file.sweep.json|.yaml> [--max-concurrent N] [options]
        tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
+${SUITE_USAGE}
        tinker-studio distill-data --teacher <model | tinker://…> --prompts <jsonl> --out <chats.jsonl>
                     [--n N] [--reward <file> [--min-reward R]] [--max-tokens N] [--temperature T] [--seed S]
                     [--renderer NAME] [--model BASE] [--prompt-field F] [options]
@@ -106,6 +108,7 @@ the next call reconnects.
 intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
 spec (or --out DIR), and re-running resumes, sampling only what is missing; --inspect also writes
 them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`.
+${SUITE_HELP}
 "distill-data" samples a teacher (a base model, or a tinker:// sampler checkpoint whose base model
 the server names, or --model) N times (default 1) on each prompt of a JSONL file ("question" or a
 "messages" chat; "answer" is the reward's ground truth) and writes the answers as SFT chats
@@ -146,10 +149,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === 'registry') return parseRegistryArgs(rest);
   if (command === 'sweep') return parseSweepArgs(rest);
   if (command === 'eval') return parseEvalArgs(rest);
+  if (command === 'suite') return parseSuiteArgs(rest);
   if (command === 'distill-data') return parseDistillDataArgs(rest);
   if (command === 'pairs') return parsePairsArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'distill-data', 'pairs', 'mcp', 'registry'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'suite', 'distill-data', 'pairs', 'mcp', 'registry'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };

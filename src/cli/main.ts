@@ -28,6 +28,8 @@ import { suiteRunner } from '../core/suite/run';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
 import { runKindCommand } from './runKind';
+import { suiteCommand } from './suite';
+import type { SuiteArgs } from './suiteArgs';
 import { errorMessage } from '../core/errors';
 
 const VERSION = '0.1.0';
@@ -157,6 +159,7 @@ async function main(argv: string[]): Promise<number> {
   if (args.command === 'registry') return registry(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);
   if (args.command === 'eval') return evaluate(args, cacheDir);
+  if (args.command === 'suite') return suite(args, cacheDir);
   if (args.command === 'distill-data') return distill(args, cacheDir);
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const tty = Boolean(process.stderr.isTTY);
@@ -298,6 +301,16 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
     if (nothing) process.stderr.write(`tinker-studio: ${redactSecrets(nothing)}\n`);
     return nothing ? 1 : 0;
   });
+}
+
+/** `tinker-studio suite run|show|compare`: progress on stderr, the tables on stdout; Ctrl-C keeps what was graded. */
+async function suite(args: SuiteArgs, cacheDir: string): Promise<number> {
+  const tty = Boolean(process.stderr.isTTY);
+  const log = (line: string) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}${redactSecrets(line)}\n`);
+  const o = { log, cancelling: 'cancelling: the samples graded so far are kept; run the same command to resume', cancelled: 'cancelled; the graded samples are kept, run the same command to resume', newline: true };
+  return interruptible(o, (signal, closers) =>
+    suiteCommand(args, { cacheDir, connect: connector(args, cacheDir, closers, log), signal, log, isTTY: tty, out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)) }),
+  );
 }
 
 /** `tinker-studio distill-data`: samples a teacher on a prompt set into SFT chats (off-policy distillation). */
