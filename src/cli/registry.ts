@@ -1,5 +1,6 @@
 // `tinker-studio registry …`: the model registry from the command line, on the same core as the Models
 // view (src/core/models). A refused promotion prints every reason and exits 1.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registerFromPath, registerFromRun, requireVersion, setGateSuite, setStatus } from '../core/models/lifecycle';
 import { estimateText, expiryWarning, renderModelsMd, versionSection } from '../core/models/markdown';
@@ -18,8 +19,10 @@ export interface RegistryIo {
   signal?: AbortSignal;
 }
 
+/** --registry, else $TINKER_STUDIO_REGISTRY, else ./tinker-models.json; a folder means its tinker-models.json. */
 export function registryFileOf(args: Pick<RegistryArgs, 'registry'>, env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(args.registry ?? env.TINKER_STUDIO_REGISTRY ?? REGISTRY_FILE);
+  const given = path.resolve(args.registry || env.TINKER_STUDIO_REGISTRY || REGISTRY_FILE);
+  return fs.existsSync(given) && fs.statSync(given).isDirectory() ? path.join(given, REGISTRY_FILE) : given;
 }
 
 function listLine(v: ModelVersion): string {
