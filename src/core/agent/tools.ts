@@ -6,6 +6,7 @@ import { formatIssue, nearestName } from '../spec/issues';
 import { specFileMatch } from '../spec/kinds';
 import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
+import { RunSuiteInput, SuiteStatusInput, runSuiteTool, suiteStatus } from './suiteTools';
 import { StartSweepInput, SweepStatusInput, startSweep, sweepStatus } from './sweepTools';
 import { RegistryListInput, RegistryPromoteInput, RegistryRegisterInput, RegistryRetireInput, registryList, registryPromote, registryRegister, registryRetire } from './registryTools';
 
@@ -195,6 +196,24 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: EvalStatusInput,
     confirm: false,
     run: (s, a) => evalStatus(s, a),
+  }),
+  tool({
+    name: 'run_suite',
+    title: 'Run an eval suite on a checkpoint',
+    description:
+      'Runs (or resumes) every entry of an eval suite (*.suite.json: evals in layers training, benchmark and product, each with a primary metric and a gate) on one checkpoint: a base model name, a tinker:// sampler path, a run directory (its final checkpoint) or "latest". Returns the table of the layers: each entry\'s metric with its 95 % interval and n; results are kept per (suite version, checkpoint) next to the suite file. A large suite answers at once and goes on in the background (suite_status follows it). Runs beside a training call, never waiting for it; re-running samples nothing twice.',
+    input: RunSuiteInput,
+    confirm: true,
+    run: (s, a, signal) => runSuiteTool(s, a, signal),
+  }),
+  tool({
+    name: 'suite_status',
+    title: 'Suite status and comparison',
+    description:
+      "A suite run's progress while it runs, then its table of layers with intervals and why the result is stale if it is (the suite or a data file changed); with compare_with, the two checkpoints side by side: each entry's paired difference (better positive) with its interval and whether its gate passes, compare_with playing the production model.",
+    input: SuiteStatusInput,
+    confirm: false,
+    run: (s, a) => suiteStatus(s, a),
   }),
   tool({
     name: 'start_sweep',
