@@ -22,7 +22,8 @@ import { everySampleFailed, formatEvalTable } from '../core/evals/table';
 import { exportInspectLogs } from '../core/evals/inspectLog';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
-import { runRegistry } from './registry';
+import { registryFileOf, runRegistry } from './registry';
+import { registryConfigExtra } from '../core/models/metadata';
 import type { RegistryArgs } from './registryArgs';
 import { suiteRunner } from '../core/suite/run';
 import { serveMcp } from './mcp';
@@ -167,8 +168,11 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string) => progress.log(redactSecrets(line));
 
   return interruptible({ log, cancelling: 'cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)' }, async (signal, closers) => {
+    // a run warm-started from a registered model version: its checkpoints carry the version's name
+    const registryExtra = args.spec && !args.resume ? await registryConfigExtra(registryFileOf({}), path.resolve(args.spec)) : undefined;
     const common = {
       ...(args.spec ? { specFile: path.resolve(args.spec) } : {}),
+      ...(registryExtra ? { configExtra: registryExtra } : {}),
       ...(args.resume ? { resumeDir: path.resolve(args.resume) } : {}),
       runsDir,
       cacheDir,

@@ -21,6 +21,8 @@ export interface PromotionCheck {
   passes: string[];
   /** the suite results read (for the registry's snapshots) */
   results: { candidate?: SuiteResult; production?: SuiteResult };
+  /** the candidate's result is current (neither missing nor stale) */
+  candidateCurrent: boolean;
 }
 
 export interface GateOptions {
@@ -78,7 +80,15 @@ async function currentResult(suite: LoadedSuite, v: ModelVersion, role: string, 
   let why = await resultStaleness(suite, ckpt, result);
   if (why.length && o.runSuite) {
     o.onProgress?.(`running suite ${suite.name} on ${role} ${v.id} (${why[0]})`);
-    result = await o.runSuite({ suiteFile: suite.file, checkpoint: ckpt, signal: o.signal, onProgress: (d, t, what) => o.onProgress?.(`  ${role} ${v.id}: ${d}/${t} ${what}`) });
+    // a line per tenth of each entry, not per sample
+    let shown = '';
+    const progress = (d: number, t: number, what: string) => {
+      const step = `${what}:${Math.floor((10 * d) / Math.max(1, t))}`;
+      if (step === shown) return;
+      shown = step;
+      o.onProgress?.(`  ${role} ${v.id}: ${d}/${t} ${what}`);
+    };
+    result = await o.runSuite({ suiteFile: suite.file, checkpoint: ckpt, signal: o.signal, onProgress: progress });
     why = await resultStaleness(suite, ckpt, result);
   }
   return { ...(result ? { result } : {}), why: why.map((w) => `${role} ${v.id}: ${w}`) };
@@ -89,7 +99,7 @@ export async function checkPromotion(file: string, id: string, o: GateOptions = 
   const reg = await readRegistry(file);
   const candidate = requireVersion(reg, id);
   const production = productionOf(reg, candidate.name);
-  const check: PromotionCheck = { candidate, ...(production ? { production } : {}), verdicts: [], refusals: [], passes: [], results: {} };
+  const check: PromotionCheck = { candidate, ...(production ? { production } : {}), verdicts: [], refusals: [], passes: [], results: {}, candidateCurrent: false };
   if (production?.id === candidate.id) {
     check.refusals.push(`${candidate.id} is already in production`);
     return check;
@@ -113,6 +123,7 @@ export async function checkPromotion(file: string, id: string, o: GateOptions = 
   }
   // a stale result's numbers do not count: the verdicts use only current ones
   const candCurrent = cand.why.length === 0 ? cand.result : undefined;
+  check.candidateCurrent = candCurrent !== undefined;
   if (candCurrent && (!production || prodCurrent)) {
     const v = suiteVerdicts(suite.entries, candCurrent, prodCurrent, { resamples: o.resamples, seed: o.seed });
     check.verdicts = v.entries;
@@ -145,8 +156,12 @@ export async function promote(file: string, id: string, o: PromoteOptions = {}):
   if (o.anyway !== undefined && !anyway) throw new RegistryError('promoting anyway needs a written reason (--anyway "<why this model ships despite the gate>")');
   const check = await checkPromotion(file, id, o);
   if (check.production?.id === check.candidate.id) throw new RegistryError(`${check.candidate.id} is already in production`);
-  if (check.refusals.length && !anyway) throw new PromotionRefusedError(check);
   const registryDir = path.dirname(path.resolve(file));
+  if (check.refusals.length && !anyway) {
+    // the figures the gate read stay on the versions (the card shows them); the statuses do not move
+    if (check.candidateCurrent && check.results.candidate) await updateRegistry(file, (reg) => keepSnapshot(requireVersion(reg, check.candidate.id), snapshotOf(check.results.candidate!, registryDir)));
+    throw new PromotionRefusedError(check);
+  }
   const by = o.by ?? currentActor(registryDir);
   return updateRegistry(file, (reg) => {
     const v = requireVersion(reg, check.candidate.id);
