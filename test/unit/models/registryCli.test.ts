@@ -40,8 +40,8 @@ describe('tinker-studio registry (CLI)', function () {
   });
 
   it('registers two trained runs, gates the promotion on a suite run on the engine, refuses the collapsed one with the paired numbers, and promotes it anyway with a reason', async () => {
-    const spec = (name: string, lr: number) => {
-      const s = { name, backend: 'local', model: 'tinker-studio/arith-gpt', renderer: 'chatml', lora_rank: 4, learning_rate: lr, groups_per_batch: 8, group_size: 4, max_tokens: 6, iterations: 3, eval_every: 0, save_every: 0, seed: 0, sampling_seed: 1, dataset: { path: 'train.jsonl', prompt_field: 'question', ground_truth_field: 'answer' }, reward: { file: 'reward.py' } };
+    const spec = (name: string, lr: number, extra: Record<string, unknown> = {}) => {
+      const s = { ...extra, name, backend: 'local', model: 'tinker-studio/arith-gpt', renderer: 'chatml', lora_rank: 4, learning_rate: lr, groups_per_batch: 8, group_size: 4, max_tokens: 6, iterations: 3, eval_every: 0, save_every: 0, seed: 0, sampling_seed: 1, dataset: { path: 'train.jsonl', prompt_field: 'question', ground_truth_field: 'answer' }, reward: { file: 'reward.py' } };
       fs.writeFileSync(path.join(dir, `${name}.grpo.json`), JSON.stringify(s));
       const r = cli(['grpo', `${name}.grpo.json`, '--runs-dir', 'runs']);
       assert.strictEqual(r.status, 0, r.stderr);
@@ -58,6 +58,16 @@ describe('tinker-studio registry (CLI)', function () {
     assert.strictEqual(r.status, 0, r.stderr);
     assert.match(r.stdout, /^registered arith@v1 \(candidate\): tinker:\/\/\S+\/sampler_weights\/final, recipe GRPO\n/);
     assert.strictEqual(cli(['registry', 'register', 'arith', wrecked]).status, 0);
+
+    // a run warm-started from a registered version: its checkpoints carry the version on the server
+    const v1 = JSON.parse(cli(['registry', 'show', 'arith@v1', '--json']).stdout) as { state_path: string };
+    const child = spec('child', 0.002, { load_checkpoint_path: v1.state_path, iterations: 1 });
+    assert.deepStrictEqual(JSON.parse(fs.readFileSync(path.join(dir, child, 'config.json'), 'utf8')).model_registry, { name: 'arith', version: 'v1' });
+    const found = cli(['checkpoints', 'search', '--metadata', 'registry_model=arith', '--metadata', 'registry_version=v1', '--json']);
+    assert.strictEqual(found.status, 0, found.stderr);
+    const childRun = (fs.readFileSync(path.join(dir, child, 'checkpoints.jsonl'), 'utf8').match(/tinker:\/\/[^/"]+/) ?? [''])[0];
+    const paths = (JSON.parse(found.stdout) as { checkpoints: { tinkerPath: string }[] }).checkpoints.map((c) => c.tinkerPath);
+    assert.ok(paths.length >= 1 && paths.every((p) => p.startsWith(`${childRun}/`)), `the child run's checkpoints and only them: ${paths.join(', ')}`);
     r = cli(['registry', 'promote', 'arith@v1']);
     assert.strictEqual(r.status, 1);
     assert.match(r.stderr, /names no gate suite/);
