@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { sha256File } from '../suite/store';
 import { dataSummary, finalCheckpoint, recipeOf, runFacts } from './recipe';
-import { Actor, ModelName, ModelStatus, ModelVersion, productionOf, versionId, versionOfPath, type Registry } from './registry';
+import { Actor, ModelName, ModelStatus, ModelVersion, productionOf, registryRelative, versionId, versionOfPath, type Registry } from './registry';
 import { currentActor, updateRegistry } from './store';
 
 export interface RegisterFromRun {
@@ -88,12 +88,12 @@ export async function registerFromRun(file: string, req: RegisterFromRun): Promi
       base_model: typeof c.model_name === 'string' ? c.model_name : String(c['model'] ?? 'unknown'),
       ...(typeof c['renderer_name'] === 'string' ? { renderer: c['renderer_name'] } : {}),
       ...(typeof c['lora_rank'] === 'number' ? { lora_rank: c['lora_rank'] } : {}),
-      source_run: path.relative(registryDir, facts.dir) || '.',
+      source_run: registryRelative(registryDir, facts.dir),
       recipe,
       data,
       suite_results: [],
       status: 'candidate',
-      history: [{ status: 'candidate', at: new Date().toISOString(), by, reason: `registered from ${path.relative(registryDir, facts.dir) || '.'} (checkpoint ${ckpt.name})` }],
+      history: [{ status: 'candidate', at: new Date().toISOString(), by, reason: `registered from ${registryRelative(registryDir, facts.dir)} (checkpoint ${ckpt.name})` }],
       ...(req.expiresAt ? { expires_at: req.expiresAt } : {}),
       ...(req.description ? { description: req.description } : {}),
     };
@@ -164,7 +164,7 @@ export async function setGateSuite(file: string, suiteFile: string | undefined):
   const registryDir = path.dirname(path.resolve(file));
   if (suiteFile) await sha256File(path.resolve(suiteFile)).catch(() => Promise.reject(new RegistryError(`${suiteFile}: no such suite file`)));
   await updateRegistry(file, (reg) => {
-    if (suiteFile) reg.gate_suite = path.relative(registryDir, path.resolve(suiteFile));
+    if (suiteFile) reg.gate_suite = registryRelative(registryDir, path.resolve(suiteFile));
     else delete reg.gate_suite;
   });
 }

@@ -7,7 +7,7 @@ import type { SuiteResult, SuiteRunner } from '../suite/contract';
 import { suiteVerdicts, type EntryVerdict } from '../suite/gate';
 import { loadSuite, readSuiteResult, resultStaleness, type LoadedSuite } from '../suite/store';
 import { RegistryError, requireVersion } from './lifecycle';
-import { productionOf, type Actor, type ModelVersion, type Registry, type SuiteSnapshot } from './registry';
+import { productionOf, registryRelative, type Actor, type ModelVersion, type Registry, type SuiteSnapshot } from './registry';
 import { currentActor, readRegistry, updateRegistry } from './store';
 
 export interface PromotionCheck {
@@ -59,7 +59,7 @@ export async function gateSuiteOf(file: string, reg: Registry, suiteFile?: strin
 /** A suite result as the registry keeps it on the version (figures only, no per-item values). */
 export function snapshotOf(r: SuiteResult, registryDir: string): SuiteSnapshot {
   return {
-    suite: { name: r.suite.name, version: r.suite.version, file: path.isAbsolute(r.suite.file) ? path.relative(registryDir, r.suite.file) : r.suite.file },
+    suite: { name: r.suite.name, version: r.suite.version, file: path.isAbsolute(r.suite.file) ? registryRelative(registryDir, r.suite.file) : r.suite.file },
     checkpoint: r.checkpoint.path,
     complete: r.complete,
     at: r.updated_at,
@@ -110,7 +110,7 @@ export async function checkPromotion(file: string, id: string, o: GateOptions = 
     check.refusals.push(`the registry names no gate suite: set one (tinker-studio registry gate <file.suite.json>) or pass --suite`);
     return check;
   }
-  check.suite = { name: suite.name, version: suite.version, file: path.relative(path.dirname(path.resolve(file)), suite.file) };
+  check.suite = { name: suite.name, version: suite.version, file: registryRelative(path.dirname(path.resolve(file)), suite.file) };
   const cand = await currentResult(suite, candidate, 'candidate', o);
   check.refusals.push(...cand.why);
   if (cand.result) check.results.candidate = cand.result;

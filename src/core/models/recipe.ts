@@ -6,7 +6,7 @@ import { listRuns, summarizeRun, type CheckpointRecord } from '../runs/runDirect
 import { readRunConfig, type RunConfig } from '../runs/runConfig';
 import { runKindOfConfig } from '../spec/kinds';
 import { sha256File } from '../suite/store';
-import type { DataFileSummary, RecipeRun } from './registry';
+import { registryRelative, type DataFileSummary, type RecipeRun } from './registry';
 
 /** Keys of config.json that name files but not training data. */
 const NOT_DATA = new Set(['log_path', 'spec_file', 'reward', 'env', 'wandb', 'resumes', 'sweep']);
@@ -48,7 +48,7 @@ function recipeRun(f: RunFacts, registryDir: string, checkpoint: CheckpointRecor
   const c = f.config;
   return {
     kind: f.kind,
-    run_dir: path.relative(registryDir, f.dir) || '.',
+    run_dir: registryRelative(registryDir, f.dir),
     ...(str(c['name']) ? { name: str(c['name']) } : {}),
     ...(numOf(c['learning_rate']) !== undefined ? { learning_rate: numOf(c['learning_rate']) } : {}),
     ...(str(c['lr_schedule']) ? { lr_schedule: str(c['lr_schedule']) } : {}),
@@ -136,7 +136,7 @@ export async function dataSummary(runs: readonly RunFacts[], registryDir: string
       const key = `${d.file}\0${d.usedAs}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const rel = path.relative(registryDir, d.file) || d.file;
+      const rel = registryRelative(registryDir, d.file);
       try {
         const h = await sha256File(d.file);
         out.push({ file: rel, used_as: d.usedAs, lines: h.lines, sha256: h.sha256 });

@@ -1,6 +1,7 @@
 // The model registry's file: one `tinker-models.json` per workspace (meant to be committed), the source
 // of truth for which checkpoint is which model version and in which status. MODELS.md is generated
 // from it. Every byte read goes through these schemas.
+import * as path from 'node:path';
 import * as z from 'zod';
 import { Estimate } from '../evals/results';
 import { MetricGoal, SuiteLayer } from '../suite/contract';
@@ -157,4 +158,9 @@ export function sortedVersions(reg: Registry): ModelVersion[] {
 /** The registry's version that has this tinker:// path (sampler or state), if any. */
 export function versionOfPath(reg: Registry, tinkerPath: string): ModelVersion | undefined {
   return reg.versions.find((v) => v.sampler_path === tinkerPath || v.state_path === tinkerPath);
+}
+
+/** A path relative to the registry's folder, with "/" on every OS (the file is committed and shared). */
+export function registryRelative(registryDir: string, target: string): string {
+  return (path.relative(registryDir, target) || '.').split(path.sep).join('/');
 }

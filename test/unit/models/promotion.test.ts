@@ -45,7 +45,7 @@ describe('model registry: the promotion gate', () => {
     assert.ok(out.check.passes.some((p) => /no production model to compare with/.test(p)));
     assert.ok(out.check.passes.some((p) => /nll: nll 1 ≤ 5 \(ceiling\)/.test(p)), out.check.passes.join('\n'));
     const r = await readRegistry(reg);
-    assert.strictEqual(r.gate_suite, path.join('suite', 'gate.suite.json'));
+    assert.strictEqual(r.gate_suite, 'suite/gate.suite.json');
     assert.strictEqual(r.versions[0]!.suite_results[0]!.entries.find((e) => e.name === 'acc')!.n, 100);
   });
 

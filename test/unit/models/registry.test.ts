@@ -38,23 +38,23 @@ describe('model registry: the file and MODELS.md', () => {
     assert.strictEqual(v.base_model, 'tinker-studio/arith-gpt');
     assert.strictEqual(v.renderer, 'chatml');
     assert.strictEqual(v.lora_rank, 8);
-    assert.strictEqual(v.source_run, path.join('runs', 'format-grpo'));
+    assert.strictEqual(v.source_run, 'runs/format-grpo');
     assert.deepStrictEqual(
       v.recipe.map((r) => [r.kind, r.run_dir, r.learning_rate, r.steps, r.planned, r.load_checkpoint_path, r.checkpoint]),
       [
-        ['sft', path.join('runs', 'format-sft'), 0.004, 48, 'max_steps 48', undefined, 'tinker://sft-run/weights/final'],
-        ['grpo', path.join('runs', 'format-grpo'), 0.001, 21, 'iterations 21', 'tinker://sft-run/weights/final', 'tinker://grpo-run/weights/final'],
+        ['sft', 'runs/format-sft', 0.004, 48, 'max_steps 48', undefined, 'tinker://sft-run/weights/final'],
+        ['grpo', 'runs/format-grpo', 0.001, 21, 'iterations 21', 'tinker://sft-run/weights/final', 'tinker://grpo-run/weights/final'],
       ],
     );
     assert.deepStrictEqual(
       v.data.map((d) => [d.file, d.used_as, d.lines, d.sha256]),
       [
-        [path.join('specs', 'chats.jsonl'), 'sft dataset.path', 3, sha256(fs.readFileSync(chats))],
-        [path.join('specs', 'train.jsonl'), 'grpo dataset.path', 2, sha256(fs.readFileSync(problems))],
-        [path.join('specs', 'train.jsonl'), 'grpo dataset.holdout.path', 2, sha256(fs.readFileSync(problems))],
+        ['specs/chats.jsonl', 'sft dataset.path', 3, sha256(fs.readFileSync(chats))],
+        ['specs/train.jsonl', 'grpo dataset.path', 2, sha256(fs.readFileSync(problems))],
+        ['specs/train.jsonl', 'grpo dataset.holdout.path', 2, sha256(fs.readFileSync(problems))],
       ],
     );
-    assert.deepStrictEqual(v.history, [{ status: 'candidate', at: v.history[0]!.at, by, reason: `registered from ${path.join('runs', 'format-grpo')} (checkpoint final)` }]);
+    assert.deepStrictEqual(v.history, [{ status: 'candidate', at: v.history[0]!.at, by, reason: `registered from ${'runs/format-grpo'} (checkpoint final)` }]);
     // the same checkpoint twice is one version
     await assert.rejects(registerFromRun(reg, { name: 'arith', runDir: grpoDir, by }), /tinker:\/\/grpo-run\/sampler_weights\/final is already registered as arith@v1/);
     // a named checkpoint of the run is the next version
@@ -85,10 +85,10 @@ describe('model registry: the file and MODELS.md', () => {
       '| LoRA rank | 8 |',
       '| Checkpoint expiry | 2026-12-05T00:00:00.000Z |',
       '> **Warning:** the production checkpoint expires at 2026-12-05T00:00:00.000Z: clear its TTL (tinker-studio checkpoints ttl tinker://grpo-run/weights/final tinker://grpo-run/sampler_weights/final --clear)',
-      `| 1 | sft | \`${path.join('runs', 'format-sft')}\` | 0.004 (cosine) | 48 | max_steps 48 | base model | \`tinker://sft-run/weights/final\` |`,
-      `| 2 | grpo | \`${path.join('runs', 'format-grpo')}\` | 0.001 | 21 | iterations 21 | \`tinker://sft-run/weights/final\` | \`tinker://grpo-run/weights/final\` |`,
+      `| 1 | sft | \`${'runs/format-sft'}\` | 0.004 (cosine) | 48 | max_steps 48 | base model | \`tinker://sft-run/weights/final\` |`,
+      `| 2 | grpo | \`${'runs/format-grpo'}\` | 0.001 | 21 | iterations 21 | \`tinker://sft-run/weights/final\` | \`tinker://grpo-run/weights/final\` |`,
       'Chain: SFT → GRPO',
-      `| \`${path.join('specs', 'chats.jsonl')}\` | sft dataset.path | 3 | \``,
+      `| \`${'specs/chats.jsonl'}\` | sft dataset.path | 3 | \``,
       'Suite `arith` version `abcdef012345` (`examples/suite/arith.suite.json`), result of 2026-11-28T11:00:00.000Z:',
       '| holdout | product | pass@1 (higher is better) | 0.72 [0.65, 0.79] | 200 |',
       '→ **production** by Test Er (tester) — reason: first ship',
