@@ -373,7 +373,12 @@ async function registry(args: RegistryArgs, cacheDir: string): Promise<number> {
   return interruptible({ log, cancelling: 'cancelling (Ctrl-C again to quit at once)', cancelled: 'cancelled; the suite entries finished are kept, and the registry is unchanged' }, async (signal, closers) => {
     const runsDirs = [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')];
     const runner = () => suiteRunner({ connect: connector(args, cacheDir, closers, log), cacheDir, ...(args.backend ? { backend: args.backend } : {}), ...(args.python ? { python: args.python } : {}), runsDirs, log });
-    return runRegistry(args, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), runner, signal });
+    const connect = async () => {
+      const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
+      closers.unshift({ close: async () => client.close() });
+      return client;
+    };
+    return runRegistry(args, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), runner, connect, signal });
   });
 }
 

@@ -3,12 +3,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registerFromPath, registerFromRun, requireVersion, setGateSuite, setStatus } from '../core/models/lifecycle';
-import { estimateText, expiryWarning, renderModelsMd, versionSection } from '../core/models/markdown';
+import { clearTtlCommand, estimateText, expiryWarning, renderModelsMd, versionSection } from '../core/models/markdown';
 import { promote, PromotionRefusedError, recordSuiteResult } from '../core/models/promotion';
 import { REGISTRY_FILE, sortedVersions, type ModelVersion } from '../core/models/registry';
 import { readRegistry, writeModelsMd } from '../core/models/store';
 import { writeFileAtomic } from '../core/fs/atomic';
 import type { SuiteRunner } from '../core/suite/contract';
+import type { ServiceClient } from '../core/tinker/client';
+import { refreshExpiry } from '../core/models/expiry';
 import type { RegistryArgs } from './registryArgs';
 
 export interface RegistryIo {
@@ -16,6 +18,8 @@ export interface RegistryIo {
   err: (text: string) => void;
   /** the suite runner on the backend the flags name (opened only when a suite must run) */
   runner: () => SuiteRunner;
+  /** a client of the backend the flags name (default: local), for the server's facts of a checkpoint */
+  connect: () => Promise<ServiceClient>;
   signal?: AbortSignal;
 }
 
@@ -115,6 +119,12 @@ export async function runRegistry(args: RegistryArgs, io: RegistryIo): Promise<n
     case 'retire': {
       const v = await setStatus(file, args.target!, 'retired', { ...(args.reason ? { reason: args.reason } : {}) });
       io.out(`${v.id} is retired\n`);
+      return 0;
+    }
+    case 'expiry': {
+      const v = await refreshExpiry(file, args.target!, await io.connect(), io.signal);
+      const warn = expiryWarning(v);
+      io.out(`${v.id}: ${v.expires_at ? `expires at ${v.expires_at}` : 'does not expire'}${warn ? `\nWARNING: ${warn}` : v.expires_at ? `\nto keep it: ${clearTtlCommand(v)}` : ''}\n`);
       return 0;
     }
     case 'export-md': {

@@ -1,7 +1,7 @@
 // Arguments of `tinker-studio registry <action> …` (the model registry), with errors that say what to type.
 import { BACKEND_OPTIONS, UsageError, backendArgs, readOptions, type BackendKind } from './options';
 
-export type RegistryAction = 'list' | 'show' | 'register' | 'promote' | 'retire' | 'export-md' | 'gate' | 'suite';
+export type RegistryAction = 'list' | 'show' | 'register' | 'promote' | 'retire' | 'export-md' | 'gate' | 'suite' | 'expiry';
 
 export interface RegistryArgs {
   command: 'registry';
@@ -45,10 +45,11 @@ export const REGISTRY_USAGE = `       tinker-studio registry list [--json]
        tinker-studio registry promote <name@vN> [--to staging|production] [--run-suite] [--suite FILE]
                     [--reason TEXT] [--anyway "<reason>"] [options]
        tinker-studio registry retire <name@vN> [--reason TEXT]
+       tinker-studio registry expiry <name@vN> [options]      (asks the server when its checkpoint expires)
        tinker-studio registry export-md [--out FILE]
        (every registry command: [--registry FILE], default ./tinker-models.json or $TINKER_STUDIO_REGISTRY)`;
 
-const ACTIONS: readonly RegistryAction[] = ['list', 'show', 'register', 'promote', 'retire', 'export-md', 'gate', 'suite'];
+const ACTIONS: readonly RegistryAction[] = ['list', 'show', 'register', 'promote', 'retire', 'export-md', 'gate', 'suite', 'expiry'];
 
 const OPTIONS = {
   ...BACKEND_OPTIONS,
@@ -80,6 +81,7 @@ const ALLOWED: Record<RegistryAction, readonly (keyof typeof OPTIONS)[]> = {
   promote: ['to', 'anyway', 'reason', 'run-suite', 'suite', 'python', 'runs-dir', 'backend', 'base-url', 'cache-dir'],
   retire: ['reason'],
   'export-md': ['out'],
+  expiry: ['runs-dir', 'backend', 'base-url', 'cache-dir'],
 };
 
 export function parseRegistryArgs(rest: readonly string[]): RegistryArgs {
@@ -106,6 +108,7 @@ export function parseRegistryArgs(rest: readonly string[]): RegistryArgs {
     case 'show':
     case 'retire':
     case 'suite':
+    case 'expiry':
       want(1, 'one model version (name@vN)');
       out.target = positionals[0]!;
       break;

@@ -36,7 +36,7 @@ describe('tinker-studio registry (CLI)', function () {
     assert.throws(() => parseArgs(['registry', 'register', 'arith', '--sampler-path', 'tinker://a/sampler_weights/b']), /needs --base-model/);
     assert.throws(() => parseArgs(['registry', 'retire', 'arith@v1', '--anyway', 'x']), /registry retire takes no --anyway/);
     assert.throws(() => parseArgs(['registry', 'promote', 'a@v1', '--to', 'retired']), /--to must be staging or production/);
-    assert.throws(() => parseArgs(['registry', 'go']), /registry needs an action: list, show, register, promote, retire, export-md, gate, suite \(got "go"\)/);
+    assert.throws(() => parseArgs(['registry', 'go']), /registry needs an action: list, show, register, promote, retire, export-md, gate, suite, expiry \(got "go"\)/);
   });
 
   it('registers two trained runs, gates the promotion on a suite run on the engine, refuses the collapsed one with the paired numbers, and promotes it anyway with a reason', async () => {
