@@ -20,7 +20,7 @@ export class SuiteCheckpointError extends Error {}
 /** A run's final sampler checkpoint (the one named "final", else the last one saved with a sampler). */
 function finalOf(run: RunSummary): SuiteCheckpoint {
   const withSampler = run.checkpoints.filter((c) => c.sampler_path);
-  const c = withSampler.find((x) => x.name === 'final') ?? withSampler[withSampler.length - 1];
+  const c = withSampler.find((x) => x.final === true || x.name === 'final') ?? withSampler[withSampler.length - 1];
   if (!c) throw new SuiteCheckpointError(`${run.dir} has no sampler checkpoint (a finished run saves one named "final")`);
   return { label: `${run.name}/${c.name}`, path: c.sampler_path!, ...(run.model ? { model: run.model } : {}) };
 }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic';
 import { errorMessage } from '../errors';
-import type { EvalSummary, Estimate, TargetSummary } from '../evals/results';
+import type { EvalSummary, Estimate } from '../evals/results';
 import { runEval, targetIdOf, type RunEvalOptions } from '../evals/runEval';
 import { parseEvalSpecFile, parseEvalSpecValue, type EvalSpec, type LoadedEvalSpec } from '../evals/spec';
 import { passAtK } from '../evals/stats';
@@ -41,15 +41,16 @@ export class SuiteRunError extends Error {}
 export function metricOf(summary: EvalSummary, targetId: string, metric: string): { estimate: Estimate; perItem: Record<string, number> } | undefined {
   const t = summary.targets.find((x) => x.id === targetId);
   if (!t) return undefined;
-  const m = t.metrics as TargetSummary['metrics'] & { nll?: Estimate };
+  // read loosely: an NLL eval's summary has nll where a sampling eval's has reward and pass@k
+  const m = t.metrics as { reward?: Estimate; pass_at?: Record<string, Estimate>; nll?: Estimate };
   const k = /^pass@(\d+)$/.exec(metric);
-  const estimate = metric === 'reward' ? m.reward : metric === 'nll' ? m.nll : k ? m.pass_at[metric] : undefined;
+  const estimate = metric === 'reward' ? m.reward : metric === 'nll' ? m.nll : k ? m.pass_at?.[metric] : undefined;
   if (!estimate) return undefined;
   const perItem: Record<string, number> = {};
   for (const row of summary.problems) {
-    const cell = row.targets[targetId] as ({ reward: number; correct: number; samples: number; nll?: number } | undefined);
+    const cell = row.targets[targetId] as { reward?: number; correct?: number; samples?: number; nll?: number } | undefined;
     if (!cell) continue;
-    const v = metric === 'reward' ? cell.reward : metric === 'nll' ? cell.nll : passAtK(cell.samples, cell.correct, Number(k![1]));
+    const v = metric === 'reward' ? cell.reward : metric === 'nll' ? cell.nll : k && cell.samples !== undefined && cell.correct !== undefined ? passAtK(cell.samples, cell.correct, Number(k[1])) : undefined;
     if (v !== undefined && Number.isFinite(v)) perItem[row.problem_id] = v;
   }
   return { estimate, perItem };
@@ -69,26 +70,27 @@ async function fingerprints(spec: EvalSpec, suiteDir: string): Promise<DataFinge
   return out;
 }
 
-/** An entry's eval spec with the checkpoint as its only target. */
-async function entrySpec(suite: LoadedSuite, entry: LoadedSuiteEntry, index: number, ck: SuiteCheckpoint, model: string): Promise<LoadedEvalSpec> {
-  let base: LoadedEvalSpec;
+/** An entry's eval spec as written (a file, or inline: its paths against the suite's folder). */
+async function entryBase(suite: LoadedSuite, entry: LoadedSuiteEntry, index: number): Promise<LoadedEvalSpec> {
   try {
-    base = entry.evalFile ? await parseEvalSpecFile(entry.evalFile) : parseEvalSpecValue(entry.spec.eval, suite.file);
+    return entry.evalFile ? await parseEvalSpecFile(entry.evalFile) : parseEvalSpecValue(entry.spec.eval, suite.file);
   } catch (e) {
     throw new SuiteRunError(`${path.basename(suite.file)}: entries.${index} (${entry.name}): ${errorMessage(e)}`);
   }
+}
+
+/** The entry's eval with the checkpoint as its only target (no baseline: there is one target). */
+function withCheckpoint(base: LoadedEvalSpec, entry: LoadedSuiteEntry, ck: SuiteCheckpoint, model: string): LoadedEvalSpec {
   const { baseline: _b, ...rest } = base.spec;
   return { ...base, spec: { ...rest, name: entry.name, model, targets: [ck.path] } };
 }
 
-/** The checkpoint's base model: known from its name or run, from an earlier result, else asked of the server. */
-async function modelOf(ck: SuiteCheckpoint, suite: LoadedSuite, env: SuiteRunEnv, signal?: AbortSignal): Promise<string> {
+/** The checkpoint's base model: known from its name or run, from an earlier result, else asked of the server (the first entry's backend). */
+async function modelOf(ck: SuiteCheckpoint, suite: LoadedSuite, first: EvalSpec, env: SuiteRunEnv, signal?: AbortSignal): Promise<string> {
   if (ck.model) return ck.model;
   const earlier = await readSuiteResult(suite, ck.path).catch(() => undefined);
   if (earlier?.checkpoint.model) return earlier.checkpoint.model;
-  const first = suite.entries[0]!;
-  const backend = env.backend ?? (first.evalFile ? (await parseEvalSpecFile(first.evalFile)).spec.backend : 'local');
-  const service = await env.connect({ backend });
+  const service = await env.connect({ backend: env.backend ?? first.backend, ...(first.base_url ? { base_url: first.base_url } : {}) });
   try {
     return (await service.weightsInfo(ck.path, signal)).base_model;
   } catch (e) {
@@ -101,20 +103,22 @@ async function modelOf(ck: SuiteCheckpoint, suite: LoadedSuite, env: SuiteRunEnv
 const metricsOf = (n: number) => `pass@1…pass@${n}, reward`;
 
 /**
- * Runs (or resumes) every entry of the suite on the checkpoint. Resolves to the result of (the suite's
- * version, checkpoint): complete, or as far as it got when `signal` aborted. Other failures throw after
- * the finished entries are written.
+ * Runs (or resumes) every entry of the suite on the checkpoint, one entry after another. Resolves to
+ * the result of (the suite's version, checkpoint): complete, or as far as it got when `signal` aborted.
+ * Other failures throw after the finished entries are written. `onProgress(done, total, what)` counts
+ * the samples (or chats) of the entry in flight; `what` names it and its place ("holdout (2/3)").
  */
 export async function runSuite(req: Parameters<SuiteRunner>[0], env?: SuiteRunEnv): Promise<SuiteResult> {
   if (!env) throw new SuiteRunError('runSuite needs a backend to run on (its second argument: connect and cacheDir)');
   const log = env.log ?? (() => undefined);
   const suite = await loadSuite(req.suiteFile);
   const ck = await resolveSuiteCheckpoint(req.checkpoint, { ...(env.runsDirs ? { runsDirs: env.runsDirs } : {}), ...(env.cwd ? { cwd: env.cwd } : {}) });
-  const model = await modelOf(ck, suite, env, req.signal);
+  const bases: LoadedEvalSpec[] = [];
+  for (const [i, e] of suite.entries.entries()) bases.push(await entryBase(suite, e, i));
+  const model = await modelOf(ck, suite, bases[0]!.spec, env, req.signal);
   const dir = suiteResultDir(suite, ck.path);
   const targetId = targetIdOf(ck.path);
-  const specs: LoadedEvalSpec[] = [];
-  for (const [i, e] of suite.entries.entries()) specs.push(await entrySpec(suite, e, i, ck, model));
+  const specs = bases.map((b, i) => withCheckpoint(b, suite.entries[i]!, ck, model));
   // the metric must be one the entry's eval reports
   for (const [i, e] of suite.entries.entries()) {
     const s = specs[i]!.spec;
@@ -155,7 +159,7 @@ export async function runSuite(req: Parameters<SuiteRunner>[0], env?: SuiteRunEn
       if (key !== undefined && leader === undefined) sampledBy.set(key, i);
       if (leader !== undefined) {
         const from = suite.entries[leader]!;
-        const taken = await takeSharedSamples({
+        const shared = await takeSharedSamples({
           fromDir: path.join(dir, from.name),
           from: specs[leader]!.spec,
           toDir: out,
@@ -163,9 +167,9 @@ export async function runSuite(req: Parameters<SuiteRunner>[0], env?: SuiteRunEn
           targetId,
           ...(env.python ? { python: env.python } : {}),
           ...(req.signal ? { signal: req.signal } : {}),
-          onGraded: (n) => req.onProgress?.(n, n, `${what}: grading ${from.name}'s samples`),
+          onGraded: (done, total) => req.onProgress?.(done, total, `${what}: grading ${from.name}'s samples`),
         });
-        if (taken) log(`${e.name}: took ${taken} samples from ${from.name} (same problems and sampling), graded by its own grader`);
+        if (shared.taken) log(`${e.name}: took ${shared.taken} samples from ${from.name} (same problems and sampling)${shared.regraded ? ', graded by its own grader' : ', the same grader'}`);
         if (req.signal?.aborted) break;
       }
       const summary = await runEval({

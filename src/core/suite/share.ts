@@ -28,7 +28,8 @@ const sampleKey = (r: Pick<SampleRecord, 'problem_id' | 'traj_idx'>) => `${r.pro
 
 /**
  * Brings into `toDir` the samples of `fromDir` (one target, `targetId`) it lacks, graded by `to`'s
- * grader. Appends in chunks, so an abort keeps what was graded. Returns how many samples came over.
+ * grader. Appends in chunks, so an abort keeps what was graded. Says how many samples came over and
+ * whether they were graded again (a different grader) or copied (the same one).
  */
 export async function takeSharedSamples(a: {
   fromDir: string;
@@ -38,8 +39,8 @@ export async function takeSharedSamples(a: {
   targetId: string;
   python?: string;
   signal?: AbortSignal;
-  onGraded?: (count: number) => void;
-}): Promise<number> {
+  onGraded?: (done: number, total: number) => void;
+}): Promise<{ taken: number; regraded: boolean }> {
   const source = readTargetSamples(a.fromDir, a.targetId);
   const file = targetSamplesFile(a.toDir, a.targetId);
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -50,11 +51,10 @@ export async function takeSharedSamples(a: {
   }
   const have = new Set(readTargetSamples(a.toDir, a.targetId).map(sampleKey));
   const missing = source.filter((r) => !have.has(sampleKey(r)));
-  if (missing.length === 0) return 0;
+  if (missing.length === 0) return { taken: 0, regraded: false };
   if (sameGrader(a.from, a.to)) {
     fs.appendFileSync(file, missing.map((r) => JSON.stringify(r) + '\n').join(''));
-    a.onGraded?.(missing.length);
-    return missing.length;
+    return { taken: missing.length, regraded: false };
   }
   const g = a.to.grader!;
   const runner = await createRewardRunner({ file: g.file, python: a.python, workers: g.workers, timeoutMs: g.timeout_ms, ...(a.signal ? { signal: a.signal } : {}) });
@@ -72,10 +72,10 @@ export async function takeSharedSamples(a: {
       });
       fs.appendFileSync(file, regraded.map((r) => JSON.stringify(r) + '\n').join(''));
       taken += chunk.length;
-      a.onGraded?.(taken);
+      a.onGraded?.(taken, missing.length);
     }
   } finally {
     await runner.close().catch(() => undefined);
   }
-  return taken;
+  return { taken, regraded: true };
 }

@@ -74,9 +74,9 @@ describe('suite run on the engine', function () {
     for (const e of r.entries) {
       const summary = readEvalResults(path.join(dir, e.results_dir!)).summary;
       const t = summary.targets.find((x) => x.id === id)!;
-      assert.deepStrictEqual(e.estimate, e.metric === 'reward' ? t.metrics.reward : t.metrics.pass_at['pass@1']);
+      assert.deepStrictEqual(e.estimate, e.metric === 'reward' ? t.metrics.reward : t.metrics.pass_at!['pass@1']);
       assert.strictEqual(e.n, 6);
-      const expected = Object.fromEntries(summary.problems.map((p) => [p.problem_id, e.metric === 'reward' ? p.targets[id]!.reward : p.targets[id]!.correct / p.targets[id]!.samples]));
+      const expected = Object.fromEntries(summary.problems.map((p) => [p.problem_id, e.metric === 'reward' ? p.targets[id]!.reward : p.targets[id]!.correct! / p.targets[id]!.samples!]));
       assert.deepStrictEqual(e.per_item, expected);
       assert.deepStrictEqual(e.data.find((d) => d.file === 'holdout.jsonl'), { file: 'holdout.jsonl', ...holdout });
       assert.match(e.spec_sha256, /^[0-9a-f]{64}$/);
