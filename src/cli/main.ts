@@ -22,6 +22,10 @@ import { everySampleFailed, formatEvalTable } from '../core/evals/table';
 import { exportInspectLogs } from '../core/evals/inspectLog';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
+import { registryFileOf, runRegistry } from './registry';
+import { registryConfigExtra } from '../core/models/metadata';
+import type { RegistryArgs } from './registryArgs';
+import { suiteRunner } from '../core/suite/run';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
 import { runKindCommand } from './runKind';
@@ -153,6 +157,7 @@ async function main(argv: string[]): Promise<number> {
   const cacheDir = args.cacheDir !== undefined ? path.resolve(args.cacheDir) : tinkerStudioCacheDir();
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
+  if (args.command === 'registry') return registry(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);
   if (args.command === 'eval') return evaluate(args, cacheDir);
   if (args.command === 'suite') return suite(args, cacheDir);
@@ -163,8 +168,11 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string) => progress.log(redactSecrets(line));
 
   return interruptible({ log, cancelling: 'cancelling: finishing the step in flight and saving a resume point (Ctrl-C again to quit at once)' }, async (signal, closers) => {
+    // a run warm-started from a registered model version: its checkpoints carry the version's name
+    const registryExtra = args.spec && !args.resume ? await registryConfigExtra(registryFileOf({}), path.resolve(args.spec)) : undefined;
     const common = {
       ...(args.spec ? { specFile: path.resolve(args.spec) } : {}),
+      ...(registryExtra ? { configExtra: registryExtra } : {}),
       ...(args.resume ? { resumeDir: path.resolve(args.resume) } : {}),
       runsDir,
       cacheDir,
@@ -356,6 +364,21 @@ async function checkpoints(args: CheckpointsArgs, cacheDir: string): Promise<num
     const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
     closers.unshift({ close: async () => client.close() });
     return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal });
+  });
+}
+
+/** `tinker-studio registry …`; a suite the gate needs runs on the backend the flags name (default: local). */
+async function registry(args: RegistryArgs, cacheDir: string): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  return interruptible({ log, cancelling: 'cancelling (Ctrl-C again to quit at once)', cancelled: 'cancelled; the suite entries finished are kept, and the registry is unchanged' }, async (signal, closers) => {
+    const runsDirs = [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')];
+    const runner = () => suiteRunner({ connect: connector(args, cacheDir, closers, log), cacheDir, ...(args.backend ? { backend: args.backend } : {}), ...(args.python ? { python: args.python } : {}), runsDirs, log });
+    const connect = async () => {
+      const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
+      closers.unshift({ close: async () => client.close() });
+      return client;
+    };
+    return runRegistry(args, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), runner, connect, signal });
   });
 }
 

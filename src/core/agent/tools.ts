@@ -11,6 +11,7 @@ import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
 import { RunSuiteInput, SuiteStatusInput, runSuiteTool, suiteStatus } from './suiteTools';
 import { StartSweepInput, SweepStatusInput, startSweep, sweepStatus } from './sweepTools';
+import { RegistryListInput, RegistryPromoteInput, RegistryRegisterInput, RegistryRetireInput, registryList, registryPromote, registryRegister, registryRetire } from './registryTools';
 
 export interface AgentTool {
   name: string;
@@ -233,6 +234,39 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: SweepStatusInput,
     confirm: false,
     run: (s, a) => sweepStatus(s, a),
+  }),
+  tool({
+    name: 'registry_list',
+    title: 'Model registry',
+    description: "The workspace's model registry (tinker-models.json): every model version in a line (id name@vN, status candidate/staging/production/retired, sampler path, its latest suite figures with 95 % intervals, an expiring production checkpoint flagged), or one version in full: paths, base model, renderer, LoRA rank, training recipe, data, suite results, status history.",
+    input: RegistryListInput,
+    confirm: false,
+    run: (s, a) => registryList(s, a),
+  }),
+  tool({
+    name: 'registry_register',
+    title: 'Register a model version',
+    description: "Registers a checkpoint as the next version of a model (a candidate): a run folder's final checkpoint (its recipe, followed through warm starts, and the data files with line counts and sha256 are recorded) or a tinker:// sampler path. Writes tinker-models.json and MODELS.md.",
+    input: RegistryRegisterInput,
+    confirm: true,
+    run: (s, a) => registryRegister(s, a),
+  }),
+  tool({
+    name: 'registry_promote',
+    title: 'Promote a model version',
+    description:
+      "Moves a model version to staging, or to production through the promotion gate: the registry's gate suite must have a current, complete result for it and for the production version, and every entry's gate (non-inferiority paired on the same items, floors, ceilings) must pass; otherwise the answer is the refusal with every reason and number, and nothing changes. run_suite runs the suite where a result is missing or stale. anyway (a written reason) promotes past a refusal; the history keeps the reason and the refusals. The production version it replaces is retired.",
+    input: RegistryPromoteInput,
+    confirm: true,
+    run: (s, a, signal) => registryPromote(s, a, signal),
+  }),
+  tool({
+    name: 'registry_retire',
+    title: 'Retire a model version',
+    description: 'Retires a model version (a production one leaves its model without a production version); the history keeps who and why.',
+    input: RegistryRetireInput,
+    confirm: true,
+    run: (s, a) => registryRetire(s, a),
   }),
   tool({
     name: 'finish',

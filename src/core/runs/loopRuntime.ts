@@ -13,6 +13,7 @@ import { METRIC } from '../../protocol/metricKeys';
 import type { SamplingClient, ServiceClient, TrainingClient } from '../tinker/client';
 import { readMetricsRowsSync, type CheckpointRecord } from './runDirectory';
 import type { RunWriter } from './runWriter';
+import { ModelRegistryOrigin } from './runConfig';
 import { errorMessage } from '../errors';
 
 /** Thrown between phases once the run's signal is aborted. */
@@ -270,17 +271,21 @@ export abstract class RunCore<R extends RunResultBase> {
 
   /**
    * What every checkpoint of the run carries as user_metadata (saveCheckpoint adds the step): the
-   * spec's checkpoint_metadata, the run's name and its spec file's name (not its folder).
+   * spec's checkpoint_metadata, the run's name and its spec file's name (not its folder), and the
+   * registered model version it started from (config.json's model_registry, models/metadata.ts).
    */
   runMetadata(): Record<string, string> {
     let specFile: string | undefined;
+    let registry: Record<string, string> = {};
     try {
-      const cfg = JSON.parse(fs.readFileSync(path.join(this.parts.writer.dir, 'config.json'), 'utf8')) as { spec_file?: unknown };
+      const cfg = JSON.parse(fs.readFileSync(path.join(this.parts.writer.dir, 'config.json'), 'utf8')) as { spec_file?: unknown; model_registry?: unknown };
       if (typeof cfg.spec_file === 'string') specFile = path.basename(cfg.spec_file);
+      const origin = ModelRegistryOrigin.safeParse(cfg.model_registry);
+      if (origin.success) registry = { registry_model: origin.data.name, registry_version: origin.data.version };
     } catch {
       // no config.json yet: the run's name is enough to find its checkpoints
     }
-    return { ...(this.start.checkpointMetadata ?? {}), run_name: path.basename(this.parts.writer.dir), ...(specFile ? { spec_file: specFile } : {}) };
+    return { ...(this.start.checkpointMetadata ?? {}), ...registry, run_name: path.basename(this.parts.writer.dir), ...(specFile ? { spec_file: specFile } : {}) };
   }
 
   /** A sampler of the current weights (an ephemeral snapshot when the loop keeps none). */

@@ -6,6 +6,10 @@ import { readIfExists } from '../fs/read';
 import * as z from 'zod';
 import { errorMessage } from '../errors';
 
+/** The registered model version a run started from (models/metadata.ts writes it; its checkpoints carry it). */
+export const ModelRegistryOrigin = z.object({ name: z.string().min(1), version: z.string().min(1) });
+export type ModelRegistryOrigin = z.infer<typeof ModelRegistryOrigin>;
+
 export const RunConfig = z
   .object({
     model_name: z.string().optional(),
