@@ -41,7 +41,7 @@ import {
   type TargetSource,
   type TargetSummary,
 } from './results';
-import { evalCorrectThreshold, evalGraderFile, evalGrading, parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget } from './spec';
+import { evalCorrectThreshold, evalGraderFile, evalGrading, parseEvalSpecFile, type EvalDatasetSpec, type EvalSpec, type EvalTarget, type LoadedEvalSpec } from './spec';
 import { createEnvRunner, type EnvRunner } from '../env/runner';
 import { envRunnerOptions, episodeLimits } from '../env/spec';
 import { episodeRecords, runEpisodeGroups } from '../env/episodeGroups';
@@ -72,6 +72,8 @@ export interface RunEvalOptions {
   runsDirs?: readonly string[];
   /** bootstrap resamples (default 2,000) */
   resamples?: number;
+  /** the spec already read (a suite entry's, its target set to the suite's checkpoint); else specFile is read */
+  loaded?: LoadedEvalSpec;
 }
 
 /** A target as resolved: where its sampler is, what it is, its base model. */
@@ -226,7 +228,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   const started = Date.now();
   // every request in flight listens to the signal
   if (o.signal) setMaxListeners(0, o.signal);
-  const loaded = await parseEvalSpecFile(o.specFile);
+  const loaded = o.loaded ?? (await parseEvalSpecFile(o.specFile));
   const spec: EvalSpec = { ...loaded.spec, ...(o.backend ? { backend: o.backend } : {}) };
   const where = path.basename(loaded.file);
   const outDir = path.resolve(o.out ?? path.join(loaded.dir, 'evals', spec.name));
