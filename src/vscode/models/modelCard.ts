@@ -38,7 +38,7 @@ export function metricSeries(reg: Registry, v: ModelVersion): { suite?: { name: 
   return { suite: { name: own.suite.name, version: own.suite.version }, series };
 }
 
-export function cardSnapshot(reg: Registry, v: ModelVersion, o: { registryFile: string; markdown: string; gate?: GateView; canClearTtl: boolean }): ModelCardSnapshot {
+export function cardSnapshot(reg: Registry, v: ModelVersion, o: { registryFile: string; markdown: string; gate?: GateView }): ModelCardSnapshot {
   const { suite, series } = metricSeries(reg, v);
   const production = reg.versions.find((x) => x.name === v.name && x.status === 'production');
   const fields = [
@@ -75,8 +75,20 @@ export function cardSnapshot(reg: Registry, v: ModelVersion, o: { registryFile: 
       promote: v.status !== 'production',
       retire: v.status !== 'retired',
       playground: !!v.sampler_path,
-      clearTtl: !!v.expires_at && o.canClearTtl,
+      clearTtl: !!v.expires_at,
       compare: !!production && production.id !== v.id,
     },
+  };
+}
+
+/** The promotion gate's verdict of a version against production, read from the stored suite results (undefined for the production version itself). */
+export async function gateView(registryFile: string, id: string): Promise<GateView | undefined> {
+  const { checkPromotion } = await import('../../core/models/promotion');
+  const c = await checkPromotion(registryFile, id);
+  if (c.production?.id === c.candidate.id || c.candidate.status === 'production') return undefined;
+  return {
+    against: c.production?.id ?? 'no production version yet',
+    passed: c.refusals.length === 0,
+    reasons: [...c.refusals.map((text) => ({ passed: false, text })), ...c.passes.map((text) => ({ passed: true, text }))],
   };
 }

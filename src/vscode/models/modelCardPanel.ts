@@ -19,8 +19,6 @@ export interface ModelCardServices {
   registry: ModelRegistryFile;
   /** the promotion gate's verdict of a version against production (undefined: no production to compare with) */
   gate(registryFile: string, id: string): Promise<GateView | undefined>;
-  /** whether Clear TTL can reach the checkpoint's server */
-  canClearTtl(): boolean;
 }
 
 const ACTION_COMMAND: Record<CardAction, string> = {
@@ -72,7 +70,7 @@ export class ModelCardPanel extends PanelHost<ToWebview, FromWebview, typeof Mod
       const v = findVersion(reg, this.id);
       if (!v || v.id !== this.id) throw new Error(`${this.id} is not in ${this.registryFile} (removed, or the file was replaced)`);
       const gate = await this.s.gate(this.registryFile, this.id).catch((err: unknown) => ({ against: 'production', passed: false, reasons: [{ passed: false, text: `the gate could not be checked: ${errorMessage(err)}` }] }));
-      const snap = cardSnapshot(reg, v, { registryFile: this.registryFile, markdown: markdownEntry(renderModelsMd(reg), v.id), ...(gate ? { gate } : {}), canClearTtl: this.s.canClearTtl() });
+      const snap = cardSnapshot(reg, v, { registryFile: this.registryFile, markdown: markdownEntry(renderModelsMd(reg), v.id), ...(gate ? { gate } : {}) });
       if (generation !== this.generation || this.isDisposed) return;
       this.current = snap;
       this.post(snap);

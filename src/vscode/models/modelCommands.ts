@@ -25,7 +25,7 @@ export interface ModelCommandServices {
   cards: Pick<ModelCardPanels, 'open' | 'all'>;
   connection: Pick<TinkerConnection, 'get'>;
   /** the suite runner (src/core/suite/run.ts) with this window's backend, cache and Python */
-  suiteRunner(): Promise<SuiteRunner>;
+  suiteRunner(registryFile: string): Promise<SuiteRunner>;
 }
 
 /** What a promotion came to (the host tests read it). */
@@ -227,7 +227,7 @@ async function promoteCommand(s: ModelCommandServices, { id, file }: { id: strin
 }
 
 async function runSuiteCommand(s: ModelCommandServices, { id, file }: { id: string; file: string }) {
-  const runner = await s.suiteRunner();
+  const runner = await s.suiteRunner(file);
   const { recordSuiteResult } = await import('../../core/models/promotion');
   const abort = new AbortController();
   const out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Suite on ${id}`, cancellable: true }, (progress, token) => {

@@ -45,7 +45,7 @@ describe('webview panels', () => {
     return d;
   };
 
-  it('the project has its seven panels, each declared, and no problem', () => {
+  it('the project has its eight panels, each declared, and no problem', () => {
     const p = findPanels(root);
     assert.deepStrictEqual(p.problems, []);
     assert.deepStrictEqual(p.entries, [
@@ -54,6 +54,7 @@ describe('webview panels', () => {
       ['webview/envplay/main.ts', 'envplay'],
       ['webview/evals/main.ts', 'evals'],
       ['webview/metrics/main.ts', 'metrics'],
+      ['webview/modelcard/main.ts', 'modelcard'],
       ['webview/pairs/main.ts', 'pairs'],
       ['webview/playground/main.ts', 'playground'],
     ]);
@@ -98,7 +99,7 @@ describe('webview panels', () => {
       for (const m of text.matchAll(/showPanelPage\([^)]*\{\s*entry:\s*'([^']+)'/g)) opened.push(m[1]);
       for (const m of text.matchAll(/_VIEW_TYPE = 'tinker\.([^']+)'/g)) opened.push(m[1]);
     }
-    assert.strictEqual(opened.length, 14, `seven entries and seven view types: ${opened.join(', ')}`);
+    assert.strictEqual(opened.length, 16, `eight entries and eight view types: ${opened.join(', ')}`);
     assert.deepStrictEqual(opened.filter((p) => !panels.has(p)), []);
   });
 });

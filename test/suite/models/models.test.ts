@@ -1,0 +1,194 @@
+// The model registry in a real extension host: the Models view over the workspace's tinker-models.json
+// (grouped by status, refreshed by its file watcher when another process writes the file), a version's
+// model card (fields, the suite metric across versions with intervals, the gate's paired verdict, a
+// zod-checked action from the webview), and a promotion through the command on crafted suite results:
+// a worse candidate refused with every reason and the paired numbers in one message, "Promote
+// Anyway…" asking for a written reason that the registry keeps, and a better one promoted by the gate.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { Redactor } from '../../../src/core/config/redact';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
+import { Log } from '../../../src/vscode/common/log';
+import type { ModelNode } from '../../../src/vscode/models/modelsTree';
+import { modelCardPanels } from '../../../src/vscode/models/modelCardPanels';
+import { ModelRegistryFile } from '../../../src/vscode/models/registryFile';
+import { gateView } from '../../../src/vscode/models/modelCard';
+import { ModelCardSnapshot } from '../../../src/protocol/modelCardProtocol';
+import type { PromoteResult } from '../../../src/vscode/models/modelCommands';
+import { activateExtension, EXTENSION_ID, waitFor, workspaceRoot } from '../helpers';
+import { TransportRecorder } from '../common/recordingTransport';
+import { craftRegistry, FIXTURE_DIR } from './modelFixture';
+
+suite('Models view and promotion', function () {
+  this.timeout(120_000);
+  let api: TinkerStudioTestHandles;
+  let log: Log;
+  let file: string;
+
+  const cleanUp = () => {
+    const root = workspaceRoot();
+    for (const f of ['tinker-models.json', 'tinker-models.json.lock', 'MODELS.md']) fs.rmSync(path.join(root, f), { force: true });
+    fs.rmSync(path.join(root, FIXTURE_DIR), { recursive: true, force: true });
+  };
+
+  suiteSetup(async () => {
+    api = await activateExtension();
+    log = new Log(new Redactor(), 'Tinker (test)');
+    cleanUp();
+    file = path.join(workspaceRoot(), 'tinker-models.json');
+    await craftRegistry(file);
+  });
+
+  suiteTeardown(() => {
+    log.dispose();
+    cleanUp();
+  });
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  const groups = async () => {
+    const out: Record<string, string[]> = {};
+    for (const g of await api.modelsTree.getChildren()) {
+      assert.strictEqual(g.kind, 'status');
+      out[g.kind === 'status' ? g.status : ''] = (await api.modelsTree.getChildren(g)).map((n) => (n.kind === 'version' ? n.version.id : n.kind));
+    }
+    return out;
+  };
+
+  const row = async (id: string): Promise<ModelNode> => {
+    for (const g of await api.modelsTree.getChildren()) for (const n of await api.modelsTree.getChildren(g)) if (n.kind === 'version' && n.version.id === id) return n;
+    throw new Error(`${id} is not in the Models view`);
+  };
+
+  test('the view groups the versions by status; a row says its status, base model and suite figure, and opens its card', async () => {
+    assert.deepStrictEqual(await groups(), { production: ['arith@v1'], candidate: ['arith@v3', 'arith@v2'] });
+    const v2 = await row('arith@v2');
+    const item = api.modelsTree.getTreeItem(v2);
+    assert.strictEqual(item.contextValue, 'tinker.modelVersion candidate sampler');
+    assert.match(String(item.description), /^tinker-studio\/arith-gpt · pass@1 0\.2 \[0\.0\d+, 0\.3\d+\]$/);
+    assert.strictEqual(item.command?.command, 'tinker.models.openCard');
+    await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
+    const card = await waitFor('the card of arith@v2', () => api.modelCards.get({ id: 'arith@v2', registryFile: file }));
+    assert.ok(/script-src 'nonce-[^']+'/.test(card.panel.webview.html), 'scripts by nonce');
+    assert.ok(/default-src 'none'/.test(card.panel.webview.html), 'nothing else by default');
+  });
+
+  test('the card: fields, the metric across versions with intervals, the gate refusing with the paired numbers; actions from the webview are checked', async () => {
+    const recorder = new TransportRecorder();
+    const extensionUri = vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri;
+    const registry = new ModelRegistryFile(file);
+    const panels = modelCardPanels({ extensionUri, log, registry, gate: gateView }, recorder.factory);
+    try {
+      const panel = await panels.open({ id: 'arith@v2', registryFile: file });
+      const transport = recorder.of(panel.panel);
+      const snap = await waitFor('the snapshot', () => transport.sent.map((m) => ModelCardSnapshot.safeParse(m)).find((r) => r.success)?.data, 30_000);
+      assert.strictEqual(snap.id, 'arith@v2');
+      assert.strictEqual(snap.status, 'candidate');
+      assert.deepStrictEqual(snap.fields.slice(0, 5).map((f) => f.label), ['Sampler path', 'State path', 'Base model', 'Renderer', 'LoRA rank']);
+      assert.strictEqual(snap.fields.find((f) => f.label === 'LoRA rank')?.value, '8');
+      const m = snap.metrics[0]!;
+      assert.strictEqual(m.entry, 'holdout');
+      assert.deepStrictEqual(m.points.map((p) => [p.id, p.status, p.estimate.value, p.n, p.current]), [
+        ['arith@v1', 'production', 0.6, 40, false],
+        ['arith@v2', 'candidate', 0.2, 40, true],
+        ['arith@v3', 'candidate', 0.85, 40, false],
+      ]);
+      assert.ok(m.points.every((p) => p.estimate.lo !== undefined && p.estimate.hi !== undefined && p.estimate.lo < p.estimate.value && p.estimate.value < p.estimate.hi));
+      assert.ok(snap.gate);
+      assert.strictEqual(snap.gate.against, 'arith@v1');
+      assert.strictEqual(snap.gate.passed, false);
+      assert.match(snap.gate.reasons[0]!.text, /holdout: pass@1 0\.2 .* vs production 0\.6 .*paired difference -0\.4 \[.*\] over 40 items .*lower bound .* < −0\.02/);
+      assert.match(snap.markdown, /^### arith@v2 — candidate/);
+      assert.deepStrictEqual(snap.can, { promote: true, retire: true, playground: true, clearTtl: false, compare: true });
+      // a malformed message is ignored; a known action runs its command on this version
+      await transport.deliver({ type: 'action', action: 'rm -rf' });
+      assert.strictEqual(panel.lastAction, undefined);
+      await transport.deliver({ type: 'action', action: 'copyPath' });
+      assert.strictEqual(panel.lastAction, 'copyPath');
+      assert.strictEqual(await vscode.env.clipboard.readText(), 'tinker://collapse/sampler_weights/final');
+    } finally {
+      panels.dispose();
+      registry.dispose();
+    }
+  });
+
+  test('another process writing the registry refreshes the view (its file watcher)', async () => {
+    const { setStatus } = await import('../../../src/core/models/lifecycle');
+    let refreshed = 0;
+    const sub = api.modelsTree.onDidRefresh(() => refreshed++);
+    try {
+      // watchers start asynchronously: rewrite the file (same content) until the first event arrives
+      const text = fs.readFileSync(file, 'utf8');
+      await waitFor('the registry watcher', () => {
+        if (refreshed > 0) return true;
+        fs.writeFileSync(file, text);
+        return undefined;
+      }, 30_000);
+      const before = refreshed;
+      await setStatus(file, 'arith@v3', 'staging', { reason: 'from the test, as the CLI would' });
+      await waitFor('the view to refresh', () => (refreshed > before ? true : undefined), 30_000);
+      assert.deepStrictEqual(await groups(), { production: ['arith@v1'], staging: ['arith@v3'], candidate: ['arith@v2'] });
+    } finally {
+      sub.dispose();
+    }
+  });
+
+  test('Promote: a worse candidate is refused with every reason in one message; Promote Anyway needs a written reason, which is kept', async () => {
+    const warnings: Array<{ message: string; items: string[] }> = [];
+    const inputs: vscode.InputBoxOptions[] = [];
+    let answer: string | undefined;
+    const ui = api.ui.override({
+      showWarningMessage: async (message, ...items) => {
+        warnings.push({ message, items });
+        return answer;
+      },
+      showInputBox: async (o) => {
+        inputs.push(o);
+        return 'the demo needs it today; v3 follows tomorrow';
+      },
+    });
+    try {
+      const v2 = await row('arith@v2');
+      // dismissed: nothing changes
+      const refused = await vscode.commands.executeCommand<PromoteResult>('tinker.models.promote', v2, { to: 'production' });
+      assert.strictEqual(refused?.outcome, 'refused');
+      assert.strictEqual(warnings.length, 1);
+      assert.deepStrictEqual(warnings[0]!.items, ['Promote Anyway…']);
+      assert.match(warnings[0]!.message, /^arith@v2 was not promoted to production against arith@v1 on suite arith \(version [0-9a-f]{12}\): \(1\) holdout: pass@1 0\.2 .*paired difference -0\.4 .* over 40 items/);
+      assert.strictEqual(inputs.length, 0);
+      assert.deepStrictEqual((await groups()).production, ['arith@v1']);
+
+      // Promote Anyway: the input box refuses an empty reason, and the reason is kept
+      answer = 'Promote Anyway…';
+      const anyway = await vscode.commands.executeCommand<PromoteResult>('tinker.models.promote', { id: 'arith@v2' }, { to: 'production' });
+      assert.strictEqual(anyway?.outcome, 'anyway');
+      assert.strictEqual(inputs.length, 1);
+      const validate = inputs[0]!.validateInput!;
+      assert.ok(validate('   '), 'an empty reason is refused');
+      assert.strictEqual(validate('because'), undefined);
+      const reg = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const v2Now = reg.versions.find((v: { id: string }) => v.id === 'arith@v2');
+      assert.strictEqual(v2Now.status, 'production');
+      const last = v2Now.history.at(-1);
+      assert.strictEqual(last.anyway, true);
+      assert.strictEqual(last.reason, 'the demo needs it today; v3 follows tomorrow');
+      assert.match(last.gate.join('\n'), /paired difference -0\.4/);
+      assert.strictEqual(reg.versions.find((v: { id: string }) => v.id === 'arith@v1').status, 'retired');
+      assert.match(fs.readFileSync(path.join(path.dirname(file), 'MODELS.md'), 'utf8'), /the demo needs it today/);
+
+      // a better one passes the gate without a question
+      const before = warnings.length;
+      const promoted = await vscode.commands.executeCommand<PromoteResult>('tinker.models.promote', await row('arith@v3'), { to: 'production' });
+      assert.strictEqual(promoted?.outcome, 'promoted', promoted?.message);
+      assert.strictEqual(warnings.length, before);
+      await waitFor('the view to show arith@v3 in production', async () => ((await groups()).production?.[0] === 'arith@v3' ? true : undefined));
+      assert.deepStrictEqual(await groups(), { production: ['arith@v3'], retired: ['arith@v2', 'arith@v1'] });
+    } finally {
+      ui.dispose();
+    }
+  });
+});
