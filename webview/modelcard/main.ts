@@ -24,9 +24,9 @@ app.innerHTML = `
   <section aria-labelledby="gate-h" id="gate-section" hidden><h2 id="gate-h">Promotion gate</h2><ul id="gate" class="reasons"></ul></section>
   <section aria-labelledby="metrics-h"><h2 id="metrics-h">Suite metrics across versions</h2><div id="suite" class="muted"></div><div id="charts" class="charts"></div></section>
   <section aria-labelledby="model-h"><h2 id="model-h">Model</h2><dl id="fields" class="fields"></dl></section>
-  <section aria-labelledby="recipe-h"><h2 id="recipe-h">Training recipe</h2><table id="recipe" class="grid"></table></section>
-  <section aria-labelledby="data-h"><h2 id="data-h">Training data</h2><table id="data" class="grid"></table></section>
-  <section aria-labelledby="history-h"><h2 id="history-h">Status history</h2><table id="history" class="grid"></table></section>
+  <section aria-labelledby="recipe-h"><h2 id="recipe-h">Training recipe</h2><div id="recipe"></div></section>
+  <section aria-labelledby="data-h"><h2 id="data-h">Training data</h2><div id="data"></div></section>
+  <section aria-labelledby="history-h"><h2 id="history-h">Status history</h2><div id="history"></div></section>
   <details id="md"><summary>MODELS.md entry</summary><pre id="markdown"></pre></details>`;
 
 const BUTTONS: Array<{ action: CardAction; label: string; title: string; show: (s: ModelCardSnapshot) => boolean }> = [
@@ -57,11 +57,12 @@ function button(action: CardAction, label: string, title: string): HTMLButtonEle
 }
 
 function table(id: string, head: string[], rows: string[][], empty: string): void {
-  const t = byId(id);
+  const box = byId(id);
   if (rows.length === 0) {
-    t.replaceChildren(el('caption', 'muted', empty));
+    box.replaceChildren(el('p', 'muted', empty));
     return;
   }
+  const t = el('table', 'grid');
   const thead = el('thead');
   const tr = el('tr');
   tr.append(...head.map((h) => el('th', '', h)));
@@ -72,7 +73,8 @@ function table(id: string, head: string[], rows: string[][], empty: string): voi
     row.append(...r.map((c) => el('td', '', c)));
     return row;
   }));
-  t.replaceChildren(thead, tbody);
+  t.append(thead, tbody);
+  box.replaceChildren(t);
 }
 
 function svgEl<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
@@ -88,14 +90,19 @@ function chart(s: MetricSeriesView): HTMLElement {
   const cap = el('figcaption', '', `${s.entry} · ${s.metric} (${s.goal === 'maximize' ? 'higher' : 'lower'} is better) · ${s.layer}`);
   const W = 360;
   const H = 150;
-  const pad = { l: 44, r: 10, t: 10, b: 34 };
+  const pad = { l: 48, r: 36, t: 10, b: 34 };
   const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', tabindex: 0 });
   const { lo, hi } = seriesRange(s.points);
+  const lows = s.points.map((p) => p.estimate.lo ?? p.estimate.value);
+  const highs = s.points.map((p) => p.estimate.hi ?? p.estimate.value);
   const n = s.points.length;
   const x = (i: number) => pad.l + ((W - pad.l - pad.r) * (n === 1 ? 0.5 : i / (n - 1)));
   const y = (v: number) => H - pad.b - ((H - pad.t - pad.b) * (v - lo)) / (hi - lo || 1);
   svg.append(svgEl('line', { x1: pad.l, x2: W - pad.r, y1: H - pad.b, y2: H - pad.b, class: 'axis' }));
-  svg.append(svgEl('text', { x: pad.l - 4, y: pad.t + 8, 'text-anchor': 'end', class: 'label' }, fmt(hi)), svgEl('text', { x: pad.l - 4, y: H - pad.b, 'text-anchor': 'end', class: 'label' }, fmt(lo)));
+  // the lowest and highest interval ends, as dotted guides with their values
+  for (const v of n ? [Math.min(...lows), Math.max(...highs)] : []) {
+    svg.append(svgEl('line', { x1: pad.l, x2: W - pad.r, y1: y(v), y2: y(v), class: 'guide' }), svgEl('text', { x: pad.l - 4, y: y(v) + 3, 'text-anchor': 'end', class: 'label' }, fmt(v)));
+  }
   if (n > 1) svg.append(svgEl('polyline', { points: s.points.map((p, i) => `${x(i)},${y(p.estimate.value)}`).join(' '), class: 'line' }));
   s.points.forEach((p, i) => {
     const cx = x(i);

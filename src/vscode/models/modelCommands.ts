@@ -200,7 +200,7 @@ async function promoteCommand(s: ModelCommandServices, { id, file }: { id: strin
   }
   const { promote, PromotionRefusedError } = await import('../../core/models/promotion');
   try {
-    const out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Checking the promotion gate for ${id}…` }, () => promote(file, id));
+    const out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Checking the promotion gate for ${id}…` }, () => promote(file, id));
     const message = `${id} is in production${out.replaced ? ` (${out.replaced.id} retired)` : ''}: ${out.check.passes.length} gate check${out.check.passes.length === 1 ? '' : 's'} passed.`;
     void vscode.window.showInformationMessage(`Tinker: ${message}`);
     return { outcome: 'promoted', id, message };

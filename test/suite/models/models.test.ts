@@ -19,13 +19,14 @@ import { ModelCardSnapshot } from '../../../src/protocol/modelCardProtocol';
 import type { PromoteResult } from '../../../src/vscode/models/modelCommands';
 import { activateExtension, EXTENSION_ID, waitFor, workspaceRoot } from '../helpers';
 import { TransportRecorder } from '../common/recordingTransport';
-import { craftRegistry, FIXTURE_DIR } from './modelFixture';
+import { craftRuns, FIXTURE_DIR } from './modelFixture';
 
 suite('Models view and promotion', function () {
   this.timeout(120_000);
   let api: TinkerStudioTestHandles;
   let log: Log;
   let file: string;
+  let runs: Awaited<ReturnType<typeof craftRuns>>['runs'];
 
   const cleanUp = () => {
     const root = workspaceRoot();
@@ -38,7 +39,14 @@ suite('Models view and promotion', function () {
     log = new Log(new Redactor(), 'Tinker (test)');
     cleanUp();
     file = path.join(workspaceRoot(), 'tinker-models.json');
-    await craftRegistry(file);
+    // arith@v1 (the demo run) registered and promoted by the core, as the CLI would; the rest through the commands
+    const fixture = await craftRuns(workspaceRoot());
+    runs = fixture.runs;
+    const { registerFromRun, setGateSuite } = await import('../../../src/core/models/lifecycle');
+    const { promote } = await import('../../../src/core/models/promotion');
+    await setGateSuite(file, fixture.suiteFile);
+    await registerFromRun(file, { name: 'arith', runDir: runs.demo });
+    await promote(file, 'arith@v1', { resamples: 500, seed: 1 });
   });
 
   suiteTeardown(() => {
@@ -63,6 +71,32 @@ suite('Models view and promotion', function () {
     for (const g of await api.modelsTree.getChildren()) for (const n of await api.modelsTree.getChildren(g)) if (n.kind === 'version' && n.version.id === id) return n;
     throw new Error(`${id} is not in the Models view`);
   };
+
+  test('Register from the Runs view (the run\'s final checkpoint, the name asked) and Run Suite record new candidates', async () => {
+    const asked: vscode.InputBoxOptions[] = [];
+    const ui = api.ui.override({
+      showInputBox: async (o) => {
+        asked.push(o);
+        return 'arith';
+      },
+    });
+    try {
+      for (const dir of [runs.collapse, runs.longer]) assert.ok(await vscode.commands.executeCommand('tinker.models.registerRun', { kind: 'run', run: { dir, name: path.basename(dir) } }));
+    } finally {
+      ui.dispose();
+    }
+    assert.strictEqual(asked.length, 2);
+    assert.strictEqual(asked[0]!.value, 'arith', 'the one model name of the registry is offered');
+    assert.ok(asked[0]!.validateInput!('no spaces please'), 'a name that is not one is refused');
+    const { readRegistry } = await import('../../../src/core/models/store');
+    const v2 = (await readRegistry(file)).versions.find((v) => v.id === 'arith@v2')!;
+    assert.strictEqual(v2.sampler_path, 'tinker://collapse/sampler_weights/final');
+    assert.deepStrictEqual(v2.recipe.map((r) => [r.kind, r.learning_rate, r.steps]), [['sft', 0.0005, 20], ['grpo', 0.5, 8]]);
+    // the stored results are current: Run Suite records their figures without sampling again
+    for (const id of ['arith@v2', 'arith@v3']) await vscode.commands.executeCommand('tinker.models.runSuite', { id });
+    const after = await readRegistry(file);
+    assert.deepStrictEqual(after.versions.map((v) => [v.id, v.suite_results.at(-1)?.entries[0]?.estimate.value]), [['arith@v1', 0.6], ['arith@v2', 0.2], ['arith@v3', 0.85]]);
+  });
 
   test('the view groups the versions by status; a row says its status, base model and suite figure, and opens its card', async () => {
     assert.deepStrictEqual(await groups(), { production: ['arith@v1'], candidate: ['arith@v3', 'arith@v2'] });
@@ -89,6 +123,12 @@ suite('Models view and promotion', function () {
       assert.strictEqual(snap.id, 'arith@v2');
       assert.strictEqual(snap.status, 'candidate');
       assert.deepStrictEqual(snap.fields.slice(0, 5).map((f) => f.label), ['Sampler path', 'State path', 'Base model', 'Renderer', 'LoRA rank']);
+      assert.deepStrictEqual(snap.recipe.map((r) => [r.kind, r.run, r.learning_rate, r.steps]), [
+        ['sft', `${FIXTURE_DIR}/runs/sft-warmup`, 0.0005, 20],
+        ['grpo', `${FIXTURE_DIR}/runs/collapse`, 0.5, 8],
+      ]);
+      assert.deepStrictEqual(snap.data.map((d) => [d.file, d.lines]), [[`${FIXTURE_DIR}/chats.jsonl`, 12], [`${FIXTURE_DIR}/train.jsonl`, 30]]);
+      assert.deepStrictEqual(snap.history.map((h) => h.status), ['candidate']);
       assert.strictEqual(snap.fields.find((f) => f.label === 'LoRA rank')?.value, '8');
       const m = snap.metrics[0]!;
       assert.strictEqual(m.entry, 'holdout');
