@@ -36,6 +36,8 @@ export interface PromoteResult {
 }
 
 export const PROMOTE_ANYWAY = 'Promote Anyway…';
+/** The suite panel's Compare Suites (issue 47), when this build contributes it. */
+const COMPARE_SUITES = 'tinker.compareSuites';
 
 /** The version a command acts on: a Models view row, or `{ id, registryFile? }` (the card, tests, other commands). */
 async function versionArg(s: ModelCommandServices, command: string, arg: unknown): Promise<{ id: string; file: string }> {
@@ -90,10 +92,16 @@ export function registerModelCommands(s: ModelCommandServices): vscode.Disposabl
       return vscode.commands.executeCommand(COMMAND.openInPlayground, { A: { kind: 'checkpoint', path: v.sampler_path } });
     },
     [COMMAND.modelsCompareWithProduction]: async (arg?: unknown) => {
-      // the card shows the gate's paired verdicts against production, entry by entry
       const { id, file } = await versionArg(s, COMMAND.modelsCompareWithProduction, arg);
       const { reg, v } = await readVersion(file, id);
-      if (!reg.versions.some((x) => x.name === v.name && x.status === 'production')) void vscode.window.showInformationMessage(`${v.name} has no production version to compare ${id} with yet.`);
+      const prod = reg.versions.find((x) => x.name === v.name && x.status === 'production');
+      // Compare Suites (the suite panel, production as B) where this build has it; else the card, whose
+      // gate section has the same paired verdicts entry by entry
+      if (prod?.sampler_path && v.sampler_path && reg.gate_suite && (await vscode.commands.getCommands(true)).includes(COMPARE_SUITES)) {
+        const suiteFile = path.resolve(path.dirname(file), reg.gate_suite);
+        return vscode.commands.executeCommand(COMPARE_SUITES, { suiteFile, checkpoints: [v.sampler_path, prod.sampler_path] });
+      }
+      if (!prod) void vscode.window.showInformationMessage(`${v.name} has no production version to compare ${id} with yet.`);
       const card = await s.cards.open({ id, registryFile: file });
       await card.refresh();
       return card;
