@@ -2,9 +2,11 @@
 // what to type instead.
 import type { DistillDataOptions } from '../core/distill/distillData';
 import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
+import { REGISTRY_USAGE, parseRegistryArgs, type RegistryArgs } from './registryArgs';
 import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
 import { isSpecKind, SPEC_KINDS, type SpecKind } from '../core/spec/kinds';
 import { AGENT_TOOLS } from '../core/agent/tools';
+import { parseSuiteArgs, SUITE_HELP, SUITE_USAGE, type SuiteArgs } from './suiteArgs';
 
 export { UsageError };
 
@@ -61,7 +63,7 @@ export interface PairsArgs {
   threshold?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | EvalArgs | DistillDataArgs | PairsArgs | { command: 'help' };
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | RegistryArgs | EvalArgs | DistillDataArgs | PairsArgs | SuiteArgs | { command: 'help' };
 
 /** `text` broken into lines of at most 104 characters at spaces (the tool list grows with the table). */
 function wrapped(text: string, width = 104): string {
@@ -84,12 +86,14 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio sweep <file.sweep.json|.yaml> [--max-concurrent N] [options]
        tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
+${SUITE_USAGE}
        tinker-studio distill-data --teacher <model | tinker://…> --prompts <jsonl> --out <chats.jsonl>
                     [--n N] [--reward <file> [--min-reward R]] [--max-tokens N] [--temperature T] [--seed S]
                     [--renderer NAME] [--model BASE] [--prompt-field F] [options]
        tinker-studio pairs <GRPO run dir> [--out FILE] [--threshold X]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
+${REGISTRY_USAGE}
 
 Runs ${SPEC_KINDS.map((k) => k.label).join(' or ')} from a run spec and writes the run directory (cookbook layout).
 Distillation is a spec's field: a GRPO spec's "teacher" (on-policy: the reverse KL to it on the student's samples),
@@ -104,6 +108,7 @@ the next call reconnects.
 intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
 spec (or --out DIR), and re-running resumes, sampling only what is missing; --inspect also writes
 them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`.
+${SUITE_HELP}
 "distill-data" samples a teacher (a base model, or a tinker:// sampler checkpoint whose base model
 the server names, or --model) N times (default 1) on each prompt of a JSONL file ("question" or a
 "messages" chat; "answer" is the reward's ground truth) and writes the answers as SFT chats
@@ -115,6 +120,9 @@ against the worst when their rewards differ by at least --threshold (default 0.5
 samples are never used. Writes JSONL to --out (default <run dir>/pairs.jsonl), with provenance.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
+"registry" keeps which checkpoint is which model version (tinker-models.json, and MODELS.md from it):
+promoting to production passes the gate suite's rules against the production version, paired on the
+same items, or is refused with every reason (--anyway "<reason>" promotes past it; the reason is kept).
 
 options:
   --runs-dir DIR      where run directories go (default $TINKER_STUDIO_RUNS_DIR, else ./runs)
@@ -138,12 +146,14 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0 || argv.includes('-h') || argv.includes('--help')) return { command: 'help' };
   const [command, ...rest] = argv;
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
+  if (command === 'registry') return parseRegistryArgs(rest);
   if (command === 'sweep') return parseSweepArgs(rest);
   if (command === 'eval') return parseEvalArgs(rest);
+  if (command === 'suite') return parseSuiteArgs(rest);
   if (command === 'distill-data') return parseDistillDataArgs(rest);
   if (command === 'pairs') return parsePairsArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'distill-data', 'pairs', 'mcp'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'suite', 'distill-data', 'pairs', 'mcp', 'registry'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };

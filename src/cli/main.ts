@@ -22,9 +22,14 @@ import { everySampleFailed, formatEvalTable } from '../core/evals/table';
 import { exportInspectLogs } from '../core/evals/inspectLog';
 import { runCheckpoints } from './checkpoints';
 import type { CheckpointsArgs } from './checkpointsArgs';
+import { runRegistry } from './registry';
+import type { RegistryArgs } from './registryArgs';
+import { suiteRunner } from '../core/suite/run';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
 import { runKindCommand } from './runKind';
+import { suiteCommand } from './suite';
+import type { SuiteArgs } from './suiteArgs';
 import { errorMessage } from '../core/errors';
 
 const VERSION = '0.1.0';
@@ -151,8 +156,10 @@ async function main(argv: string[]): Promise<number> {
   const cacheDir = args.cacheDir !== undefined ? path.resolve(args.cacheDir) : tinkerStudioCacheDir();
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
+  if (args.command === 'registry') return registry(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);
   if (args.command === 'eval') return evaluate(args, cacheDir);
+  if (args.command === 'suite') return suite(args, cacheDir);
   if (args.command === 'distill-data') return distill(args, cacheDir);
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const tty = Boolean(process.stderr.isTTY);
@@ -296,6 +303,16 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
   });
 }
 
+/** `tinker-studio suite run|show|compare`: progress on stderr, the tables on stdout; Ctrl-C keeps what was graded. */
+async function suite(args: SuiteArgs, cacheDir: string): Promise<number> {
+  const tty = Boolean(process.stderr.isTTY);
+  const log = (line: string) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}${redactSecrets(line)}\n`);
+  const o = { log, cancelling: 'cancelling: the samples graded so far are kept; run the same command to resume', cancelled: 'cancelled; the graded samples are kept, run the same command to resume', newline: true };
+  return interruptible(o, (signal, closers) =>
+    suiteCommand(args, { cacheDir, connect: connector(args, cacheDir, closers, log), signal, log, isTTY: tty, out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)) }),
+  );
+}
+
 /** `tinker-studio distill-data`: samples a teacher on a prompt set into SFT chats (off-policy distillation). */
 async function distill(args: DistillDataArgs, cacheDir: string): Promise<number> {
   const tty = Boolean(process.stderr.isTTY);
@@ -343,6 +360,16 @@ async function checkpoints(args: CheckpointsArgs, cacheDir: string): Promise<num
     const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
     closers.unshift({ close: async () => client.close() });
     return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal });
+  });
+}
+
+/** `tinker-studio registry …`; a suite the gate needs runs on the backend the flags name (default: local). */
+async function registry(args: RegistryArgs, cacheDir: string): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  return interruptible({ log, cancelling: 'cancelling (Ctrl-C again to quit at once)', cancelled: 'cancelled; the suite entries finished are kept, and the registry is unchanged' }, async (signal, closers) => {
+    const runsDirs = [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')];
+    const runner = () => suiteRunner({ connect: connector(args, cacheDir, closers, log), cacheDir, ...(args.backend ? { backend: args.backend } : {}), ...(args.python ? { python: args.python } : {}), runsDirs, log });
+    return runRegistry(args, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), runner, signal });
   });
 }
 

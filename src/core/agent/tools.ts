@@ -6,7 +6,9 @@ import { formatIssue, nearestName } from '../spec/issues';
 import { specFileMatch } from '../spec/kinds';
 import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
+import { RunSuiteInput, SuiteStatusInput, runSuiteTool, suiteStatus } from './suiteTools';
 import { StartSweepInput, SweepStatusInput, startSweep, sweepStatus } from './sweepTools';
+import { RegistryListInput, RegistryPromoteInput, RegistryRegisterInput, RegistryRetireInput, registryList, registryPromote, registryRegister, registryRetire } from './registryTools';
 
 export interface AgentTool {
   name: string;
@@ -196,6 +198,24 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     run: (s, a) => evalStatus(s, a),
   }),
   tool({
+    name: 'run_suite',
+    title: 'Run an eval suite on a checkpoint',
+    description:
+      'Runs (or resumes) every entry of an eval suite (*.suite.json: evals in layers training, benchmark and product, each with a primary metric and a gate) on one checkpoint: a base model name, a tinker:// sampler path, a run directory (its final checkpoint) or "latest". Returns the table of the layers: each entry\'s metric with its 95 % interval and n; results are kept per (suite version, checkpoint) next to the suite file. A large suite answers at once and goes on in the background (suite_status follows it). Runs beside a training call, never waiting for it; re-running samples nothing twice.',
+    input: RunSuiteInput,
+    confirm: true,
+    run: (s, a, signal) => runSuiteTool(s, a, signal),
+  }),
+  tool({
+    name: 'suite_status',
+    title: 'Suite status and comparison',
+    description:
+      "A suite run's progress while it runs, then its table of layers with intervals and why the result is stale if it is (the suite or a data file changed); with compare_with, the two checkpoints side by side: each entry's paired difference (better positive) with its interval and whether its gate passes, compare_with playing the production model.",
+    input: SuiteStatusInput,
+    confirm: false,
+    run: (s, a) => suiteStatus(s, a),
+  }),
+  tool({
     name: 'start_sweep',
     title: 'Start or resume a sweep',
     description:
@@ -211,6 +231,39 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: SweepStatusInput,
     confirm: false,
     run: (s, a) => sweepStatus(s, a),
+  }),
+  tool({
+    name: 'registry_list',
+    title: 'Model registry',
+    description: "The workspace's model registry (tinker-models.json): every model version in a line (id name@vN, status candidate/staging/production/retired, sampler path, its latest suite figures with 95 % intervals, an expiring production checkpoint flagged), or one version in full: paths, base model, renderer, LoRA rank, training recipe, data, suite results, status history.",
+    input: RegistryListInput,
+    confirm: false,
+    run: (s, a) => registryList(s, a),
+  }),
+  tool({
+    name: 'registry_register',
+    title: 'Register a model version',
+    description: "Registers a checkpoint as the next version of a model (a candidate): a run folder's final checkpoint (its recipe, followed through warm starts, and the data files with line counts and sha256 are recorded) or a tinker:// sampler path. Writes tinker-models.json and MODELS.md.",
+    input: RegistryRegisterInput,
+    confirm: true,
+    run: (s, a) => registryRegister(s, a),
+  }),
+  tool({
+    name: 'registry_promote',
+    title: 'Promote a model version',
+    description:
+      "Moves a model version to staging, or to production through the promotion gate: the registry's gate suite must have a current, complete result for it and for the production version, and every entry's gate (non-inferiority paired on the same items, floors, ceilings) must pass; otherwise the answer is the refusal with every reason and number, and nothing changes. run_suite runs the suite where a result is missing or stale. anyway (a written reason) promotes past a refusal; the history keeps the reason and the refusals. The production version it replaces is retired.",
+    input: RegistryPromoteInput,
+    confirm: true,
+    run: (s, a, signal) => registryPromote(s, a, signal),
+  }),
+  tool({
+    name: 'registry_retire',
+    title: 'Retire a model version',
+    description: 'Retires a model version (a production one leaves its model without a production version); the history keeps who and why.',
+    input: RegistryRetireInput,
+    confirm: true,
+    run: (s, a) => registryRetire(s, a),
   }),
   tool({
     name: 'finish',

@@ -24,7 +24,8 @@ function who(c: StatusChange): string {
   return c.by.git_user && c.by.git_user !== c.by.os_user ? `${c.by.git_user} (${c.by.os_user})` : c.by.os_user;
 }
 
-function versionSection(v: ModelVersion): string[] {
+/** One version's section of MODELS.md (the card's text). */
+export function versionSection(v: ModelVersion): string[] {
   const out: string[] = [`### ${v.id} — ${v.status}`, ''];
   const warn = expiryWarning(v);
   if (warn) out.push(`> **Warning:** ${warn}`, '');

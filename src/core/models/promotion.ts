@@ -97,7 +97,7 @@ export async function checkPromotion(file: string, id: string, o: GateOptions = 
   if (candidate.status === 'retired') check.passes.push(`${candidate.id} comes back from retired`);
   const suite = await gateSuiteOf(file, reg, o.suiteFile);
   if (!suite) {
-    check.refusals.push(`the registry names no gate suite: set one (tinker-studio registry suite <file.suite.json>) or pass --suite`);
+    check.refusals.push(`the registry names no gate suite: set one (tinker-studio registry gate <file.suite.json>) or pass --suite`);
     return check;
   }
   check.suite = { name: suite.name, version: suite.version, file: path.relative(path.dirname(path.resolve(file)), suite.file) };
@@ -175,7 +175,7 @@ export async function recordSuiteResult(file: string, id: string, o: GateOptions
   const reg = await readRegistry(file);
   const v0 = requireVersion(reg, id);
   const suite = await gateSuiteOf(file, reg, o.suiteFile);
-  if (!suite) throw new RegistryError('the registry names no gate suite: set one (tinker-studio registry suite <file.suite.json>) or pass --suite');
+  if (!suite) throw new RegistryError('the registry names no gate suite: set one (tinker-studio registry gate <file.suite.json>) or pass --suite');
   const r = await currentResult(suite, v0, 'version', o);
   if (!r.result) throw new RegistryError(r.why.join('; '));
   const registryDir = path.dirname(path.resolve(file));

@@ -77,9 +77,26 @@ export function parseSuiteValue(value: unknown, file: string): LoadedSuite {
   return { file: abs, dir, name: r.data.name ?? suiteNameOf(abs), version: suiteVersionOf(value), entries };
 }
 
+/** Whether an eval file is an NLL eval (its `nll` field); false when it cannot be read (running it says why). */
+async function evalFileIsNll(file: string): Promise<boolean> {
+  try {
+    const v: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
+    return typeof v === 'object' && v !== null && (v as Record<string, unknown>)['nll'] !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 export async function loadSuite(file: string): Promise<LoadedSuite> {
   const abs = path.resolve(file);
-  return parseSuiteValue(parseJsonWithPosition(await readSpecText(abs), path.basename(abs)), abs);
+  const suite = parseSuiteValue(parseJsonWithPosition(await readSpecText(abs), path.basename(abs)), abs);
+  // an entry naming an NLL eval file gets the NLL defaults, as an inline NLL eval does
+  for (const e of suite.entries) {
+    if (!e.evalFile || e.spec.metric !== undefined || !(await evalFileIsNll(e.evalFile))) continue;
+    e.metric = 'nll';
+    if (e.spec.goal === undefined) e.goal = 'minimize';
+  }
+  return suite;
 }
 
 /** A folder name for a checkpoint: readable, and unique by a hash of the full path. */
