@@ -231,4 +231,18 @@ suite('Models view and promotion', function () {
       ui.dispose();
     }
   });
+
+  test('Register from the Checkpoints view: a run\'s checkpoint becomes a candidate with its run\'s facts', async () => {
+    const runNode = await waitFor('the fixture run with checkpoints', async () => (await api.checkpointsTree.getChildren()).find((n) => n.kind === 'run' && n.run.name === 'arith-demo'));
+    const [ckpt] = await api.checkpointsTree.getChildren(runNode);
+    assert.ok(ckpt && ckpt.kind === 'checkpoint');
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.models.registerCheckpoint', ckpt, { name: 'demo-fixture' }), 'demo-fixture@v1');
+    const { readRegistry } = await import('../../../src/core/models/store');
+    const v = (await readRegistry(file)).versions.find((x) => x.id === 'demo-fixture@v1')!;
+    assert.deepStrictEqual([v.status, v.sampler_path, v.state_path, v.base_model, v.lora_rank], ['candidate', 'tinker://run-1/sampler_weights/000002', 'tinker://run-1/weights/000002', 'tinker-studio/arith-gpt', 8]);
+    assert.deepStrictEqual(v.recipe.map((r) => [r.learning_rate, r.steps]), [[0.0005, 3]]);
+    await waitFor('the view to show it', async () => ((await groups()).candidate?.includes('demo-fixture@v1') ? true : undefined));
+    // a row that is not a checkpoint is refused with what to select
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.models.registerCheckpoint', runNode, { name: 'demo-fixture' }), undefined);
+  });
 });
