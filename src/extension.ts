@@ -66,6 +66,10 @@ import { SpecDiagnostics } from './vscode/runs/specDiagnostics';
 import type { TinkerStudioApi } from './api';
 import { TinkerChatModels } from './vscode/chat/chatModels';
 import { registerChatCommands } from './vscode/chat/chatCommands';
+import { ModelRegistryFile } from './vscode/models/registryFile';
+import { ModelsTreeProvider } from './vscode/models/modelsTree';
+import { modelCardPanels, type ModelCardPanels } from './vscode/models/modelCardPanels';
+import { registerModelCommands } from './vscode/models/modelCommands';
 
 export type { TinkerStudioApi } from './api';
 
@@ -115,6 +119,10 @@ export interface TinkerStudioTestHandles {
   logUri: vscode.Uri;
   /** checkpoints as language models (vendor "tinker"; registered only where the host has the API) */
   chatModels: TinkerChatModels;
+  /** the Models view (the workspace's model registry, by status) */
+  modelsTree: ModelsTreeProvider;
+  /** the model card panels, one per model version */
+  modelCards: ModelCardPanels;
 }
 
 // Set by the bundle's first and last lines (scripts/build.mjs banner/footer) to measure load time.
@@ -260,6 +268,22 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const chatModels = own(new TinkerChatModels({ log, connection, state: context.globalState, cacheDir, engineRunning: () => engine.url !== undefined }));
   for (const d of registerChatCommands({ log, connection, models: chatModels, runs })) own(d);
 
+  // the model registry (issue 48): the Models view, the model cards and their commands
+  const modelRegistry = own(new ModelRegistryFile());
+  const modelsTree = own(new ModelsTreeProvider(modelRegistry));
+  own(vscode.window.createTreeView('tinker.models', { treeDataProvider: modelsTree, showCollapseAll: true }));
+  const modelCards = own(
+    modelCardPanels({
+      extensionUri: context.extensionUri,
+      log,
+      registry: modelRegistry,
+      gate: async (file, id) => (await import('./vscode/models/modelCard')).gateView(file, id),
+    }),
+  );
+  own(modelCards.registerSerializer());
+  const suiteRunnerFor = async (file: string) => (await import('./vscode/models/suiteRunner')).windowSuiteRunner({ log, connection, cacheDir, runsFolder: () => runs.runsFolder }, file);
+  for (const d of registerModelCommands({ log, registry: modelRegistry, cards: modelCards, connection, suiteRunner: suiteRunnerFor })) own(d);
+
   const status = own(new BackendStatusItem());
   const refreshStatus = async () => {
     const hasKey = (await apiKeys.get()) !== undefined;
@@ -325,6 +349,8 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
     secrets: context.secrets,
     logUri: context.logUri,
     chatModels,
+    modelsTree,
+    modelCards,
   }))
     own(d);
   return {

@@ -64,20 +64,21 @@ suite('Tinker Studio in the extension host', () => {
     }
     const contributedIds = new Set(contributed.map((c) => c.command));
     // The workbench adds <viewId>.focus and friends for each view; everything else must be contributed.
-    const stray = [...registered].filter((id) => !contributedIds.has(id) && !/^tinker\.(runs|checkpoints)\./.test(id));
+    const stray = [...registered].filter((id) => !contributedIds.has(id) && !/^tinker\.(runs|checkpoints|models)\./.test(id));
     assert.deepStrictEqual(stray, [], 'no registered command lacks a contribution');
   });
 
-  test('the Tinker container has the Runs and Checkpoints views, each with welcome content', () => {
+  test('the Tinker container has the Runs, Checkpoints and Models views, each with welcome content', () => {
     const c = contributions();
     assert.deepStrictEqual(
       c.views.tinker.map((v) => [v.id, v.name]),
       [
         ['tinker.runs', 'Runs'],
         ['tinker.checkpoints', 'Checkpoints'],
+        ['tinker.models', 'Models'],
       ],
     );
-    for (const id of ['tinker.runs', 'tinker.checkpoints']) {
+    for (const id of ['tinker.runs', 'tinker.checkpoints', 'tinker.models']) {
       assert.ok(c.viewsWelcome.some((w) => w.view === id && w.contents.length > 20), `${id} has welcome content`);
     }
     assert.ok('tinker.backend' in c.configuration.properties);

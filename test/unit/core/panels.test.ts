@@ -54,6 +54,7 @@ describe('webview panels', () => {
       ['webview/envplay/main.ts', 'envplay'],
       ['webview/evals/main.ts', 'evals'],
       ['webview/metrics/main.ts', 'metrics'],
+      ['webview/modelcard/main.ts', 'modelcard'],
       ['webview/pairs/main.ts', 'pairs'],
       ['webview/playground/main.ts', 'playground'],
       ['webview/suite/main.ts', 'suite'],
