@@ -116,6 +116,7 @@ export class Router {
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let path = '/';
     let reply: Reply;
+    let bodyTaken = false;
     try {
       const url = requestTarget(req.url);
       path = url.pathname;
@@ -123,6 +124,7 @@ export class Router {
       const m = this.match(req.method ?? 'GET', path);
       if (m === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${path}`);
       if (m === 'method') throw new HttpError(405, `${req.method} is not allowed on ${path}`);
+      bodyTaken = true;
       const body = await readBody(req);
       reply = await m.route.handler({
         method: req.method ?? 'GET',
@@ -134,6 +136,9 @@ export class Router {
       });
     } catch (err) {
       reply = isOpenAiPath(path) ? openAiErrorReply(err) : errorReply(err);
+      // refused before its body was read (no such route, a bad key): read the body first, as closing on
+      // unread bytes resets the connection and the client can lose the answer
+      if (!bodyTaken) await dropBody(req);
     }
     try {
       if ('events' in reply) await sendEvents(res, reply);
@@ -214,6 +219,22 @@ function send(res: http.ServerResponse, reply: Exclude<Reply, { events: AsyncIte
     res.writeHead(reply.status, headers);
     res.end();
   }
+}
+
+/** Reads and drops what is left of a request's body, up to the body limit (past it the answer goes out regardless). */
+function dropBody(req: http.IncomingMessage): Promise<void> {
+  if (req.complete) return Promise.resolve();
+  return new Promise((resolve) => {
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) resolve();
+    });
+    req.on('end', () => resolve());
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.resume();
+  });
 }
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {

@@ -100,7 +100,7 @@ describe('webview panels', () => {
       for (const m of text.matchAll(/showPanelPage\([^)]*\{\s*entry:\s*'([^']+)'/g)) opened.push(m[1]);
       for (const m of text.matchAll(/_VIEW_TYPE = 'tinker\.([^']+)'/g)) opened.push(m[1]);
     }
-    assert.strictEqual(opened.length, 16, `eight entries and eight view types: ${opened.join(', ')}`);
+    assert.strictEqual(opened.length, 18, `nine entries and nine view types: ${opened.join(', ')}`);
     assert.deepStrictEqual(opened.filter((p) => !panels.has(p)), []);
   });
 });

@@ -245,7 +245,7 @@ describe('NLL eval on the engine', function () {
     await assert.rejects(parseEvalSpecFile(file), /nll\.eval\.json: nll\.dataset\.path: .*missing\.jsonl does not exist/);
   });
 
-  it('`tinker-studio eval examples/suite/nll.eval.json` scores the 120 held-out chats on arith-gpt and prints the table', () => {
+  it('`tinker-studio eval examples/suite/nll.eval.json` scores the 120 held-out chats on arith-chat and prints the table', () => {
     assert.strictEqual(exampleChats().length, 120);
     const out = path.join(engine.dir, 'cli-out');
     const env = { ...process.env, TINKER_API_KEY: '', TINKER_STUDIO_CACHE_DIR: path.join(engine.dir, 'cli-cache') };
@@ -255,7 +255,7 @@ describe('NLL eval on the engine', function () {
     assert.ok(s.complete);
     assert.strictEqual(s.targets[0]!.problems, 120);
     assert.ok(r.stdout.includes(formatEvalTable(s)), r.stdout);
-    assert.match(r.stdout, /tinker-studio\/arith-gpt \(baseline\)\s+120\s+\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]/);
+    assert.match(r.stdout, /tinker-studio\/arith-chat \(baseline\)\s+120\s+\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]/);
     assert.match(r.stderr, /scored 120\/120 chats/, 'progress counts chats, not samples');
   });
 });

@@ -119,4 +119,21 @@ describe('engine robustness (dist/engine.js): what issue 43 found', function () 
     assert.strictEqual(a.status, 405, a.text);
     await assertAlive();
   });
+
+  it('answers a request refused before its body is read (a wrong key, no such route) even when the body is large', async () => {
+    // answering and closing on unread bytes resets the connection, and the client could lose the answer
+    const port = Number(new URL(proc.url).port);
+    const body = Buffer.alloc(8 * 1024 * 1024, 0x61);
+    for (const [what, line, key, status] of [
+      ['a wrong key', 'POST /api/v1/create_session', 'wrong', 401],
+      ['no such route', 'POST /api/v1/no_such_route', proc.apiKey, 404],
+    ] as const) {
+      for (let i = 0; i < 3; i++) {
+        const head = `${line} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-api-key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+        const a = await rawExchange(port, Buffer.concat([Buffer.from(head, 'latin1'), body]), HANG_MS);
+        assert.strictEqual(a.status, status, `${what}, try ${i + 1}: ${a.status ?? 'no status line'} ${a.text}`);
+      }
+    }
+    await assertAlive();
+  });
 });

@@ -88,7 +88,9 @@ describe('spec layer', () => {
       const activations = pkg.activationEvents as string[];
       // a suite file activates the extension too (its CodeLens and diagnostics); it is no run spec
       assert.ok(activations.includes('workspaceContains:**/*.suite.json'), 'activation on *.suite.json');
-      const specActivations = activations.filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json') && e !== 'workspaceContains:**/*.suite.json' && !OTHER_SPEC_FILES.some((f) => !('startCommand' in f) && e.endsWith(`*${f.extension}`)));
+      assert.ok(activations.includes('workspaceContains:tinker-models.json'), 'activation on the model registry');
+      const notSpecs = ['workspaceContains:**/*.suite.json', 'workspaceContains:tinker-models.json'];
+      const specActivations = activations.filter((e) => e.startsWith('workspaceContains:') && e.endsWith('.json') && !notSpecs.includes(e) && !OTHER_SPEC_FILES.some((f) => !('startCommand' in f) && e.endsWith(`*${f.extension}`)));
       // sweep files activate the extension too (their CodeLens and Start Sweep), JSON and YAML
       for (const ext of ['json', 'yaml', 'yml']) assert.ok(activations.includes(`workspaceContains:**/*.sweep.${ext}`), `activation on *.sweep.${ext}`);
       assert.deepStrictEqual(

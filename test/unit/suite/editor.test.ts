@@ -65,7 +65,7 @@ describe('suite file in the editor', () => {
       d.map((x) => [x.line, x.message.replace(/\(looked for .*\)/, '(looked for …)')]),
       [
         [4, 'file "nowhere.eval.json" not found (looked for …)'],
-        [8, 'broken.eval.json: max_tokens: is required'],
+        [8, 'broken.eval.json: max_tokens: required: the most tokens sampled per completion'],
         [15, '"accuracy" is not a metric an eval reports: use "pass@k" (k up to the eval\'s n), "reward" or "nll"'],
         [21, 'metric "nll" needs an NLL eval ("nll": {"dataset": …})'],
       ],
