@@ -23,6 +23,8 @@ import { readBackendFor, projectIdSetting, rewardEnvironmentSetting, wandbBaseUr
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
 import { windowUi } from '../common/windowUi';
+import { registryConfigExtra } from '../../core/models/metadata';
+import { registryFileIn } from '../../core/models/store';
 
 export interface RunRunnerServices {
   log: Log;
@@ -120,8 +122,12 @@ export class RunRunner {
     }
 
     const name = spec?.name ?? path.basename(req.resumeDir ?? 'run');
+    // a run warm-started from a registered model version records it, and its checkpoints carry its name (as the CLI does)
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const registryExtra = req.specFile && !req.resumeDir && root ? await registryConfigExtra(registryFileIn(root), req.specFile) : undefined;
     const common = {
       specFile: req.specFile,
+      ...(registryExtra ? { configExtra: registryExtra } : {}),
       resumeDir: req.resumeDir,
       runsDir: this.s.runs.runsFolder,
       connect: async (sp: BackendChoice) => this.s.connection.open(await readBackendFor(sp.backend, sp.base_url), sp.project_id ?? projectIdSetting()),
