@@ -75,27 +75,42 @@ export async function registerFromRun(file: string, req: RegisterFromRun): Promi
   const data = await dataSummary(runs, registryDir);
   const c = facts.config;
   const by = req.by ?? currentActor(registryDir);
+  return appendVersion(file, req.name, { sampler_path: ckpt.sampler_path, state_path: ckpt.state_path }, by, `registered from ${registryRelative(registryDir, facts.dir)} (checkpoint ${ckpt.name})`, {
+    base_model: typeof c.model_name === 'string' ? c.model_name : String(c['model'] ?? 'unknown'),
+    ...(typeof c['renderer_name'] === 'string' ? { renderer: c['renderer_name'] } : {}),
+    ...(typeof c['lora_rank'] === 'number' ? { lora_rank: c['lora_rank'] } : {}),
+    source_run: registryRelative(registryDir, facts.dir),
+    recipe,
+    data,
+    ...(req.expiresAt ? { expires_at: req.expiresAt } : {}),
+    ...(req.description ? { description: req.description } : {}),
+  });
+}
+
+/** Adds the next version of `name` as a candidate, under the registry's lock (paths registered once). */
+function appendVersion(
+  file: string,
+  name: string,
+  paths: { sampler_path?: string | undefined; state_path?: string | undefined },
+  by: ModelVersion['history'][number]['by'],
+  reason: string,
+  facts: Omit<ModelVersion, 'id' | 'name' | 'version' | 'registered_at' | 'sampler_path' | 'state_path' | 'suite_results' | 'status' | 'history'>,
+): Promise<ModelVersion> {
   return updateRegistry(file, (reg) => {
-    refuseDuplicate(reg, [ckpt.sampler_path, ckpt.state_path]);
-    const n = nextVersion(reg, req.name);
+    refuseDuplicate(reg, [paths.sampler_path, paths.state_path]);
+    const n = nextVersion(reg, name);
+    const at = new Date().toISOString();
     const v: ModelVersion = {
-      id: versionId(req.name, n),
-      name: req.name,
+      id: versionId(name, n),
+      name,
       version: n,
-      registered_at: new Date().toISOString(),
-      ...(ckpt.sampler_path ? { sampler_path: ckpt.sampler_path } : {}),
-      ...(ckpt.state_path ? { state_path: ckpt.state_path } : {}),
-      base_model: typeof c.model_name === 'string' ? c.model_name : String(c['model'] ?? 'unknown'),
-      ...(typeof c['renderer_name'] === 'string' ? { renderer: c['renderer_name'] } : {}),
-      ...(typeof c['lora_rank'] === 'number' ? { lora_rank: c['lora_rank'] } : {}),
-      source_run: registryRelative(registryDir, facts.dir),
-      recipe,
-      data,
+      registered_at: at,
+      ...(paths.sampler_path ? { sampler_path: paths.sampler_path } : {}),
+      ...(paths.state_path ? { state_path: paths.state_path } : {}),
+      ...facts,
       suite_results: [],
       status: 'candidate',
-      history: [{ status: 'candidate', at: new Date().toISOString(), by, reason: `registered from ${registryRelative(registryDir, facts.dir)} (checkpoint ${ckpt.name})` }],
-      ...(req.expiresAt ? { expires_at: req.expiresAt } : {}),
-      ...(req.description ? { description: req.description } : {}),
+      history: [{ status: 'candidate', at, by, reason }],
     };
     reg.versions.push(v);
     return v;
@@ -108,29 +123,14 @@ export async function registerFromPath(file: string, req: RegisterFromPath): Pro
   if (!req.samplerPath && !req.statePath) throw new RegistryError('give a tinker:// sampler path, a state path, or both');
   for (const p of [req.samplerPath, req.statePath]) if (p && !p.startsWith('tinker://')) throw new RegistryError(`${p} is not a tinker:// path`);
   const by = req.by ?? currentActor(path.dirname(path.resolve(file)));
-  return updateRegistry(file, (reg) => {
-    refuseDuplicate(reg, [req.samplerPath, req.statePath]);
-    const n = nextVersion(reg, req.name);
-    const v: ModelVersion = {
-      id: versionId(req.name, n),
-      name: req.name,
-      version: n,
-      registered_at: new Date().toISOString(),
-      ...(req.samplerPath ? { sampler_path: req.samplerPath } : {}),
-      ...(req.statePath ? { state_path: req.statePath } : {}),
-      base_model: req.baseModel,
-      ...(req.renderer ? { renderer: req.renderer } : {}),
-      ...(req.loraRank ? { lora_rank: req.loraRank } : {}),
-      recipe: [],
-      data: [],
-      suite_results: [],
-      status: 'candidate',
-      history: [{ status: 'candidate', at: new Date().toISOString(), by, reason: 'registered from a tinker:// path' }],
-      ...(req.expiresAt ? { expires_at: req.expiresAt } : {}),
-      ...(req.description ? { description: req.description } : {}),
-    };
-    reg.versions.push(v);
-    return v;
+  return appendVersion(file, req.name, { sampler_path: req.samplerPath, state_path: req.statePath }, by, 'registered from a tinker:// path', {
+    base_model: req.baseModel,
+    ...(req.renderer ? { renderer: req.renderer } : {}),
+    ...(req.loraRank ? { lora_rank: req.loraRank } : {}),
+    recipe: [],
+    data: [],
+    ...(req.expiresAt ? { expires_at: req.expiresAt } : {}),
+    ...(req.description ? { description: req.description } : {}),
   });
 }
 
