@@ -7,49 +7,24 @@
 // each point's run spec validated, underlined at the parameter value that makes a bad point. Hints
 // (a learning rate far from the model's recommended one, LoRA capacity below an SFT dataset's tokens)
 // show at Information severity and never block a run.
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { isSweepFile, specKindOfFile } from '../../core/spec/kinds';
 import type { SpecDiagnostic } from '../../core/spec/diagnostics';
-import { Disposable } from '../common/lifecycle';
+import { DocumentProblems, type DocumentProblem } from '../common/documentProblems';
 
-export class SpecDiagnostics extends Disposable {
-  private readonly collection = this._register(vscode.languages.createDiagnosticCollection('tinker-spec'));
-
+export class SpecDiagnostics extends DocumentProblems {
   constructor() {
-    super();
-    const check = (doc: vscode.TextDocument) => void this.check(doc);
-    this._registerAll(
-      vscode.workspace.onDidOpenTextDocument(check),
-      vscode.workspace.onDidChangeTextDocument((e) => check(e.document)),
-      vscode.workspace.onDidCloseTextDocument((doc) => this.collection.delete(doc.uri)),
-    );
-    vscode.workspace.textDocuments.forEach(check);
+    super('tinker-spec');
   }
 
-  private async check(doc: vscode.TextDocument): Promise<void> {
+  protected async problems(doc: vscode.TextDocument): Promise<DocumentProblem[] | undefined> {
     const file = doc.uri.path;
     const kind = specKindOfFile(file);
     const sweep = !kind && isSweepFile(file);
-    if (!kind && !sweep) return;
-    const version = doc.version;
+    if (!kind && !sweep) return undefined;
     const text = doc.getText();
-    let found: SpecDiagnostic[];
-    try {
-      found = kind ? await this.specProblems(kind, text, doc.uri.fsPath) : await this.sweepProblems(text, doc.uri.fsPath);
-    } catch {
-      return; // a spec being typed may be anything; the run reports what is wrong
-    }
-    if (doc.isClosed || doc.version !== version) return; // a newer edit is being checked
-    this.collection.set(
-      doc.uri,
-      found.map((d) => {
-        const severity = d.severity === 'info' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Error;
-        const diag = new vscode.Diagnostic(new vscode.Range(doc.positionAt(d.offset), doc.positionAt(d.offset + d.length)), d.message, severity);
-        diag.source = 'Tinker Studio';
-        if (d.severity === 'info') diag.code = 'hint';
-        return diag;
-      }),
-    );
+    const found = kind ? await this.specProblems(kind, text, doc.uri.fsPath) : await this.sweepProblems(text, doc.uri.fsPath);
+    return found.map((d) => ({ offset: d.offset, length: d.length, message: d.message, ...(d.severity === 'info' ? { severity: 'info' as const } : {}) }));
   }
 
   private async specProblems(kind: NonNullable<ReturnType<typeof specKindOfFile>>, text: string, file: string): Promise<SpecDiagnostic[]> {
