@@ -25,6 +25,18 @@ export const METRIC = {
   teacherKl: 'teacher_kl',
   /** the KL penalty to a reference model (grpo-reference §1.7): mean log π_sampler − log π_reference per action token */
   klPolicyBase: 'kl_policy_base',
+  /** this step's tokens per billing category (all models of the run: policy, teachers, references) */
+  usageTrain: 'usage/train_tokens',
+  usagePrefill: 'usage/prefill_tokens',
+  usageCachedPrefill: 'usage/cached_prefill_tokens',
+  usageSampled: 'usage/sampled_tokens',
+  /** cumulative tokens of every category since the run began (resumes included) */
+  usageTotal: 'usage/total_tokens',
+  /** this step's estimated dollars, and the run's cumulative estimate (price table in the run's config) */
+  costStep: 'cost/step_usd',
+  costTotal: 'cost/total_usd',
+  /** seconds this step's requests spent with the service's queue paused (capacity, rate limit) or the client paused on 402 */
+  queuePaused: 'time/queue_paused',
 } as const;
 
 /** teacher_kl/dataset_<i>: a multi-teacher run's KL to each dataset's teacher. */

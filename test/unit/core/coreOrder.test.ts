@@ -15,6 +15,7 @@ export const CORE_ORDER: readonly (readonly string[])[] = [
   ['config'],
   ['fs'],
   ['tinker'],
+  ['cost'],
   ['tracking'],
   ['render'],
   ['openai'],
