@@ -14,6 +14,10 @@ import { ServerRunList } from '../../core/checkpoints/serverRuns';
 import type { CheckpointRecord, RunSummary } from '../../core/runs/runDirectory';
 import type { TrainingRun } from '../../core/tinker/wire';
 import { codeSpan, escapeMarkdown } from '../../core/text/markdown';
+import { checkpointStorageText } from '../../core/cost/storage';
+import { DEFAULT_PRICES } from '../../core/cost/defaultPrices';
+import type { PriceTable } from '../../core/cost/prices';
+import { pricesSetting } from '../common/settings';
 import { formatLocalTime } from '../../core/text/time';
 import type { TinkerConnection } from '../connection/connection';
 import { Disposable } from '../common/lifecycle';
@@ -119,7 +123,11 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
     return this.serverRuns.loadMore();
   }
 
+  /** the storage rate of the tooltips' estimates: tinker.prices over the shipped table (a bad setting: the shipped one) */
+  private prices: Pick<PriceTable, 'storage_usd_per_gb_month' | 'taken'> = DEFAULT_PRICES;
+
   async getChildren(element?: CheckpointNode): Promise<CheckpointNode[]> {
+    if (!element) this.prices = await pricesSetting().catch(() => DEFAULT_PRICES);
     const rows = await this.children(element);
     for (const r of rows) ROWS.add(r);
     return rows;
@@ -223,10 +231,11 @@ export class CheckpointsTreeProvider extends Disposable implements vscode.TreeDa
           `ckpt-path:${node.run.dir}:${node.checkpoint.name}:${node.which}:${node.tinkerPath}`,
           { tinkerPath: node.tinkerPath, kind: node.which, runDir: node.run.dir, runFinished: node.run.finished },
           node.server,
+          this.prices,
         );
       case 'serverCheckpoint': {
         const c = node.checkpoint;
-        return checkpointItem(c.name, `ckpt-server:${c.tinkerPath}`, { tinkerPath: c.tinkerPath, kind: c.kind }, c);
+        return checkpointItem(c.name, `ckpt-server:${c.tinkerPath}`, { tinkerPath: c.tinkerPath, kind: c.kind }, c, this.prices);
       }
       case 'serverRoot': {
         const item = new vscode.TreeItem('Server runs', vscode.TreeItemCollapsibleState.Collapsed);
@@ -294,7 +303,7 @@ function checkpointDescription(t: Pick<CheckpointTarget, 'tinkerPath' | 'kind' |
   return parts.join(' · ');
 }
 
-function checkpointItem(label: string, id: string, t: CheckpointTarget, facts: ServerFacts): vscode.TreeItem {
+function checkpointItem(label: string, id: string, t: CheckpointTarget, facts: ServerFacts, prices: Pick<PriceTable, 'storage_usd_per_gb_month' | 'taken'>): vscode.TreeItem {
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = id;
   item.description = checkpointDescription(t, facts);
@@ -315,6 +324,7 @@ function checkpointItem(label: string, id: string, t: CheckpointTarget, facts: S
   else if (facts) {
     if (facts.baseModel) tip.appendMarkdown(`\n\nBase model: ${codeSpan(facts.baseModel)}`);
     if (facts.expiresAt) tip.appendMarkdown(`\n\nExpires: ${facts.expiresAt.toLocaleString()}`);
+    if (facts.sizeBytes !== undefined) tip.appendMarkdown(`\n\n${checkpointStorageText(facts.sizeBytes, prices)}`); // our words; `taken` is a checked date
     if (facts.userMetadata) {
       tip.appendMarkdown('\n\nMetadata:');
       for (const [k, v] of Object.entries(facts.userMetadata)) tip.appendMarkdown(`\n- ${escapeMarkdown(k)}: ${codeSpan(v)}`);

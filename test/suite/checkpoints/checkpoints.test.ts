@@ -69,6 +69,28 @@ suite('Checkpoint management in the Checkpoints view', function () {
     }
   });
 
+  test("a row's tooltip estimates a month of its storage from its size, at the tinker.prices rate", async () => {
+    const tooltip = async () => {
+      const r = (await pathRows()).find((p) => p.which === 'state')!;
+      const size = typeof r.server === 'object' ? r.server.sizeBytes : undefined;
+      assert.ok(size !== undefined && size > 0, 'the engine reports the size');
+      return { size, text: (api.checkpointsTree.getTreeItem(r).tooltip as vscode.MarkdownString).value };
+    };
+    const settings = vscode.workspace.getConfiguration('tinker');
+    try {
+      // a rate high enough that a small LoRA checkpoint costs cents
+      await settings.update('prices', { taken: '2026-11-28', storage_usd_per_gb_month: 100000 }, vscode.ConfigurationTarget.Global);
+      const { size, text } = await tooltip();
+      assert.ok(text.includes(`about $${((size / 1e9) * 100000).toFixed(2)} per month`), text);
+      assert.match(text, /at \$100000\.00 per GB-month, prices taken 2026-11-28/);
+      // a setting that is not a price table: the shipped rate (a run refuses it, naming the field)
+      await settings.update('prices', { storage_usd_per_gb_month: 'cheap' }, vscode.ConfigurationTarget.Global);
+      assert.match((await tooltip()).text, /at \$0\.10 per GB-month, prices taken \d{4}-\d{2}-\d{2}/);
+    } finally {
+      await settings.update('prices', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('publish and unpublish, set and clear a TTL ("expires in 2 days")', async () => {
     const p = (await pathRows()).find((r) => r.which === 'sampler')!;
     const pub = await vscode.commands.executeCommand<ActionReport[]>('tinker.checkpoints.publish', p, [p]);
