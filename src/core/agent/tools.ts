@@ -80,7 +80,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       `Validates a GRPO run spec (a ${specFileMatch('grpo')} file: model, dataset, reward file or environment file (env: multi-turn episodes), hyperparameters) with optional field overrides, connects, creates the run directory and the training client once, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest" for the newest run of the spec) it continues that run from its last checkpoint. Nothing is trained until train_grpo_step. Replaces an earlier session (which saves a resume point first).`,
     input: z.object({
       spec_file: z.string().min(1).describe(`path of the ${specFileMatch('grpo')} spec, relative to the workspace`),
-      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 2e-3, "group_size": 8, "iterations": 20}'),
+      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 2e-3, "group_size": 8, "iterations": 20}; a budget: {"max_cost_usd": 5} or {"max_tokens_total": 2000000} (a resume may raise it)'),
       resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
@@ -102,7 +102,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       `Validates an SFT run spec (a ${specFileMatch('sft')} file: model, chats dataset, learning rate and schedule, batch size) with optional field overrides, connects, creates the run directory and the training client once, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest") it continues that run from its last checkpoint. Nothing is trained until train_sft_step. Replaces an earlier session (which saves a resume point first).`,
     input: z.object({
       spec_file: z.string().min(1).describe(`path of the ${specFileMatch('sft')} spec, relative to the workspace`),
-      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-3, "batch_size": 16, "max_steps": 40}'),
+      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-3, "batch_size": 16, "max_steps": 40}; a budget: {"max_cost_usd": 5} or {"max_tokens_total": 2000000} (a resume may raise it)'),
       resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
@@ -124,7 +124,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
       `Validates a DPO run spec (a ${specFileMatch('dpo')} file: model, preference pairs, dpo_beta, learning rate and schedule, batch size in pairs) with optional field overrides, connects, creates the run directory and the training client once, saves the starting weights as the reference model, and makes it the session; every later call continues that live run. With resume (a run directory, or "latest") it continues that run from its last checkpoint against the same reference. Nothing is trained until train_dpo_step. Replaces an earlier session (which saves a resume point first).`,
     input: z.object({
       spec_file: z.string().min(1).describe(`path of the ${specFileMatch('dpo')} spec, relative to the workspace`),
-      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-4, "dpo_beta": 0.1, "batch_size": 32, "max_steps": 40}'),
+      overrides: z.record(z.string(), z.unknown()).optional().describe('spec fields to change, e.g. {"learning_rate": 1e-4, "dpo_beta": 0.1, "batch_size": 32, "max_steps": 40}; a budget: {"max_cost_usd": 5} or {"max_tokens_total": 2000000} (a resume may raise it)'),
       resume: z.string().min(1).optional().describe('a run directory to continue (relative to the workspace or the runs folder), or "latest" for the newest run of this spec'),
     }),
     confirm: false,
