@@ -114,6 +114,24 @@ describe('usage, cost and budgets of runs on the engine', function () {
     },
   ];
 
+  it('sft: max_tokens_total stops the run before the step that would cross it, in tokens', async () => {
+    const engine = env!.engine;
+    const connect = () => ServiceClient.connect({ baseUrl: engine.server.url, clientVersion: 'test' });
+    const sft = kinds[0]!;
+    const specFile = path.join(dir, 'tokens.sft.json');
+    fs.writeFileSync(specFile, JSON.stringify({ ...sft.spec, max_tokens_total: 150 }));
+    const r = await startSftRun({ specFile, runsDir: path.join(dir, 'runs-tokens'), connect, cacheDir: path.join(dir, 'cache'), prices: PRICES });
+    assert.strictEqual(r.status, 'cancelled', r.error);
+    const rows = readMetricsLines(r.runDir) as unknown as Row[];
+    assert.ok(rows.length >= 1 && rows.length < sft.steps, `${rows.length} steps`);
+    const tokens = rows.map((row) => n(row, METRIC.usageTotal));
+    const stepTokens = rows.map((row, i) => tokens[i]! - (i ? tokens[i - 1]! : 0));
+    const predicted = Math.max(...stepTokens.slice(-PREDICT_FROM_LAST));
+    assert.ok(tokens.at(-1)! + predicted > 150, 'the next step would have crossed');
+    assert.strictEqual(r.budgetStop, budgetStopMessage('tokens', { usd: n(rows.at(-1)!, METRIC.costTotal), tokens: tokens.at(-1)! }, { max_tokens_total: 150 }));
+    assert.match(r.budgetStop!, /^stopped at \d+ of 150 tokens; resume with a higher budget to continue$/);
+  });
+
   for (const kind of kinds) {
     it(`${kind.name}: cost per step = tokens × prices; stops at max_cost_usd with a resume point; resumes with a higher budget to the end`, async () => {
       const engine = env!.engine;
@@ -148,6 +166,7 @@ describe('usage, cost and budgets of runs on the engine', function () {
       const spent = done[done.length - 1]!;
       const message = budgetStopMessage('cost', { usd: n(spent, METRIC.costTotal), tokens: n(spent, METRIC.usageTotal) }, { max_cost_usd: budget });
       assert.strictEqual(stopped.budgetStop, message);
+      console.log(`      ${kind.name}: $${n(rows.at(-1)!, METRIC.costTotal).toFixed(4)} for ${kind.steps} steps (${n(rows.at(-1)!, METRIC.usageTotal)} tokens); budget $${budget.toFixed(4)}: ${message} after ${done.length} steps`);
       const finished = events.find((e) => e.type === 'finished');
       assert.ok(finished?.type === 'finished' && finished.budgetStop === message, JSON.stringify(finished));
       assert.ok(events.some((e) => e.type === 'warning' && e.message === message));
