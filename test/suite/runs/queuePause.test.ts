@@ -1,0 +1,61 @@
+// The queue in sight, in a real VS Code host: the local engine is started with its service
+// simulation (a rate-limited queue holds one optim_step for a few polls), and while the run waits the
+// run's status bar item says "paused: rate limit — for N s so far"; once the queue is active again
+// the words go. The engine is restarted without the simulation afterwards.
+import * as assert from 'assert';
+import { execFileSync } from 'child_process';
+import * as vscode from 'vscode';
+import type { GrpoRunResult } from '../../../src/core/runs/runEvents';
+import { SIMULATION_ENV } from '../../../src/engine/server/simulation';
+import { writeTinySpec } from './grpoFixtures';
+import { useLocalEngineAndRunsFolder } from '../helpers';
+
+/** Stops the engine processes this extension host started, so the next run starts one with the current environment. */
+function stopEngines(): void {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  for (const line of out.split('\n')) {
+    const m = /^\s*(\d+)\s+.*dist[\\/]engine\.js/.exec(line);
+    if (m) process.kill(Number(m[1]), 'SIGKILL');
+  }
+}
+
+suite('A run on a paused queue (engine service simulation)', function () {
+  this.timeout(300_000);
+  const suiteState = useLocalEngineAndRunsFolder('tinker-queue-pause-');
+
+  suiteTeardown(() => {
+    delete process.env[SIMULATION_ENV];
+    stopEngines();
+  });
+
+  test('the status bar says "paused: rate limit — for N s so far" while the queue holds the run, and not after', async () => {
+    const api = suiteState.api();
+    process.env[SIMULATION_ENV] = JSON.stringify({
+      pauses: [{ request: 'OptimStep', at: [2], queue_state: 'paused_rate_limit', reason: 'concurrent training clients rate limit hit', polls: 4, hold_ms: 500 }],
+    });
+    stopEngines();
+    const spec = writeTinySpec({ name: 'queue-pause', iterations: 3, holdout: false });
+    // every text the item shows, as the registry changes (the item redraws before this listener runs)
+    const shown: string[] = [];
+    const sub = api.registry.onDidChange(() => {
+      const t = api.runStatus.text;
+      if (t !== undefined) shown.push(t);
+    });
+    let result: GrpoRunResult | undefined;
+    try {
+      result = await vscode.commands.executeCommand<GrpoRunResult>('tinker.startGrpoRun', spec);
+    } finally {
+      sub.dispose();
+    }
+    assert.ok(result);
+    assert.strictEqual(result.status, 'completed', result.error);
+    const paused = shown.filter((t) => /paused: rate limit — for \d+ s so far/.test(t));
+    assert.ok(paused.length > 0, `the pause was shown (texts: ${JSON.stringify(shown)})`);
+    const last = shown.lastIndexOf(paused[paused.length - 1]!);
+    assert.ok(
+      shown.slice(last + 1).some((t) => !/paused:/.test(t)),
+      `the words went once the queue was active again (after: ${JSON.stringify(shown.slice(last + 1))})`,
+    );
+    assert.strictEqual(api.runStatus.text, undefined, 'the item is hidden when nothing runs');
+  });
+});
