@@ -174,9 +174,12 @@ export class APIFuture<T> {
 
   /** The service (or a 402) says where this request's queue stands: a pause begins, changes or ends. */
   private queueAnswer(queueState: string, reason?: string): void {
-    if (queueState === 'active') {
-      this.pausedAs = undefined;
-      this.ctx.pauses?.resume(this.requestId);
+    // only paused_* states are pauses; a state this client does not know is reported and left alone
+    if (!queueState.startsWith('paused')) {
+      if (queueState === 'active') {
+        this.pausedAs = undefined;
+        this.ctx.pauses?.resume(this.requestId);
+      }
     } else {
       this.pausedAs = queueState;
       this.ctx.pauses?.pause(this.requestId, queueState, reason);
