@@ -9,23 +9,36 @@ import type { GrpoRunResult } from '../../../src/core/runs/runEvents';
 import { SIMULATION_ENV } from '../../../src/engine/server/simulation';
 import { writeTinySpec } from './grpoFixtures';
 import { useLocalEngineAndRunsFolder } from '../helpers';
+import type { TinkerStudioTestHandles } from '../../../src/extension';
 
-/** Stops the engine processes this extension host started, so the next run starts one with the current environment. */
-function stopEngines(): void {
+/**
+ * Stops the engine process this extension host started and waits until the extension has seen it go,
+ * so the next run starts one with the current environment.
+ */
+async function stopEngine(api: TinkerStudioTestHandles): Promise<void> {
   const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  for (const line of out.split('\n')) {
+  const pids = out.split('\n').flatMap((line) => {
     const m = /^\s*(\d+)\s+.*dist[\\/]engine\.js/.exec(line);
-    if (m) process.kill(Number(m[1]), 'SIGKILL');
-  }
+    return m ? [Number(m[1])] : [];
+  });
+  if (pids.length === 0) return;
+  const gone = new Promise<void>((resolve) => {
+    const sub = api.connection.onLocalEngineExit(() => {
+      sub.dispose();
+      resolve();
+    });
+  });
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  await gone;
 }
 
 suite('A run on a paused queue (engine service simulation)', function () {
   this.timeout(300_000);
   const suiteState = useLocalEngineAndRunsFolder('tinker-queue-pause-');
 
-  suiteTeardown(() => {
+  suiteTeardown(async () => {
     delete process.env[SIMULATION_ENV];
-    stopEngines();
+    await stopEngine(suiteState.api());
   });
 
   test('the status bar says "paused: rate limit — for N s so far" while the queue holds the run, and not after', async () => {
@@ -33,7 +46,7 @@ suite('A run on a paused queue (engine service simulation)', function () {
     process.env[SIMULATION_ENV] = JSON.stringify({
       pauses: [{ request: 'OptimStep', at: [2], queue_state: 'paused_rate_limit', reason: 'concurrent training clients rate limit hit', polls: 4, hold_ms: 500 }],
     });
-    stopEngines();
+    await stopEngine(api);
     const spec = writeTinySpec({ name: 'queue-pause', iterations: 3, holdout: false });
     // every text the item shows, as the registry changes (the item redraws before this listener runs)
     const shown: string[] = [];
