@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { ENGINE_USAGE, parseEngineArgs } from './args';
 import { createComputeBackend } from './model';
 import { startEngineServer } from './server';
+import { SIMULATION_ENV, parseServiceSimulation } from './server/simulation';
 import { errorMessage } from '../core/errors';
 
 async function main(): Promise<void> {
@@ -18,7 +19,10 @@ async function main(): Promise<void> {
   const given = process.env.TINKER_ENGINE_TOKEN?.trim();
   const apiKey = given || `tml-local-${randomBytes(24).toString('hex')}`;
   delete process.env.TINKER_ENGINE_TOKEN;
-  const server = await startEngineServer({ port: args.port, host: args.host, dataDir: args.dataDir, backend, apiKey, log: (l) => console.error(`[engine] ${l}`) });
+  // tests that start the engine as a process give it the service simulation in its environment
+  const simulation = process.env[SIMULATION_ENV]?.trim() ? parseServiceSimulation(process.env[SIMULATION_ENV]!, SIMULATION_ENV) : undefined;
+  const server = await startEngineServer({ port: args.port, host: args.host, dataDir: args.dataDir, backend, apiKey, log: (l) => console.error(`[engine] ${l}`), ...(simulation ? { serviceSimulation: simulation } : {}) });
+  if (simulation) console.error(`[engine] service simulation on (${SIMULATION_ENV}): ${JSON.stringify(simulation)}`);
   console.log(`Tinker engine listening on ${server.url}`);
   if (!given) console.log(`API key (TINKER_API_KEY) for this engine: ${apiKey}`);
   console.error(`[engine] data dir ${args.dataDir}; models: ${backend.listBaseModels().map((m) => m.name).join(', ')}`);

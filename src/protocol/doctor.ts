@@ -10,7 +10,7 @@ import { METRIC } from './metricKeys';
 
 
 export interface Finding {
-  id: 'mostly-all-bad' | 'mostly-all-good' | 'reward-errors' | 'kl-spike' | 'flat-reward-tiny-kl' | 'truncation' | 'episodes-max-turns' | 'parse-errors' | 'env-errors';
+  id: 'mostly-all-bad' | 'mostly-all-good' | 'reward-errors' | 'kl-spike' | 'flat-reward-tiny-kl' | 'truncation' | 'episodes-max-turns' | 'parse-errors' | 'env-errors' | 'queue-waiting';
   title: string;
   evidence: string;
   remedy: string;
@@ -30,6 +30,9 @@ const MAX_TURNS = 0.3;
 const PARSE_ERRORS = 0.1;
 /** episodes needed before the max_turns and parse rules speak */
 const MIN_EPISODES = 8;
+
+/** the share of the run's time on a paused queue above which it "spent most of its time waiting" */
+const WAITING = 0.5;
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -123,7 +126,31 @@ export function diagnoseMetrics(steps: readonly number[], series: MetricSeries):
       });
     }
   }
+  const waiting = queueWaiting(series);
+  if (waiting) out.push(waiting);
   return out;
+}
+
+/** Most of the run's time went on a paused queue (time/queue_paused against time/total, over every step that has both). */
+function queueWaiting(series: MetricSeries): Finding | undefined {
+  const paused = series(METRIC.queuePaused);
+  const total = series(METRIC.timeTotal);
+  let p = 0;
+  let t = 0;
+  for (let i = 0; i < total.length; i++) {
+    const a = paused[i];
+    const b = total[i];
+    if (a === null || a === undefined || b === null || b === undefined || !Number.isFinite(a) || !Number.isFinite(b)) continue;
+    p += a;
+    t += b;
+  }
+  if (!(t > 0) || p / t <= WAITING) return undefined;
+  return {
+    id: 'queue-waiting',
+    title: 'Most of the time went waiting on a paused queue',
+    evidence: `Requests waited on a paused queue (capacity, rate limit or billing) for ${Math.round(p)} s of the steps' ${Math.round(t)} s (${pct(Math.min(p / t, 1))}).`,
+    remedy: 'The run is not hung and its settings are not at fault: the service held its requests. Fewer runs at once helps with a rate limit; a billing pause needs the account seen to; capacity frees up with time.',
+  };
 }
 
 export interface IterationEvidence {

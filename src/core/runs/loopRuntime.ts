@@ -182,11 +182,13 @@ export function recordStep(
   io: LoopIo,
   step: number,
   metrics: Record<string, number>,
-  timing: { timer: SpanTimer; t0: number },
+  timing: { timer: SpanTimer; t0: number; queuePauses?: { take(): number } },
   checkpoints: ReadonlyArray<CheckpointRecord | undefined>,
   cost?: RunCost,
 ): void {
   metrics[METRIC.timeTotal] = (performance.now() - timing.t0) / 1000;
+  // the run's requests' time on a paused queue since the last step (the run owns its service client)
+  if (timing.queuePauses) metrics[METRIC.queuePaused] = timing.queuePauses.take();
   Object.assign(metrics, timing.timer.metrics());
   if (cost) {
     const priced = cost.stepMetrics();
@@ -390,7 +392,7 @@ export abstract class RunCore<R extends RunResultBase> {
         saveCheckpoint(save.trainer, checkpointName(next), next, 'both', { ttlSeconds: save.ttlSeconds, extra: this.extra(next), signal: save.signal }),
       );
     }
-    recordStep(this.writer, io, i, metrics, timing, [record], this.cost);
+    recordStep(this.writer, io, i, metrics, { ...timing, queuePauses: this.service.queuePauses }, [record], this.cost);
     this.stepDone(i, record);
   }
 

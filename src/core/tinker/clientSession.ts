@@ -13,7 +13,9 @@ export interface ClientSession {
   /** the meter of the run this session serves: clients it creates count their tokens into it */
   usage?: UsageMeter | undefined;
   readonly opts: { readonly random?: () => number; readonly forwardBackwardFormat?: 'protobuf' | 'json' };
-  submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retryConflicts?: boolean): Promise<T>;
+  submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retryConflicts?: boolean, requestType?: RequestType): Promise<T>;
+  /** the client's own pause on HTTP 402 before a request is accepted, reported as a queue pause until resumed */
+  billingPause?(requestType?: RequestType): { resume(): void };
   future<T>(requestId: string, type: RequestType, decoder: ResultDecoder<T>, roundtripSeconds?: number): APIFuture<T>;
   nextSamplingSeq(): number;
   /**

@@ -3,6 +3,7 @@
 // caller can submit forward_backward and optim_step back to back and wait afterwards.
 import { CancelledError, ConnectionError, PromiseExpiredError, RequestFailedError, TinkerApiError, errorForStatus } from './errors';
 import { decodeForwardBackwardOutput, decodeSampleResponse } from './proto';
+import { PAUSED_BILLING, QueuePauses } from './queuePauses';
 import { HttpResult, Sleep, Transport, parseJsonBody } from './transport';
 import type { ForwardBackwardOutput, SampleResponse } from './types';
 import { CompleteMetadataResponse, FutureErrorResponse, ForwardBackwardOutputJson, SampleResponseJson, TryAgainResponse } from './wire';
@@ -11,10 +12,13 @@ import * as z from 'zod';
 export type RequestType = 'CreateModel' | 'ForwardBackward' | 'Forward' | 'OptimStep' | 'SaveWeights' | 'LoadWeights' | 'SaveWeightsForSampler' | 'Sample' | 'UnloadModel';
 
 export interface QueueStateEvent {
+  /** '' for a submission the service has not accepted yet (a 402 on it) */
   requestId: string;
-  requestType: RequestType;
-  /** active | paused_capacity | paused_rate_limit */
+  /** unknown for a submission paused on 402 whose caller did not name it */
+  requestType?: RequestType;
+  /** active | paused_capacity | paused_rate_limit, or paused_billing: the client's own pause on HTTP 402 */
   queueState: string;
+  /** the service's queue_state_reason; "billing" for a 402 pause */
   reason?: string;
 }
 
@@ -25,6 +29,8 @@ export interface PollContext {
   pollTimeoutMs: number;
   onQueueState?: (e: QueueStateEvent) => void;
   billingPauseMs?: number;
+  /** where the time spent paused is counted (the service client's) */
+  pauses?: QueuePauses;
 }
 
 /** How the result is decoded: protobuf-capable results ask for protobuf and accept either encoding. */
@@ -38,6 +44,8 @@ const MAX_POLL_CONNECTION_ERRORS = 10;
 
 export class APIFuture<T> {
   private promise: Promise<T> | undefined;
+  /** the queue state this request is paused in, if it is */
+  private pausedAs: string | undefined;
 
   constructor(
     private readonly ctx: PollContext,
@@ -50,7 +58,8 @@ export class APIFuture<T> {
 
   /** Polls until the result is there (memoised: calling twice waits once). */
   result(signal?: AbortSignal): Promise<T> {
-    this.promise ??= this.poll(signal);
+    // answered, failed or given up: it waits no longer
+    this.promise ??= this.poll(signal).finally(() => this.leavePause());
     return this.promise;
   }
 
@@ -105,6 +114,7 @@ export class APIFuture<T> {
       }
       connErrors = 0;
       const status = res.status;
+      if (status !== 402 && this.pausedAs === PAUSED_BILLING) this.leavePause();
       if (status === 200) {
         rateLimited = 0;
         serverErrors = 0;
@@ -113,7 +123,7 @@ export class APIFuture<T> {
         const body = parseJsonBody(CompleteOrAny, res.body, 'POST /api/v1/retrieve_future');
         const tryAgain = TryAgainResponse.safeParse(body);
         if (tryAgain.success) {
-          if (tryAgain.data.queue_state) this.emitQueue(tryAgain.data.queue_state, tryAgain.data.queue_state_reason ?? undefined);
+          if (tryAgain.data.queue_state) this.queueAnswer(tryAgain.data.queue_state, tryAgain.data.queue_state_reason ?? undefined);
           continue;
         }
         if (CompleteMetadataResponse.safeParse(body).success) continue;
@@ -131,7 +141,7 @@ export class APIFuture<T> {
         bad400 = 0;
         try {
           const j = JSON.parse(res.body.toString('utf8')) as { queue_state?: unknown; queue_state_reason?: unknown };
-          if (typeof j.queue_state === 'string') this.emitQueue(j.queue_state, typeof j.queue_state_reason === 'string' ? j.queue_state_reason : undefined);
+          if (typeof j.queue_state === 'string') this.queueAnswer(j.queue_state, typeof j.queue_state_reason === 'string' ? j.queue_state_reason : undefined);
         } catch {
           /* no JSON body */
         }
@@ -149,6 +159,7 @@ export class APIFuture<T> {
         continue;
       }
       if (status === 402 && Date.now() - billingStart < (this.ctx.billingPauseMs ?? 3_600_000)) {
+        if (this.pausedAs !== PAUSED_BILLING) this.queueAnswer(PAUSED_BILLING, 'billing');
         await sleep(5000, signal);
         continue;
       }
@@ -159,6 +170,25 @@ export class APIFuture<T> {
       }
       throw errorForStatus(status, 'POST /api/v1/retrieve_future', transport.redact(res.body.toString('utf8')));
     }
+  }
+
+  /** The service (or a 402) says where this request's queue stands: a pause begins, changes or ends. */
+  private queueAnswer(queueState: string, reason?: string): void {
+    // only paused_* states are pauses; a state this client does not know is reported and left alone
+    if (!queueState.startsWith('paused')) {
+      if (queueState === 'active') {
+        this.pausedAs = undefined;
+        this.ctx.pauses?.resume(this.requestId);
+      }
+    } else {
+      this.pausedAs = queueState;
+      this.ctx.pauses?.pause(this.requestId, queueState, reason);
+    }
+    this.emitQueue(queueState, reason);
+  }
+
+  private leavePause(): void {
+    if (this.pausedAs !== undefined) this.queueAnswer('active');
   }
 
   private emitQueue(queueState: string, reason?: string): void {

@@ -2,7 +2,7 @@
 // a limit on concurrent requests, and the cookbook's context-window capping (max_tokens cut so that
 // prompt + completion fit the model's context; a prompt that leaves no room is an error). Runs,
 // evals, the playground and the agent's tools all sample through here.
-import { ConflictError, ConnectionError, ContextWindowError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError } from './errors';
+import { BillingError, ConflictError, ConnectionError, ContextWindowError, PromiseExpiredError, RateLimitError, ServerError, TinkerApiError, TinkerError } from './errors';
 import { APIFuture } from './futures';
 import type { ClientSession } from './clientSession';
 import { ModelInput, SampleResponse, SamplingParams, modelInputLength } from './types';
@@ -31,6 +31,9 @@ export interface SampleOptions {
   topkPromptLogprobs?: number;
   signal?: AbortSignal;
 }
+
+/** how long a 402 on asample is waited out (the SDK's billing_exception_max_pause_duration_sec) */
+const BILLING_PAUSE_MS = 3_600_000;
 
 export class SamplingClient {
   private seq = 0;
@@ -132,29 +135,38 @@ export class SamplingClient {
       topk_prompt_logprobs: o.topkPromptLogprobs ?? 0,
       type: 'sample',
     };
-    for (;;) {
-      const wait = this.backoffUntil - Date.now();
-      if (wait > 0) await s.sleep(wait, o.signal);
-      const t0 = Date.now();
-      try {
-        const h = await s.transport.json(W.FutureHandle, {
-          method: 'POST',
-          path: '/api/v1/asample',
-          json: body,
-          headers: { 'x-tinker-sampling-backpressure': '1' },
-          retry: false,
-          signal: o.signal,
-        });
-        return s.future(h.request_id, 'Sample', { kind: 'sample', map: (r) => r }, (Date.now() - t0) / 1000);
-      } catch (err) {
-        if (err instanceof RateLimitError) {
-          // backpressure: slow down, then resubmit the same request (same seq_id)
-          const bytes = modelInputLength(prompt) * 10;
-          this.backoffUntil = Date.now() + (bytes <= 128 * 1024 ? 1000 : 5000);
-          continue;
+    // a 402 pauses the request as a 429 does, within the billing window, shown as a billing pause
+    const billingStart = Date.now();
+    let billing: { resume(): void } | undefined;
+    try {
+      for (;;) {
+        const wait = this.backoffUntil - Date.now();
+        if (wait > 0) await s.sleep(wait, o.signal);
+        const t0 = Date.now();
+        try {
+          const h = await s.transport.json(W.FutureHandle, {
+            method: 'POST',
+            path: '/api/v1/asample',
+            json: body,
+            headers: { 'x-tinker-sampling-backpressure': '1' },
+            retry: false,
+            signal: o.signal,
+          });
+          return s.future(h.request_id, 'Sample', { kind: 'sample', map: (r) => r }, (Date.now() - t0) / 1000);
+        } catch (err) {
+          const billed = err instanceof BillingError && Date.now() - billingStart < BILLING_PAUSE_MS;
+          if (billed) billing ??= s.billingPause?.('Sample');
+          if (err instanceof RateLimitError || billed) {
+            // backpressure: slow down, then resubmit the same request (same seq_id)
+            const bytes = modelInputLength(prompt) * 10;
+            this.backoffUntil = Date.now() + (bytes <= 128 * 1024 ? 1000 : 5000);
+            continue;
+          }
+          throw err;
         }
-        throw err;
       }
+    } finally {
+      billing?.resume();
     }
   }
 

@@ -4,6 +4,7 @@
 // SkyRL and the embedded engine alike.
 import { NotFoundError, TinkerApiError, TinkerError } from './errors';
 import { APIFuture, PollContext, QueueStateEvent, RequestType, ResultDecoder } from './futures';
+import { PAUSED_BILLING, QueuePauses } from './queuePauses';
 import { SamplingClient } from './samplingClient';
 import { splitTinkerPath } from './tinkerPath';
 import { TrainingClient } from './trainingClient';
@@ -87,6 +88,9 @@ export class ServiceClient {
   private samplingSeq = 0;
   private closed = false;
   readonly pollContext: PollContext;
+  /** the time this client's requests spent on a paused queue (a run owns its client: the run's pauses) */
+  readonly queuePauses = new QueuePauses();
+  private billingPauses = 0;
 
   private constructor(readonly opts: ServiceClientOptions) {
     this.sleep = opts.sleep ?? realSleep;
@@ -113,6 +117,7 @@ export class ServiceClient {
       sleep: this.sleep,
       pollTimeoutMs: opts.pollTimeoutMs ?? 320_000,
       onQueueState: opts.onQueueState,
+      pauses: this.queuePauses,
     };
   }
 
@@ -142,8 +147,36 @@ export class ServiceClient {
     return this.jwt ?? this.opts.apiKey ?? '';
   }
 
-  submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retryConflicts = true): Promise<T> {
-    return withSubmissionRetries(fn, { sleep: this.sleep, signal, budgetMs: this.opts.submissionBudgetMs, retryConflicts });
+  submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retryConflicts = true, requestType?: RequestType): Promise<T> {
+    let billing: { resume(): void } | undefined;
+    const onRetry = (e: Error) => {
+      if (e instanceof TinkerApiError && e.status === 402) billing ??= this.billingPause(requestType);
+      else if (billing) {
+        billing.resume();
+        billing = undefined;
+      }
+    };
+    return withSubmissionRetries(fn, { sleep: this.sleep, signal, budgetMs: this.opts.submissionBudgetMs, retryConflicts, onRetry }).finally(() => billing?.resume());
+  }
+
+  /**
+   * The client's own pause on HTTP 402 for a request not accepted yet: counted and reported like a
+   * queue pause (queue state paused_billing, reason "billing") until `resume()`.
+   */
+  billingPause(requestType?: RequestType): { resume(): void } {
+    const key = `submission ${++this.billingPauses}`;
+    const emit = (queueState: string, reason?: string) => this.opts.onQueueState?.({ requestId: '', ...(requestType ? { requestType } : {}), queueState, ...(reason ? { reason } : {}) });
+    this.queuePauses.pause(key, PAUSED_BILLING, 'billing');
+    emit(PAUSED_BILLING, 'billing');
+    let done = false;
+    return {
+      resume: () => {
+        if (done) return;
+        done = true;
+        this.queuePauses.resume(key);
+        emit('active');
+      },
+    };
   }
 
   private async bootstrap(): Promise<void> {

@@ -35,7 +35,10 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Engi
   const { futures, sessions, samplers, directSamplers, sessionTimeoutMs } = st;
 
   let port = 0;
-  const r = new Router((req, path) => admit(req, path, { apiKey: opts.apiKey, port: () => port, allowedHosts: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()) }));
+  const r = new Router((req, path) => {
+    admit(req, path, { apiKey: opts.apiKey, port: () => port, allowedHosts: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()) });
+    st.simulator?.refuseSubmission(req, path);
+  });
   addSessionRoutes(r, st);
   addTrainingRoutes(r, st);
   addSamplingRoutes(r, st);

@@ -52,16 +52,19 @@ export function addSessionRoutes(r: Router, st: EngineState): void {
     return { json: { training_run_ids: [...s.models], sampler_ids: [...s.samplers] } };
   });
 
+  const notYet = (requestId: string, q: { queue_state: string; queue_state_reason?: string }) =>
+    (opts.longPollTimeoutStatus ?? 200) === 408 ? { status: 408, json: { detail: 'Timeout waiting for result', ...q } } : { json: { type: 'try_again', request_id: requestId, ...q } };
   r.add('POST', api('retrieve_future'), async (req) => {
     const b = parseJson(req, W.RetrieveFutureRequest);
+    if (st.simulator && typeof futures.lookup(b.request_id) === 'object') {
+      const paused = await st.simulator.poll(b.request_id, typeof req.headers['x-tinker-request-type'] === 'string' ? req.headers['x-tinker-request-type'] : undefined);
+      if (paused) return notYet(b.request_id, paused);
+    }
     const abort = new AbortController();
     const state = await futures.wait(b.request_id, st.longPollMs, abort.signal);
     if (state === 'unknown') throw new HttpError(404, `request ${b.request_id} not found`);
     if (state === 'expired') throw new HttpError(410, `the promise for request ${b.request_id} expired (the engine restarted or dropped it): resubmit the request`);
-    if (state.state === 'pending') {
-      if ((opts.longPollTimeoutStatus ?? 200) === 408) return { status: 408, json: { detail: 'Timeout waiting for result', queue_state: 'active' } };
-      return { json: { type: 'try_again', request_id: b.request_id, queue_state: 'active' } };
-    }
+    if (state.state === 'pending') return notYet(b.request_id, { queue_state: 'active' });
     if (state.state === 'failed') return { json: { error: state.error, category: state.category } };
     const result = state.result;
     const proto = wantsProtobuf(req);

@@ -6,6 +6,7 @@ import { FutureError, FutureResult, FutureStore } from './futures';
 import { HttpError, Reply } from './http';
 import { parseTinkerPath } from '../../core/tinker/tinkerPath';
 import { EngineStore, RunRecord } from './store';
+import { ServiceSimulationInput, ServiceSimulator } from './simulation';
 import { errorMessage } from '../../core/errors';
 
 /** How the engine's server is started (startEngineServer): the state its routes share keeps them. */
@@ -31,6 +32,8 @@ export interface EngineServerOptions {
   apiKey?: string;
   /** further Host values (`name:port`) to answer, when the engine is reached through a TLS front under another name */
   allowedHosts?: string[];
+  /** tests and demos only: the service's queue pauses and refusals on a schedule (simulation.ts) */
+  serviceSimulation?: ServiceSimulationInput;
 }
 
 export interface Session {
@@ -99,6 +102,8 @@ export class EngineState {
   // nothing it was still doing is written to the data dir after a new engine has opened it.
   closed = false;
   readonly inFlight = new Set<Promise<unknown>>();
+  /** the service simulation, when the engine was given one */
+  readonly simulator: ServiceSimulator | undefined;
 
   constructor(
     readonly opts: EngineServerOptions,
@@ -108,6 +113,7 @@ export class EngineState {
     this.log = opts.log ?? (() => undefined);
     this.longPollMs = opts.longPollMs ?? 20_000;
     this.sessionTimeoutMs = opts.sessionTimeoutMs ?? 300_000;
+    this.simulator = opts.serviceSimulation ? new ServiceSimulator(opts.serviceSimulation) : undefined;
     this.baseModels = new Map(this.backend.listBaseModels().map((m) => [m.name, m]));
   }
 

@@ -70,7 +70,7 @@ export class TinkerConnection extends Disposable {
       ...(projectId ? { projectId } : {}),
       network: readNetworkSettings(),
       onWarning: (m) => this.log.warn(m),
-      onQueueState: (e) => this.log.info(`request ${e.requestId} (${e.requestType}): queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),
+      onQueueState: (e) => this.log.info(`${e.requestId ? `request ${e.requestId}` : 'a submission'}${e.requestType ? ` (${e.requestType})` : ''}: queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),
     });
     const route = client.transport.route ? viaProxy(client.transport.route) : '';
     this.log.info(`connected to ${describeBackend(backend)} at ${baseUrl}${route} (session ${client.sessionId})`);

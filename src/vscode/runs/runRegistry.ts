@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunEvent, RunPhase, RunResultBase } from '../../core/runs/runEvents';
 import type { ActiveRunStatus } from '../../core/runs/runStatus';
+import type { QueuePause } from '../../core/tinker/queuePauses';
 import { METRIC } from '../../protocol/metricKeys';
 import { Disposable, toDisposable } from '../common/lifecycle';
 
@@ -32,6 +33,8 @@ export interface ActiveRun {
   lastReward: number | undefined;
   lastTestReward: number | undefined;
   warnings: number;
+  /** its requests wait on a paused queue (capacity, rate limit, billing): since when and why */
+  queuePause?: QueuePause;
   error: string | undefined;
   readonly abort: AbortController;
   result: RunResultBase | undefined;
@@ -122,8 +125,15 @@ export class RunRegistry extends Disposable {
   }
 
   /** Records how the run ended (also when it failed before reporting any event). */
+  /** The run's service client reports a queue pause beginning, changing or ending (undefined). */
+  setQueuePause(run: ActiveRun, pause: QueuePause | undefined): void {
+    run.queuePause = pause;
+    this.changed.fire(run);
+  }
+
   finish(run: ActiveRun, result: RunResultBase): void {
     run.result = result;
+    run.queuePause = undefined;
     run.status = result.status;
     run.runDir ??= result.runDir || undefined;
     run.error = result.error;

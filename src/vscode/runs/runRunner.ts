@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { RunTrackingOptions } from '../../core/runs/runTracking';
 import type { RunResultBase } from '../../core/runs/runEvents';
 import type { BackendChoice } from '../../core/spec/fields';
+import type { ServiceClient } from '../../core/tinker/client';
 import { readIfExists } from '../../core/fs/read';
 import { TinkerConnection } from '../connection/connection';
 import { readNetworkSettings } from '../common/networkSettings';
@@ -150,6 +151,7 @@ export class RunRunner {
       log: (line: string) => this.s.log.info(`[${run.runName}] ${line}`),
     };
     let result: RunResultBase;
+    const stopWatching: Array<() => void> = [];
     // the engine dying under a local run stops it at once, as a failure it can be resumed from
     const engineWatch =
       backend.kind === 'local'
@@ -160,7 +162,7 @@ export class RunRunner {
         : undefined;
     try {
       // the spec already parsed above is not read and validated a second time
-      result = await kind.start({ ...common, ...(spec ? { spec } : {}), ...(python ? { python: python.path } : {}), rewardEnvironment: rewardEnvironmentSetting(), ...events });
+      result = await kind.start({ ...common, connect: this.watchingQueue(run, common.connect, stopWatching), ...(spec ? { spec } : {}), ...(python ? { python: python.path } : {}), rewardEnvironment: rewardEnvironmentSetting(), ...events });
     } catch (err) {
       const message = errorMessage(err);
       const { ServerGone } = await import('../../core/runs/loopRuntime');
@@ -168,12 +170,22 @@ export class RunRunner {
       result = { kind: run.kind, runDir: run.runDir ?? '', status: run.abort.signal.aborted && !gone ? 'cancelled' : 'failed', iterationsRun: 0, error: message };
     } finally {
       engineWatch?.dispose();
+      for (const stop of stopWatching) stop();
     }
     this.s.registry.finish(run, result);
     await this.s.runs.refresh(); // the views show the final files by the time the command returns
     this.notify(run, result, label, kind.outcome(result));
     return result;
   }
+  /** `connect`, with the client's queue pauses shown on the run (the status bar, the Runs view) while it runs. */
+  private watchingQueue(run: ActiveRun, connect: (sp: BackendChoice) => Promise<ServiceClient>, stops: Array<() => void>): (sp: BackendChoice) => Promise<ServiceClient> {
+    return async (sp) => {
+      const service = await connect(sp);
+      stops.push(service.queuePauses.onChange((pause) => this.s.registry.setQueuePause(run, pause)));
+      return service;
+    };
+  }
+
   /** W&B for a run: the spec's wandb_* fields, else the tinker.wandb.project setting; the key from secret storage or WANDB_API_KEY. */
   async tracking(runName: string): Promise<RunTrackingOptions> {
     const { wandbTrackerFactory } = await import('../../core/tracking/wandbSetup');

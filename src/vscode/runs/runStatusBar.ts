@@ -2,23 +2,29 @@
 // confirmation in the Cancel Run command). Hidden when nothing runs.
 import * as vscode from 'vscode';
 import { progressText } from '../../core/runs/runStatus';
+import { describeQueuePause } from '../../core/tinker/queuePauses';
 import { kindRow } from '../../core/spec/kinds';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { Disposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
 
 export function describeProgress(run: ActiveRun): string {
-  if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return 'starting';
-  return progressText({ unit: kindRow(run.kind).unit.one, step: run.step, endStep: run.endStep, phase: run.phase, phaseDone: run.phaseDone, phaseTotal: run.phaseTotal });
+  // a run on a paused queue is waiting, not hung: say so
+  const paused = run.queuePause ? ` · ${describeQueuePause(run.queuePause)}` : '';
+  if (run.status === 'starting' || run.step === undefined || run.endStep === undefined) return `starting${paused}`;
+  return progressText({ unit: kindRow(run.kind).unit.one, step: run.step, endStep: run.endStep, phase: run.phase, phaseDone: run.phaseDone, phaseTotal: run.phaseTotal }) + paused;
 }
 
 export class RunStatusItem extends Disposable {
   private readonly item = this._register(vscode.window.createStatusBarItem('tinker.run', vscode.StatusBarAlignment.Left, 49));
+  /** while a run is paused, "for N s so far" is redrawn every second */
+  private ticking: NodeJS.Timeout | undefined;
 
   constructor(private readonly registry: RunRegistry) {
     super();
     this.item.name = 'Tinker GRPO Run';
     this._register(registry.onDidChange(() => this.update()));
+    this._register({ dispose: () => clearInterval(this.ticking) });
   }
 
   /** The text shown (for tests); undefined when hidden. */
@@ -28,7 +34,14 @@ export class RunStatusItem extends Disposable {
 
   private update(): void {
     const active = this.registry.active();
-    const run = active[active.length - 1];
+    const paused = active.some((r) => r.queuePause);
+    if (paused && !this.ticking) this.ticking = setInterval(() => this.update(), 1000);
+    if (!paused && this.ticking) {
+      clearInterval(this.ticking);
+      this.ticking = undefined;
+    }
+    // the paused run is the one to show
+    const run = active.find((r) => r.queuePause) ?? active[active.length - 1];
     if (!run) {
       this.item.hide();
       return;
