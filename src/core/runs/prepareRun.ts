@@ -12,6 +12,7 @@ import type { RunWriter } from './runWriter';
 import type { RunCore } from './loopRuntime';
 import type { RunResultBase } from './runEvents';
 import { trackRun } from './runTracking';
+import { recordRunSession } from './runSessions';
 import { resumePoint } from './resumePoint';
 import type { CheckpointRecord } from './runDirectory';
 import { completedRun, resolveRunSpec, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from './startParts';
@@ -91,6 +92,8 @@ export async function prepareRun<S extends StartableSpec, R extends RunResultBas
     held.splice(0, 0, () => service.close());
     if (kind.connected) data = await kind.connected(c, service, data);
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, ...kind.config(data) });
+    // the service bills by session: each start and resume records its own (the Usage command reads them)
+    if (service.sessionId) recordRunSession(writer.dir, { session_id: service.sessionId, started_at: new Date().toISOString(), base_url: service.transport.baseUrl });
     const tracked = trackRun(o.tracking, writer, spec, { kind: kind.kind, model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     if (tracked) held.splice(0, 0, () => tracked.finish());
     const run = kind.run(c, data, { service, writer, resumeFrom });
