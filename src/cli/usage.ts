@@ -3,6 +3,7 @@
 // and base URL) unless --backend / --base-url name another; the call opens no session.
 import * as path from 'node:path';
 import { readRunConfig } from '../core/runs/runConfig';
+import { readRunSessions } from '../core/runs/runSessions';
 import { reconcileRunUsage, reconciliationText, type BillingReader, type Reconciliation } from '../core/runs/usageReconcile';
 import { usageTokens } from '../core/tinker/usage';
 import { BACKEND_OPTIONS, UsageError, backendArgs, readOptions, type BackendKind } from './options';
@@ -34,7 +35,8 @@ export async function usageBackend(a: UsageArgs): Promise<{ backend: BackendKind
   const config = await readRunConfig(path.resolve(a.runDir));
   if (!config) throw new Error(`${path.resolve(a.runDir)} is not a run directory (no config.json)`);
   const backend = a.backend ?? config.backend ?? 'local';
-  const base = a.baseUrl ?? config.base_url;
+  // the spec's URL, else the server the run's last session was made on
+  const base = a.baseUrl ?? config.base_url ?? (await readRunSessions(path.resolve(a.runDir))).sessions.filter((x) => x.base_url).at(-1)?.base_url;
   return { backend, ...(base ? { base_url: base } : {}) };
 }
 
