@@ -7,6 +7,7 @@ import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } fr
 import { isSpecKind, SPEC_KINDS, type SpecKind } from '../core/spec/kinds';
 import { AGENT_TOOLS } from '../core/agent/tools';
 import { parseSuiteArgs, SUITE_HELP, SUITE_USAGE, type SuiteArgs } from './suiteArgs';
+import { parseUsageArgs, USAGE_HELP, USAGE_USAGE, type UsageArgs } from './usage';
 
 export { UsageError };
 
@@ -65,7 +66,7 @@ export interface PairsArgs {
   threshold?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | RegistryArgs | EvalArgs | DistillDataArgs | PairsArgs | SuiteArgs | { command: 'help' };
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | RegistryArgs | EvalArgs | DistillDataArgs | PairsArgs | SuiteArgs | UsageArgs | { command: 'help' };
 
 /** `text` broken into lines of at most 104 characters at spaces (the tool list grows with the table). */
 function wrapped(text: string, width = 104): string {
@@ -96,6 +97,7 @@ ${SUITE_USAGE}
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
 ${REGISTRY_USAGE}
+${USAGE_USAGE}
 
 Runs ${SPEC_KINDS.map((k) => k.label).join(' or ')} from a run spec and writes the run directory (cookbook layout).
 Distillation is a spec's field: a GRPO spec's "teacher" (on-policy: the reverse KL to it on the student's samples),
@@ -125,6 +127,7 @@ report each path and go on past failures (--concurrency N, default 4).
 "registry" keeps which checkpoint is which model version (tinker-models.json, and MODELS.md from it):
 promoting to production passes the gate suite's rules against the production version, paired on the
 same items, or is refused with every reason (--anyway "<reason>" promotes past it; the reason is kept).
+${USAGE_HELP}
 
 options:
   --runs-dir DIR      where run directories go (default $TINKER_STUDIO_RUNS_DIR, else ./runs)
@@ -157,8 +160,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === 'suite') return parseSuiteArgs(rest);
   if (command === 'distill-data') return parseDistillDataArgs(rest);
   if (command === 'pairs') return parsePairsArgs(rest);
+  if (command === 'usage') return parseUsageArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'suite', 'distill-data', 'pairs', 'mcp', 'registry'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'suite', 'distill-data', 'pairs', 'mcp', 'registry', 'usage'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS | 'prices'> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(RUN_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };

@@ -32,6 +32,7 @@ import { runKindCommand } from './runKind';
 import { suiteCommand } from './suite';
 import type { SuiteArgs } from './suiteArgs';
 import { errorMessage } from '../core/errors';
+import { runUsage, usageBackend, type UsageArgs } from './usage';
 
 const VERSION = '0.1.0';
 
@@ -57,14 +58,14 @@ function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string
     log(`embedded engine on ${server.url} (data ${dataDir})`);
     return { url: server.url, apiKey };
   };
-  return async (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string; project_id?: string }): Promise<ServiceClient> => {
+  return async (spec: { backend: 'local' | 'cloud' | 'custom'; base_url?: string; project_id?: string }, o: { withoutSession?: boolean } = {}): Promise<ServiceClient> => {
     const kind = args.backend ?? spec.backend;
     const apiKey = process.env.TINKER_API_KEY?.trim() || undefined;
     // the spec's project, else TINKER_PROJECT_ID (the client reads it)
     const project = spec.project_id ? { projectId: spec.project_id } : {};
     if (kind === 'local') {
       const { url, apiKey: engineKey } = await (engine ??= startEngine());
-      return ServiceClient.connect({ baseUrl: url, apiKey: engineKey, clientVersion: VERSION, ...project });
+      return ServiceClient.connect({ baseUrl: url, apiKey: engineKey, clientVersion: VERSION, ...project, ...o });
     }
     const resolved = resolveBackend(
       { backend: kind, cloudBaseUrl: kind === 'cloud' && args.baseUrl ? args.baseUrl : undefined, customBaseUrl: args.baseUrl ?? spec.base_url ?? '' },
@@ -75,7 +76,7 @@ function connector(args: Pick<GrpoArgs, 'backend' | 'baseUrl'>, cacheDir: string
     const key = apiKey ? keyFor(resolved.baseUrl, args, log) : undefined;
     if (resolved.needsApiKey && !key) throw new Error(`the API key was not sent to ${resolved.baseUrl}: pass --base-url ${resolved.baseUrl} to confirm that server`);
     log(`connecting to ${resolved.baseUrl}`);
-    const client = await ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION, ...project });
+    const client = await ServiceClient.connect({ baseUrl: resolved.baseUrl, apiKey: key, clientVersion: VERSION, ...project, ...o });
     // HTTPS_PROXY / HTTP_PROXY / NO_PROXY come from the environment
     if (client.transport.route?.kind === 'proxy') log(`reaching ${resolved.baseUrl} ${describeRoute(client.transport.route)}`);
     return client;
@@ -157,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
   const cacheDir = args.cacheDir !== undefined ? path.resolve(args.cacheDir) : tinkerStudioCacheDir();
   if (args.command === 'mcp') return mcp(args, cacheDir);
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
+  if (args.command === 'usage') return usage(args, cacheDir);
   if (args.command === 'registry') return registry(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);
   if (args.command === 'eval') return evaluate(args, cacheDir);
@@ -372,6 +374,16 @@ async function checkpoints(args: CheckpointsArgs, cacheDir: string): Promise<num
     const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
     closers.unshift({ close: async () => client.close() });
     return await runCheckpoints(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), signal });
+  });
+}
+
+/** `tinker-studio usage <run dir>`: the run's tokens against the service's accounting; no session is opened. */
+async function usage(args: UsageArgs, cacheDir: string): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  return interruptible({ log, cancelling: 'cancelling (Ctrl-C again to quit at once)', cancelled: 'cancelled' }, async (signal, closers) => {
+    const client = await connector(args, cacheDir, closers, log)(await usageBackend(args), { withoutSession: true });
+    closers.unshift({ close: async () => client.close() });
+    return await runUsage(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), signal });
   });
 }
 

@@ -95,15 +95,20 @@ export interface RunResults {
   wallTime?: number;
   /** the last `progress/tokens_trained` */
   tokensTrained?: number;
+  /** the last `cost/total_usd` (an estimate) and `usage/total_tokens` (every billing category) */
+  costUsd?: number;
+  tokensTotal?: number;
   /** the kind's columns by id (a column with no value yet is absent) */
   values: Record<string, number>;
 }
 
 /** The columns every kind's row has, after its own. */
-export const COMMON_RESULT_COLUMNS: readonly { id: 'steps' | 'wallTime' | 'tokensTrained'; label: string }[] = [
+export const COMMON_RESULT_COLUMNS: readonly { id: 'steps' | 'wallTime' | 'tokensTrained' | 'costUsd' | 'tokensTotal'; label: string }[] = [
   { id: 'steps', label: 'steps' },
   { id: 'wallTime', label: 'wall time (s)' },
   { id: 'tokensTrained', label: 'tokens trained' },
+  { id: 'costUsd', label: 'cost $ (estimate)' },
+  { id: 'tokensTotal', label: 'tokens (all billed)' },
 ];
 
 function finite(v: number | null | undefined): v is number {
@@ -146,6 +151,11 @@ export function runResults(columns: RunColumns, kind: CompareKind, kindColumns: 
     tokensTrained: lastValue(columns.cols[METRIC.tokensTrained]),
     values: {},
   };
+  // absent, not undefined, for a run that logs no usage (older runs)
+  const costUsd = lastValue(columns.cols[METRIC.costTotal]);
+  const tokensTotal = lastValue(columns.cols[METRIC.usageTotal]);
+  if (costUsd !== undefined) r.costUsd = costUsd;
+  if (tokensTotal !== undefined) r.tokensTotal = tokensTotal;
   for (const c of kindColumns) {
     const best = c.pick === 'last' ? undefined : bestOf(columns, c.metric, c.goal ?? 'maximize');
     const v = c.pick === 'last' ? lastValue(columns.cols[c.metric]) : c.pick === 'best' ? best?.value : best?.step;
@@ -157,7 +167,8 @@ export function runResults(columns: RunColumns, kind: CompareKind, kindColumns: 
 // ---------------------------------------------------------------------------------------------------
 // Metric keys and the x axis
 
-export type XAxis = 'step' | 'wall' | 'tokens';
+/** 'cost': the run's cumulative estimated dollars, so a reward chart reads as reward per dollar spent */
+export type XAxis = 'step' | 'wall' | 'tokens' | 'cost';
 
 /** The group of the keys without a prefix (SFT's train_mean_nll …, DPO's dpo_loss, accuracy, margin …); no prefix group is named so (theirs end in "/"). */
 export const BARE_KEYS_GROUP = 'bare';
@@ -195,12 +206,12 @@ export function metricGroupsOfKeys(runKeys: readonly (readonly string[])[]): { g
 
 /**
  * A run's x values on an axis: the step; the wall time (seconds since the run's start: the running
- * sum of `time/total`, the end of each step); or `progress/tokens_trained`. null where the run has
+ * sum of `time/total`, the end of each step); `progress/tokens_trained`; or `cost/total_usd`. null where the run has
  * no value for that axis at that step (that point is not drawn).
  */
 export function xValues(columns: RunColumns, axis: XAxis): (number | null)[] {
   if (axis === 'step') return columns.steps.slice();
-  if (axis === 'tokens') return (columns.cols[METRIC.tokensTrained] ?? columns.steps.map(() => null)).map((v) => (finite(v) ? v : null));
+  if (axis === 'tokens' || axis === 'cost') return (columns.cols[axis === 'cost' ? METRIC.costTotal : METRIC.tokensTrained] ?? columns.steps.map(() => null)).map((v) => (finite(v) ? v : null));
   const time = columns.cols[METRIC.timeTotal];
   if (!time) return columns.steps.map(() => null);
   let t = 0;

@@ -10,7 +10,7 @@ import { RUN_STATUSES } from './runProgress';
 
 const Num = z.number().nullable();
 
-export const XAxisId = z.enum(['step', 'wall', 'tokens']);
+export const XAxisId = z.enum(['step', 'wall', 'tokens', 'cost']);
 
 export const CompareResults = z.object({
   /** the kinds table's id of the run's kind */
@@ -19,6 +19,8 @@ export const CompareResults = z.object({
   lastStep: z.number().int().optional(),
   wallTime: z.number().optional(),
   tokensTrained: z.number().optional(),
+  costUsd: z.number().optional(),
+  tokensTotal: z.number().optional(),
   /** the kind's result columns (resultColumns) by id */
   values: z.record(z.string(), z.number()),
 });

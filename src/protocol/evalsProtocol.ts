@@ -23,6 +23,9 @@ export const EvalTargetView = z.object({
   samples: z.number().int().nonnegative(),
   /** samples the grader or environment failed on (scored 0) */
   failed: z.number().int().nonnegative().optional(),
+  /** the target's sampling: estimated dollars and tokens (every billing category), where the summary has them */
+  costUsd: z.number().nonnegative().optional(),
+  tokens: z.number().nonnegative().optional(),
 });
 export type EvalTargetView = z.infer<typeof EvalTargetView>;
 

@@ -87,8 +87,8 @@ export interface ChartSpec {
   id: string;
   title: string;
   series: Array<{ key: string; label: string; color: ChartColor }>;
-  /** y range fixed to [0, 1] */
-  unit?: 'fraction';
+  /** 'fraction': y range fixed to [0, 1]; 'usd': dollars, drawn as logged (a running total is not smoothed) */
+  unit?: 'fraction' | 'usd';
 }
 
 export const CHARTS: ChartSpec[] = [
@@ -100,6 +100,8 @@ export const CHARTS: ChartSpec[] = [
       { key: METRIC.testReward, label: 'holdout (test)', color: 'purple' },
     ],
   },
+  // next to reward: what the run has cost so far, from its price table (an estimate, never a bill)
+  { id: 'cost', title: 'Cost so far (USD, estimate)', unit: 'usd', series: [{ key: METRIC.costTotal, label: 'estimate', color: 'green' }] },
   {
     id: 'groups',
     title: 'Groups by signal',

@@ -10,6 +10,7 @@ import type { DecodedChartLines } from '../../src/protocol/compareProtocol';
 import { BARE_KEYS_GROUP, metricGroupsOfKeys, seedBand, type XAxis } from '../../src/protocol/compareData';
 import { errorText } from '../../src/protocol/panelProtocol';
 import { integerAxis } from '../../src/protocol/axisTicks';
+import { METRIC } from '../../src/protocol/metricKeys';
 import { HEIGHT, LINE_WIDTH, chartsEl, client, colorOf, fmt, messageEl, state, view } from './panelState';
 
 /** A chart on one x axis: one uPlot. A chart keeps one per x axis; the axes not shown are drawn ahead, hidden, once the panel is quiet, so that changing the x axis shows one. */
@@ -58,6 +59,11 @@ interface Inflight {
 }
 const inflight = new Set<Inflight>();
 const X_AXES: XAxis[] = ['step', 'wall', 'tokens'];
+/** The x axes drawn: the cost axis only once some run logs its cost (or it is the one chosen). */
+function xAxes(): XAxis[] {
+  return state.xAxis === 'cost' || view.runs.some((r) => r.keys.includes(METRIC.costTotal)) ? [...X_AXES, 'cost'] : X_AXES;
+}
+const X_LABEL: Record<XAxis, string> = { step: 'step', wall: 'wall time (s)', tokens: 'tokens trained', cost: 'cost $ (estimate)' };
 const observer = new IntersectionObserver(
   (entries) => {
     for (const e of entries) {
@@ -212,7 +218,7 @@ const scheduleCharts = frameScheduler(drawVisible);
  */
 function requestLines(want: Chart[], width: number, axis: XAxis, ahead: boolean): void {
   const lk = linesKey(width, axis);
-  const current = new Set(X_AXES.map((a) => linesKey(width, a)));
+  const current = new Set(xAxes().map((a) => linesKey(width, a)));
   for (const f of inflight) {
     const stale = !current.has(f.lk) || (!ahead && !f.ahead && f.lk !== lk);
     if (stale) {
@@ -260,7 +266,7 @@ function scheduleAhead(delay = 250): void {
     const width = plotWidth();
     const shown = [...charts.values()].filter((c) => c.visible && c.drawn);
     let missing = false;
-    for (const axis of X_AXES) {
+    for (const axis of xAxes()) {
       if (axis === state.xAxis) continue;
       const lk = linesKey(width, axis);
       const want = shown.filter((c) => !c.lines.has(lk));
@@ -307,7 +313,7 @@ export function showHidden(): void {
 function chartData(lines: DecodedChartLines, axis: XAxis): { data: uPlot.AlignedData; series: uPlot.Series[]; bands: uPlot.Band[]; pick: Plot['pick']; seriesRuns?: string[]; readout: Plot['readout'] } {
   const byId = new Map(view.runs.map((r) => [r.id, r]));
   const present = lines.runs.filter((l) => byId.has(l.id));
-  const series: uPlot.Series[] = [{ label: axis === 'step' ? 'step' : axis === 'wall' ? 'wall time (s)' : 'tokens trained' }];
+  const series: uPlot.Series[] = [{ label: X_LABEL[axis] }];
   const ys: (number | null)[][] = [];
   const bands: uPlot.Band[] = [];
   const pick: Plot['pick'] = [];
@@ -385,8 +391,8 @@ function drawChart(c: Chart, lines: DecodedChartLines, width: number, axis: XAxi
         width,
         height: HEIGHT,
         scales: { x: { time: false } },
-        // steps and tokens are counts: whole-number ticks (wall time may have fractions)
-        axes: [{ ...tick, ...(axis === 'wall' ? {} : integerAxis) }, { ...tick, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
+        // steps and tokens are counts: whole-number ticks (wall time and dollars have fractions)
+        axes: [{ ...tick, ...(axis === 'wall' || axis === 'cost' ? {} : integerAxis) }, { ...tick, size: 56, values: (_u, t) => t.map((v) => fmt(v)) }],
         // no legend: 50 runs × every chart drawn would be thousands of cells updated on each redraw; the table is the key, the readout below a chart gives every run's value under the pointer
         legend: { show: false },
         cursor: { drag: { x: false, y: false }, focus: { prox: 16 } },

@@ -19,7 +19,7 @@ app.innerHTML = `
   <header><h1 id="title">Compare Runs</h1></header>
   <div class="controls">
     <label for="x-axis">X axis</label>
-    <select id="x-axis"><option value="step">step</option><option value="wall">wall time (s)</option><option value="tokens">tokens trained</option></select>
+    <select id="x-axis"><option value="step">step</option><option value="wall">wall time (s)</option><option value="tokens">tokens trained</option><option value="cost" title="each run's cumulative estimated cost: a reward chart reads as reward per dollar">cost $ (estimate): reward per dollar</option></select>
     <label for="smoothing">Smoothing</label>
     <input type="range" id="smoothing" min="0" max="0.99" step="0.01" /><output id="smoothing-value" for="smoothing"></output>
     <vscode-checkbox id="group-seeds">Group seeds (min–max band)</vscode-checkbox>

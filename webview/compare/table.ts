@@ -13,6 +13,8 @@ interface Column {
   value(r: CompareRun): string | number | undefined;
   num?: boolean;
   config?: boolean;
+  /** dollars: shown with "$" (the CSV keeps the number) */
+  usd?: boolean;
 }
 
 const WANDB_URL = 'wandb.url';
@@ -44,7 +46,8 @@ function columns(): Column[] {
   const own = new Map<string, string>();
   for (const r of view.runs) for (const c of r.resultColumns) if (!own.has(c.id)) own.set(c.id, c.label);
   for (const [id, label] of own) cols.push({ id: `result:${id}`, label, value: (r) => r.results.values[id], num: true });
-  for (const c of COMMON_RESULT_COLUMNS) cols.push({ id: `result:${c.id}`, label: c.label, value: (r) => r.results[c.id], num: true });
+  // the cost columns only once some run logs its usage (older runs have none)
+  for (const c of COMMON_RESULT_COLUMNS) if ((c.id !== 'costUsd' && c.id !== 'tokensTotal') || view.runs.some((r) => r.results[c.id] !== undefined)) cols.push({ id: `result:${c.id}`, label: c.label, value: (r) => r.results[c.id], num: true, ...(c.id === 'costUsd' ? { usd: true } : {}) });
   return cols;
 }
 
@@ -121,7 +124,7 @@ export function renderTable(): void {
         continue;
       }
       const v = c.value(r);
-      const td = el('td', c.num ? 'num' : c.config ? 'config' : c.id === 'name' ? 'name' : undefined, typeof v === 'number' ? fmt(v) : (v ?? ''));
+      const td = el('td', c.num ? 'num' : c.config ? 'config' : c.id === 'name' ? 'name' : undefined, typeof v === 'number' ? `${c.usd ? '$' : ''}${fmt(v)}` : (v ?? ''));
       if (c.id === 'name') td.title = r.id;
       tr.append(td);
     }

@@ -74,6 +74,22 @@ function interval(v: { lo?: number; hi?: number }, percent: boolean): string {
   return v.lo === undefined || v.hi === undefined ? '[no interval]' : `[${fmt(v.lo, percent)}, ${fmt(v.hi, percent)}]`;
 }
 
+/** Dollars: cents from a dollar up, three significant figures below. */
+function usd(v: number): string {
+  return v === 0 ? '$0.00' : v >= 1 ? `$${v.toFixed(2)}` : `$${Number(v.toPrecision(3))}`;
+}
+
+function costCell(t: EvalSnapshot['targets'][number]): HTMLElement {
+  const td = el('td', 'num cost');
+  if (t.costUsd === undefined && t.tokens === undefined) td.textContent = '–';
+  else {
+    if (t.costUsd !== undefined) td.append(el('span', 'value', usd(t.costUsd)));
+    if (t.tokens !== undefined) td.append(el('span', 'interval muted', ` ${Math.round(t.tokens).toLocaleString('en-US')} tokens`));
+    td.title = `${t.label}: sampling cost ${t.costUsd !== undefined ? usd(t.costUsd) : 'not priced'} (estimate)${t.tokens !== undefined ? ` for ${Math.round(t.tokens).toLocaleString('en-US')} tokens` : ''}`;
+  }
+  return td;
+}
+
 function pValue(p: number): string {
   return p < 0.001 ? '< 0.001' : p.toFixed(3);
 }
@@ -124,6 +140,8 @@ function renderTable(s: EvalSnapshot): void {
     return th;
   }));
   const best = s.metrics.map((m) => bestOf(m));
+  // evals written before usage was recorded have no cost: no column then
+  const anyCost = s.targets.some((t) => t.costUsd !== undefined || t.tokens !== undefined);
   const rows = s.targets.map((t, ti) => {
     const tr = el('tr', ti === s.baseline ? 'baseline' : '');
     const name = el('th', 'target', t.label);
@@ -157,11 +175,17 @@ function renderTable(s: EvalSnapshot): void {
       vs.title = `${t.label} − baseline, ${s.measure === 'nll' ? `mean per-chat NLL difference (negative: lower NLL, better) on ${c.problems} chats` : `mean per-problem reward difference on ${c.problems} problems`}: ${sign}${fmt(c.diff.mean, false)} (paired 95 % interval ${interval(c.diff, false)}); permutation test p = ${c.p}${c.mcnemar !== undefined ? `; exact McNemar p = ${c.mcnemar}` : ''}; wins ${c.wins}, losses ${c.losses}, ties ${c.ties}`;
     }
     tr.append(vs);
+    if (anyCost) tr.append(costCell(t));
     return tr;
   });
   const vsHead = el('th', 'num', 'vs baseline (W/L/T)');
   vsHead.title = 'Mean per-problem reward difference against the baseline with its paired 95 % interval, the paired permutation test p-value, and problems won/lost/tied';
   head.append(vsHead);
+  if (anyCost) {
+    const costHead = el('th', 'num', 'sampling cost (estimate)');
+    costHead.title = "Each target's sampling in this eval: estimated dollars from the price table in force, and its tokens (prompt and sampled); an estimate, not a bill";
+    head.append(costHead);
+  }
   const thead = el('thead');
   thead.append(head);
   const tbody = el('tbody');

@@ -30,6 +30,13 @@ function fmt(v: number | null | undefined): string {
   return a >= 100 ? v.toFixed(0) : v.toPrecision(3);
 }
 
+/** Dollars: cents from a dollar up, three significant figures below (a step on a small model costs a fraction of a cent). */
+function usdText(v: number | null | undefined): string {
+  if (v === null || v === undefined) return '–';
+  if (v === 0) return '$0.00';
+  return Math.abs(v) >= 1 ? `$${v.toFixed(2)}` : `$${Number(v.toPrecision(3))}`;
+}
+
 /** An axis tick: as short as possible (trailing zeros dropped), so it fits the axis gutter. */
 function tick(v: number): string {
   const a = Math.abs(v);
@@ -104,14 +111,17 @@ export class ChartView {
       while (i >= 0 && s.raw[i] === null) i--;
       return { label: s.label, value: i >= 0 ? s.raw[i] : null, step: i >= 0 ? data.steps[i] : undefined };
     });
-    const summary = latest.map((l) => `${l.label} ${fmt(l.value)}`).join(' · ');
+    const usd = this.spec.unit === 'usd';
+    const show = (v: number | null | undefined) => (usd ? usdText(v) : fmt(v));
+    const summary = latest.map((l) => `${l.label} ${show(l.value)}`).join(' · ');
     this.latestEl.textContent = `${summary}${lastStep !== undefined ? ` (iteration ${lastStep})` : ''}`;
     this.plotEl.setAttribute('aria-label', `${this.spec.title}: ${summary}, latest values; ${data.steps.length} iterations`);
 
-    const showRaw = o.showRaw && o.smoothing > 0;
+    const smoothing = usd ? 0 : o.smoothing;
+    const showRaw = o.showRaw && smoothing > 0;
     const columns: uPlot.AlignedData = [
       data.steps,
-      ...present.flatMap((s) => [s.raw, o.smoothing > 0 ? emaSmooth(s.raw, o.smoothing) : s.raw]),
+      ...present.flatMap((s) => [s.raw, smoothing > 0 ? emaSmooth(s.raw, smoothing) : s.raw]),
     ];
     const shape = JSON.stringify([present.map((s) => s.key), showRaw, o.theme, o.width]);
     if (this.plot && shape === this.shape) {
@@ -131,7 +141,7 @@ export class ChartView {
         width: Math.max(o.width, 200),
         height: HEIGHT,
         scales: { x: { time: false }, y: this.spec.unit === 'fraction' ? { range: [0, 1] } : {} },
-        axes: [{ ...axis, ...integerAxis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, space: 22, values: (_u, ticks) => ticks.map(tick) }],
+        axes: [{ ...axis, ...integerAxis, label: 'iteration', labelFont: o.theme.font, labelSize: 18 }, { ...axis, size: 60, space: 22, values: (_u, ticks) => ticks.map((v) => (usd ? `$${tick(v)}` : tick(v))) }],
         legend: { show: true, live: true },
         cursor: { drag: { x: false, y: false } },
         hooks: {
@@ -141,8 +151,8 @@ export class ChartView {
         series: [
           { label: 'iteration', value: (_u, v) => (v === null ? '' : String(v)) },
           ...present.flatMap((s): uPlot.Series[] => [
-            { label: `${s.label} (raw)`, stroke: withAlpha(s.color, 0.35), width: 1, show: showRaw, spanGaps: true, points: { show: false }, value: (_u, v) => (v === null ? '' : fmt(v)) },
-            { label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: data.steps.length < 3 }, value: (_u, v) => (v === null ? '' : fmt(v)) },
+            { label: `${s.label} (raw)`, stroke: withAlpha(s.color, 0.35), width: 1, show: showRaw, spanGaps: true, points: { show: false }, value: (_u, v) => (v === null ? '' : show(v)) },
+            { label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: data.steps.length < 3 }, value: (_u, v) => (v === null ? '' : show(v)) },
           ]),
         ],
       },

@@ -66,6 +66,9 @@ export const TargetSummary = z.object({
   }),
   /** samples whose grader (or environment) failed; they score 0 */
   reward_errors: z.number().int().nonnegative(),
+  /** the target's sampling tokens in the billing categories, and their estimated dollars (evals since issue 49) */
+  usage: z.object({ train: z.number().nonnegative(), prefill: z.number().nonnegative(), cached_prefill: z.number().nonnegative(), sampled: z.number().nonnegative() }).optional(),
+  cost_usd: z.number().nonnegative().optional(),
   /** the first failed sample's error, its place as `file:line` (the grader or environment file, relative to the spec) */
   first_error: z
     .object({ problem_id: z.string(), traj_idx: z.number().int().nonnegative(), kind: z.string(), message: z.string(), at: z.string() })

@@ -21,7 +21,7 @@ export interface TargetSamples {
 
 const estimate = (i: Interval | undefined): Estimate | null => (i ? { mean: i.value, ...(i.lo !== undefined ? { lo: i.lo } : {}), ...(i.hi !== undefined ? { hi: i.hi } : {}) } : null);
 
-function targetView(t: Pick<TargetSummary, 'id' | 'label' | 'source' | 'samples' | 'reward_errors'>): EvalTargetView {
+function targetView(t: Pick<TargetSummary, 'id' | 'label' | 'source' | 'samples' | 'reward_errors' | 'usage' | 'cost_usd'>): EvalTargetView {
   const src = t.source;
   const step = src.kind === 'checkpoint' ? src.step : undefined;
   return {
@@ -31,6 +31,8 @@ function targetView(t: Pick<TargetSummary, 'id' | 'label' | 'source' | 'samples'
     source: src.kind === 'base' ? { kind: 'base', value: src.model } : { kind: 'checkpoint', value: src.path },
     samples: t.samples,
     ...(t.reward_errors > 0 ? { failed: t.reward_errors } : {}),
+    ...(t.cost_usd !== undefined ? { costUsd: t.cost_usd } : {}),
+    ...(t.usage ? { tokens: t.usage.train + t.usage.prefill + t.usage.cached_prefill + t.usage.sampled } : {}),
   };
 }
 

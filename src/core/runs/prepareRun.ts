@@ -13,6 +13,7 @@ import type { PriceTable } from '../cost/prices';
 import type { RunCore } from './loopRuntime';
 import type { RunResultBase } from './runEvents';
 import { trackRun } from './runTracking';
+import { recordRunSession } from './runSessions';
 import { resumePoint } from './resumePoint';
 import type { CheckpointRecord } from './runDirectory';
 import type { Budget } from '../cost/budget';
@@ -98,6 +99,8 @@ export async function prepareRun<S extends StartableSpec, R extends RunResultBas
     if (kind.connected) data = await kind.connected(c, service, data);
     const prices = recordPrices(resume, o.prices, log);
     const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, ...kind.config(data), [PRICES_CONFIG_KEY]: prices });
+    // the service bills by session: each start and resume records its own (the Usage command reads them)
+    if (service.sessionId) recordRunSession(writer.dir, { session_id: service.sessionId, started_at: new Date().toISOString(), base_url: service.transport.baseUrl });
     const tracked = trackRun(o.tracking, writer, spec, { kind: kind.kind, model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     if (tracked) held.splice(0, 0, () => tracked.finish());
     const run = kind.run(c, data, { service, writer, resumeFrom });

@@ -12,6 +12,7 @@ import type { UsageMeter } from './usage';
 import type { NetworkOptions } from './proxy';
 import { Sleep, Transport, realSleep, withSubmissionRetries } from './transport';
 import * as W from './wire';
+import { BillingUsageResponse, rfc3339 } from './billing';
 import type { z } from 'zod';
 
 export const SDK_COMPAT_VERSION = '0.25.0';
@@ -436,6 +437,11 @@ export class ServiceClient {
   /** A session's training runs and samplers (SDK get_session). */
   getSession(sessionId: string, signal?: AbortSignal) {
     return this.rest(W.SessionInfoResponse, 'GET', `/api/v1/sessions/${encodeURIComponent(sessionId)}`, { query: { access_scope: 'owned' }, signal });
+  }
+
+  /** The service's token counts in hourly buckets (§9.9): an hour-aligned window of at most 14 days; billing access only. */
+  billingUsageEvents(startingOn: Date, endingBefore: Date, signal?: AbortSignal) {
+    return this.rest(BillingUsageResponse, 'GET', '/api/v1/billing/usage/events', { query: { starting_on: rfc3339(startingOn), ending_before: rfc3339(endingBefore) }, signal });
   }
 
   getTrainingRun(runId: string, signal?: AbortSignal) {

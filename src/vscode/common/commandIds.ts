@@ -18,6 +18,7 @@ export const COMMAND = {
   startSftRun: 'tinker.startSftRun',
   startDpoRun: 'tinker.startDpoRun',
   makePreferencePairs: 'tinker.makePreferencePairs',
+  reconcileRunUsage: 'tinker.reconcileRunUsage',
   showPreferencePairs: 'tinker.showPreferencePairs',
   resumeRun: 'tinker.resumeRun',
   cancelRun: 'tinker.cancelRun',

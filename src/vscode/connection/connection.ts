@@ -52,7 +52,7 @@ export class TinkerConnection extends Disposable {
    * get the shared one). Starts the local engine when needed.
    */
   /** A new client of `backend`; its session is created in `projectId` (default: the tinker.projectId setting). */
-  async open(backend: ResolvedBackend, projectId: string | undefined = projectIdSetting()): Promise<ServiceClient> {
+  async open(backend: ResolvedBackend, projectId: string | undefined = projectIdSetting(), o: { withoutSession?: boolean } = {}): Promise<ServiceClient> {
     let baseUrl: string;
     let apiKey: string | undefined;
     if (backend.kind === 'local') {
@@ -68,6 +68,8 @@ export class TinkerConnection extends Disposable {
       apiKey,
       clientVersion: this.version,
       ...(projectId ? { projectId } : {}),
+      // REST-only use (reading usage): no session is created
+      ...(o.withoutSession ? { withoutSession: true } : {}),
       network: readNetworkSettings(),
       onWarning: (m) => this.log.warn(m),
       onQueueState: (e) => this.log.info(`${e.requestId ? `request ${e.requestId}` : 'a submission'}${e.requestType ? ` (${e.requestType})` : ''}: queue ${e.queueState}${e.reason ? ` — ${e.reason}` : ''}`),

@@ -17,6 +17,7 @@ import { SftAnswers, askSftSpec, writeSftSpec } from './sftWizard';
 import { SpecAnswers, askSpec, writeSpec } from './specWizard';
 import { COMMAND } from '../common/commandIds';
 import { windowUi } from '../common/windowUi';
+import { showRunUsage } from './usageCommand';
 import { isSpecFileOf, type SpecKind, specFileMatch, specGlob, specKind } from '../../core/spec/kinds';
 
 
@@ -82,6 +83,10 @@ export function registerRunCommands(s: RunCommandServices): vscode.Disposable[] 
     [COMMAND.openMetrics]: (arg?: unknown) => openMetrics(s, arg),
     [COMMAND.openInWandb]: (arg?: unknown) => openInWandb(s, arg),
     [COMMAND.makePreferencePairs]: (arg?: unknown, options?: unknown) => makePreferencePairs(s, arg, options),
+    [COMMAND.reconcileRunUsage]: async (arg?: unknown) => {
+      const runDir = (await runDirOf(arg)) ?? (await pickRunDir(s, "Reconcile which run's usage with the service's?", () => true, true));
+      return runDir ? showRunUsage(s, runDir) : undefined;
+    },
   };
   return registerTable(table, s.log);
 }

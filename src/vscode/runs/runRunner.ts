@@ -225,6 +225,14 @@ export class RunRunner {
         void vscode.window.showInformationMessage(`${label} run ${run.runName} completed: ${iters}${test}.`, ...actions).then(act);
         break;
       case 'cancelled':
+        // stopped by its budget: a warning in the budget's words, with the way on
+        if (r.budgetStop) {
+          this.s.log.info(`${label} run ${run.runName} ${r.budgetStop} (after ${iters})`);
+          void vscode.window
+            .showWarningMessage(`${label} run ${run.runName} ${r.budgetStop}.`, 'Resume Run', ...actions)
+            .then((a) => (a === 'Resume Run' ? void vscode.commands.executeCommand(COMMAND.resumeRun, r.runDir) : act(a)));
+          break;
+        }
         this.s.log.info(`${label} run ${run.runName} cancelled after ${iters}`);
         void vscode.window.showInformationMessage(`${label} run ${run.runName} cancelled after ${iters}; finished iterations are kept and it can be resumed.`, ...actions).then(act);
         break;

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SampleRecord } from '../../../src/protocol/sampleSchema';
-import { bestOf, sortProblems } from '../../../src/protocol/evalsProtocol';
+import { bestOf, EvalSnapshot, sortProblems } from '../../../src/protocol/evalsProtocol';
 import { readEvalSnapshot, snapshotFromSamples, snapshotFromSummary } from '../../../src/core/evals/resultsView';
 import { EvalSummary, targetSamplesFile } from '../../../src/core/evals/results';
 import { summarize } from '../../../src/core/evals/runEval';
@@ -76,6 +76,20 @@ describe('eval results panel data', () => {
     assert.deepStrictEqual(s.comparisons[1], { problems: 2, diff: { mean: 0.4, lo: 0.30000000000000004, hi: 0.5 }, p: 0.25, wins: 2, losses: 0, ties: 0 });
     assert.strictEqual(bestOf(s.metrics[0]!), 1);
     assert.strictEqual(bestOf(s.metrics.at(-1)!), undefined);
+  });
+
+  it("from summary.json: each target's sampling cost and tokens where the summary has them (older summaries have none)", () => {
+    const target = (id: string, more: Record<string, unknown>) => ({ id, label: id, source: { kind: 'base', model: 'm' }, model: 'm', problems: 1, samples: 1, n: 1, metrics: {}, reward_errors: 0, ...more });
+    const summary = EvalSummary.parse({
+      kind: 'eval', version: 1, name: 'cost', spec_file: '/w/cost.eval.json', created_at: 'x', updated_at: 'x', complete: true, n: 1,
+      bootstrap: { resamples: 10, seed: 0 }, baseline: 'a',
+      targets: [target('a', { usage: { train: 0, prefill: 1200, cached_prefill: 300, sampled: 500 }, cost_usd: 0.0042 }), target('b', {})],
+      comparisons: [],
+      problems: [],
+    });
+    const s = EvalSnapshot.parse(JSON.parse(JSON.stringify(snapshotFromSummary('/w/evals/cost', summary))));
+    assert.deepStrictEqual([s.targets[0]!.costUsd, s.targets[0]!.tokens], [0.0042, 2000]);
+    assert.deepStrictEqual([s.targets[1]!.costUsd, s.targets[1]!.tokens], [undefined, undefined]);
   });
 
   it('sorts problems by regression against the baseline, disagreement and difficulty', () => {

@@ -22,8 +22,8 @@ import {
 } from '../../../src/core/experiments/compare';
 import { besideRun, decodeColumnCache, encodeColumnCache, inFolder, loadColumns } from '../../../src/core/experiments/columnCache';
 import { chartLines, DENSE_LINES, encodeFloats, SmoothedCache, type HeldRun } from '../../../src/core/experiments/compareView';
-import { ChartLines, decodeFloats } from '../../../src/protocol/compareProtocol';
-import { BARE_KEYS_GROUP } from '../../../src/protocol/compareData';
+import { ChartLines, CompareResults, XAxisId, decodeFloats } from '../../../src/protocol/compareProtocol';
+import { BARE_KEYS_GROUP, COMMON_RESULT_COLUMNS } from '../../../src/protocol/compareData';
 import { emaSmooth } from '../../../src/protocol/smoothing';
 import { readMetricsRowsSync } from '../../../src/core/runs/runDirectory';
 
@@ -91,6 +91,30 @@ describe('compare: result columns', () => {
       SFT_KIND.compareColumns,
     );
     assert.deepStrictEqual(r, { kind: 'sft', steps: 3, lastStep: 10, wallTime: undefined, tokensTrained: undefined, values: { finalTrainNll: 1.1, bestTestNll: 1.4, bestTestNllStep: 5 } });
+  });
+});
+
+describe('compare: cost columns and the reward-per-dollar axis', () => {
+  it('a run that logs usage has its last estimated cost and billed tokens; x = cost/total_usd reads reward per dollar', () => {
+    const c = cols([
+      { step: 0, 'env/all/reward/total': 0.2, 'cost/total_usd': 0.01, 'usage/total_tokens': 1200 },
+      { step: 1, 'env/all/reward/total': 0.5, 'cost/total_usd': null, 'usage/total_tokens': 2500 },
+      { step: 2, 'env/all/reward/total': 0.6, 'cost/total_usd': 0.035, 'usage/total_tokens': 3600 },
+    ]);
+    const r = runResults(c, 'grpo', GRPO_KIND.compareColumns);
+    assert.strictEqual(r.costUsd, 0.035);
+    assert.strictEqual(r.tokensTotal, 3600);
+    assert.deepStrictEqual(xValues(c, 'cost'), [0.01, null, 0.035]);
+    assert.deepStrictEqual(xValues(cols([{ step: 0 }]), 'cost'), [null]);
+    assert.deepStrictEqual(CompareResults.parse(JSON.parse(JSON.stringify(r))), JSON.parse(JSON.stringify(r)));
+    assert.strictEqual(XAxisId.parse('cost'), 'cost');
+    assert.deepStrictEqual(COMMON_RESULT_COLUMNS.map((x) => x.id).slice(-2), ['costUsd', 'tokensTotal']);
+  });
+  it('the charts reply on the cost axis puts each run\'s points at its cumulative dollars', () => {
+    const held: HeldRun = { id: '/r/a', color: 0, config: {}, status: 'completed', columns: { steps: [0, 1, 2], cols: { 'env/all/reward/total': [0.1, 0.4, 0.8], 'cost/total_usd': [0.5, 1, 1.5] } } };
+    const [chart] = chartLines([held], { keys: ['env/all/reward/total'], xAxis: 'cost', smoothing: 0, width: 300 }).map((x) => ChartLines.parse(JSON.parse(JSON.stringify(x))));
+    assert.deepStrictEqual(chart!.x, [0.5, 1, 1.5]);
+    assert.deepStrictEqual(chart!.runs[0]!.y, [0.1, 0.4, 0.8].map((v) => Math.fround(v)));
   });
 });
 

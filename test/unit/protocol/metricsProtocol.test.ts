@@ -54,6 +54,16 @@ describe('metrics panel protocol', () => {
   });
 });
 
+describe('metrics panel: the cost chart', () => {
+  it('charts the cumulative cost estimate in dollars right after reward', () => {
+    const i = CHARTS.findIndex((c) => c.id === 'cost');
+    assert.strictEqual(CHARTS[i - 1]?.id, 'reward');
+    assert.strictEqual(CHARTS[i]!.unit, 'usd');
+    assert.deepStrictEqual(CHARTS[i]!.series.map((s) => s.key), ['cost/total_usd']);
+    assert.match(`${CHARTS[i]!.title} ${CHARTS[i]!.series[0]!.label}`, /estimate/);
+  });
+});
+
 describe('EMA smoothing', () => {
   it('weight 0 leaves values as they are', () => {
     assert.deepStrictEqual(emaSmooth([1, 2, 3], 0), [1, 2, 3]);
