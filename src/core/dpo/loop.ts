@@ -122,7 +122,7 @@ export class DpoRun extends RunCore<DpoRunResult> {
       this.o.writer.appendCheckpoint(rec);
       this.referencePath = r.path;
     }
-    this.reference = await this.o.service.createSamplingClient({ modelPath: this.referencePath! }, signal);
+    this.reference = await this.o.service.createSamplingClient({ modelPath: this.referencePath!, baseModel: this.o.config.model }, signal);
   }
 
   protected override startLine(): string {

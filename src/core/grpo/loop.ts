@@ -425,7 +425,7 @@ export class GrpoRun extends RunCore<GrpoRunResult> {
       return trainer.saveWeightsAndGetSamplingClient(gone);
     });
 
-    recordStep(this.o.writer, io, i, metrics, { timer, t0 }, [autoRecord, record]);
+    recordStep(this.o.writer, io, i, metrics, { timer, t0 }, [autoRecord, record], this.cost);
     this.stepDone(i, record);
     log(`step ${i}/${this.endStep}: reward ${fmt(metrics[METRIC.reward])}, frac_mixed ${fmt(metrics[METRIC.fracMixed])}, truncated ${fmt(metrics[METRIC.fracTruncated])}, kl_v1 ${exp(metrics[METRIC.klV1])}, entropy ${fmt(metrics[METRIC.entropy])}${metrics[KL_METRIC.teacher] !== undefined ? `, teacher_kl ${fmt(metrics[KL_METRIC.teacher])}` : ''}${metrics[KL_METRIC.policyBase] !== undefined ? `, kl_policy_base ${fmt(metrics[KL_METRIC.policyBase])}` : ''}${metrics[METRIC.testReward] !== undefined ? `, test reward ${fmt(metrics[METRIC.testReward])}` : ''}, ${fmt(metrics[METRIC.timeTotal])} s`);
   }

@@ -15,6 +15,10 @@ import { readMetricsRowsSync, type CheckpointRecord } from './runDirectory';
 import type { RunWriter } from './runWriter';
 import { ModelRegistryOrigin } from './runConfig';
 import { errorMessage } from '../errors';
+import { UsageMeter } from '../tinker/usage';
+import type { Budget } from '../cost/budget';
+import type { PriceTable } from '../cost/prices';
+import { RunCost, pricesInForce, spentBefore } from './runCost';
 
 /** Thrown between phases once the run's signal is aborted. */
 export class Cancelled extends Error {}
@@ -31,6 +35,11 @@ export class ServerGone extends Error {
 /** The abort reason a sweep gives a run the median rule stops: it ends like a cancel (a resume point saved), and says so. */
 export class StoppedEarly extends Error {
   override name = 'StoppedEarly';
+}
+
+/** Thrown before a step that would cross the run's budget: the run ends like a cancel (a resume point saved), with the budget's words. */
+export class BudgetStop extends Error {
+  override name = 'BudgetStop';
 }
 
 /**
@@ -149,7 +158,7 @@ export interface StretchEnd {
 }
 
 /** After a cancel: a state checkpoint at exactly the steps written, so resuming repeats and loses nothing. */
-export async function saveResumePoint(o: Omit<StretchEnd, 'trainer'> & { trainer: TrainingClient | undefined; batch: number; stoppedEarly?: boolean }): Promise<void> {
+export async function saveResumePoint(o: Omit<StretchEnd, 'trainer'> & { trainer: TrainingClient | undefined; batch: number; stoppedEarly?: boolean; budgetStop?: boolean }): Promise<void> {
   if (o.trainer && o.batch > o.lastSavedBatch) {
     try {
       const rec = await saveCheckpoint(o.trainer, checkpointName(o.batch), o.batch, 'state', { ttlSeconds: o.ttlSeconds, extra: o.extra?.(o.batch) });
@@ -159,12 +168,13 @@ export async function saveResumePoint(o: Omit<StretchEnd, 'trainer'> & { trainer
       o.io.log(`cancelled; saving a resume checkpoint at step ${o.batch} failed: ${errorMessage(saveErr)}`);
     }
   }
-  o.io.log(`${o.stoppedEarly ? 'stopped early' : 'cancelled'} after ${o.done} ${o.unit} (next step ${o.batch})`);
+  o.io.log(`${o.stoppedEarly ? 'stopped early' : o.budgetStop ? 'stopped by its budget' : 'cancelled'} after ${o.done} ${o.unit} (next step ${o.batch})`);
 }
 
 /**
  * Writes a finished step: its wall time (`t0` from performance.now()), span metrics and timing
- * spans, its metrics, then the checkpoints it saved — after the metrics, so a reader never sees a
+ * spans, its token usage and estimated cost (`cost`: what the run's clients counted since the last
+ * step), its metrics, then the checkpoints it saved — after the metrics, so a reader never sees a
  * step's checkpoint without the step.
  */
 export function recordStep(
@@ -174,9 +184,16 @@ export function recordStep(
   metrics: Record<string, number>,
   timing: { timer: SpanTimer; t0: number },
   checkpoints: ReadonlyArray<CheckpointRecord | undefined>,
+  cost?: RunCost,
 ): void {
   metrics[METRIC.timeTotal] = (performance.now() - timing.t0) / 1000;
   Object.assign(metrics, timing.timer.metrics());
+  if (cost) {
+    const priced = cost.stepMetrics();
+    Object.assign(metrics, priced.metrics);
+    for (const model of priced.unpriced)
+      io.emit({ type: 'warning', step, message: `the price table (taken ${cost.prices.taken}) has no price for ${model}: its tokens are counted but left out of cost/* (add it to the tinker.prices setting)` });
+  }
   writer.appendTimingSpans(step, timing.timer.timingSpans());
   writer.appendMetrics(step, metrics);
   io.emit({ type: 'metrics', step, metrics });
@@ -215,6 +232,10 @@ export interface RunCoreParts {
   signal?: AbortSignal;
   onEvent?: (e: RunEvent) => void;
   log?: (line: string) => void;
+  /** the price table in force (default: the one config.json recorded, else the shipped defaults) */
+  prices?: PriceTable;
+  /** stop before a step that would cross it */
+  budget?: Budget;
 }
 
 export interface AdvanceOptions {
@@ -251,6 +272,32 @@ export abstract class RunCore<R extends RunResultBase> {
   ) {
     this.step = parts.resumeFrom?.batch ?? 0;
     this.lastSavedBatch = this.step;
+    // the run's meter: every client its service creates (trainer, samplers, teachers) counts into it
+    this.meter = parts.service.usage ??= new UsageMeter();
+  }
+
+  private readonly meter: UsageMeter;
+  private costs: RunCost | undefined;
+
+  /** The run's usage and cost so far; the cumulative figures continue from metrics.jsonl on resume. */
+  get cost(): RunCost {
+    if (!this.costs) {
+      let config: Record<string, unknown> | undefined;
+      try {
+        config = this.parts.prices ? undefined : (JSON.parse(fs.readFileSync(path.join(this.parts.writer.dir, 'config.json'), 'utf8')) as Record<string, unknown>);
+      } catch {
+        config = undefined; // no config.json: the shipped defaults
+      }
+      this.costs = new RunCost(this.meter, pricesInForce(this.parts.prices, config), this.parts.budget, spentBefore(this.parts.writer.dir, this.step));
+    }
+    return this.costs;
+  }
+
+  /** The price table (before the first step only) and the budget the next steps are checked against. */
+  setCostTerms(t: { prices?: PriceTable; budget?: Budget | undefined }): void {
+    if (t.prices && !this.costs) this.parts.prices = t.prices;
+    this.parts.budget = t.budget;
+    if (this.costs) this.costs.budget = t.budget;
   }
 
   get writer(): RunWriter {
@@ -343,7 +390,7 @@ export abstract class RunCore<R extends RunResultBase> {
         saveCheckpoint(save.trainer, checkpointName(next), next, 'both', { ttlSeconds: save.ttlSeconds, extra: this.extra(next), signal: save.signal }),
       );
     }
-    recordStep(this.writer, io, i, metrics, timing, [record]);
+    recordStep(this.writer, io, i, metrics, timing, [record], this.cost);
     this.stepDone(i, record);
   }
 
@@ -363,6 +410,7 @@ export abstract class RunCore<R extends RunResultBase> {
     this.beginStretch();
     let status: RunEndStatus = o.toEnd ? 'completed' : 'paused';
     let error: string | undefined;
+    let budgetStop: string | undefined;
     let done = 0;
     io.emit({ type: 'started', runDir: w.dir, runName: w.name, model: this.start.model, startStep, endStep, resumed });
     io.log(`${first ? (this.parts.resumeFrom ? `resuming at step ${startStep} from ${this.parts.resumeFrom.state_path}` : 'starting') : `continuing at step ${startStep}`}: ${this.startLine()}, steps ${startStep}..${endStep - 1}`);
@@ -375,6 +423,8 @@ export abstract class RunCore<R extends RunResultBase> {
       await this.open(signal);
       for (let i = startStep; i < stopStep; i++) {
         io.checkCancel();
+        const within = this.cost.check();
+        if (!within.ok) throw new BudgetStop(within.message);
         await this.step_(i, io, signal);
         done++;
       }
@@ -385,7 +435,14 @@ export abstract class RunCore<R extends RunResultBase> {
       } else io.log(`paused after ${done} ${this.unit} (next step ${this.step} of ${endStep})`);
     } catch (err) {
       const resume = { trainer: this.trainer, writer: w, io, batch: this.step, lastSavedBatch: this.lastSavedBatch, ttlSeconds: this.start.ttlSeconds, unit: this.unit, done, extra: (b: number) => this.extra(b) ?? {} };
-      if (o.toEnd) ({ status, error } = await endAfterThrow(err, signal, resume));
+      if (err instanceof BudgetStop) {
+        // a clean stop, as a cancel: the resume point, then the budget's words in the log, a warning and the end
+        status = 'cancelled';
+        budgetStop = err.message;
+        if (o.toEnd) await saveResumePoint({ ...resume, budgetStop: true });
+        io.log(`budget: ${err.message}`);
+        io.emit({ type: 'warning', step: this.step, message: err.message });
+      } else if (o.toEnd) ({ status, error } = await endAfterThrow(err, signal, resume));
       else {
         const outcome = stopOutcome(err, signal);
         status = outcome.status;
@@ -395,8 +452,8 @@ export abstract class RunCore<R extends RunResultBase> {
         } else io.log(`cancelled after ${done} ${this.unit} (next step ${this.step})`);
       }
     }
-    io.emit({ type: 'finished', runDir: w.dir, status, lastStep: this.step - 1 });
-    return this.result({ runDir: w.dir, status, iterationsRun: done, ...(error ? { error } : {}) } as never);
+    io.emit({ type: 'finished', runDir: w.dir, status, lastStep: this.step - 1, ...(budgetStop ? { budgetStop } : {}) });
+    return this.result({ runDir: w.dir, status, iterationsRun: done, ...(error ? { error } : {}), ...(budgetStop ? { budgetStop } : {}) } as never);
   }
 
   /** Saves the current weights (state, or state and sampler) under `name` at the current step, and records it. */

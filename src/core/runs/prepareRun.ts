@@ -9,15 +9,19 @@ import type { Renderer } from '../render/types';
 import type { ServiceClient } from '../tinker/client';
 import type { BackendChoice } from '../spec/fields';
 import type { RunWriter } from './runWriter';
+import type { PriceTable } from '../cost/prices';
 import type { RunCore } from './loopRuntime';
 import type { RunResultBase } from './runEvents';
 import { trackRun } from './runTracking';
 import { resumePoint } from './resumePoint';
 import type { CheckpointRecord } from './runDirectory';
+import type { Budget } from '../cost/budget';
+import { UsageMeter } from '../tinker/usage';
+import { PRICES_CONFIG_KEY, budgetOf, pricesInForce } from './runCost';
 import { completedRun, resolveRunSpec, runToEnd, runWriterFor, type PreparedRun, type RunStartOptions } from './startParts';
 
 /** The spec fields the start sequence reads (every kind's spec has them). */
-export type StartableSpec = BackendChoice & { name: string; model: string; renderer?: string | undefined; lora_rank: number };
+export type StartableSpec = BackendChoice & Budget & { name: string; model: string; renderer?: string | undefined; lora_rank: number };
 
 /** What a kind's parts get: the options, the spec, where it lives, the renderer and the learning rate. */
 export interface StartContext<S> {
@@ -89,11 +93,15 @@ export async function prepareRun<S extends StartableSpec, R extends RunResultBas
     const service = await o.connect(spec);
     // the tracker finishes last and the service closes after the kind's workers
     held.splice(0, 0, () => service.close());
+    // the run's meter, before its teachers and references are made: they count into it too
+    service.usage ??= new UsageMeter();
     if (kind.connected) data = await kind.connected(c, service, data);
-    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, ...kind.config(data) });
+    const prices = recordPrices(resume, o.prices, log);
+    const writer = runWriterFor({ resume, writers, runsDir: o.runsDir, specFile, runDir: o.runDir, configExtra: o.configExtra }, spec, { rendererName: renderer.name, learningRate, ...kind.config(data), [PRICES_CONFIG_KEY]: prices });
     const tracked = trackRun(o.tracking, writer, spec, { kind: kind.kind, model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     if (tracked) held.splice(0, 0, () => tracked.finish());
     const run = kind.run(c, data, { service, writer, resumeFrom });
+    run.setCostTerms({ prices, budget: budgetOf(spec) });
     return { run, spec, renderer, close, ...(kind.held?.(data) ?? ({} as Held)) };
   } catch (err) {
     await close();
@@ -104,4 +112,15 @@ export async function prepareRun<S extends StartableSpec, R extends RunResultBas
 /** Starts a run of the kind (or resumes `o.resumeDir`) and advances it to its end (see runToEnd). */
 export function startRun<S extends StartableSpec, R extends RunResultBase, Run extends RunCore<R>, D, Held extends object = object>(kind: KindStarter<S, R, Run, D, Held>, o: RunStartOptions<S>): Promise<R> {
   return runToEnd<R>(o.resumeDir, (resume, writers) => prepareRun(kind, o, resume, writers), o);
+}
+
+/** The price table a run uses; a resumed run whose table changed records the new one in config.json, and says so. */
+function recordPrices(resume: RunWriter | undefined, given: PriceTable | undefined, log: (line: string) => void): PriceTable {
+  const config = resume?.readConfig();
+  const prices = pricesInForce(given, config);
+  if (resume && config && JSON.stringify(config[PRICES_CONFIG_KEY]) !== JSON.stringify(prices)) {
+    resume.writeConfig({ ...config, [PRICES_CONFIG_KEY]: prices });
+    if (config[PRICES_CONFIG_KEY] !== undefined) log(`the price table changed since the run's last start (now taken ${prices.taken}); the steps from here are estimated with it (recorded in config.json)`);
+  }
+  return prices;
 }

@@ -16,7 +16,8 @@ export type RunEvent =
   | { type: 'checkpoint'; record: { name: string; batch?: number; state_path?: string; sampler_path?: string } & Record<string, unknown> }
   /** something the user should know that does not stop the run (e.g. a reward function raised) */
   | { type: 'warning'; step: number; message: string }
-  | { type: 'finished'; runDir: string; status: RunEndStatus; lastStep: number };
+  /** `budgetStop`: the run stopped (status 'cancelled', a resume point saved) before a step that would cross its budget, in budgetStopMessage's words */
+  | { type: 'finished'; runDir: string; status: RunEndStatus; lastStep: number; budgetStop?: string };
 
 /** 'paused': stopped after the steps asked for (an agent session between calls), resumable like 'cancelled'. */
 export type RunEndStatus = 'completed' | 'paused' | 'cancelled' | 'failed';
@@ -30,6 +31,8 @@ export interface RunResultBase {
   iterationsRun: number;
   /** the error that failed the run, in words a person can act on */
   error?: string;
+  /** the budget stopped the run before its end (status 'cancelled'): "stopped at $4.92 of $5.00 …" */
+  budgetStop?: string;
 }
 
 export interface GrpoRunResult extends RunResultBase {

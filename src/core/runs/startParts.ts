@@ -13,6 +13,7 @@ import type { ServiceClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import type { Renderer } from '../render/types';
 import { errorMessage } from '../errors';
+import type { PriceTable } from '../cost/prices';
 import { changesText, resumedSpec } from '../spec/resume';
 
 /** How every kind's run is started or resumed (the CLI, the extension, sweeps and the agent session pass this). */
@@ -46,6 +47,8 @@ export interface RunStartOptions<S> {
   log?: (line: string) => void;
   /** experiment tracking (W&B): the host's tracker factory and warning */
   tracking?: RunTrackingOptions;
+  /** the price table in force (the tinker.prices setting or --prices over the defaults); default: a resumed run's recorded one, else the defaults */
+  prices?: PriceTable;
 }
 
 /** A run ready to advance (its service client connected, its workers started), or the answer for a finished one. */

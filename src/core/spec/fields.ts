@@ -82,7 +82,25 @@ export function runFields(kind: SpecKind, words: RunFieldWords) {
       .optional()
       .describe('Metadata (string values) every checkpoint of the run carries on the server, besides run_name, spec_file and step; search checkpoints by it later.'),
     project_id: z.string().min(1).optional().describe('Tinker project the run is created in. Default: the tinker.projectId setting (none: the account\'s default).'),
+    ...budgetFields(),
     ...wandbFields(),
+  };
+}
+
+/**
+ * A budget (cost/budget.ts): every run, sweep and eval spec and the agent's init_* tools take these two
+ * fields, worded here once. A run checks them before each step; a resume may raise them.
+ */
+export function budgetFields() {
+  return {
+    max_cost_usd: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe('Stop before a step that would take the estimated cost (tokens × the price table, `tinker.prices`) past this many US dollars; the run saves a resume point, and a resume with a higher budget continues.'),
+    max_tokens_total: positiveInt()
+      .optional()
+      .describe('Stop before a step that would take the tokens used (training, prefill, cached prefill and sampled, all models of the run) past this many; resumable like `max_cost_usd`.'),
   };
 }
 

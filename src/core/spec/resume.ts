@@ -5,8 +5,8 @@
 // under the same name.
 import { RunSpecError } from './text';
 
-/** The fields every kind may change on resume: how often it saves, and how long its checkpoints live. */
-export const RESUMABLE_RUN_FIELDS = ['save_every', 'ttl_seconds'] as const;
+/** The fields every kind may change on resume: how often it saves, how long its checkpoints live, and its budget. */
+export const RESUMABLE_RUN_FIELDS = ['save_every', 'ttl_seconds', 'max_cost_usd', 'max_tokens_total'] as const;
 
 /**
  * Fields a run resolves at its start when the spec leaves them out (the model's learning rate, its

@@ -4,11 +4,14 @@
 import type { APIFuture, RequestType, ResultDecoder } from './futures';
 import type { Sleep, Transport } from './transport';
 import type * as W from './wire';
+import type { UsageMeter } from './usage';
 
 export interface ClientSession {
   readonly transport: Transport;
   readonly sleep: Sleep;
   readonly config: W.ClientConfigResponse;
+  /** the meter of the run this session serves: clients it creates count their tokens into it */
+  usage?: UsageMeter | undefined;
   readonly opts: { readonly random?: () => number; readonly forwardBackwardFormat?: 'protobuf' | 'json' };
   submissionRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retryConflicts?: boolean): Promise<T>;
   future<T>(requestId: string, type: RequestType, decoder: ResultDecoder<T>, roundtripSeconds?: number): APIFuture<T>;

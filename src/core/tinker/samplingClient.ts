@@ -7,6 +7,7 @@ import { APIFuture } from './futures';
 import type { ClientSession } from './clientSession';
 import { ModelInput, SampleResponse, SamplingParams, modelInputLength } from './types';
 import * as W from './wire';
+import type { UsageMeter } from './usage';
 
 /** Limits how many async tasks run at once. */
 class Semaphore {
@@ -37,6 +38,9 @@ export class SamplingClient {
   private backoffUntil = 0;
 
   private context: Promise<{ model: string; length: number } | undefined> | undefined;
+  private model: Promise<string | undefined> | undefined;
+  /** where this client's tokens are counted (prefill, cached prefill, sampled), under its base model; the service's meter by default */
+  usage: UsageMeter | undefined;
 
   constructor(
     readonly service: ClientSession,
@@ -46,12 +50,23 @@ export class SamplingClient {
     private readonly baseModel?: string,
   ) {
     this.limit = new Semaphore(maxConcurrent ?? service.config.sample_max_concurrent_requests);
+    this.usage = service.usage;
+  }
+
+  /** The sampler's base model: the creator's word, else the server's (asked once; a failed lookup is asked again). */
+  private baseModelOf(signal?: AbortSignal): Promise<string | undefined> {
+    if (this.baseModel !== undefined) return Promise.resolve(this.baseModel);
+    const asked = (this.model ??= this.service.samplerBaseModel(this.samplerId, signal));
+    asked.catch(() => {
+      if (this.model === asked) this.model = undefined;
+    });
+    return asked;
   }
 
   /** The model's context length as the server reports it (asked once), or undefined when it gives none. */
   contextLength(signal?: AbortSignal): Promise<{ model: string; length: number } | undefined> {
     const asked = (this.context ??= (async () => {
-      const model = this.baseModel ?? (await this.service.samplerBaseModel(this.samplerId, signal));
+      const model = await this.baseModelOf(signal);
       const length = model === undefined ? undefined : await this.service.contextLength(model, signal);
       return model !== undefined && length !== undefined ? { model, length } : undefined;
     })());
@@ -89,7 +104,9 @@ export class SamplingClient {
         const seqId = this.seq++;
         try {
           const fut = await this.submit(prompt, params, o, seqId);
-          return await fut.result(o.signal);
+          const res = await fut.result(o.signal);
+          if (this.usage) await this.count(this.usage, prompt, res, o.signal);
+          return res;
         } catch (err) {
           const e = err as Error;
           const retryable =
@@ -139,6 +156,18 @@ export class SamplingClient {
         throw err;
       }
     }
+  }
+
+  /**
+   * Bills one answered request: its prompt once (whatever num_samples), split by the server's
+   * prompt_cache_hit_tokens into prefill and cached prefill, and every returned sequence's tokens.
+   * A sampler whose base model the server does not name is counted under its sampler id.
+   */
+  private async count(meter: UsageMeter, prompt: ModelInput, res: SampleResponse, signal?: AbortSignal): Promise<void> {
+    const promptTokens = modelInputLength(prompt);
+    const cached = Math.min(promptTokens, Math.max(0, res.prompt_cache_hit_tokens ?? 0));
+    const model = (await this.baseModelOf(signal).catch(() => undefined)) ?? this.samplerId;
+    meter.add(model, { prefill: promptTokens - cached, cached_prefill: cached, sampled: res.sequences.reduce((n, s) => n + s.tokens.length, 0) });
   }
 
   /** Log-probabilities of each prompt token under the sampler's weights (null for the first). */

@@ -7,6 +7,7 @@ import { APIFuture, PollContext, QueueStateEvent, RequestType, ResultDecoder } f
 import { SamplingClient } from './samplingClient';
 import { splitTinkerPath } from './tinkerPath';
 import { TrainingClient } from './trainingClient';
+import type { UsageMeter } from './usage';
 import type { NetworkOptions } from './proxy';
 import { Sleep, Transport, realSleep, withSubmissionRetries } from './transport';
 import * as W from './wire';
@@ -81,6 +82,8 @@ export class ServiceClient {
   private heartbeat: NodeJS.Timeout | undefined;
   private lastHeartbeatOk = Date.now();
   private modelSeq = 0;
+  /** a run's meter: the training and sampling clients this session creates count their tokens into it */
+  usage: UsageMeter | undefined;
   private samplingSeq = 0;
   private closed = false;
   readonly pollContext: PollContext;
@@ -333,8 +336,8 @@ export class ServiceClient {
     return tc;
   }
 
-  /** A sampling client over a sampler checkpoint or a base model. */
-  async createSamplingClient(source: { modelPath: string } | { baseModel: string }, signal?: AbortSignal): Promise<SamplingClient> {
+  /** A sampling client over a sampler checkpoint (its base model, when the caller knows it) or a base model. */
+  async createSamplingClient(source: { modelPath: string; baseModel?: string } | { baseModel: string }, signal?: AbortSignal): Promise<SamplingClient> {
     const sessionId = this.requireSession();
     if ('modelPath' in source && !source.modelPath.startsWith('tinker://')) throw new TinkerError(`a sampler path starts with tinker:// (got "${source.modelPath}")`);
     const seq = this.nextSamplingSeq();
@@ -349,7 +352,7 @@ export class ServiceClient {
       },
       signal,
     });
-    return new SamplingClient(this, r.sampling_session_id, undefined, 'baseModel' in source ? source.baseModel : undefined);
+    return new SamplingClient(this, r.sampling_session_id, undefined, source.baseModel);
   }
 
   // ---------- REST ----------

@@ -11,6 +11,7 @@ import { AdamParams, DEFAULT_ADAM, Datum, ForwardBackwardOutput, LossFnType, Ten
 import * as W from './wire';
 import type { z } from 'zod';
 import { errorMessage } from '../errors';
+import type { UsageMeter } from './usage';
 
 type ZstdCompress = (b: Uint8Array) => Buffer;
 const zstdCompress: ZstdCompress | undefined = (zlib as unknown as { zstdCompressSync?: ZstdCompress }).zstdCompressSync;
@@ -63,7 +64,7 @@ export function combineMetrics(parts: Array<{ metrics: Record<string, number>; d
 
 /** The service client as a training client uses it: its session, and the sampling clients it creates. */
 export interface TrainingSession extends ClientSession {
-  createSamplingClient(source: { modelPath: string }, signal?: AbortSignal): Promise<SamplingClient>;
+  createSamplingClient(source: { modelPath: string; baseModel?: string }, signal?: AbortSignal): Promise<SamplingClient>;
 }
 
 export class TrainingClient {
@@ -79,11 +80,16 @@ export class TrainingClient {
    */
   checkpointMetadata: Record<string, string> | undefined;
 
+  /** where this client's training tokens are counted (under its base model); the service's meter by default, and its samplers' */
+  usage: UsageMeter | undefined;
+
   constructor(
     readonly service: TrainingSession,
     readonly modelId: string,
     readonly baseModel: string,
-  ) {}
+  ) {
+    this.usage = service.usage;
+  }
 
   private nextSeqId(): number {
     return ++this.requestCounter;
@@ -159,6 +165,8 @@ export class TrainingClient {
       const rest = await Promise.all(chunks.slice(1).map((_, j) => submit(j + 1)));
       return [await submit(0), ...rest];
     });
+    // billed as training tokens whether forward only or not (a custom loss's forward included)
+    this.usage?.add(this.baseModel, { train: data.reduce((n, d) => n + modelInputLength(d.model_input), 0) });
     return new CombinedFuture<ForwardBackwardOutput>(futures, (results) => {
       const outs = results as ForwardBackwardOutput[];
       return {
@@ -244,8 +252,15 @@ export class TrainingClient {
       return this.service.future(h.id, 'SaveWeightsForSampler', { kind: 'json', schema: W.SaveWeightsForSamplerResult }, h.seconds);
     });
     const r = await fut.result(signal);
-    if (r.sampling_session_id) return new SamplingClient(this.service, r.sampling_session_id, undefined, this.baseModel);
-    if (r.path) return this.service.createSamplingClient({ modelPath: r.path }, signal);
+    const sampler = r.sampling_session_id
+      ? new SamplingClient(this.service, r.sampling_session_id, undefined, this.baseModel)
+      : r.path
+        ? await this.service.createSamplingClient({ modelPath: r.path, baseModel: this.baseModel }, signal)
+        : undefined;
+    if (sampler) {
+      sampler.usage = this.usage;
+      return sampler;
+    }
     throw new TinkerError('save_weights_for_sampler returned neither a sampler id nor a path');
   }
 

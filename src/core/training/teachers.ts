@@ -119,5 +119,5 @@ export function scorerOf(client: SamplingClient): SequenceScorer {
 
 /** The sampler of a resolved source. */
 export function samplerOf(service: Pick<ServiceClient, 'createSamplingClient'>, src: ResolvedModelSource, signal?: AbortSignal): Promise<SamplingClient> {
-  return service.createSamplingClient(src.sampler_path ? { modelPath: src.sampler_path } : { baseModel: src.model }, signal);
+  return service.createSamplingClient(src.sampler_path ? { modelPath: src.sampler_path, baseModel: src.model } : { baseModel: src.model }, signal);
 }
