@@ -19,6 +19,8 @@ export interface GrpoArgs {
   baseUrl?: string;
   python?: string;
   cacheDir?: string;
+  /** a price table (JSON, over the shipped one) for the cost estimates and max_cost_usd */
+  prices?: string;
 }
 
 /** `tinker-studio mcp`: the agent tools over stdio; the shared flags as for grpo, plus where files resolve. */
@@ -130,6 +132,8 @@ options:
   --backend KIND      local (embedded engine) | cloud | custom; default: the spec's backend
   --base-url URL      server URL for custom (or cloud); TINKER_BASE_URL also sets the cloud URL
   --python PATH       Python interpreter for .py reward files (default python3)
+  --prices FILE       prices for the cost estimates and max_cost_usd (JSON, as the tinker.prices
+                      setting; default $TINKER_STUDIO_PRICES, else the shipped table: docs/cost.md)
   --cache-dir DIR     tokenizers, datasets and the local engine's checkpoint store (DIR/engine,
                       the one the extension uses too) (default $TINKER_STUDIO_CACHE_DIR, else
                       $XDG_CACHE_HOME/tinker-studio, else ~/.cache/tinker-studio)
@@ -139,6 +143,7 @@ The API key for cloud/custom comes from TINKER_API_KEY. Ctrl-C cancels cleanly (
 kept and a resume point is saved); a second Ctrl-C exits at once.`;
 
 const SHARED_OPTIONS = { ...BACKEND_OPTIONS, resume: { type: 'string' }, python: { type: 'string' } } as const;
+const RUN_OPTIONS = { ...SHARED_OPTIONS, prices: { type: 'string' } } as const;
 const SWEEP_OPTIONS = { ...BACKEND_OPTIONS, python: { type: 'string' }, 'max-concurrent': { type: 'string' } } as const;
 const MCP_OPTIONS = { ...SHARED_OPTIONS, workspace: { type: 'string' }, 'busy-wait-ms': { type: 'string' }, 'idle-minutes': { type: 'string' } } as const;
 
@@ -154,7 +159,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === 'pairs') return parsePairsArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
     throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'suite', 'distill-data', 'pairs', 'mcp', 'registry'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
-  const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(SHARED_OPTIONS, rest);
+  const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS | 'prices'> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(RUN_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };
   const spec = positionals[0];
@@ -167,7 +172,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     return { command: 'mcp', ...shared, ...(v.workspace !== undefined ? { workspace: v.workspace } : {}), ...(wait !== undefined ? { busyWaitMs: Number(wait) } : {}), ...(idle !== undefined ? { idleMinutes: Number(idle) } : {}) };
   }
   if (spec === undefined && v.resume === undefined) throw new UsageError('give a spec file (or --resume <run dir>)');
-  return { command, ...(spec !== undefined ? { spec } : {}), ...shared, ...(v.resume !== undefined ? { resume: v.resume } : {}) };
+  return { command, ...(spec !== undefined ? { spec } : {}), ...shared, ...(v.resume !== undefined ? { resume: v.resume } : {}), ...(v.prices !== undefined ? { prices: v.prices } : {}) };
 }
 
 function parseSweepArgs(rest: readonly string[]): SweepArgs {

@@ -184,9 +184,17 @@ async function main(argv: string[]): Promise<number> {
       log,
       // W&B: the spec's wandb_* fields, else WANDB_PROJECT / WANDB_ENTITY; the key from WANDB_API_KEY
       tracking: { tracker: wandbTrackerFactory({ env: process.env }) },
+      ...(await pricesOption(args.prices ?? process.env.TINKER_STUDIO_PRICES)),
     };
     return runKindCommand(args.command, { ...common, ...(args.python ? { python: args.python } : {}) }, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), redact: redactSecrets });
   });
+}
+
+/** `--prices FILE` (or TINKER_STUDIO_PRICES): the table over the shipped one; none given, the run's recorded table or the shipped one. */
+async function pricesOption(file: string | undefined): Promise<{ prices?: import('../core/cost/prices').PriceTable }> {
+  if (!file) return {};
+  const { pricesFromFile } = await import('../core/cost/priceSettings');
+  return { prices: pricesFromFile(path.resolve(file)) };
 }
 
 /** `tinker-studio pairs`: a GRPO run's training samples → a pairs file. */

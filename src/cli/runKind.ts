@@ -18,6 +18,7 @@ export async function runKindCommand(kindId: string, o: RunStartOptions<unknown>
   out.stdout(kind.cliReport(result));
   out.stdout(`run ${result.status}: ${result.runDir} (${result.iterationsRun} ${kind.row.unit.many} this time)\n`);
   if (result.error) out.stderr(`error: ${out.redact(result.error)}\n`);
-  if (result.status === 'cancelled') out.stdout(`resume with: tinker-studio ${kindId} --resume ${result.runDir}\n`);
+  if (result.budgetStop) out.stdout(`budget: ${result.budgetStop}\nresume with: tinker-studio ${kindId} --resume ${result.runDir} <the spec with a higher max_cost_usd / max_tokens_total>\n`);
+  else if (result.status === 'cancelled') out.stdout(`resume with: tinker-studio ${kindId} --resume ${result.runDir}\n`);
   return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
 }

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { BackendKind, ResolvedBackend } from '../../core/config/backendKinds';
 import { DEFAULT_REWARD_RANGE } from '../../core/reward/summary';
 import { NETWORK_SETTINGS } from './networkSettings';
+import type { PriceTable } from '../../core/cost/prices';
 
 export const SECTION = 'tinker';
 
@@ -50,6 +51,12 @@ export async function readBackendFor(kind: BackendKind, baseUrl?: string): Promi
     { backend: kind, cloudBaseUrl: c.get('cloudBaseUrl'), customBaseUrl: kind === 'custom' && baseUrl ? baseUrl : c.get('customBaseUrl') },
     process.env,
   );
+}
+
+/** The price table in force: `tinker.prices` over the shipped one; rejects with a PriceTableError naming the bad field. */
+export async function pricesSetting(): Promise<PriceTable> {
+  const { pricesFrom } = await import('../../core/cost/priceSettings'); // zod: loaded after activation
+  return pricesFrom(config().get<unknown>('prices', {}), 'the tinker.prices setting');
 }
 
 /** Environment variables reward workers get besides the built-in allowlist (machine setting). */

@@ -19,7 +19,7 @@ import { errorMessage } from '../../core/errors';
 import { ActiveRun, RunRegistry } from './runRegistry';
 import { RunsModel } from './runsModel';
 import { ApiKeyStore } from '../connection/secrets';
-import { readBackendFor, projectIdSetting, rewardEnvironmentSetting, wandbBaseUrlSetting, wandbProjectSetting } from '../common/settings';
+import { readBackendFor, pricesSetting, projectIdSetting, rewardEnvironmentSetting, wandbBaseUrlSetting, wandbProjectSetting } from '../common/settings';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
 import { windowUi } from '../common/windowUi';
@@ -134,6 +134,7 @@ export class RunRunner {
       cacheDir: this.s.cacheDir,
       network: readNetworkSettings(),
       tracking: await this.tracking(name),
+      prices: await pricesSetting(),
     };
     // the workspace's code runs in Python: the interpreter is settled before the run is shown as starting
     const python = runsCode ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;

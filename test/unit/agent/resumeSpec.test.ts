@@ -64,7 +64,7 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
       assert.strictEqual(resumed.value.step, 2);
       assert.strictEqual(resumed.value.iterations, 4, resumed.text);
       assert.match(resumed.text, /2 groups × 3, lr 0\.01, up to 4 iterations/);
-      assert.match(resumed.text, /the spec file now differs in .*, not applied: a resume may change only iterations, eval_every, save_every, ttl_seconds, given as overrides/);
+      assert.match(resumed.text, /the spec file now differs in .*, not applied: a resume may change only iterations, eval_every, save_every, ttl_seconds, max_cost_usd, max_tokens_total, given as overrides/);
       for (const d of ['groups_per_batch (run 2, file 3)', 'group_size (run 3, file 2)', 'iterations (run 4, file 13)', 'save_every (run 2, file 20)']) assert.ok(resumed.text.includes(d), `${d} in ${resumed.text}`);
       const r = await second.trainRun('grpo', { num_steps: 5 });
       assert.deepStrictEqual([r.value.first_step, r.value.last_step, r.value.steps_done, r.value.steps_total], [2, 3, 4, 4]);
@@ -99,7 +99,7 @@ describe('agent and CLI resume: the run continues with its recorded configuratio
       await assert.rejects(refusing.initRun('grpo', { spec_file: 'resumable.grpo.json', resume: 'latest', overrides: { group_size: 5, learning_rate: 0.5, iterations: 8 } }), (err: Error) => {
         assert.match(err.message, /config\.json: group_size: recorded 3, given 5/);
         assert.match(err.message, /config\.json: learning_rate: recorded 0\.01, given 0\.5/);
-        assert.match(err.message, /only iterations, eval_every, save_every, ttl_seconds may change on resume/);
+        assert.match(err.message, /only iterations, eval_every, save_every, ttl_seconds, max_cost_usd, max_tokens_total may change on resume/);
         assert.doesNotMatch(err.message, /iterations: recorded/, 'iterations may change');
         return true;
       });
