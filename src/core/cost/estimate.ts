@@ -24,8 +24,7 @@ export interface CostEstimate extends UsageEstimate {
   prices: { taken: string; source: string };
 }
 
-/** The default of `tinker.confirmCostAboveUsd`: a job estimated above this asks before it starts. */
-export const DEFAULT_CONFIRM_COST_ABOVE_USD = 5;
+export { DEFAULT_CONFIRM_COST_ABOVE_USD } from './budget';
 
 /**
  * Tokens of a text for an estimate, without loading a tokenizer: the engine's models are byte-level
