@@ -147,7 +147,7 @@ kept and a resume point is saved); a second Ctrl-C exits at once.`;
 
 const SHARED_OPTIONS = { ...BACKEND_OPTIONS, resume: { type: 'string' }, python: { type: 'string' } } as const;
 const RUN_OPTIONS = { ...SHARED_OPTIONS, prices: { type: 'string' } } as const;
-const SWEEP_OPTIONS = { ...BACKEND_OPTIONS, python: { type: 'string' }, 'max-concurrent': { type: 'string' } } as const;
+const SWEEP_OPTIONS = { ...BACKEND_OPTIONS, python: { type: 'string' }, 'max-concurrent': { type: 'string' }, prices: { type: 'string' } } as const;
 const MCP_OPTIONS = { ...SHARED_OPTIONS, workspace: { type: 'string' }, 'busy-wait-ms': { type: 'string' }, 'idle-minutes': { type: 'string' } } as const;
 
 export function parseArgs(argv: readonly string[]): CliArgs {
@@ -184,10 +184,10 @@ function parseSweepArgs(rest: readonly string[]): SweepArgs {
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `one sweep file only (got "${positionals[0]}" and "${positionals[1]}")` : 'give a sweep file (*.sweep.json or *.sweep.yaml)');
   const mc = v['max-concurrent'];
   if (mc !== undefined && !/^[1-9]\d*$/.test(mc)) throw new UsageError('--max-concurrent must be a whole number ≥ 1');
-  return { command: 'sweep', file: positionals[0], ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}), ...(mc !== undefined ? { maxConcurrent: Number(mc) } : {}) };
+  return { command: 'sweep', file: positionals[0], ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}), ...(mc !== undefined ? { maxConcurrent: Number(mc) } : {}), ...(v.prices !== undefined ? { prices: v.prices } : {}) };
 }
 
-const EVAL_OPTIONS = { 'runs-dir': BACKEND_OPTIONS['runs-dir'], backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' }, inspect: { type: 'boolean' } } as const;
+const EVAL_OPTIONS = { 'runs-dir': BACKEND_OPTIONS['runs-dir'], backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' }, inspect: { type: 'boolean' }, prices: { type: 'string' } } as const;
 
 const PAIRS_OPTIONS = { out: { type: 'string' }, threshold: { type: 'string' } } as const;
 
@@ -209,6 +209,7 @@ function parseEvalArgs(rest: readonly string[]): EvalArgs {
     ...(v.python !== undefined ? { python: v.python } : {}),
     ...(v.out !== undefined ? { out: v.out } : {}),
     ...(flags.has('inspect') ? { inspect: true } : {}),
+    ...(v.prices !== undefined ? { prices: v.prices } : {}),
   };
 }
 

@@ -33,6 +33,8 @@ import { suiteCommand } from './suite';
 import type { SuiteArgs } from './suiteArgs';
 import { errorMessage } from '../core/errors';
 import { runUsage, usageBackend, type UsageArgs } from './usage';
+import { printEstimate, pricesForEstimate } from './estimate';
+import { formatUsd } from '../core/cost/prices';
 
 const VERSION = '0.1.0';
 
@@ -188,6 +190,10 @@ async function main(argv: string[]): Promise<number> {
       tracking: { tracker: wandbTrackerFactory({ env: process.env }) },
       ...(await pricesOption(args.prices ?? process.env.TINKER_STUDIO_PRICES)),
     };
+    if (args.spec && !args.resume) {
+      const prices = await pricesForEstimate(common.prices);
+      await printEstimate(async () => (await import('../core/kinds/estimate')).estimateSpecFile(path.resolve(args.spec!), { cacheDir, prices }), log);
+    }
     return runKindCommand(args.command, { ...common, ...(args.python ? { python: args.python } : {}) }, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), redact: redactSecrets });
   });
 }
@@ -216,7 +222,11 @@ async function sweep(args: SweepArgs, cacheDir: string): Promise<number> {
   const runsDir = path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs');
   const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
   return interruptible({ log, cancelling: 'cancelling the sweep: each run saves a resume point (Ctrl-C again to quit at once); run the same command to resume' }, async (signal, closers) => {
+    const given = await pricesOption(args.prices ?? process.env.TINKER_STUDIO_PRICES);
+    const prices = await pricesForEstimate(given.prices);
+    await printEstimate(async () => (await import('../core/experiments/sweepEstimate')).estimateSweep(args.file, { cacheDir, prices }), log);
     const r = await runSweep({
+      ...given,
       sweepFile: args.file,
       runsDir,
       ...(args.maxConcurrent !== undefined ? { maxConcurrent: args.maxConcurrent } : {}),
@@ -232,7 +242,9 @@ async function sweep(args: SweepArgs, cacheDir: string): Promise<number> {
     });
     process.stdout.write(`\n${rankingTable(r)}\n\n`);
     const stopped = r.outcomes.filter((x) => x.status === 'stopped early').length;
-    process.stdout.write(`early stopping: ${stopped} run${stopped === 1 ? '' : 's'} stopped, ${r.stepsSaved} steps saved (about ${(r.msSaved / 1000).toFixed(1)} s at this sweep's time per step)\n`);
+    const usd = r.usdSaved > 0 ? `, ${formatUsd(r.usdSaved)} saved (estimate)` : '';
+    process.stdout.write(`early stopping: ${stopped} run${stopped === 1 ? '' : 's'} stopped, ${r.stepsSaved} steps saved (about ${(r.msSaved / 1000).toFixed(1)} s at this sweep's time per step${usd})\n`);
+    if (r.budgetStop) process.stdout.write(`budget: ${r.budgetStop} (max_cost_usd / max_tokens_total in ${path.basename(args.file)}); run the same command to resume\n`);
     process.stdout.write(`sweep ${r.cancelled ? 'cancelled' : 'done'}: ${r.dir}${r.cancelled ? ' (run the same command to resume)' : ''}\n`);
     const failed = r.outcomes.filter((x) => x.status === 'failed');
     for (const f of failed) process.stderr.write(`error: ${f.name}: ${redactSecrets(f.error ?? 'failed')}\n`);
@@ -289,12 +301,17 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
   let lastShown = 0;
   const o = { log, cancelling: 'cancelling: the samples graded so far are kept; re-run to resume', cancelled: 'cancelled; the graded samples are kept, re-run to resume', newline: true };
   return interruptible(o, async (signal, closers) => {
+    const given = await pricesOption(args.prices ?? process.env.TINKER_STUDIO_PRICES);
+    const prices = await pricesForEstimate(given.prices);
+    const runsDirs = [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')];
+    await printEstimate(async () => (await import('../core/evals/estimate')).estimateEval(path.resolve(args.spec), { cacheDir, prices, runsDirs, ...(args.out !== undefined ? { out: path.resolve(args.out) } : {}) }), log);
     const summary = await runEval({
+      prices,
       specFile: path.resolve(args.spec),
       ...(args.out !== undefined ? { out: path.resolve(args.out) } : {}),
       ...(args.backend ? { backend: args.backend } : {}),
       cacheDir,
-      runsDirs: [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')],
+      runsDirs,
       ...(args.python ? { python: args.python } : {}),
       connect: connector(args, cacheDir, closers, log),
       signal,
@@ -311,6 +328,7 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
     const out = args.out !== undefined ? path.resolve(args.out) : path.join(path.dirname(path.resolve(args.spec)), 'evals', summary.name);
     process.stdout.write(`results: ${out}${summary.elapsed_s !== undefined ? ` (${summary.elapsed_s.toFixed(1)} s)` : ''}\n`);
     if (args.inspect) for (const f of exportInspectLogs(out)) process.stdout.write(`Inspect log: ${f}\n`);
+    if (summary.budget_stop) process.stdout.write(`budget: ${summary.budget_stop} (max_cost_usd / max_tokens_total in ${path.basename(args.spec)}); run the same command to resume\n`);
     const nothing = everySampleFailed(summary);
     if (nothing) process.stderr.write(`tinker-studio: ${redactSecrets(nothing)}\n`);
     return nothing ? 1 : 0;

@@ -13,6 +13,9 @@ export interface Spent {
   tokens: number;
 }
 
+/** The default of `tinker.confirmCostAboveUsd`: a job estimated above this asks before it starts. */
+export const DEFAULT_CONFIRM_COST_ABOVE_USD = 5;
+
 /** How many of the last steps the prediction looks at. */
 export const PREDICT_FROM_LAST = 3;
 

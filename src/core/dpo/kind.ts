@@ -7,6 +7,7 @@ import { METRIC } from '../../protocol/metricKeys';
 import { dpoStepReport, dpoStepReportText } from './agentReport';
 import { DPO_METRIC_KEYS } from './loss';
 import { DPO_SPEC, type ResolvedDpoSpec } from './spec';
+import { estimateDpoRun } from './estimate';
 import { prepareDpoRun, startDpoRun } from './start';
 import type { DpoRun } from './loop';
 
@@ -29,6 +30,7 @@ export const DPO_KIND = defineKind<ResolvedDpoSpec, DpoRunResult>({
   spec: async () => DPO_SPEC,
   start: startDpoRun,
   prepare: prepareDpoRun,
+  estimate: estimateDpoRun,
   runsWorkspaceCode: () => false,
   metrics: () => DPO_METRICS,
   seedField: 'seed',

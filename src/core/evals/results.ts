@@ -66,13 +66,14 @@ export const TargetSummary = z.object({
   }),
   /** samples whose grader (or environment) failed; they score 0 */
   reward_errors: z.number().int().nonnegative(),
-  /** the target's sampling tokens in the billing categories, and their estimated dollars (evals since issue 49) */
-  usage: z.object({ train: z.number().nonnegative(), prefill: z.number().nonnegative(), cached_prefill: z.number().nonnegative(), sampled: z.number().nonnegative() }).optional(),
-  cost_usd: z.number().nonnegative().optional(),
   /** the first failed sample's error, its place as `file:line` (the grader or environment file, relative to the spec) */
   first_error: z
     .object({ problem_id: z.string(), traj_idx: z.number().int().nonnegative(), kind: z.string(), message: z.string(), at: z.string() })
     .optional(),
+  /** tokens this target's sampling was billed for, all sessions of the eval together (evalSpend.ts) */
+  usage: z.object({ train: z.number().nonnegative(), prefill: z.number().nonnegative(), cached_prefill: z.number().nonnegative(), sampled: z.number().nonnegative() }).optional(),
+  /** their estimated dollars at the price table in force (absent when the table does not price the target's model) */
+  cost_usd: z.number().nonnegative().optional(),
 });
 export type TargetSummary = z.infer<typeof TargetSummary>;
 
@@ -144,6 +145,8 @@ export const EvalSummary = z.object({
   problems: z.array(ProblemRow),
   /** seconds of sampling + grading in this run of the eval (not counting resumed samples) */
   elapsed_s: z.number().nonnegative().optional(),
+  /** the eval stopped before its budget (`max_cost_usd` / `max_tokens_total`): budgetStopMessage's words; resume with a higher budget */
+  budget_stop: z.string().optional(),
 });
 export type EvalSummary = z.infer<typeof EvalSummary>;
 

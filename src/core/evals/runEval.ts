@@ -51,6 +51,8 @@ import type { NetworkOptions } from '../tinker/proxy';
 import { bootstrapMeans, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED, mean, pairedComparison, passAtK } from './stats';
 import { runPool } from './pool';
 import { runNllEval } from './nllEval';
+import { EvalSpend, withSpend } from './evalSpend';
+import type { PriceTable } from '../cost/prices';
 
 export interface EvalProgress {
   done: number;
@@ -79,6 +81,8 @@ export interface RunEvalOptions {
   resamples?: number;
   /** the spec already read (a suite entry's, its target set to the suite's checkpoint); else specFile is read */
   loaded?: LoadedEvalSpec;
+  /** the price table in force: each target's cost_usd, and the spec's max_cost_usd (required with it) */
+  prices?: PriceTable;
 }
 
 /** A target as resolved: where its sampler is, what it is, its base model. */
@@ -228,6 +232,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   log(`${problems.length} problems × ${targets.length} target(s) × n=${spec.n} → ${outDir}`);
 
   fs.mkdirSync(outDir, { recursive: true });
+  const spend = new EvalSpend(outDir, targets, o.prices, spec);
   const manifest: EvalManifest = {
     kind: 'eval',
     name: spec.name,
@@ -288,7 +293,8 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
       const samplerFor = (t: ResolvedTarget) => {
         let s = samplers.get(t.id);
         if (!s) {
-          s = service!.createSamplingClient(t.samplerPath ? { modelPath: t.samplerPath } : { baseModel: t.model }, o.signal);
+          // each target's requests count into its own meter (its usage and cost in the summary)
+          s = service!.createSamplingClient(t.samplerPath ? { modelPath: t.samplerPath } : { baseModel: t.model }, o.signal).then((c) => Object.assign(c, { usage: spend.meter(t.id) }));
           samplers.set(t.id, s);
         }
         return s;
@@ -332,7 +338,8 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
           const recs = episodeRecords(renderer, [group!], [totalRewards(group!)], [samples.map(() => 0)]).map((r, j) => ({ ...r, group_idx: p, traj_idx: samples[j]! }));
           recorded(target, recs);
         });
-        await runPool(groupTasks, Math.max(1, Math.floor(spec.concurrency / spec.n)), o.signal);
+        const groups = [...byGroup.values()].map((g) => ({ samples: g.samples.length, model: g.target.model, problem: problems[g.p]! }));
+        await runPool(spend.gated(groupTasks, groups, maxTokens), Math.max(1, Math.floor(spec.concurrency / spec.n)), o.signal);
       }
       const grader = reward;
       const tasks = (grader ? missing : []).map(({ target, p, i }) => async () => {
@@ -372,7 +379,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         else if (outcome!.format !== undefined) rec.format = outcome!.format;
         recorded(target, [rec]);
       });
-      await runPool(tasks, spec.concurrency, o.signal);
+      await runPool(spend.gated(tasks, missing.map((m) => ({ samples: 1, model: m.target.model, problem: problems[m.p]! })), maxTokens), spec.concurrency, o.signal);
     } finally {
       await reward?.close().catch(() => undefined);
       await env?.close().catch(() => undefined);
@@ -380,7 +387,9 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
     }
   }
 
-  const summary = summarize({
+  const stop = spend.stopMessage();
+  if (stop) log(`budget: ${stop}`);
+  const summary = withSpend(summarize({
     spec,
     specFile: loaded.file,
     targets,
@@ -390,7 +399,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
     resamples: o.resamples ?? DEFAULT_BOOTSTRAP,
     createdAt: readCreatedAt(outDir),
     elapsedS: (Date.now() - started) / 1000,
-  });
+  }), spend);
   writeFileAtomicSync(path.join(outDir, SUMMARY_FILE), JSON.stringify(summary, null, 2) + '\n');
   if (o.signal?.aborted) throw o.signal.reason ?? new Error('cancelled');
   return summary;

@@ -91,11 +91,14 @@ export const EvalSpecSchema = z
     targets: z.array(EvalTarget).min(1).describe('What to evaluate: base model names, tinker:// sampler paths, or {"run", "checkpoints"}.'),
     baseline: EvalTarget.optional().describe('The target the others are compared with (default: the first).'),
     concurrency: positiveInt().default(16).describe('Sampling requests in flight, all targets together.'),
+    max_cost_usd: z.number().gt(0).optional().describe('Stop before the estimated cost of sampling (all targets, all sessions) would pass this many US dollars; the samples so far are kept, and a re-run with a higher budget resumes.'),
+    max_tokens_total: positiveInt().optional().describe('Stop before the tokens billed for sampling (prefill + sampled, all targets, all sessions) would pass this; resumable as max_cost_usd.'),
   })
   .superRefine((s, ctx) => {
     if (s.base_url !== undefined && s.backend !== 'custom') ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'only used with backend "custom"' });
     if (s.nll !== undefined) {
       for (const f of NLL_REFUSED_FIELDS) if (s[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: nllRefusal(f) });
+      for (const f of ['max_cost_usd', 'max_tokens_total'] as const) if (s[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'not used with "nll" (an NLL eval samples nothing; its budget is not checked)' });
       return;
     }
     if (s.grader !== undefined && s.env !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'give "grader" or "env", not both (an environment grades its own episodes)' });

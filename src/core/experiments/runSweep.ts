@@ -19,6 +19,9 @@ import { medianStops, type CurveRun } from './medianRule';
 import { rankRuns, type RankedRun } from './ranking';
 import { readSweepFile, sweepName } from './sweepFile';
 import { writeSweepManifest, type SweepManifest } from './sweepManifest';
+import type { Budget } from '../cost/budget';
+import type { PriceTable } from '../cost/prices';
+import { sweepBudget, usdSavedOf } from './sweepBudget';
 
 export function isStoppedEarly(runDir: string): boolean {
   return fs.existsSync(path.join(runDir, STOPPED_EARLY_FILE));
@@ -34,6 +37,10 @@ export interface SweepRunOutcome {
   stepsRun: number;
   /** steps the median rule saved (the run's end step minus the step it stopped at) */
   stepsSaved: number;
+  /** the predicted cost of those steps: the run's mean cost/step_usd × stepsSaved (estimate) */
+  usdSaved: number;
+  /** the sweep's budget stopped the run before a step (a resume point kept), in budgetStopMessage's words */
+  budgetStop?: string;
   /** wall time this invocation spent in the run, ms */
   ms: number;
   error?: string;
@@ -62,6 +69,10 @@ export interface RunSweepOptions {
   rewardEnvironment?: readonly string[];
   /** experiment tracking (W&B) for every run of the sweep: one group per sweep, each run named by its point */
   tracking?: RunTrackingOptions;
+  /** the price table in force for every run (the tinker.prices setting or --prices over the defaults) */
+  prices?: PriceTable;
+  /** the sweep's shared budget, over the file's max_cost_usd / max_tokens_total (an agent's start_sweep) */
+  budget?: Budget;
   signal?: AbortSignal;
   log?: (line: string) => void;
   onEvent?: (point: string, e: RunEvent) => void;
@@ -77,6 +88,10 @@ export interface SweepResult {
   stepsSaved: number;
   /** steps saved × the mean wall time per step of this invocation, ms (0 when nothing ran) */
   msSaved: number;
+  /** Σ the stopped runs' usdSaved: the predicted cost of the steps the median rule saved (estimate) */
+  usdSaved: number;
+  /** the sweep's budget stopped it (runs not started, or stopped before a step), in budgetStopMessage's words */
+  budgetStop?: string;
   cancelled: boolean;
 }
 
@@ -102,6 +117,8 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
   const backend = o.backend ?? (expanded.points[0]?.spec as { backend?: string } | undefined)?.backend ?? 'local';
   const limit = Math.max(1, o.maxConcurrent ?? s.max_concurrent ?? (backend === 'local' ? 1 : 4));
   const rule = s.early_terminate;
+  // a budget shared by every run: what each spent in earlier sessions counts
+  const shared = sweepBudget({ ...pick(s), ...o.budget }, expanded.points.map((p) => ({ run: p.name, dir: path.join(dir, p.name) })));
 
   // each run's rows so far (the median rule's input), and which have ended
   const curves = new Map<string, CurveRun>();
@@ -114,7 +131,7 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     const finished = has && (isStoppedEarly(runDir) || hasFinalCheckpoint(runDir));
     // only a completed run votes past its last step; a stopped one only at the steps it reached
     curves.set(p.name, { id: p.name, rows: [...rows], completed: has && !isStoppedEarly(runDir) && hasFinalCheckpoint(runDir) });
-    if (finished) outcomes.set(p.name, { name: p.name, dir: runDir, status: 'skipped', stepsRun: 0, stepsSaved: 0, ms: 0 });
+    if (finished) outcomes.set(p.name, { name: p.name, dir: runDir, status: 'skipped', stepsRun: 0, stepsSaved: 0, usdSaved: 0, ms: 0 });
     else queue.push(p);
   }
   const total = expanded.points.length;
@@ -166,6 +183,8 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
         onEvent,
         log: (line: string) => log(`${p.name}: ${line}`),
         ...(o.tracking ? { tracking: o.tracking } : {}),
+        ...(o.prices ? { prices: o.prices } : {}),
+        ...(shared ? { budgetGate: { run: p.name, gate: shared.gate } } : {}),
         ...(resume ? { resumeDir: runDir } : { runDir, specFile: expanded.baseFile, configExtra: { sweep: { name, point: p.point, ...(p.seed !== undefined ? { seed: p.seed } : {}) } } }),
       };
       // the point's spec was validated by the kind's own spec module (expandSweep)
@@ -175,28 +194,34 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     } finally {
       o.signal?.removeEventListener('abort', onOuter);
       running.delete(p.name);
+      shared?.ended(p.name, runDir);
     }
     let status: SweepRunStatus = result?.status === 'completed' ? 'completed' : result?.status === 'cancelled' ? 'cancelled' : 'failed';
     let stepsSaved = 0;
+    let usdSaved = 0;
     if (stoppedAt !== undefined && status !== 'failed' && !o.signal?.aborted) {
       status = 'stopped early';
       stepsSaved = Math.max(0, endStep - (stoppedAt + 1));
-      writeFileAtomicSync(path.join(runDir, STOPPED_EARLY_FILE), `${JSON.stringify({ step: stoppedAt, metric: s.metric, steps_saved: stepsSaved, at: new Date().toISOString() }, null, 2)}\n`);
+      usdSaved = usdSavedOf(rows, stepsSaved);
+      writeFileAtomicSync(path.join(runDir, STOPPED_EARLY_FILE), `${JSON.stringify({ step: stoppedAt, metric: s.metric, steps_saved: stepsSaved, usd_saved: usdSaved, at: new Date().toISOString() }, null, 2)}\n`);
     }
+    const budgetStop = result?.budgetStop;
+    if (budgetStop) log(`${p.name}: ${budgetStop}`);
     if (status === 'completed') curve.completed = true;
     error ??= result?.error;
     if (error) log(`${p.name}: failed: ${error}`);
-    outcomes.set(p.name, { name: p.name, dir: runDir, status, stepsRun, stepsSaved, ms: Date.now() - started, ...(error ? { error } : {}) });
+    outcomes.set(p.name, { name: p.name, dir: runDir, status, stepsRun, stepsSaved, usdSaved, ms: Date.now() - started, ...(error ? { error } : {}), ...(budgetStop ? { budgetStop } : {}) });
     progress(p.name);
   };
 
   // a pool of `limit` workers taking points in order
   let next = 0;
   const worker = async () => {
-    while (next < queue.length && !o.signal?.aborted) await runOne(queue[next++]);
+    // once the shared budget refused a step, no further run starts
+    while (next < queue.length && !o.signal?.aborted && !shared?.gate.exhausted) await runOne(queue[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
-  for (const p of queue) if (!outcomes.has(p.name)) outcomes.set(p.name, { name: p.name, dir: path.join(dir, p.name), status: 'queued', stepsRun: 0, stepsSaved: 0, ms: 0 });
+  for (const p of queue) if (!outcomes.has(p.name)) outcomes.set(p.name, { name: p.name, dir: path.join(dir, p.name), status: 'queued', stepsRun: 0, stepsSaved: 0, usdSaved: 0, ms: 0 });
 
   const list = expanded.points.map((p) => outcomes.get(p.name)!);
   const ranked = rankRuns(
@@ -209,6 +234,8 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     return isStoppedEarly(x.dir) ? 'stopped early' : 'completed';
   };
   const stepsSaved = list.reduce((a, x) => a + x.stepsSaved, 0);
+  const budgetStop = shared?.gate.stopMessage();
+  if (budgetStop) log(`sweep ${name}: ${budgetStop}`);
   const ran = list.filter((x) => x.stepsRun > 0);
   const msPerStep = ran.length ? ran.reduce((a, x) => a + x.ms, 0) / ran.reduce((a, x) => a + x.stepsRun, 0) : 0;
   return {
@@ -219,6 +246,8 @@ export async function runSweep(o: RunSweepOptions): Promise<SweepResult> {
     ranking: ranked.map((r) => ({ ...r, status: statusOf(r.id) })),
     stepsSaved,
     msSaved: stepsSaved * msPerStep,
+    usdSaved: list.reduce((a, x) => a + x.usdSaved, 0),
+    ...(budgetStop ? { budgetStop } : {}),
     cancelled: Boolean(o.signal?.aborted),
   };
 }
@@ -240,4 +269,9 @@ export function rankingTable(r: SweepResult): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The sweep file's budget fields. */
+function pick(s: Budget): Budget {
+  return { ...(s.max_cost_usd !== undefined ? { max_cost_usd: s.max_cost_usd } : {}), ...(s.max_tokens_total !== undefined ? { max_tokens_total: s.max_tokens_total } : {}) };
 }

@@ -38,6 +38,8 @@ export const SweepFile = z
       .strictObject({ type: z.literal('median'), min_iter: z.number().int().min(0).default(1), min_runs: z.number().int().min(1).default(3) })
       .optional()
       .describe('The median stopping rule: at each step ≥ min_iter, stop a run whose best-so-far metric is worse than the median of at least min_runs other runs at that step (completed runs count at every later step, runs stopped early only at the steps they reached).'),
+    max_cost_usd: z.number().gt(0).optional().describe("The sweep's budget in US dollars (estimate: tokens × the price table, `tinker.prices`), shared by its runs: no run starts a step that would take the sweep's total past it; a stopped run keeps a resume point, and running the sweep again with a higher budget continues."),
+    max_tokens_total: z.number().int().min(1).optional().describe("The sweep's budget in tokens (training, prefill, cached prefill and sampled, all its runs), shared as max_cost_usd."),
   })
   .superRefine((s, ctx) => {
     if (s.method === 'random' && s.run_cap === undefined) ctx.addIssue({ code: 'custom', path: ['run_cap'], message: 'method "random" needs run_cap (how many points to draw)' });

@@ -8,6 +8,7 @@ import type { GrpoRunResult } from '../runs/runEvents';
 import { METRIC } from '../../protocol/metricKeys';
 import { stepReport, stepReportText } from './agentReport';
 import { GRPO_SPEC, type ResolvedGrpoSpec } from './spec';
+import { estimateGrpoRun } from './estimate';
 import { prepareGrpoRun, startGrpoRun } from './start';
 import type { GrpoRun } from './loop';
 import { summaryTable } from './summary';
@@ -26,6 +27,7 @@ export const GRPO_KIND = defineKind<ResolvedGrpoSpec, GrpoRunResult>({
   start: startGrpoRun,
   prepare: prepareGrpoRun,
   // the reward function or the environment is the workspace's Python
+  estimate: estimateGrpoRun,
   runsWorkspaceCode: () => true,
   metrics: () => GRPO_METRICS,
   seedField: 'sampling_seed',

@@ -296,10 +296,11 @@ export abstract class RunCore<R extends RunResultBase> {
   }
 
   /** The price table (before the first step only) and the budget the next steps are checked against. */
-  setCostTerms(t: { prices?: PriceTable; budget?: Budget | undefined }): void {
+  setCostTerms(t: { prices?: PriceTable; budget?: Budget | undefined; gate?: RunCost['gate'] }): void {
     if (t.prices && !this.costs) this.parts.prices = t.prices;
     this.parts.budget = t.budget;
     if (this.costs) this.costs.budget = t.budget;
+    if (t.gate) this.cost.gate = t.gate;
   }
 
   get writer(): RunWriter {

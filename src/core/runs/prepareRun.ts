@@ -104,7 +104,7 @@ export async function prepareRun<S extends StartableSpec, R extends RunResultBas
     const tracked = trackRun(o.tracking, writer, spec, { kind: kind.kind, model: spec.model, renderer: renderer.name, backend: spec.backend, lora_rank: spec.lora_rank, learning_rate: learningRate }, log);
     if (tracked) held.splice(0, 0, () => tracked.finish());
     const run = kind.run(c, data, { service, writer, resumeFrom });
-    run.setCostTerms({ prices, budget: budgetOf(spec) });
+    run.setCostTerms({ prices, budget: budgetOf(spec), ...(o.budgetGate ? { gate: o.budgetGate } : {}) });
     return { run, spec, renderer, close, ...(kind.held?.(data) ?? ({} as Held)) };
   } catch (err) {
     await close();

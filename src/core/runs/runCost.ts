@@ -4,6 +4,7 @@
 // step predicts that step from the last ones (cost/budget.ts).
 import { METRIC } from '../../protocol/metricKeys';
 import { checkBudget, predictNextStep, type Budget, type BudgetCheck, type Spent } from '../cost/budget';
+import type { BudgetGate } from '../cost/sharedBudget';
 import { costOfUsageByModel, PriceTableSchema, type PriceTable } from '../cost/prices';
 import { DEFAULT_PRICES } from '../cost/defaultPrices';
 import { emptyUsage, addUsage, usageTokens, type UsageMeter } from '../tinker/usage';
@@ -56,6 +57,8 @@ export class RunCost {
   private readonly stepUsd: number[];
   private readonly stepTokens: number[];
   private readonly named = new Set<string>();
+  /** a budget the run shares with others (a sweep's), asked after its own */
+  gate: { run: string; gate: BudgetGate } | undefined;
 
   constructor(
     readonly meter: UsageMeter,
@@ -104,6 +107,8 @@ export class RunCost {
 
   /** Whether the next step may start within the budget (its cost and tokens predicted from the last steps). */
   check(): BudgetCheck {
-    return checkBudget(this.budget, this.spent, { usd: predictNextStep(this.stepUsd), tokens: predictNextStep(this.stepTokens) });
+    const predicted = { usd: predictNextStep(this.stepUsd), tokens: predictNextStep(this.stepTokens) };
+    const own = checkBudget(this.budget, this.spent, predicted);
+    return own.ok && this.gate ? this.gate.gate.check(this.gate.run, this.spent, predicted) : own;
   }
 }

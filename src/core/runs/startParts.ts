@@ -14,6 +14,7 @@ import type { NetworkOptions } from '../tinker/proxy';
 import type { Renderer } from '../render/types';
 import { errorMessage } from '../errors';
 import type { PriceTable } from '../cost/prices';
+import type { BudgetGate } from '../cost/sharedBudget';
 import { changesText, resumedSpec } from '../spec/resume';
 
 /** How every kind's run is started or resumed (the CLI, the extension, sweeps and the agent session pass this). */
@@ -49,6 +50,8 @@ export interface RunStartOptions<S> {
   tracking?: RunTrackingOptions;
   /** the price table in force (the tinker.prices setting or --prices over the defaults); default: a resumed run's recorded one, else the defaults */
   prices?: PriceTable;
+  /** a budget shared with other runs (a sweep's), asked before each step after the run's own; `run` names this run to it */
+  budgetGate?: { run: string; gate: BudgetGate };
 }
 
 /** A run ready to advance (its service client connected, its workers started), or the answer for a finished one. */

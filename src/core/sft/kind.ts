@@ -6,6 +6,7 @@ import type { SftRunResult } from '../runs/runEvents';
 import { METRIC } from '../../protocol/metricKeys';
 import { sftStepReport, sftStepReportText } from './agentReport';
 import { SFT_SPEC, type ResolvedSftSpec } from './spec';
+import { estimateSftRun } from './estimate';
 import { prepareSftRun, startSftRun } from './start';
 import type { SftRun } from './loop';
 
@@ -30,6 +31,7 @@ export const SFT_KIND = defineKind<ResolvedSftSpec, SftRunResult>({
   start: startSftRun,
   prepare: prepareSftRun,
   // sampling evaluators run their grader files (the workspace's Python)
+  estimate: estimateSftRun,
   runsWorkspaceCode: (spec) => Boolean(spec.evals?.some((e) => e.grader)),
   metrics: sftMetrics,
   seedField: 'seed',

@@ -10,6 +10,7 @@ import type { PreparedRun, RunStartOptions } from '../runs/startParts';
 import type { RunResultBase } from '../runs/runEvents';
 import type { RewardRunner } from '../reward/types';
 import type { ResultColumn } from '../../protocol/compareData';
+import type { UsageEstimate } from '../cost/estimate';
 
 /**
  * What the product needs of a kind's spec module (a built-in kind's is its defineSpec definition).
@@ -97,6 +98,17 @@ export interface RunKind<S, R extends RunResultBase> {
   readonly agent: KindAgentWords<S>;
   /** the editor's hints on a spec of the kind (kinds/hints.ts); none when left out */
   readonly specHints?: KindSpecHints;
+  /** the tokens a whole run of this spec implies, before it starts (kinds/estimate.ts prices them); none: no estimate */
+  estimate?(spec: S, o: KindEstimateOptions): Promise<UsageEstimate>;
+}
+
+/** What a kind's estimate reads its dataset with. */
+export interface KindEstimateOptions {
+  /** folder of the spec file (a resolved spec's paths are absolute already) */
+  specDir: string;
+  /** tokenizer and Hugging Face cache */
+  cacheDir: string;
+  signal?: AbortSignal;
 }
 
 /** Which of the editor's hints apply to a kind's specs. */

@@ -8,6 +8,7 @@ import type { BackendKind, ResolvedBackend } from '../../core/config/backendKind
 import { DEFAULT_REWARD_RANGE } from '../../core/reward/summary';
 import { NETWORK_SETTINGS } from './networkSettings';
 import type { PriceTable } from '../../core/cost/prices';
+import { DEFAULT_CONFIRM_COST_ABOVE_USD } from '../../core/cost/budget';
 
 export const SECTION = 'tinker';
 
@@ -51,6 +52,12 @@ export async function readBackendFor(kind: BackendKind, baseUrl?: string): Promi
     { backend: kind, cloudBaseUrl: c.get('cloudBaseUrl'), customBaseUrl: kind === 'custom' && baseUrl ? baseUrl : c.get('customBaseUrl') },
     process.env,
   );
+}
+
+/** `tinker.confirmCostAboveUsd`: a job estimated above this asks before it starts (a bad value: the default). */
+export function confirmCostAboveUsdSetting(): number {
+  const v = config().get<unknown>('confirmCostAboveUsd');
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : DEFAULT_CONFIRM_COST_ABOVE_USD;
 }
 
 /** The price table in force: `tinker.prices` over the shipped one; rejects with a PriceTableError naming the bad field. */

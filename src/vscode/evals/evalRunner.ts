@@ -13,7 +13,8 @@ import { gradingField } from '../../core/env/files';
 import type { TinkerConnection } from '../connection/connection';
 import type { ApiKeyStore } from '../connection/secrets';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
-import { readBackendFor } from '../common/settings';
+import { pricesSetting, readBackendFor } from '../common/settings';
+import { confirmJobCost } from '../common/costConfirm';
 import type { Log } from '../common/log';
 import type { RunsModel } from '../runs/runsModel';
 import { resolvePython } from '../common/pythonInterpreter';
@@ -47,6 +48,10 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
     void vscode.window.showInformationMessage('The eval was not started: no Tinker API key is set.');
     return undefined;
   }
+  // what sampling the rest of the eval costs, before it starts (a confirmation above tinker.confirmCostAboveUsd)
+  const prices = await pricesSetting();
+  const { estimateEval } = await import('../../core/evals/estimate');
+  if (!(await confirmJobCost(() => estimateEval(specFile, { cacheDir: s.cacheDir, prices, loaded }), s.log))) return undefined;
   // the reward file or the environment file: the Python interpreter of the one that grades (an NLL eval runs no Python)
   const graderFile = loaded.spec.nll ? undefined : path.resolve(path.dirname(specFile), evalGraderFile(loaded.spec));
   const python = graderFile && /\.py$/i.test(graderFile) ? (await resolvePython(vscode.Uri.file(graderFile), s.log)).path : undefined;
@@ -66,6 +71,8 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
         return await runEval({
           specFile,
           cacheDir: s.cacheDir,
+          prices,
+          loaded,
           ...(python ? { python } : {}),
           connect: async (sp) => s.connection.open(await readBackendFor(sp.backend, sp.base_url)),
           signal: abort.signal,
@@ -85,6 +92,7 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
       }
     },
   );
+  if (summary?.budget_stop) void vscode.window.showWarningMessage(`Eval ${path.basename(specFile)}: ${summary.budget_stop} (max_cost_usd / max_tokens_total in the spec); run it again to resume.`);
   if (cancelled) void vscode.window.showInformationMessage(`Eval ${path.basename(specFile)} cancelled: the graded samples are kept; run the spec again to resume.`);
   if (opts.openPanel !== false && fs.existsSync(path.join(dir, 'targets'))) {
     const panel = await s.evals.open({ dir });

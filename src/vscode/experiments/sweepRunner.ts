@@ -14,7 +14,9 @@ import { errorMessage } from '../../core/errors';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { COMMAND } from '../common/commandIds';
 import { readNetworkSettings } from '../common/networkSettings';
-import { readBackendFor, rewardEnvironmentSetting } from '../common/settings';
+import { pricesSetting, readBackendFor, rewardEnvironmentSetting } from '../common/settings';
+import { confirmJobCost } from '../common/costConfirm';
+import type { Budget } from '../../core/cost/budget';
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { resolvePython } from '../common/pythonInterpreter';
 import type { ActiveRun, RunRegistry } from '../runs/runRegistry';
@@ -37,6 +39,8 @@ export interface StartSweepOptions {
   notify?: boolean;
   /** each progress report (an agent tool's sweep_status reads it) */
   onProgress?: (p: SweepProgress) => void;
+  /** the sweep's shared budget over the file's (an agent's start_sweep) */
+  budget?: Budget;
 }
 
 export interface SweepRunnerServices {
@@ -138,6 +142,12 @@ export class SweepRunner extends Disposable {
       void vscode.window.showInformationMessage('The sweep was not started: no Tinker API key is set.');
       return undefined;
     }
+    const prices = await pricesSetting();
+    // the whole sweep's cost before it starts; an agent's start (no notification) is not asked
+    if (o.notify !== false) {
+      const { estimateSweep } = await import('../../core/experiments/sweepEstimate');
+      if (!(await confirmJobCost(() => estimateSweep(file, { cacheDir, prices }), log))) return undefined;
+    }
     const python = runsCode ? await resolvePython(vscode.Uri.file(file), log) : undefined;
 
     const abort = new AbortController();
@@ -164,6 +174,8 @@ export class SweepRunner extends Disposable {
           ...(python ? { python: python.path } : {}),
           rewardEnvironment: rewardEnvironmentSetting(),
           tracking: await this.s.runner.tracking(name),
+          prices,
+          ...(o.budget ? { budget: o.budget } : {}),
           signal: abort.signal,
           log: (line) => log.info(`${tag} ${line}`),
           onEvent: (point, e) => this.onRunEvent(sweep, runsOf, expanded.kind, point, e),
@@ -244,13 +256,20 @@ export class SweepRunner extends Disposable {
     const failed = r.outcomes.filter((x) => x.status === 'failed');
     const best = r.ranking.find((x) => x.rank === 1);
     const bestText = best?.best !== undefined ? `; best ${best.id} (${r.manifest.metric.name} ${Number(best.best.toPrecision(4))})` : '';
-    const saved = r.stepsSaved ? `; early stopping saved ${r.stepsSaved} step${r.stepsSaved === 1 ? '' : 's'} (about ${(r.msSaved / 1000).toFixed(1)} s)` : '';
+    // prices.ts (zod) stays out of activation: its formatUsd's two rules, inline
+    const usd = r.usdSaved > 0 ? `, $${r.usdSaved >= 1 ? r.usdSaved.toFixed(2) : Number(r.usdSaved.toPrecision(3))} estimated` : '';
+    const saved = r.stepsSaved ? `; early stopping saved ${r.stepsSaved} step${r.stepsSaved === 1 ? '' : 's'} (about ${(r.msSaved / 1000).toFixed(1)} s${usd})` : '';
     const done = r.ranking.filter((x) => x.status === 'completed' || x.status === 'stopped early').length;
     const open = (a: string | undefined) => {
       if (a === 'Compare Runs') void vscode.commands.executeCommand(COMMAND.openComparison, { sweepDir: r.dir });
       if (a === 'Resume Sweep') void vscode.commands.executeCommand(COMMAND.startSweep, vscode.Uri.file(r.manifest.file));
       if (a === 'Show Log') log.show();
     };
+    if (r.budgetStop) {
+      log.info(`sweep ${r.name}: ${r.budgetStop} (${r.dir})`);
+      void vscode.window.showWarningMessage(`Sweep ${r.name}: ${r.budgetStop} (max_cost_usd / max_tokens_total in the sweep file). ${done}/${r.outcomes.length} done; each stopped run kept its resume point.`, 'Resume Sweep', 'Compare Runs').then(open);
+      return;
+    }
     if (r.cancelled) {
       log.info(`sweep ${r.name} cancelled: ${done}/${r.outcomes.length} done; start it again to resume (${r.dir})`);
       void vscode.window.showInformationMessage(`Sweep ${r.name} cancelled: ${done}/${r.outcomes.length} done. Each run kept its resume point.`, 'Resume Sweep', 'Compare Runs').then(open);

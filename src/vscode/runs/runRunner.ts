@@ -24,6 +24,7 @@ import { readBackendFor, pricesSetting, projectIdSetting, rewardEnvironmentSetti
 import { haveKeyFor } from '../connection/apiKeyPrompt';
 import { COMMAND } from '../common/commandIds';
 import { windowUi } from '../common/windowUi';
+import { confirmJobCost } from '../common/costConfirm';
 import { registryConfigExtra } from '../../core/models/metadata';
 import { registryFileIn } from '../../core/models/store';
 
@@ -137,6 +138,8 @@ export class RunRunner {
       tracking: await this.tracking(name),
       prices: await pricesSetting(),
     };
+    // a new run's whole cost, before it starts (a confirmation above tinker.confirmCostAboveUsd)
+    if (spec && req.specFile && !req.resumeDir && !(await confirmJobCost(() => this.estimate(kindId, spec, req.specFile!, common.prices), this.s.log))) return undefined;
     // the workspace's code runs in Python: the interpreter is settled before the run is shown as starting
     const python = runsCode ? await resolvePython(req.specFile ? vscode.Uri.file(req.specFile) : undefined, this.s.log) : undefined;
     const run = this.s.registry.begin(req.specFile, name, kindId);
@@ -184,6 +187,13 @@ export class RunRunner {
       stops.push(service.queuePauses.onChange((pause) => this.s.registry.setQueuePause(run, pause)));
       return service;
     };
+  }
+
+  /** The estimate of a run of `spec` at the table in force. */
+  private async estimate(kindId: string, spec: unknown, specFile: string, prices: Awaited<ReturnType<typeof pricesSetting>>) {
+    const [{ runUsageEstimate }, { priceEstimate }] = await Promise.all([import('../../core/kinds/estimate'), import('../../core/cost/estimate')]);
+    const e = await runUsageEstimate(kindId, spec, { specDir: path.dirname(specFile), cacheDir: this.s.cacheDir });
+    return e && priceEstimate(prices, e);
   }
 
   /** W&B for a run: the spec's wandb_* fields, else the tinker.wandb.project setting; the key from secret storage or WANDB_API_KEY. */
