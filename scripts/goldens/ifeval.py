@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -452,6 +453,15 @@ def cases():
         add(f"repeat-prompt-{i}", resp, "combination:repeat_prompt", hub(prompt_to_repeat="Repeat this request word for word."))
     add("unknown-id", "x", "made_up:instruction", {})
     add("unknown-id-spaces", "a, b", " punctuation:no_comma ", {})
+
+    # --- seeded random texts for the counts we compute in one pass instead of by regex ---
+    rng = random.Random(50)
+    for i in range(40):
+        text = "".join(rng.choice([" ", "\n", "\n", "*", "-", "•", "a", "\t", "\r", "\x85"]) for _ in range(rng.randint(0, 24)))
+        add(f"random-bullets-{i}", text, "detectable_format:number_bullet_lists", {"num_bullets": rng.randint(0, 4)})
+    for i in range(40):
+        text = "".join(rng.choice(["[", "]", "[", "]", "\n", "a", "\r", " "]) for _ in range(rng.randint(0, 24)))
+        add(f"random-placeholders-{i}", text, "detectable_content:number_placeholders", {"num_placeholders": rng.randint(0, 4)})
 
     # --- whole prompts: several instructions, the row's kwargs shapes ---
     add("multi-all-met", "# Title\n\nhello world, here it is.\n\nP.S. bye", ["detectable_format:title", "keywords:existence", "detectable_content:postscript"], [{}, {"keywords": ["hello"]}, {}])

@@ -40,6 +40,45 @@ function paragraphsOf(text: string): string[] {
     .filter((p) => p !== '');
 }
 
+const IS_SPACE = new RegExp(`^[${PY_SPACE}]$`, 'u');
+const BULLETS = '*-•';
+
+/**
+ * The count of `re.findall(r"^\s*[\*\-\•]\s", text, re.MULTILINE)` in one pass: as a regex it backtracks
+ * over every line start of a long blank run (quadratic; minutes on a degenerate response). From a line
+ * start the whitespace run ends at the same place for every line start inside it, so one look decides.
+ */
+function bulletCount(text: string): number {
+  let n = 0;
+  let lineStart = 0;
+  while (lineStart <= text.length) {
+    let q = lineStart;
+    while (q < text.length && IS_SPACE.test(text[q]!)) q++;
+    const bullet = q + 1 < text.length && BULLETS.includes(text[q]!) && IS_SPACE.test(text[q + 1]!);
+    if (bullet) n++;
+    // the next line start the regex could match from: past the bullet and its space, else past the run
+    const from = bullet ? q + 2 : q + 1;
+    const nl = text.indexOf('\n', from - 1);
+    if (nl === -1) break;
+    lineStart = nl + 1;
+  }
+  return n;
+}
+
+/** The count of `re.findall(r"\[.*?\]", text)` in one pass: `.` stops at "\n", so a "[" whose line has no "]" after it never matches */
+function placeholderCount(text: string): number {
+  let n = 0;
+  for (const line of text.split('\n')) {
+    for (let open = line.indexOf('['); open !== -1; ) {
+      const close = line.indexOf(']', open + 1);
+      if (close === -1) break;
+      n++;
+      open = line.indexOf('[', close + 1);
+    }
+  }
+  return n;
+}
+
 function keywordsExist(response: string, kw: unknown): boolean {
   const text = response.toLowerCase();
   return pyIter(kwGet(kw, 'keywords', []), 'keywords').every((k) => text.includes(lowerOf(k, 'a keyword')));
@@ -176,7 +215,7 @@ const CHECKS: Record<string, Check> = {
   'length_constraints:nth_paragraph_first_word': nthParagraphFirstWord,
 
   'detectable_format:title': (r) => pyStrip(r).startsWith('<<') || pyStrip(r).startsWith('#'),
-  'detectable_format:number_bullet_lists': (r, kw) => atLeast(countLineStartMatches(r, `[${PY_SPACE}]*[*\\-•][${PY_SPACE}]`), kw, 'num_bullets', 1),
+  'detectable_format:number_bullet_lists': (r, kw) => atLeast(bulletCount(r), kw, 'num_bullets', 1),
   'detectable_format:number_highlighted_sections': (r, kw) => atLeast([...r.matchAll(/\*[^*]+\*/gu)].length, kw, 'num_highlights', 1),
   'detectable_format:multiple_sections': (r, kw) => {
     const wanted = kwGet(kw, 'num_sections', 1);
@@ -189,8 +228,7 @@ const CHECKS: Record<string, Check> = {
   'detectable_format:square_brackets': (r) => r.includes('[') && r.includes(']'),
 
   'detectable_content:postscript': (r) => ['P.S.', 'P.S', 'PS:', 'p.s.'].some((marker) => r.includes(marker)),
-  // Python's `.` stops at "\n" only (JS's also at "\r", U+2028, U+2029)
-  'detectable_content:number_placeholders': (r, kw) => atLeast([...r.matchAll(/\[[^\n]*?\]/gu)].length, kw, 'num_placeholders', 1),
+  'detectable_content:number_placeholders': (r, kw) => atLeast(placeholderCount(r), kw, 'num_placeholders', 1),
 
   'change_case:english_capital': (r) =>
     pySplit(r)
