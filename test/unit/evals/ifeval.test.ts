@@ -75,17 +75,14 @@ describe('IFEval: the cookbook verifier goldens', () => {
       }
       return { grade, golden: c };
     });
-    const agreeing = grades.filter((g) => !DIFFERENCES[g.golden.name]?.applies);
-    if (agreeing.length === grades.length) {
-      const acc = ifevalAccuracy(grades.map((g) => g.grade));
-      assert.strictEqual(acc.strict_accuracy, goldens.accuracy.strict_accuracy);
-      assert.ok(Math.abs(acc.loose_accuracy - goldens.accuracy.loose_accuracy) < 1e-12, `${acc.loose_accuracy} vs ${goldens.accuracy.loose_accuracy}`);
-    } else {
-      const acc = ifevalAccuracy(agreeing.map((g) => g.grade));
-      const want = (f: (c: (typeof goldens.cases)[number]) => number) => agreeing.reduce((s, g) => s + f(g.golden), 0) / agreeing.length;
-      assert.strictEqual(acc.strict_accuracy, want((c) => (c.strict ? 1 : 0)));
-      assert.ok(Math.abs(acc.loose_accuracy - want((c) => c.fraction)) < 1e-12);
-    }
+    // the stored figures, moved by our grade wherever a documented difference applies
+    const n = grades.length;
+    const moved = grades.filter((g) => DIFFERENCES[g.golden.name]?.applies);
+    const strict = (goldens.accuracy.strict_accuracy * n + moved.reduce((s, g) => s + Number(g.grade.correct) - Number(g.golden.strict), 0)) / n;
+    const loose = (goldens.accuracy.loose_accuracy * n + moved.reduce((s, g) => s + g.grade.score - g.golden.fraction, 0)) / n;
+    const acc = ifevalAccuracy(grades.map((g) => g.grade));
+    assert.ok(Math.abs(acc.strict_accuracy - strict) < 1e-12, `strict ${acc.strict_accuracy} vs ${strict}`);
+    assert.ok(Math.abs(acc.loose_accuracy - loose) < 1e-12, `loose ${acc.loose_accuracy} vs ${loose}`);
   });
 
   it('loose accuracy is the mean share of instructions met, not the share of prompts', () => {
