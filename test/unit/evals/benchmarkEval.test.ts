@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { RunSpecError } from '../../../src/core/spec/text';
-import { parseEvalSpecValue } from '../../../src/core/evals/spec';
+import Ajv from 'ajv';
+import { evalSpecJsonSchema, parseEvalSpecValue } from '../../../src/core/evals/spec';
 import { benchmarkDefinition } from '../../../src/core/evals/benchmarks/registry';
 import { benchmarkCacheFile, loadBenchmarkProblems } from '../../../src/core/evals/benchmarks/load';
 import { expectedTokens } from '../../../src/core/evals/benchmarkEval';
@@ -40,6 +41,16 @@ describe('benchmark eval specs', () => {
     assert.match(err({ benchmark: 'gsm8k', targets: ['m'], env: { file: 'e.py' } }), /env: not with "benchmark"/);
     assert.match(err({ dataset: { path: 'a.jsonl' }, grader: { file: 'r.py' }, max_tokens: 8, targets: ['m'], max_problems: 3 }), /max_problems: only with "benchmark" \(with a dataset, give dataset\.max_problems\)/);
     assert.match(err({ benchmark: 'gsm9k', targets: ['m'] }), /benchmark: .*gsm8k/);
+  });
+});
+
+describe('the eval spec’s JSON schema (the editor’s checks) with a benchmark', () => {
+  it('takes a benchmark without a dataset or max_tokens, and refuses a dataset, grader or env beside it', () => {
+    const valid = new Ajv({ strict: false, allErrors: true }).compile(evalSpecJsonSchema());
+    assert.ok(valid({ benchmark: 'gsm8k', targets: ['m'], max_problems: 5 }), JSON.stringify(valid.errors));
+    for (const extra of [{ dataset: { path: 'a.jsonl' } }, { grader: { file: 'r.py' } }, { env: { file: 'e.py' } }]) assert.ok(!valid({ benchmark: 'gsm8k', targets: ['m'], ...extra }), JSON.stringify(extra));
+    assert.ok(!valid({ benchmark: 'gsm9k', targets: ['m'] }));
+    assert.ok(!valid({ grader: { file: 'r.py' }, targets: ['m'] }), 'without a benchmark, a dataset and max_tokens are still required');
   });
 });
 
