@@ -163,6 +163,15 @@ def math_cases() -> list[tuple[str, str]]:
         ("\\dfrac{9}{4}", ["2.25", "9/4", "\\frac94", "\\frac{18}{8}", "2\\frac14"]),
         ("2\\sqrt{5}", ["\\sqrt{20}", "2 \\sqrt{5}", "4.472", "2\\sqrt5", "\\sqrt{5}2"]),
     ]
+    # where sympy's exactness matters: floats against fractions, roots of squares, products of roots
+    groups += [
+        ("0.3", ["0.1+0.2", "\\frac{3}{10}", "3/10", "0.30"]),
+        ("0.333333333333", ["1/3", "\\frac{1}{3}", "0.333333333333"]),
+        ("x", ["\\sqrt{x^2}", "\\frac{x^2}{x}", "x^1", "2x-x"]),
+        ("4", ["2\\sqrt{2}\\cdot\\sqrt{2}", "\\sqrt{16}", "2^2", "\\sqrt{2}\\sqrt{8}"]),
+        ("x^2-1", ["(x+1)(x-1)", "(x-1)(x+1)", "x^2+1"]),
+        ("2.5", ["\\frac{5}{2}", "5/2", "2.50", "2\\frac{1}{2}"]),
+    ]
     wrappers = ["So the answer is $\\boxed{{{a}}}$.", "\\boxed{{{a}}}"]
     cases: list[tuple[str, str]] = []
     for truth, givens in groups:
