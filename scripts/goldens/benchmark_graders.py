@@ -112,6 +112,7 @@ def gsm8k_cases() -> list[tuple[str, str]]:
         "It costs $ {x}.",
         "Total = {x}, not 3.",
         "**Final answer: {x}**",
+        "Total: **{x}.** Done",
     ]
     wrong = [
         "The answer is 13.", "#### 12", "\\boxed{12}", "No number here.", "", "\\boxed{}", "\\boxed{abc}", "\\boxed{72", "answer is -", "**-**",
