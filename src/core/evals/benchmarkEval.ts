@@ -7,8 +7,8 @@ import type { RewardOutcome } from '../reward/types';
 
 export interface BenchmarkGrader {
   def: BenchmarkDefinition;
-  /** a response to problem `problemId` → the outcome the eval records (reward = the grade's score) */
-  grade(problemId: string, response: string): RewardOutcome;
+  /** a response to problem `problemId` → the outcome the eval records (reward = the grade's score) and what the grader read */
+  grade(problemId: string, response: string): { outcome: RewardOutcome; extracted?: string };
 }
 
 export function benchmarkGrader(def: BenchmarkDefinition, byId: ReadonlyMap<string, BenchmarkProblem>): BenchmarkGrader {
@@ -19,7 +19,7 @@ export function benchmarkGrader(def: BenchmarkDefinition, byId: ReadonlyMap<stri
       if (!p) throw new Error(`benchmark ${def.name}: no problem ${problemId}`);
       const started = performance.now();
       const g = def.grade(response, p);
-      return { ok: true, reward: g.score, durationMs: performance.now() - started };
+      return { outcome: { ok: true, reward: g.score, durationMs: performance.now() - started }, ...(g.extracted !== undefined ? { extracted: g.extracted } : {}) };
     },
   };
 }

@@ -383,7 +383,8 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         const seq = res.sequences[0];
         if (!seq) throw new EvalError(`the server returned no sample for ${problem.id} (${target.label})`);
         const response = renderer.parseResponse(seq.tokens);
-        const [outcome] = bench ? [bench.grade(problem.id, response.message.content)] : await grader!.score([{ completion: response.message.content, groundTruth: problem.groundTruth }], o.signal);
+        const graded = bench?.grade(problem.id, response.message.content);
+        const [outcome] = graded ? [graded.outcome] : await grader!.score([{ completion: response.message.content, groundTruth: problem.groundTruth }], o.signal);
         const question = questionOf(problem.messages);
         const rec: SampleRecord = {
           group_idx: p,
@@ -401,6 +402,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
           advantage: 0,
           stop_reason: seq.stop_reason,
           termination: response.termination,
+          ...(graded?.extracted !== undefined ? { extracted: graded.extracted } : {}),
         };
         if (!outcome!.ok) rec.reward_error = recordedRewardError(outcome!.error);
         else if (outcome!.format !== undefined) rec.format = outcome!.format;

@@ -156,10 +156,13 @@ describe('a benchmark eval on the embedded engine (arith-chat, GSM8K fixtures)',
     assert.strictEqual(summary.targets[0]!.problems, 6);
     assert.ok(lines.some((l) => /^tinker-studio\/arith-chat: expected tokens: [\d,]+ prompt \(exact\) \+ at most [\d,]+ sampled, 6 samples; max_tokens 32768 clamped to \d+(–\d+)? on 6 of 6 problems: what the context of tinker-studio\/arith-chat \(256 tokens\) leaves after the prompt$/.test(l)), lines.join('\n'));
     const res = readEvalResults(path.join(engine.dir, 'evals', 'gsm8k'));
-    const recs = fs.readFileSync(path.join(engine.dir, 'evals', 'gsm8k', 'targets', 'tinker-studio_arith-chat', 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { content: string; reward: number; ground_truth: string; completion_tokens: number[] });
+    const recs = fs.readFileSync(path.join(engine.dir, 'evals', 'gsm8k', 'targets', 'tinker-studio_arith-chat', 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { content: string; reward: number; ground_truth: string; completion_tokens: number[]; extracted?: string });
     assert.strictEqual(recs.length, 6);
     const def = benchmarkDefinition('gsm8k');
-    for (const r of recs) assert.strictEqual(r.reward, def.grade(r.content, { id: '', prompt: '', answer: r.ground_truth }).score, 'the reward is GSM8K’s grade of the content');
+    for (const r of recs) {
+      const g = def.grade(r.content, { id: '', prompt: '', answer: r.ground_truth });
+      assert.deepStrictEqual([r.reward, r.extracted], [g.score, g.extracted], 'the reward is GSM8K’s grade of the content, with what it read');
+    }
     assert.ok(recs.every((r) => r.completion_tokens.length <= 256));
     assert.strictEqual(res.summary?.problems.length, 6);
     const again = await run();
