@@ -108,6 +108,8 @@ export const SampleRecord = z.object({
   reward_error: RewardError.optional(),
   /** the grader's `format` metric, when the reward function returned {"reward", "format"} */
   format: z.number().optional(),
+  /** what a benchmark's grader read as the answer (a number, a boxed answer, a letter) */
+  extracted: z.string().optional(),
   /** a distillation run's teacher log-prob of each completion token (aligned with completion_tokens) */
   teacher_logprobs: z.array(z.number()).optional(),
   /** an environment run's episode: every turn (completion_tokens and logprobs are all turns' actions, in order) */

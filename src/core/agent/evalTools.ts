@@ -99,7 +99,7 @@ export async function evaluate(s: TrainingSession, a: EvaluateInput, signal?: Ab
     (e: unknown) => void (job.error = errorMessage(e)),
   ).finally(() => (job.finished = true));
   // an estimate of the size before the targets are resolved: problems are capped by max_problems
-  const perTarget = (loaded.spec.nll ? (loaded.spec.nll.dataset.max_chats ?? Infinity) : (loaded.spec.dataset?.max_problems ?? Infinity)) * loaded.spec.n;
+  const perTarget = (loaded.spec.nll ? (loaded.spec.nll.dataset.max_chats ?? Infinity) : (loaded.spec.max_problems ?? loaded.spec.dataset?.max_problems ?? Infinity)) * loaded.spec.n;
   const small = perTarget * loaded.spec.targets.length <= EVAL_WAIT_SAMPLES;
   if (!small) {
     return { text: `evaluating in the background: ${out}\ncall eval_status with {"results": ${JSON.stringify(out)}} to follow it`, value: { results: out, running: true } };

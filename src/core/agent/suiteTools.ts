@@ -40,7 +40,7 @@ async function suiteSize(suite: LoadedSuite): Promise<number> {
   let total = 0;
   for (const e of suite.entries) {
     const spec = (e.evalFile ? await parseEvalSpecFile(e.evalFile) : parseEvalSpecValue(e.spec.eval, suite.file)).spec;
-    total += (spec.dataset?.max_problems ?? Infinity) * spec.n;
+    total += (spec.max_problems ?? spec.dataset?.max_problems ?? Infinity) * spec.n;
   }
   return total;
 }

@@ -146,7 +146,7 @@ describe('eval graded by an environment (env instead of grader) on the engine', 
 
   it('validation and the JSON schema take env instead of grader, exactly one of them', async () => {
     const schema = evalSpecJsonSchema() as { required: string[]; else: unknown; properties: Record<string, { properties?: Record<string, unknown> }> };
-    assert.deepStrictEqual([schema.required, schema.else], [['targets'], { required: ['dataset', 'max_tokens'] }]);
+    assert.deepStrictEqual([schema.required, (schema.else as { else?: unknown }).else], [['targets'], { required: ['dataset', 'max_tokens'] }]);
     for (const f of ['file', 'class', 'max_turns', 'max_trajectory_tokens', 'failed_parse_reward', 'context_overflow_reward', 'correct_threshold']) assert.ok(schema.properties.env!.properties![f], `env.${f} in the schema`);
     const base = { dataset: { path: 'holdout.jsonl' }, max_tokens: 6, targets: [ARITH_CHAT_MODEL] };
     await assert.rejects(parseEvalSpecFile(retryCopy('neither', base)), /holdout\.eval\.json: grader: required: a reward file to grade with, or an environment \("env"\) instead/);

@@ -162,7 +162,8 @@ describe('eval runner on the engine', function () {
     // a grader or an env (exactly one: the spec's rule, envEval.test.ts), so neither is required by the schema;
     // dataset and max_tokens unless the eval is an NLL eval (nllEval.test.ts)
     assert.deepStrictEqual(schema.required, ['targets']);
-    assert.deepStrictEqual(schema.else, { required: ['dataset', 'max_tokens'] });
+    // …and unless it runs a benchmark (which brings its problems and takes no dataset, grader or env)
+    assert.deepStrictEqual(schema.else, { if: { required: ['benchmark'] }, then: { properties: { dataset: false, grader: false, env: false } }, else: { required: ['dataset', 'max_tokens'] } });
   });
 
   it('the example examples/arithmetic/holdout.eval.json is valid: base model vs the latest run\'s checkpoints, n = 4, all 1,029 problems', async () => {
