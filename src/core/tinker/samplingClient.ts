@@ -124,6 +124,16 @@ export class SamplingClient {
   }
 
   private async submit(prompt: ModelInput, params: SamplingParams, o: SampleOptions, seqId: number): Promise<APIFuture<SampleResponse>> {
+    // a 402 is waited out as a 429 is, within the billing window, and shown as a billing pause until the request is accepted
+    const billing: { pause?: { resume(): void }; since: number } = { since: Date.now() };
+    try {
+      return await this.submitUntilAccepted(prompt, params, o, seqId, billing);
+    } finally {
+      billing.pause?.resume();
+    }
+  }
+
+  private async submitUntilAccepted(prompt: ModelInput, params: SamplingParams, o: SampleOptions, seqId: number, billing: { pause?: { resume(): void }; since: number }): Promise<APIFuture<SampleResponse>> {
     const s = this.service;
     const body = {
       num_samples: o.numSamples ?? 1,
@@ -135,38 +145,31 @@ export class SamplingClient {
       topk_prompt_logprobs: o.topkPromptLogprobs ?? 0,
       type: 'sample',
     };
-    // a 402 pauses the request as a 429 does, within the billing window, shown as a billing pause
-    const billingStart = Date.now();
-    let billing: { resume(): void } | undefined;
-    try {
-      for (;;) {
-        const wait = this.backoffUntil - Date.now();
-        if (wait > 0) await s.sleep(wait, o.signal);
-        const t0 = Date.now();
-        try {
-          const h = await s.transport.json(W.FutureHandle, {
-            method: 'POST',
-            path: '/api/v1/asample',
-            json: body,
-            headers: { 'x-tinker-sampling-backpressure': '1' },
-            retry: false,
-            signal: o.signal,
-          });
-          return s.future(h.request_id, 'Sample', { kind: 'sample', map: (r) => r }, (Date.now() - t0) / 1000);
-        } catch (err) {
-          const billed = err instanceof BillingError && Date.now() - billingStart < BILLING_PAUSE_MS;
-          if (billed) billing ??= s.billingPause?.('Sample');
-          if (err instanceof RateLimitError || billed) {
-            // backpressure: slow down, then resubmit the same request (same seq_id)
-            const bytes = modelInputLength(prompt) * 10;
-            this.backoffUntil = Date.now() + (bytes <= 128 * 1024 ? 1000 : 5000);
-            continue;
-          }
-          throw err;
+    for (;;) {
+      const wait = this.backoffUntil - Date.now();
+      if (wait > 0) await s.sleep(wait, o.signal);
+      const t0 = Date.now();
+      try {
+        const h = await s.transport.json(W.FutureHandle, {
+          method: 'POST',
+          path: '/api/v1/asample',
+          json: body,
+          headers: { 'x-tinker-sampling-backpressure': '1' },
+          retry: false,
+          signal: o.signal,
+        });
+        return s.future(h.request_id, 'Sample', { kind: 'sample', map: (r) => r }, (Date.now() - t0) / 1000);
+      } catch (err) {
+        const billed = err instanceof BillingError && Date.now() - billing.since < BILLING_PAUSE_MS;
+        if (billed) billing.pause ??= s.billingPause?.('Sample');
+        if (err instanceof RateLimitError || billed) {
+          // backpressure: slow down, then resubmit the same request (same seq_id)
+          const bytes = modelInputLength(prompt) * 10;
+          this.backoffUntil = Date.now() + (bytes <= 128 * 1024 ? 1000 : 5000);
+          continue;
         }
+        throw err;
       }
-    } finally {
-      billing?.resume();
     }
   }
 
