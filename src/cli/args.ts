@@ -4,6 +4,7 @@ import type { DistillDataOptions } from '../core/distill/distillData';
 import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
 import { REGISTRY_USAGE, parseRegistryArgs, type RegistryArgs } from './registryArgs';
 import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
+import { BENCHMARK_NAMES, type BenchmarkName } from '../core/evals/benchmarks/contract';
 import { isSpecKind, SPEC_KINDS, type SpecKind } from '../core/spec/kinds';
 import { AGENT_TOOLS } from '../core/agent/tools';
 import { parseSuiteArgs, SUITE_HELP, SUITE_USAGE, type SuiteArgs } from './suiteArgs';
@@ -42,7 +43,10 @@ export interface SweepArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'>
 /** `tinker-studio eval <spec.eval.json> [--out DIR]`: runs (or resumes) an evaluation and prints its table. */
 export interface EvalArgs extends Omit<GrpoArgs, 'command' | 'spec' | 'resume'> {
   command: 'eval';
+  /** the eval spec; with --benchmark, absent (the positional is the target) */
   spec: string;
+  /** `eval --benchmark <name> <model | tinker:// path | run dir>`: a public benchmark on one target, no spec file */
+  benchmark?: { name: BenchmarkName; target: string; maxProblems?: number; maxTokens?: number; concurrency?: number; model?: string };
   out?: string;
   /** also write the results as Inspect AI eval logs (one per target) under <results>/inspect/ */
   inspect?: boolean;
@@ -86,6 +90,8 @@ const KIND_USAGE = SPEC_KINDS.flatMap((k) => [
 export const USAGE = `usage: ${KIND_USAGE.join('\n       ')}
        tinker-studio sweep <file.sweep.json|.yaml> [--max-concurrent N] [options]
        tinker-studio eval <spec.eval.json> [--out DIR] [--inspect] [options]
+       tinker-studio eval --benchmark <${BENCHMARK_NAMES.join('|')}> <model | tinker://… | run dir>
+                    [--max-problems N] [--max-tokens N] [--concurrency N] [--model BASE] [--out DIR] [options]
 ${SUITE_USAGE}
        tinker-studio distill-data --teacher <model | tinker://…> --prompts <jsonl> --out <chats.jsonl>
                     [--n N] [--reward <file> [--min-reward R]] [--max-tokens N] [--temperature T] [--seed S]
@@ -107,7 +113,10 @@ the next call reconnects.
 "eval" scores base models and checkpoints on a dataset (an eval spec) and prints the table with 95 %
 intervals and the paired comparison with the baseline; results go to evals/<spec name>/ next to the
 spec (or --out DIR), and re-running resumes, sampling only what is missing; --inspect also writes
-them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`.
+them as Inspect AI eval logs (one per target, <results>/inspect/) for \`inspect view\`. With --benchmark, a
+public benchmark (graded as the cookbook grades it) on one base model, tinker:// checkpoint (--model: its
+base) or run directory (its sampler checkpoints): --max-problems N takes a seeded subset (the same on every
+run); results go to evals/<benchmark>-<target>/ (or --out DIR) and re-running resumes.
 ${SUITE_HELP}
 "distill-data" samples a teacher (a base model, or a tinker:// sampler checkpoint whose base model
 the server names, or --model) N times (default 1) on each prompt of a JSONL file ("question" or a
@@ -178,7 +187,26 @@ function parseSweepArgs(rest: readonly string[]): SweepArgs {
   return { command: 'sweep', file: positionals[0], ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}), ...(mc !== undefined ? { maxConcurrent: Number(mc) } : {}) };
 }
 
-const EVAL_OPTIONS = { 'runs-dir': BACKEND_OPTIONS['runs-dir'], backend: BACKEND_OPTIONS.backend, 'base-url': BACKEND_OPTIONS['base-url'], 'cache-dir': BACKEND_OPTIONS['cache-dir'], out: { type: 'string' }, python: { type: 'string' }, inspect: { type: 'boolean' } } as const;
+const EVAL_OPTIONS = {
+  'runs-dir': BACKEND_OPTIONS['runs-dir'],
+  backend: BACKEND_OPTIONS.backend,
+  'base-url': BACKEND_OPTIONS['base-url'],
+  'cache-dir': BACKEND_OPTIONS['cache-dir'],
+  out: { type: 'string' },
+  python: { type: 'string' },
+  inspect: { type: 'boolean' },
+  benchmark: { type: 'string' },
+  'max-problems': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  concurrency: { type: 'string' },
+  model: { type: 'string' },
+} as const;
+
+function positiveIntOption(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`--${name} must be a whole number above 0 (got "${v}")`);
+  return Number(v);
+}
 
 const PAIRS_OPTIONS = { out: { type: 'string' }, threshold: { type: 'string' } } as const;
 
@@ -192,10 +220,33 @@ function parsePairsArgs(rest: readonly string[]): PairsArgs {
 
 function parseEvalArgs(rest: readonly string[]): EvalArgs {
   const { values: v, positionals, flags } = readOptions(EVAL_OPTIONS, rest);
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give an eval spec file (*.eval.json)' : `one eval spec only (got "${positionals[0]}" and "${positionals[1]}")`);
+  const name = v.benchmark;
+  if (name !== undefined && !(BENCHMARK_NAMES as readonly string[]).includes(name)) throw new UsageError(`--benchmark must be one of ${BENCHMARK_NAMES.join(', ')} (got "${name}")`);
+  if (name === undefined) for (const o of ['max-problems', 'max-tokens', 'concurrency', 'model'] as const) if (v[o] !== undefined) throw new UsageError(`--${o} is for --benchmark (an eval spec sets it in the file)`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      name !== undefined
+        ? positionals.length === 0 ? `give what to evaluate on ${name}: a base model, a tinker:// checkpoint or a run directory` : `one target only (got "${positionals[0]}" and "${positionals[1]}")`
+        : positionals.length === 0 ? 'give an eval spec file (*.eval.json), or --benchmark <name> <model>' : `one eval spec only (got "${positionals[0]}" and "${positionals[1]}")`,
+    );
+  const maxProblems = positiveIntOption('max-problems', v['max-problems']);
+  const maxTokens = positiveIntOption('max-tokens', v['max-tokens']);
+  const concurrency = positiveIntOption('concurrency', v.concurrency);
   return {
     command: 'eval',
     spec: positionals[0]!,
+    ...(name !== undefined
+      ? {
+          benchmark: {
+            name: name as BenchmarkName,
+            target: positionals[0]!,
+            ...(maxProblems !== undefined ? { maxProblems } : {}),
+            ...(maxTokens !== undefined ? { maxTokens } : {}),
+            ...(concurrency !== undefined ? { concurrency } : {}),
+            ...(v.model !== undefined ? { model: v.model } : {}),
+          },
+        }
+      : {}),
     ...backendArgs(v),
     ...(v.python !== undefined ? { python: v.python } : {}),
     ...(v.out !== undefined ? { out: v.out } : {}),

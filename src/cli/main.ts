@@ -18,6 +18,7 @@ import { DistillDataArgs, EvalArgs, GrpoArgs, McpArgs, PairsArgs, SweepArgs, USA
 import { distillData } from '../core/distill/distillData';
 import { rankingTable, runSweep } from '../core/experiments/runSweep';
 import { runEval } from '../core/evals/runEval';
+import { benchmarkEvalSpec } from './benchmarkSpec';
 import { everySampleFailed, formatEvalTable } from '../core/evals/table';
 import { exportInspectLogs } from '../core/evals/inspectLog';
 import { runCheckpoints } from './checkpoints';
@@ -279,9 +280,12 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
   let lastShown = 0;
   const o = { log, cancelling: 'cancelling: the samples graded so far are kept; re-run to resume', cancelled: 'cancelled; the graded samples are kept, re-run to resume', newline: true };
   return interruptible(o, async (signal, closers) => {
+    const bench = args.benchmark ? benchmarkEvalSpec(args.benchmark, { cwd: process.cwd(), ...(args.out !== undefined ? { out: args.out } : {}), ...(args.backend ? { backend: args.backend } : {}), ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}) }) : undefined;
     const summary = await runEval({
-      specFile: path.resolve(args.spec),
-      ...(args.out !== undefined ? { out: path.resolve(args.out) } : {}),
+      specFile: bench ? bench.loaded.file : path.resolve(args.spec),
+      ...(bench ? { loaded: bench.loaded, out: bench.out } : args.out !== undefined ? { out: path.resolve(args.out) } : {}),
+      network: { env: process.env },
+      ...(process.env.HF_TOKEN ? { hfToken: process.env.HF_TOKEN } : {}),
       ...(args.backend ? { backend: args.backend } : {}),
       cacheDir,
       runsDirs: [path.resolve(args.runsDir ?? process.env.TINKER_STUDIO_RUNS_DIR ?? 'runs')],
@@ -298,7 +302,7 @@ async function evaluate(args: EvalArgs, cacheDir: string): Promise<number> {
       },
     });
     process.stdout.write(`\n${formatEvalTable(summary)}\n`);
-    const out = args.out !== undefined ? path.resolve(args.out) : path.join(path.dirname(path.resolve(args.spec)), 'evals', summary.name);
+    const out = bench ? bench.out : args.out !== undefined ? path.resolve(args.out) : path.join(path.dirname(path.resolve(args.spec)), 'evals', summary.name);
     process.stdout.write(`results: ${out}${summary.elapsed_s !== undefined ? ` (${summary.elapsed_s.toFixed(1)} s)` : ''}\n`);
     if (args.inspect) for (const f of exportInspectLogs(out)) process.stdout.write(`Inspect log: ${f}\n`);
     const nothing = everySampleFailed(summary);

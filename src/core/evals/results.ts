@@ -129,7 +129,9 @@ export const EvalSummary = z.object({
   /** absent in an NLL eval (nothing is graded) */
   correct_threshold: z.number().optional(),
   /** what scored the samples: a reward file, or an environment's episodes; "nll": the chats' NLL, nothing sampled */
-  grading: z.enum(['grader', 'environment', 'nll']).optional(),
+  grading: z.enum(['grader', 'environment', 'nll', 'benchmark']).optional(),
+  /** the public benchmark an eval ran ("benchmark" grading) */
+  benchmark: z.string().optional(),
   /** bootstrap resamples behind every interval, and the seed of every draw (each target's one resampling of its problems, the paired bootstrap, the sign-flip draws) */
   bootstrap: z.object({ resamples: z.number().int().positive(), seed: z.number().int() }),
   /** the baseline target's id */

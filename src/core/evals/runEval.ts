@@ -9,6 +9,8 @@
 // rewards plus compute_group_rewards', which sees the samples of a problem for one target run
 // together); its record keeps the transcript, as a training sample's does.
 // With `nll`, nothing is sampled: nllEval.ts scores the chats once the targets are resolved.
+// With `benchmark`, the problems are the benchmark's (benchmarks/load.ts) and its grader grades
+// (benchmarkEval.ts); the expected tokens and the max_tokens clamp are logged before sampling.
 import { renderedPrompt } from '../data/problem';
 import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
@@ -51,6 +53,9 @@ import type { NetworkOptions } from '../tinker/proxy';
 import { bootstrapMeans, DEFAULT_BOOTSTRAP, EVAL_STATS_SEED, mean, pairedComparison, passAtK } from './stats';
 import { runPool } from './pool';
 import { runNllEval } from './nllEval';
+import { benchmarkDefinition } from './benchmarks/registry';
+import { loadBenchmarkProblems } from './benchmarks/load';
+import { benchmarkGrader, expectedTokens, expectedTokensLine, type BenchmarkGrader } from './benchmarkEval';
 
 export interface EvalProgress {
   done: number;
@@ -79,6 +84,10 @@ export interface RunEvalOptions {
   resamples?: number;
   /** the spec already read (a suite entry's, its target set to the suite's checkpoint); else specFile is read */
   loaded?: LoadedEvalSpec;
+  /** a benchmark's rows: the datasets-server's base URL (default $TINKER_DATASETS_SERVER, else the public one), a token for gated ones, the proxy */
+  datasetsServer?: string;
+  hfToken?: string;
+  network?: NetworkOptions;
 }
 
 /** A target as resolved: where its sampler is, what it is, its base model. */
@@ -223,7 +232,29 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   if (spec.nll) return runNllEval({ ...o, spec: { ...spec, nll: spec.nll }, specFile: loaded.file, specDir: loaded.dir, outDir, targets, baseline, createdAt: readCreatedAt(outDir), startedMs: started });
   const maxTokens = spec.max_tokens;
   if (maxTokens === undefined) throw new EvalError(`${where}: max_tokens: required`);
-  const problems = await loadProblems(spec, loaded.dir, o.cacheDir, o.signal);
+  let bench: BenchmarkGrader | undefined;
+  let problems: Problem[];
+  if (spec.benchmark) {
+    const def = benchmarkDefinition(spec.benchmark);
+    let shown = 0;
+    const b = await loadBenchmarkProblems(def, {
+      cacheDir: o.cacheDir,
+      ...(spec.max_problems !== undefined ? { maxProblems: spec.max_problems } : {}),
+      ...(spec.system_prompt ? { systemPrompt: spec.system_prompt } : {}),
+      ...(o.datasetsServer ? { endpoint: o.datasetsServer } : {}),
+      ...(o.hfToken ? { token: o.hfToken } : {}),
+      ...(o.network ? { network: o.network } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      onProgress: (rows, total, config) => {
+        if (rows < total && rows - shown < 500) return;
+        shown = rows;
+        log(`${def.title}: ${rows}/${total} rows${config ? ` of ${config}` : ''}`);
+      },
+    });
+    bench = benchmarkGrader(def, b.byId);
+    problems = b.problems;
+    log(`${def.title}: ${problems.length} of ${b.available} problems`);
+  } else problems = await loadProblems(spec, loaded.dir, o.cacheDir, o.signal);
   if (problems.length === 0) throw new EvalError(`${where}: dataset: no problems`);
   log(`${problems.length} problems × ${targets.length} target(s) × n=${spec.n} → ${outDir}`);
 
@@ -269,7 +300,9 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
     let service: ServiceClient | undefined;
     try {
       const grading = evalGrading(spec);
-      if (grading.kind === 'env') env = await createEnvRunner(envRunnerOptions(grading.env, { python: o.python, ...(o.signal ? { signal: o.signal } : {}) }));
+      if (grading.kind === 'benchmark') {
+        // nothing to start: the benchmark's grader is TypeScript
+      } else if (grading.kind === 'env') env = await createEnvRunner(envRunnerOptions(grading.env, { python: o.python, ...(o.signal ? { signal: o.signal } : {}) }));
       else reward = await createRewardRunner({ file: grading.grader.file, python: o.python, workers: grading.grader.workers, timeoutMs: grading.grader.timeout_ms, ...(o.signal ? { signal: o.signal } : {}) });
       service = await o.connect({ backend: spec.backend, ...(spec.base_url ? { base_url: spec.base_url } : {}) });
       const renderers = new Map<string, Promise<Renderer>>();
@@ -334,8 +367,9 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         });
         await runPool(groupTasks, Math.max(1, Math.floor(spec.concurrency / spec.n)), o.signal);
       }
+      if (bench) await logExpectedTokens(problems, missing, targets, { n: spec.n, maxTokens, rendererFor, samplerFor, log, ...(o.signal ? { signal: o.signal } : {}) });
       const grader = reward;
-      const tasks = (grader ? missing : []).map(({ target, p, i }) => async () => {
+      const tasks = (grader || bench ? missing : []).map(({ target, p, i }) => async () => {
         const problem = problems[p]!;
         const renderer = await rendererFor(target.model);
         const pk = `${target.model}\u0000${problem.id}`;
@@ -349,7 +383,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
         const seq = res.sequences[0];
         if (!seq) throw new EvalError(`the server returned no sample for ${problem.id} (${target.label})`);
         const response = renderer.parseResponse(seq.tokens);
-        const [outcome] = await grader!.score([{ completion: response.message.content, groundTruth: problem.groundTruth }], o.signal);
+        const [outcome] = bench ? [bench.grade(problem.id, response.message.content)] : await grader!.score([{ completion: response.message.content, groundTruth: problem.groundTruth }], o.signal);
         const question = questionOf(problem.messages);
         const rec: SampleRecord = {
           group_idx: p,
@@ -431,7 +465,8 @@ export function summarize(a: {
   const { spec, problems } = a;
   const n = spec.n;
   const thr = evalCorrectThreshold(spec);
-  const graderRel = path.relative(path.dirname(a.specFile), evalGraderFile(spec));
+  const graderFile = evalGraderFile(spec);
+  const graderRel = graderFile === undefined ? `benchmark ${spec.benchmark}` : path.relative(path.dirname(a.specFile), graderFile);
   const graderAt = path.isAbsolute(graderRel) ? graderRel : graderRel.split(path.sep).join('/');
   /** per target: problem index → its n samples (only complete problems) */
   const perTarget = new Map<string, Map<number, SampleRecord[]>>();
@@ -525,7 +560,8 @@ export function summarize(a: {
     complete,
     n,
     correct_threshold: thr,
-    grading: spec.env ? 'environment' : 'grader',
+    grading: spec.benchmark ? 'benchmark' : spec.env ? 'environment' : 'grader',
+    ...(spec.benchmark ? { benchmark: spec.benchmark } : {}),
     bootstrap: { resamples: a.resamples, seed: EVAL_STATS_SEED },
     baseline: a.baseline,
     targets,
@@ -533,4 +569,22 @@ export function summarize(a: {
     problems: problemRows,
     ...(a.elapsedS !== undefined ? { elapsed_s: a.elapsedS } : {}),
   };
+}
+
+/** Before sampling a benchmark: the expected tokens of the missing samples per model, and the max_tokens clamp (logged). */
+async function logExpectedTokens(
+  problems: readonly Problem[],
+  missing: ReadonlyArray<{ target: ResolvedTarget; p: number }>,
+  targets: readonly ResolvedTarget[],
+  o: { n: number; maxTokens: number; rendererFor: (model: string) => Promise<Renderer>; samplerFor: (t: ResolvedTarget) => Promise<SamplingClient>; log: (line: string) => void; signal?: AbortSignal },
+): Promise<void> {
+  for (const model of new Set(targets.map((t) => t.model))) {
+    const mine = missing.filter((m) => m.target.model === model);
+    if (mine.length === 0) continue;
+    const renderer = await o.rendererFor(model);
+    const ctx = await (await o.samplerFor(mine[0]!.target)).contextLength(o.signal);
+    const lengths = mine.map((m) => renderedPrompt(renderer, problems[m.p]!).length);
+    const e = expectedTokens(lengths, { n: 1, maxTokens: o.maxTokens, ...(ctx ? { contextLength: ctx.length } : {}) });
+    o.log(`${model}: ${expectedTokensLine(e, o.maxTokens, model, ctx?.length)}`);
+  }
 }

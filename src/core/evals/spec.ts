@@ -1,7 +1,8 @@
 // Evaluation specs (`*.eval.json`): a dataset, a grader (a reward file run by the SAME runner and
 // limits as training) or an environment (`env`, a GRPO spec's env schema plus correct_threshold: each
 // sample is an episode graded by its total reward), sampling fields at the top level as in GRPO specs,
-// and the targets to score. With `nll` instead (nllSpec.ts), the eval measures the NLL of held-out
+// and the targets to score. With `benchmark` instead of a dataset and a grader, the problems and the
+// grader are a public benchmark's (benchmarks/), its defaults under the spec's own fields. With `nll` instead (nllSpec.ts), the eval measures the NLL of held-out
 // chats through forward passes: nothing is sampled, so the sampling fields are refused.
 // Read with the spec layer's text helpers: JSON errors at line and column, problems worded
 // `<file>: <field>: <what is wrong>`, relative paths resolved against the spec's folder.
@@ -16,6 +17,8 @@ import { REWARD_FILE_EXTENSIONS as REWARD_EXTENSIONS } from '../reward/files';
 import { EnvSpec } from '../env/spec';
 import { isEnvFile } from '../env/files';
 import { NLL_REFUSED_FIELDS, NllSpec, nllRefusal } from './nllSpec';
+import { BENCHMARK_NAMES, type BenchmarkName } from './benchmarks/contract';
+import { availableBenchmarks, benchmarkDefinition } from './benchmarks/registry';
 
 export const EVAL_EXTENSION = '.eval.json';
 
@@ -74,6 +77,9 @@ export const EvalSpecSchema = z
     name: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' }).optional().describe('Eval name; default: the file name without .eval.json.'),
     dataset: EvalDatasetSpec.optional(),
     nll: NllSpec.optional(),
+    benchmark: z.enum(BENCHMARK_NAMES).optional().describe('A public benchmark instead of a dataset and a grader: its problems (from the Hugging Face hub, cached), its prompt and its grader, as the cookbook runs it; n, temperature, max_tokens and system_prompt override its defaults.'),
+    max_problems: positiveInt().optional().describe('With "benchmark": evaluate at most this many problems, a subset shuffled with seed 0 (the same problems on every run, for every target).'),
+    system_prompt: z.string().optional().describe("With \"benchmark\": the system message (default: the benchmark's, e.g. the math benchmarks' \"Put your final answer in \\boxed{}.\"; \"\" for none)."),
     grader: GraderSpec.optional(),
     env: EvalEnvSpec.optional(),
     // defaults filled by parseEvalSpecValue, so that an NLL eval can tell a field given from a default
@@ -98,13 +104,25 @@ export const EvalSpecSchema = z
       for (const f of NLL_REFUSED_FIELDS) if (s[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: nllRefusal(f) });
       return;
     }
+    if (s.benchmark !== undefined) {
+      const instead = { dataset: 'the benchmark brings its problems', grader: 'the benchmark grades its own answers', env: 'the benchmark grades its own answers' } as const;
+      for (const f of ['dataset', 'grader', 'env'] as const) if (s[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: `not with "benchmark" (${instead[f]}): remove "${f}", or remove "benchmark" to grade your own data` });
+      if (!(availableBenchmarks() as string[]).includes(s.benchmark)) ctx.addIssue({ code: 'custom', path: ['benchmark'], message: `"${s.benchmark}" is not available in this build (available: ${availableBenchmarks().join(', ')})` });
+      return;
+    }
+    for (const f of ['max_problems', 'system_prompt'] as const)
+      if (s[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: `only with "benchmark"${f === 'max_problems' ? ' (with a dataset, give dataset.max_problems)' : ' (with a dataset, give dataset.system_prompt)'}` });
     if (s.grader !== undefined && s.env !== undefined) ctx.addIssue({ code: 'custom', path: ['env'], message: 'give "grader" or "env", not both (an environment grades its own episodes)' });
     if (s.grader === undefined && s.env === undefined) ctx.addIssue({ code: 'custom', path: ['grader'], message: 'required: a reward file to grade with, or an environment ("env") instead (or "nll": the NLL of held-out chats)' });
     if (s.dataset === undefined) ctx.addIssue({ code: 'custom', path: ['dataset'], message: 'required: the problems to sample (or "nll": {"dataset": …} to score held-out chats)' });
     if (s.max_tokens === undefined) ctx.addIssue({ code: 'custom', path: ['max_tokens'], message: 'required: the most tokens sampled per completion' });
   })
   // the editor says the same: an NLL eval takes none of the sampling fields, any other eval needs its problems and max_tokens
-  .meta({ if: { required: ['nll'] }, then: { properties: Object.fromEntries(NLL_REFUSED_FIELDS.map((f) => [f, false])) }, else: { required: ['dataset', 'max_tokens'] } })
+  .meta({
+    if: { required: ['nll'] },
+    then: { properties: Object.fromEntries(NLL_REFUSED_FIELDS.map((f) => [f, false])) },
+    else: { if: { required: ['benchmark'] }, then: { properties: { dataset: false, grader: false, env: false } }, else: { required: ['dataset', 'max_tokens'] } },
+  })
   .describe('An evaluation on Tinker Studio: score models and checkpoints on a dataset.');
 /** A read spec: its name and the sampling defaults filled in (n = 1, temperature = 1; an NLL eval has n = 1). */
 export type EvalSpec = Omit<z.output<typeof EvalSpecSchema>, 'n' | 'temperature'> & { name: string; n: number; temperature: number };
@@ -129,11 +147,15 @@ export function parseEvalSpecValue(value: unknown, file: string): LoadedEvalSpec
   if (!r.success) throw new RunSpecError(r.error.issues.map((i) => `${label}: ${formatIssue(i, EvalSpecSchema)}`));
   const dir = path.dirname(abs);
   const s = r.data;
+  // a benchmark's defaults (the cookbook's) under the spec's own fields
+  const d = s.benchmark !== undefined ? benchmarkDefinition(s.benchmark).defaults : undefined;
   const spec: EvalSpec = {
     ...s,
     name: s.name ?? evalNameOf(abs),
-    n: s.n ?? 1,
-    temperature: s.temperature ?? 1,
+    n: s.n ?? d?.n ?? 1,
+    temperature: s.temperature ?? d?.temperature ?? 1,
+    ...(d ? { max_tokens: s.max_tokens ?? d.max_tokens } : {}),
+    ...(d && s.system_prompt === undefined && d.system_prompt !== undefined ? { system_prompt: d.system_prompt } : {}),
     ...(s.dataset ? { dataset: { ...s.dataset, ...(s.dataset.path ? { path: path.resolve(dir, s.dataset.path) } : {}) } } : {}),
     ...(s.nll ? { nll: { ...s.nll, dataset: { ...s.nll.dataset, ...(s.nll.dataset.path ? { path: path.resolve(dir, s.nll.dataset.path) } : {}) } } } : {}),
     ...(s.grader ? { grader: { ...s.grader, file: path.resolve(dir, s.grader.file) } } : {}),
@@ -160,23 +182,27 @@ export async function parseEvalSpecFile(file: string): Promise<LoadedEvalSpec> {
   return loaded;
 }
 
-/** What grades an eval's samples: its reward file or its environment (exactly one, the schema's rule; an NLL eval has neither). */
-export function evalGrading(spec: Pick<EvalSpec, 'grader' | 'env'>): { kind: 'reward'; grader: z.output<typeof GraderSpec> } | { kind: 'env'; env: EvalEnvSpec } {
+/** What grades an eval's samples: its reward file, its environment or its benchmark (exactly one, the schema's rule; an NLL eval has none). */
+export function evalGrading(
+  spec: Pick<EvalSpec, 'grader' | 'env' | 'benchmark'>,
+): { kind: 'reward'; grader: z.output<typeof GraderSpec> } | { kind: 'env'; env: EvalEnvSpec } | { kind: 'benchmark'; benchmark: BenchmarkName } {
+  if (spec.benchmark) return { kind: 'benchmark', benchmark: spec.benchmark };
   if (spec.env) return { kind: 'env', env: spec.env };
   if (spec.grader) return { kind: 'reward', grader: spec.grader };
   throw new Error('the eval spec has neither a grader nor an env (an NLL eval grades nothing)');
 }
 
 /** The reward at or above which an eval's sample is correct (pass@k). */
-export function evalCorrectThreshold(spec: Pick<EvalSpec, 'grader' | 'env'>): number {
+export function evalCorrectThreshold(spec: Pick<EvalSpec, 'grader' | 'env' | 'benchmark'>): number {
   const g = evalGrading(spec);
-  return g.kind === 'env' ? g.env.correct_threshold : g.grader.correct_threshold;
+  // a benchmark's sample is correct when its grade's score is 1 (all of IFEval's instructions met)
+  return g.kind === 'benchmark' ? 1 : g.kind === 'env' ? g.env.correct_threshold : g.grader.correct_threshold;
 }
 
-/** The file that grades an eval: the reward file, or the environment file. */
-export function evalGraderFile(spec: Pick<EvalSpec, 'grader' | 'env'>): string {
+/** The file that grades an eval: the reward file, or the environment file; undefined for a benchmark (graded in TypeScript). */
+export function evalGraderFile(spec: Pick<EvalSpec, 'grader' | 'env' | 'benchmark'>): string | undefined {
   const g = evalGrading(spec);
-  return g.kind === 'env' ? g.env.file : g.grader.file;
+  return g.kind === 'benchmark' ? undefined : g.kind === 'env' ? g.env.file : g.grader.file;
 }
 
 /** The JSON schema contributed for `*.eval.json`. */

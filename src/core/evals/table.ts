@@ -107,6 +107,8 @@ export function formatEvalTable(s: EvalSummary): string {
     if (f) lines.push(`${t.label}: ${f}`);
   }
   lines.push(`${s.complete ? '' : 'INCOMPLETE (re-run to resume); '}95 % intervals: bootstrap over problems, B = ${s.bootstrap.resamples}; n = ${n}, correct = reward ≥ ${s.correct_threshold}`);
+  // a benchmark's headline: its accuracy (pass@1: the share of samples graded correct) with its interval
+  if (s.grading === 'benchmark') for (const t of s.targets) lines.unshift(`${s.benchmark ?? 'benchmark'} accuracy of ${t.label}: ${formatEstimate(t.metrics.pass_at?.['pass@1'])} (95 % interval) on ${t.problems} problems`);
   return lines.join('\n');
 }
 

@@ -48,7 +48,8 @@ export async function runEvalSpec(s: EvalRunnerServices, specFile: string, opts:
     return undefined;
   }
   // the reward file or the environment file: the Python interpreter of the one that grades (an NLL eval runs no Python)
-  const graderFile = loaded.spec.nll ? undefined : path.resolve(path.dirname(specFile), evalGraderFile(loaded.spec));
+  const grader = loaded.spec.nll ? undefined : evalGraderFile(loaded.spec);
+  const graderFile = grader === undefined ? undefined : path.resolve(path.dirname(specFile), grader);
   const python = graderFile && /\.py$/i.test(graderFile) ? (await resolvePython(vscode.Uri.file(graderFile), s.log)).path : undefined;
   const dir = resultsDirOf(specFile);
   const abort = new AbortController();

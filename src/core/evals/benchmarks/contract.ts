@@ -49,7 +49,9 @@ export interface BenchmarkDefinition {
   title: string;
   source: BenchmarkSource;
   defaults: BenchmarkDefaults;
-  /** a row of the dataset as the hub serves it → a problem; throws with the field named when the row does not fit */
-  toProblem(row: Record<string, unknown>, index: number): BenchmarkProblem;
+  /** a row of the dataset as the hub serves it → a problem; throws with the field named when the row does not fit; `config` is the row's config when the source reads several */
+  toProblem(row: Record<string, unknown>, index: number, config?: string): BenchmarkProblem;
+  /** rows the benchmark leaves out (MMLU-Redux keeps only questions marked "ok"); default: every row */
+  keep?(row: Record<string, unknown>): boolean;
   grade(response: string, problem: BenchmarkProblem): BenchmarkGrade;
 }

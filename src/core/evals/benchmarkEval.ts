@@ -1,0 +1,71 @@
+// What a benchmark eval adds to the eval runner: its grader in place of a reward file (pure, in
+// TypeScript: nothing to start), and before sampling, the tokens it is expected to cost — prompt
+// tokens exact through the renderer, sampled tokens at most max_tokens each, as clamped to what the
+// model's context leaves (the cookbook's context_window) — so the cost estimate can price it first.
+import type { BenchmarkDefinition, BenchmarkProblem } from './benchmarks/contract';
+import type { RewardOutcome } from '../reward/types';
+
+export interface BenchmarkGrader {
+  def: BenchmarkDefinition;
+  /** a response to problem `problemId` → the outcome the eval records (reward = the grade's score) */
+  grade(problemId: string, response: string): RewardOutcome;
+}
+
+export function benchmarkGrader(def: BenchmarkDefinition, byId: ReadonlyMap<string, BenchmarkProblem>): BenchmarkGrader {
+  return {
+    def,
+    grade(problemId, response) {
+      const p = byId.get(problemId);
+      if (!p) throw new Error(`benchmark ${def.name}: no problem ${problemId}`);
+      const started = performance.now();
+      const g = def.grade(response, p);
+      return { ok: true, reward: g.score, durationMs: performance.now() - started };
+    },
+  };
+}
+
+export interface ExpectedTokens {
+  problems: number;
+  /** samples to draw: problems × n × targets */
+  samples: number;
+  /** prefill: every sample's prompt (exact, through the renderer) */
+  prompt_tokens: number;
+  /** sampled: at most this many (each sample's max_tokens after the context clamp) */
+  max_sampled_tokens: number;
+  /** max_tokens after the clamp, per problem: the smallest and largest */
+  max_tokens_range: [number, number];
+  /** problems whose max_tokens the context clamps */
+  clamped: number;
+}
+
+/**
+ * The tokens an eval is expected to cost before it starts. `promptTokens` holds each problem's
+ * rendered prompt length; `contextLength` the model's (undefined: no clamp); every sample of a
+ * problem costs its prompt (prefill) and at most min(max_tokens, context − prompt) sampled tokens.
+ */
+export function expectedTokens(promptTokens: readonly number[], o: { n: number; maxTokens: number; targets?: number; contextLength?: number }): ExpectedTokens {
+  const per = o.n * (o.targets ?? 1);
+  let prompt = 0;
+  let sampled = 0;
+  let clamped = 0;
+  let lo = Infinity;
+  let hi = 0;
+  for (const len of promptTokens) {
+    const room = o.contextLength !== undefined ? Math.max(0, o.contextLength - len) : Infinity;
+    const max = Math.min(o.maxTokens, room);
+    if (max < o.maxTokens) clamped++;
+    lo = Math.min(lo, max);
+    hi = Math.max(hi, max);
+    prompt += len * per;
+    sampled += max * per;
+  }
+  return { problems: promptTokens.length, samples: promptTokens.length * per, prompt_tokens: prompt, max_sampled_tokens: sampled, max_tokens_range: [lo === Infinity ? 0 : lo, hi], clamped };
+}
+
+/** The line the runner logs: the expected tokens, and the clamp when there is one. */
+export function expectedTokensLine(e: ExpectedTokens, maxTokens: number, model: string, contextLength?: number): string {
+  const tokens = `expected tokens: ${e.prompt_tokens.toLocaleString('en-US')} prompt (exact) + at most ${e.max_sampled_tokens.toLocaleString('en-US')} sampled, ${e.samples} samples`;
+  if (e.clamped === 0 || contextLength === undefined) return tokens;
+  const [lo, hi] = e.max_tokens_range;
+  return `${tokens}; max_tokens ${maxTokens} clamped to ${lo === hi ? lo : `${lo}–${hi}`} on ${e.clamped} of ${e.problems} problems: what the context of ${model} (${contextLength} tokens) leaves after the prompt`;
+}
