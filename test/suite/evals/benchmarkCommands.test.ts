@@ -11,6 +11,7 @@ import type { TinkerStudioTestHandles } from '../../../src/extension';
 import type { BenchmarkOutcome, CopiedInspectCommand, ImportedInspect } from '../../../src/vscode/evals/benchmarkCommands';
 import { writeZip } from '../../../src/core/fs/zip';
 import { useLocalEngineAndRunsFolder, waitFor, workspaceRoot } from '../helpers';
+import { DatasetsServerStandIn } from '../../unit/evals/hubStandIn';
 
 const CKPT = 'tinker://run-7/sampler_weights/final';
 
@@ -92,6 +93,34 @@ suite('benchmarks from the editor: Copy Inspect Command, Import Inspect Log, Run
     const snap = await waitFor('the suite snapshot', () => panel.snapshot, 30_000);
     assert.match(JSON.stringify(snap), /"gsm8k"/);
     assert.match(JSON.stringify(snap), /0\.75/, 'pass@1 = 3 of 4');
+  });
+
+  test('Run Benchmark on Checkpoint with a benchmark: writes benchmarks/gsm8k.eval.json, runs it on the engine (rows from the datasets-server stand-in), the eval panel shows it', async () => {
+    const hub = await new DatasetsServerStandIn().start();
+    const before = process.env.TINKER_DATASETS_SERVER;
+    // the hub loader's documented override: the extension host reads the stand-in's rows
+    process.env.TINKER_DATASETS_SERVER = hub.url;
+    try {
+      const model = 'tinker-studio/arith-chat';
+      const r = await vscode.commands.executeCommand<BenchmarkOutcome>('tinker.runBenchmarkOnCheckpoint', { checkpoint: model, benchmark: 'gsm8k', max_problems: 4 });
+      written.push(path.join(workspaceRoot(), 'benchmarks'));
+      assert.ok(r && r.kind === 'eval');
+      assert.strictEqual(r.specFile, path.join(workspaceRoot(), 'benchmarks', 'gsm8k.eval.json'));
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(r.specFile, 'utf8')), { benchmark: 'gsm8k', max_problems: 4, seed: 0, backend: 'local', targets: [model] });
+      assert.ok(r.outcome?.summary, 'the eval ran');
+      assert.strictEqual(r.outcome.cancelled, false);
+      const t = r.outcome.summary.targets[0]!;
+      assert.deepStrictEqual([t.label, t.problems, t.samples], [model, 4, 4]);
+      assert.ok(hub.requests.length > 0, 'the rows came from the stand-in');
+      const panel = api.evals.get({ dir: r.outcome.dir });
+      assert.ok(panel, 'the eval panel shows the benchmark');
+      const snap = await waitFor('the snapshot', () => panel.snapshot, 30_000);
+      assert.strictEqual(snap.problems.length, 4);
+    } finally {
+      if (before === undefined) delete process.env.TINKER_DATASETS_SERVER;
+      else process.env.TINKER_DATASETS_SERVER = before;
+      await hub.stop();
+    }
   });
 
   test('Run Benchmark on Checkpoint with a template: the suite file and its product placeholder in benchmarks/, opened in the editor', async () => {
