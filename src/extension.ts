@@ -12,6 +12,7 @@ import { registerDistillCommands } from './vscode/distill/distillCommand';
 import { registerEvalSampleDocuments } from './vscode/evals/evalSampleDocuments';
 import { suitePanels, type SuitePanels } from './vscode/evals/suitePanels';
 import { registerSuiteCommands } from './vscode/evals/suiteCommands';
+import { registerBenchmarkCommands } from './vscode/evals/benchmarkCommands';
 import { SuiteDiagnostics } from './vscode/evals/suiteDiagnostics';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
@@ -204,6 +205,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const suites = own(suitePanels({ extensionUri: context.extensionUri, log }));
   own(suites.registerSerializer());
   for (const d of registerSuiteCommands({ log, suites, runs, connection, apiKeys, cacheDir })) own(d);
+  for (const d of registerBenchmarkCommands({ log, evals, suites, runs, connection, apiKeys, cacheDir })) own(d);
   const suiteDiagnostics = own(new SuiteDiagnostics());
   for (const d of registerDistillCommands({ log, connection, apiKeys, cacheDir })) own(d);
   for (const d of registerConnectionCommands({ log, apiKeys, wandbKeys, connection })) own(d);

@@ -12,6 +12,8 @@ import { evalNameOf, parseEvalSpecFile } from '../evals/spec';
 import { gradingField } from '../env/files';
 import { everySampleFailed, formatEvalStatus, formatEvalTable } from '../evals/table';
 import type { TrainingSession } from './session';
+import { BENCHMARK_NAMES } from '../evals/benchmarks/contract';
+import { benchmarkEvalSpec } from '../evals/benchmarks/templates';
 
 /** Above this many samples, evaluate answers at once and the eval goes on in the background. */
 export const EVAL_WAIT_SAMPLES = 256;
@@ -19,6 +21,7 @@ export const EVAL_WAIT_SAMPLES = 256;
 export const EvaluateInput = z.object({
   spec_file: z.string().min(1).optional().describe('an *.eval.json spec, relative to the workspace'),
   targets: z.array(z.string().min(1)).min(1).optional().describe('inline: base model names or tinker:// sampler paths (the first is the baseline)'),
+  benchmark: z.enum(BENCHMARK_NAMES).optional().describe("inline: a public benchmark instead of dataset + grader: its problems, prompt and grader as the cookbook's, its sampling defaults unless n, temperature or max_tokens are given; max_problems takes a seeded subset"),
   dataset: z.string().min(1).optional().describe('inline: a JSONL file of problems (fields question/answer), relative to the workspace'),
   grader: z.string().min(1).optional().describe('inline: the reward file, or an environment file (*.env.py, …: each sample is an episode, scored by its total reward), relative to the workspace'),
   n: z.number().int().min(1).max(64).optional().describe('inline: samples per problem (default 1)'),
@@ -49,15 +52,25 @@ export const INLINE_SPEC_FILE = 'spec.json';
 function specFor(s: TrainingSession, a: EvaluateInput): { specFile: string; out?: string } {
   const { baseDir } = s.evalContext();
   if (a.spec_file) return { specFile: path.resolve(baseDir, a.spec_file) };
-  if (!a.targets || !a.dataset || !a.grader) throw new Error('evaluate: give spec_file, or targets + dataset + grader');
-  const name = `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  if (a.benchmark && (a.dataset || a.grader)) throw new Error('evaluate: give a benchmark, or dataset + grader, not both (a benchmark brings its problems and grader)');
+  const missing = 'evaluate: give spec_file, or targets + dataset + grader, or targets + benchmark';
+  if (!a.targets || (!a.benchmark && (!a.dataset || !a.grader))) throw new Error(missing);
+  const name = `agent-${a.benchmark ? `${a.benchmark}-` : ''}${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const out = path.join(baseDir, 'evals', name);
   fs.mkdirSync(out, { recursive: true });
   const file = path.join(out, INLINE_SPEC_FILE);
+  if (a.benchmark) {
+    const given = { ...(a.temperature !== undefined ? { temperature: a.temperature } : {}), ...(a.max_tokens !== undefined ? { max_tokens: a.max_tokens } : {}) };
+    const spec = { name, ...benchmarkEvalSpec(a.benchmark, a.targets, { backend: a.backend ?? 'local', ...(a.max_problems ? { max_problems: a.max_problems } : {}), ...(a.n ? { n: a.n } : {}) }), ...given };
+    fs.writeFileSync(file, JSON.stringify(spec, null, 2) + '\n');
+    return { specFile: file, out };
+  }
+  const { dataset, grader } = a;
+  if (!dataset || !grader) throw new Error(missing);
   const spec = {
     name,
-    dataset: { path: path.resolve(baseDir, a.dataset), ...(a.max_problems ? { max_problems: a.max_problems } : {}) },
-    ...gradingField(path.resolve(baseDir, a.grader)),
+    dataset: { path: path.resolve(baseDir, dataset), ...(a.max_problems ? { max_problems: a.max_problems } : {}) },
+    ...gradingField(path.resolve(baseDir, grader)),
     n: a.n ?? 1,
     temperature: a.temperature ?? 1,
     max_tokens: a.max_tokens ?? 256,

@@ -187,7 +187,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     name: 'evaluate',
     title: 'Evaluate models and checkpoints',
     description:
-      'Scores base models and tinker:// sampler checkpoints on a dataset with the reward file as grader (or an environment file: each sample an episode, scored by its total reward): a spec_file (*.eval.json), or targets + dataset + grader inline. Returns the table (mean reward, pass@1, pass@n, stop rate, tokens, each with a 95 % interval) and the paired comparison with the baseline (the first target): difference, permutation p-value, wins/losses/ties. A large eval answers at once with its results folder and goes on in the background (eval_status follows it). Runs beside a training call, never waiting for it; re-running resumes.',
+      'Scores base models and tinker:// sampler checkpoints on a dataset with the reward file as grader (or an environment file: each sample an episode, scored by its total reward), or on a public benchmark (gsm8k, math500, ifeval, aime_2025, mmlu_redux) graded as the cookbook grades it: a spec_file (*.eval.json), or targets + dataset + grader, or targets + benchmark inline. Returns the table (mean reward, pass@1, pass@n, stop rate, tokens, each with a 95 % interval) and the paired comparison with the baseline (the first target): difference, permutation p-value, wins/losses/ties. A large eval answers at once with its results folder and goes on in the background (eval_status follows it). Runs beside a training call, never waiting for it; re-running resumes.',
     input: EvaluateInput,
     confirm: true,
     run: (s, a, signal) => evaluate(s, a, signal),

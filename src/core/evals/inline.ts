@@ -21,6 +21,9 @@ import type { SamplingClient } from '../tinker/client';
 import type { NetworkOptions } from '../tinker/proxy';
 import { inlineEvalKeys, inlineEvalKind, inlineEvalMaxProblems, type InlineEvalRun, type InlineEvalSpec } from './inlineSpec';
 import { loadEvalProblems } from './runEval';
+import { benchmarkDefinition } from './benchmarks/registry';
+import { loadBenchmarkProblems } from './benchmarks/load';
+import type { BenchmarkDefinition, BenchmarkProblem } from './benchmarks/contract';
 import { mean, passAtK } from './stats';
 
 export interface SamplingEvaluator {
@@ -90,6 +93,7 @@ export async function prepareInlineEvals(specs: readonly InlineEvalSpec[] | unde
       const where = `evals.${i} (${e.name})`;
       const max = inlineEvalMaxProblems(e);
       if (inlineEvalKind(e, o.kind) === 'nll') {
+        if (!e.dataset) throw new Error(`${where}: dataset: required (the chats to score)`);
         const { max_problems: _max, prompt_field: _p, ground_truth_field: _g, ...source } = e.dataset;
         const chats = await loadChats(
           { ...source, messages_field: 'messages', prompt_field: 'prompt', completion_field: 'completion' },
@@ -99,6 +103,24 @@ export async function prepareInlineEvals(specs: readonly InlineEvalSpec[] | unde
         o.log?.(`evaluator ${e.name}: NLL of ${Math.min(chats.train.length, max ?? Infinity)} chats every ${e.every} steps`);
         continue;
       }
+      if (e.benchmark) {
+        const def = benchmarkDefinition(e.benchmark);
+        const b = await loadBenchmarkProblems(def, {
+          cacheDir: o.cacheDir,
+          ...(max !== undefined ? { maxProblems: max } : {}),
+          ...(def.defaults.system_prompt ? { systemPrompt: def.defaults.system_prompt } : {}),
+          ...(o.network ? { network: o.network } : {}),
+          ...(o.signal ? { signal: o.signal } : {}),
+        }).catch((err: unknown) => rethrow(err, where));
+        // the run's max_tokens before the benchmark's (the cookbook's 32k is an eval's, not a step's)
+        const maxTokens = e.max_tokens ?? o.runMaxTokens ?? def.defaults.max_tokens;
+        const temperature = e.temperature ?? def.defaults.temperature;
+        // correct = the grade's score is 1 (all of IFEval's instructions met), as in a benchmark eval
+        list.push({ kind: 'sampling', name: e.name, every: e.every, n: e.n, temperature, maxTokens, correctThreshold: 1, problems: b.problems, grader: benchmarkRewardRunner(def, b.byId.values()), prompts: new Map() });
+        o.log?.(`evaluator ${e.name}: ${def.title}, ${b.problems.length} of ${b.available} problems × n=${e.n} every ${e.every} steps`);
+        continue;
+      }
+      if (!e.dataset) throw new Error(`${where}: dataset: required (or "benchmark")`);
       const problems = await loadEvalProblems(e.dataset, { specDir: o.specDir, cacheDir: o.cacheDir, ...(max !== undefined ? { maxProblems: max } : {}), ...(o.network ? { network: o.network } : {}), ...(o.signal ? { signal: o.signal } : {}) }).catch((err: unknown) => rethrow(err, where));
       if (problems.length === 0) throw new Error(`${where}: dataset: no problems`);
       let grader = o.runReward;
@@ -109,7 +131,7 @@ export async function prepareInlineEvals(specs: readonly InlineEvalSpec[] | unde
       if (!grader) throw new Error(`${where}: grader: is required (this run has no reward file)`);
       const maxTokens = e.max_tokens ?? o.runMaxTokens;
       if (maxTokens === undefined) throw new Error(`${where}: max_tokens: is required`);
-      list.push({ kind: 'sampling', name: e.name, every: e.every, n: e.n, temperature: e.temperature, maxTokens, correctThreshold: e.grader?.correct_threshold ?? 0.5, problems, grader, prompts: new Map() });
+      list.push({ kind: 'sampling', name: e.name, every: e.every, n: e.n, temperature: e.temperature ?? 1, maxTokens, correctThreshold: e.grader?.correct_threshold ?? 0.5, problems, grader, prompts: new Map() });
       o.log?.(`evaluator ${e.name}: ${problems.length} problems × n=${e.n} every ${e.every} steps`);
     }
   } catch (err) {
@@ -117,6 +139,34 @@ export async function prepareInlineEvals(specs: readonly InlineEvalSpec[] | unde
     throw err;
   }
   return { list, close };
+}
+
+/**
+ * A benchmark's grader as the rollouts' reward runner: a case carries the problem's ground truth, which
+ * is its answer's text (benchmarks/load.ts), so the problem is found by it; the graders read the
+ * response and the answer only, so two problems of one answer grade alike. Nothing to start or close.
+ */
+export function benchmarkRewardRunner(def: BenchmarkDefinition, problems: Iterable<BenchmarkProblem>): RewardRunner {
+  const byAnswer = new Map<string, BenchmarkProblem>();
+  for (const p of problems) {
+    const key = typeof p.answer === 'string' ? p.answer : JSON.stringify(p.answer);
+    if (!byAnswer.has(key)) byAnswer.set(key, p);
+  }
+  return {
+    file: `benchmark ${def.name}`,
+    score: async (cases) =>
+      cases.map((c) => {
+        const started = performance.now();
+        const p = byAnswer.get(c.groundTruth);
+        if (!p) return { ok: false as const, reward: 0 as const, error: { kind: 'exception' as const, message: `benchmark ${def.name}: no problem with the answer ${JSON.stringify(c.groundTruth).slice(0, 80)}` }, durationMs: 0 };
+        try {
+          return { ok: true as const, reward: def.grade(c.completion, p).score, durationMs: performance.now() - started };
+        } catch (err) {
+          return { ok: false as const, reward: 0 as const, error: { kind: 'exception' as const, message: `benchmark ${def.name}: ${err instanceof Error ? err.message : String(err)}` }, durationMs: performance.now() - started };
+        }
+      }),
+    close: async () => undefined,
+  };
 }
 
 function rethrow(err: unknown, where: string): never {

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readEvalResults, readTargetSamples, type EvalSummary } from './results';
 import type { SampleRecord } from '../../protocol/sampleSchema';
+import { writeZip } from '../fs/zip';
 
 const stopReason = (r: SampleRecord) => (r.stop_reason === 'length' ? 'max_tokens' : r.stop_reason === 'stop' ? 'stop' : 'unknown');
 
@@ -88,14 +89,29 @@ export function inspectLogOf(summary: EvalSummary, targetId: string, samples: re
   };
 }
 
-/** Writes one Inspect log per target into `outDir` (default `<results>/inspect/`); returns the files. */
-export function exportInspectLogs(resultsDir: string, outDir = path.join(resultsDir, 'inspect')): string[] {
+/**
+ * The same log as Inspect's `.eval` file: a ZIP of header.json (the log without its samples),
+ * samples/<id>_epoch_<epoch>.json and summaries.json, the entries Inspect's own reader takes.
+ */
+export function inspectEvalZipOf(log: Record<string, unknown>): Buffer {
+  const { samples, ...header } = log as { samples: Array<Record<string, unknown>> };
+  const summaries = samples.map((s) => ({ id: s['id'], epoch: s['epoch'], input: s['input'], target: s['target'], scores: s['scores'] }));
+  return writeZip([
+    { name: 'header.json', data: JSON.stringify(header) },
+    ...samples.map((s) => ({ name: `samples/${String(s['id'])}_epoch_${String(s['epoch'])}.json`, data: JSON.stringify(s) })),
+    { name: 'summaries.json', data: JSON.stringify(summaries) },
+  ]);
+}
+
+/** Writes one Inspect log per target into `outDir` (default `<results>/inspect/`), as JSON or `.eval` (ZIP); returns the files. */
+export function exportInspectLogs(resultsDir: string, outDir = path.join(resultsDir, 'inspect'), format: 'json' | 'eval' = 'json'): string[] {
   const { summary } = readEvalResults(resultsDir);
   fs.mkdirSync(outDir, { recursive: true });
   const stamp = summary.created_at.replace(/[:.]/g, '-');
   return summary.targets.map((t) => {
-    const file = path.join(outDir, `${stamp}_${summary.name}_${t.id}.json`);
-    fs.writeFileSync(file, JSON.stringify(inspectLogOf(summary, t.id, readTargetSamples(resultsDir, t.id)), null, 2) + '\n');
+    const file = path.join(outDir, `${stamp}_${summary.name}_${t.id}.${format}`);
+    const log = inspectLogOf(summary, t.id, readTargetSamples(resultsDir, t.id));
+    fs.writeFileSync(file, format === 'eval' ? inspectEvalZipOf(log) : JSON.stringify(log, null, 2) + '\n');
     return file;
   });
 }

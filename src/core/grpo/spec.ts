@@ -168,7 +168,7 @@ export const GRPO_SPEC = defineSpec({
 
 /** The rules that tie the dataset, the reward, the teacher and the KL fields together. */
 function checkDistillation(
-  s: { dataset?: unknown; dataset_configs?: ReadonlyArray<{ dataset: DatasetSpec }>; teacher?: unknown; reward?: unknown; env?: unknown; group_size: number; kl_penalty_coef?: number; kl_reference?: unknown; eval_every: number; evals?: ReadonlyArray<{ grader?: unknown }> },
+  s: { dataset?: unknown; dataset_configs?: ReadonlyArray<{ dataset: DatasetSpec }>; teacher?: unknown; reward?: unknown; env?: unknown; group_size: number; kl_penalty_coef?: number; kl_reference?: unknown; eval_every: number; evals?: ReadonlyArray<{ grader?: unknown; benchmark?: unknown }> },
   ctx: z.core.$RefinementCtx,
 ): void {
   const distill = s.teacher !== undefined || s.dataset_configs !== undefined;
@@ -192,7 +192,7 @@ function checkDistillation(
     ctx.addIssue({ code: 'custom', path: ['kl_penalty_coef'], message: 'is 0 and there is no reward: nothing to learn from' });
   if (s.reward === undefined)
     s.evals?.forEach((e, i) => {
-      if (e.grader === undefined) ctx.addIssue({ code: 'custom', path: ['evals', i, 'grader'], message: 'is required: this spec has no reward file to grade with' });
+      if (e.grader === undefined && e.benchmark === undefined) ctx.addIssue({ code: 'custom', path: ['evals', i, 'grader'], message: 'is required: this spec has no reward file to grade with' });
     });
   if (s.reward === undefined && s.env === undefined && s.eval_every > 0) {
     const holdouts = s.dataset_configs ? s.dataset_configs.map((c, i) => [i, c.dataset] as const) : s.dataset ? [[-1, s.dataset as DatasetSpec] as const] : [];

@@ -78,4 +78,8 @@ export const COMMAND = {
   copyOpenAiEndpoint: 'tinker.copyOpenAiEndpoint',
   chatWithCheckpoint: 'tinker.chatWithCheckpoint',
   chatRemoveCheckpoints: 'tinker.chat.removeCheckpoints',
+  // public benchmarks and Inspect (src/vscode/evals/benchmarkCommands.ts)
+  runBenchmarkOnCheckpoint: 'tinker.runBenchmarkOnCheckpoint',
+  copyInspectCommand: 'tinker.copyInspectCommand',
+  importInspectLog: 'tinker.importInspectLog',
 } as const;

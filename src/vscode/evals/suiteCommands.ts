@@ -108,7 +108,7 @@ async function parseArg(arg: unknown, command: string): Promise<{ suiteFile?: st
 type CheckpointItem = vscode.QuickPickItem & { checkpoint?: string; typed?: true };
 
 /** The Checkpoints' sampler checkpoints (each run's last marked final), the base models, or a typed path. */
-async function pickCheckpoint(s: SuiteCommandServices, title: string): Promise<string | undefined> {
+export async function pickCheckpoint(s: SuiteCommandServices, title: string): Promise<string | undefined> {
   const items = (async (): Promise<CheckpointItem[]> => {
     const runs = await s.runs.list();
     const sampler: CheckpointItem[] = runs.flatMap((r) => {

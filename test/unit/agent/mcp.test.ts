@@ -84,7 +84,7 @@ describe('agent tools over MCP (tinker-studio mcp, local engine)', function () {
     for (const t of tools.tools) assert.strictEqual((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, t.name);
     const bogus = await call('evaluate', { spec_file: 'holdout.eval.json', bogus: 1 });
     assert.ok(bogus.isError, textOf(bogus));
-    assert.match(textOf(bogus), /evaluate: unknown argument "bogus"; it accepts spec_file, targets, dataset, grader, n, max_problems, max_tokens, temperature, backend/);
+    assert.match(textOf(bogus), /evaluate: unknown argument "bogus"; it accepts spec_file, targets, benchmark, dataset, grader, n, max_problems, max_tokens, temperature, backend/);
     const misspelt = await call('train_grpo_step', { num_iteration: 2 });
     assert.ok(misspelt.isError);
     assert.match(textOf(misspelt), /train_grpo_step: unknown argument "num_iteration" \(did you mean "num_iterations"\?\)/);

@@ -60,7 +60,7 @@ describe('agent tool arguments are checked strictly', () => {
 
   it('evaluate with "limit": -3 or "bogus": 1 starts nothing, and says why', async () => {
     const limit = tool('evaluate').run(session, { spec_file: 'holdout.eval.json', limit: -3 });
-    await assert.rejects(limit, /^Error: evaluate: unknown argument "limit"; it accepts spec_file, targets, dataset, grader, n, max_problems, max_tokens, temperature, backend$/);
+    await assert.rejects(limit, /^Error: evaluate: unknown argument "limit"; it accepts spec_file, targets, benchmark, dataset, grader, n, max_problems, max_tokens, temperature, backend$/);
     await assert.rejects(tool('evaluate').run(session, { spec_file: 'holdout.eval.json', bogus: 1 }), /unknown argument "bogus"/);
     await assert.rejects(tool('evaluate').run(session, { spec_file: 'holdout.eval.json', max_problem: 3 }), /unknown argument "max_problem" \(did you mean "max_problems"\?\)/);
     assert.ok(!fs.existsSync(path.join(dir, 'evals')), 'no results folder was made');

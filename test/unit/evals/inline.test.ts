@@ -39,14 +39,14 @@ const sftProblems = (evals: unknown[]) => problemsOf(() => parseSftSpecText(JSON
 
 describe('inline evaluators', () => {
   describe('schema', () => {
-    it('fills the defaults: n 1, temperature 1; the kind is sampling in GRPO specs', () => {
+    it('fills the defaults: n 1 (temperature: 1 when the run prepares it, a benchmark\'s own for a benchmark); the kind is sampling in GRPO specs', () => {
       const spec = parseGrpoSpecText(JSON.stringify(grpo([{ name: 'gsm', dataset: { path: 'h.jsonl' }, every: 5 }])), 'a.grpo.json');
       const e = spec.evals![0]!;
       assert.strictEqual(e.n, 1);
-      assert.strictEqual(e.temperature, 1);
+      assert.strictEqual(e.temperature, undefined, 'resolved when the run prepares its evaluators');
       assert.strictEqual(e.grader, undefined, "the run's reward file is the default grader");
       assert.strictEqual(e.max_tokens, undefined, "the run's max_tokens is the default");
-      assert.strictEqual(e.dataset.prompt_field, 'question', "an eval spec's dataset defaults");
+      assert.strictEqual(e.dataset?.prompt_field, 'question', "an eval spec's dataset defaults");
       assert.strictEqual(inlineEvalKind(e, GRPO_INLINE_EVALS), 'sampling');
       assert.strictEqual(parseGrpoSpecText(JSON.stringify(grpo([])), 'a.grpo.json').evals?.length, 0);
     });
@@ -119,7 +119,7 @@ describe('inline evaluators', () => {
         const file = path.join(dir, 'a.grpo.json');
         fs.writeFileSync(file, JSON.stringify(grpo([{ name: 'a', dataset: { path: 'h.jsonl' }, every: 2 }, { name: 'b', dataset: { path: 'h.jsonl' }, grader: { file: 'g.py' }, every: 4 }])));
         const { spec } = await parseGrpoSpecFile(file);
-        assert.strictEqual(spec.evals![0]!.dataset.path, path.join(dir, 'h.jsonl'));
+        assert.strictEqual(spec.evals![0]!.dataset?.path, path.join(dir, 'h.jsonl'));
         assert.strictEqual(spec.evals![1]!.grader!.file, path.join(dir, 'g.py'));
         fs.writeFileSync(file, JSON.stringify(grpo([{ name: 'a', dataset: { path: 'h.jsonl' }, every: 2 }, { name: 'b', dataset: { path: 'gone.jsonl' }, grader: { file: 'nope.py' }, every: 4 }])));
         await assert.rejects(parseGrpoSpecFile(file), (err: unknown) => {
