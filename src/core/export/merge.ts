@@ -232,21 +232,25 @@ function addDeltas(values: Float32Array, row0: number, rows: number, shape: read
     for (const d of deltas) {
       const aBase = (d.nA === 1 ? 0 : e) * d.r * d.inDim;
       const bBase = (d.nB === 1 ? 0 : e) * d.outDim * d.r;
+      const a = d.a;
+      const b = d.b;
+      const r = d.r;
+      const inDim = d.inDim;
       if (!d.transposed) {
         const rel = x - d.offset;
         if (rel < 0 || rel % d.stride !== 0 || rel / d.stride >= d.outDim) continue;
-        const o = rel / d.stride;
-        for (let k = 0; k < d.r; k++) {
-          const bk = d.b[bBase + o * d.r + k]!;
+        const bRow = bBase + (rel / d.stride) * r;
+        for (let k = 0; k < r; k++) {
+          const bk = b[bRow + k]!;
           if (bk === 0) continue;
-          const aRow = aBase + k * d.inDim;
-          for (let i = 0; i < d.inDim; i++) acc[i]! += bk * d.a[aRow + i]!;
+          const aRow = aBase + k * inDim;
+          for (let i = 0; i < inDim; i++) acc[i] += bk * a[aRow + i]!;
         }
       } else {
         for (let o = 0; o < d.outDim; o++) {
           let s = 0;
-          for (let k = 0; k < d.r; k++) s += d.a[aBase + k * d.inDim + x]! * d.b[bBase + o * d.r + k]!;
-          acc[d.offset + o * d.stride]! += s;
+          for (let k = 0; k < r; k++) s += a[aBase + k * inDim + x]! * b[bBase + o * r + k]!;
+          acc[d.offset + o * d.stride] += s;
         }
       }
       touched = true;

@@ -182,6 +182,12 @@ function floatToHalf(x: number): number {
   return sign | r;
 }
 
+/** 16-bit words of little-endian bytes (the hosts Node runs on are little-endian); copied when unaligned. */
+function halfWords(bytes: Buffer): Uint16Array {
+  const src = bytes.byteOffset % 2 === 0 ? bytes : Buffer.from(bytes);
+  return new Uint16Array(src.buffer, src.byteOffset, src.length / 2);
+}
+
 /** Decodes F32, BF16 or F16 little-endian bytes to float32. */
 export function toFloat32(bytes: Buffer, dtype: FloatDtype): Float32Array {
   const n = bytes.length / (dtype === 'F32' ? 4 : 2);
@@ -190,9 +196,11 @@ export function toFloat32(bytes: Buffer, dtype: FloatDtype): Float32Array {
     new Uint8Array(out.buffer).set(bytes);
   } else if (dtype === 'BF16') {
     const bits = new Uint32Array(out.buffer);
-    for (let i = 0; i < n; i++) bits[i] = bytes.readUInt16LE(2 * i) << 16;
+    const half = halfWords(bytes);
+    for (let i = 0; i < n; i++) bits[i] = half[i]! << 16;
   } else {
-    for (let i = 0; i < n; i++) out[i] = halfToFloat(bytes.readUInt16LE(2 * i));
+    const half = halfWords(bytes);
+    for (let i = 0; i < n; i++) out[i] = halfToFloat(half[i]!);
   }
   return out;
 }
@@ -201,16 +209,17 @@ export function toFloat32(bytes: Buffer, dtype: FloatDtype): Float32Array {
 export function fromFloat32(values: Float32Array, dtype: FloatDtype): Buffer {
   if (dtype === 'F32') return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
   const out = Buffer.alloc(values.length * 2);
+  const words = new Uint16Array(out.buffer, out.byteOffset, values.length);
   if (dtype === 'BF16') {
     const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
     for (let i = 0; i < values.length; i++) {
       const b = bits[i]!;
       // NaN stays a quiet NaN; otherwise round the low 16 bits to nearest, ties to even
       const h = (b & 0x7fffffff) > 0x7f800000 ? (b >>> 16) | 0x40 : (b + 0x7fff + ((b >>> 16) & 1)) >>> 16;
-      out.writeUInt16LE(h & 0xffff, 2 * i);
+      words[i] = h & 0xffff;
     }
   } else {
-    for (let i = 0; i < values.length; i++) out.writeUInt16LE(floatToHalf(values[i]!), 2 * i);
+    for (let i = 0; i < values.length; i++) words[i] = floatToHalf(values[i]!);
   }
   return out;
 }
