@@ -15,6 +15,7 @@ import { registerSuiteCommands } from './vscode/evals/suiteCommands';
 import { registerBenchmarkCommands } from './vscode/evals/benchmarkCommands';
 import { SuiteDiagnostics } from './vscode/evals/suiteDiagnostics';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
+import { registerExportCommands } from './vscode/checkpoints/exportCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
 import { registerSampleDocuments } from './vscode/samples/sampleDocuments';
 import { registerSampleDiffs } from './vscode/samples/sampleDiffs';
@@ -169,6 +170,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(vscode.window.createTreeView('tinker.runs', { treeDataProvider: runsTree, showCollapseAll: false, canSelectMany: true }));
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
+  for (const d of registerExportCommands({ log, connection, tree: checkpointsTree })) own(d);
   const metrics = own(
     metricsPanels({
       extensionUri: context.extensionUri,

@@ -2,6 +2,7 @@
 // what to type instead.
 import type { DistillDataOptions } from '../core/distill/distillData';
 import { CHECKPOINTS_USAGE, CheckpointsArgs, parseCheckpointsArgs } from './checkpointsArgs';
+import { EXPORT_USAGE, type ExportArgs, parseExportArgs } from './exportArgs';
 import { REGISTRY_USAGE, parseRegistryArgs, type RegistryArgs } from './registryArgs';
 import { BACKEND_OPTIONS, ReadOptions, UsageError, backendArgs, readOptions } from './options';
 import { BENCHMARK_NAMES, type BenchmarkName } from '../core/evals/benchmarks/contract';
@@ -70,7 +71,7 @@ export interface PairsArgs {
   threshold?: number;
 }
 
-export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | RegistryArgs | EvalArgs | DistillDataArgs | PairsArgs | SuiteArgs | UsageArgs | { command: 'help' };
+export type CliArgs = GrpoArgs | McpArgs | SweepArgs | CheckpointsArgs | RegistryArgs | EvalArgs | DistillDataArgs | PairsArgs | SuiteArgs | UsageArgs | ExportArgs | { command: 'help' };
 
 /** `text` broken into lines of at most 104 characters at spaces (the tool list grows with the table). */
 function wrapped(text: string, width = 104): string {
@@ -102,6 +103,7 @@ ${SUITE_USAGE}
        tinker-studio pairs <GRPO run dir> [--out FILE] [--threshold X]
        tinker-studio mcp [options] [--workspace DIR] [--busy-wait-ms MS] [--idle-minutes N]
 ${CHECKPOINTS_USAGE}
+${EXPORT_USAGE}
 ${REGISTRY_USAGE}
 ${USAGE_USAGE}
 
@@ -133,6 +135,8 @@ against the worst when their rewards differ by at least --threshold (default 0.5
 samples are never used. Writes JSONL to --out (default <run dir>/pairs.jsonl), with provenance.
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
+"export" turns a checkpoint into a PEFT adapter folder, or merges it into the base model's Hugging Face folder
+(shards of at most 10 GB), each with a model card; see docs/export.md.
 "registry" keeps which checkpoint is which model version (tinker-models.json, and MODELS.md from it):
 promoting to production passes the gate suite's rules against the production version, paired on the
 same items, or is refused with every reason (--anyway "<reason>" promotes past it; the reason is kept).
@@ -164,6 +168,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === 'checkpoints') return parseCheckpointsArgs(rest);
   if (command === 'registry') return parseRegistryArgs(rest);
+  if (command === 'export') return parseExportArgs(rest);
   if (command === 'sweep') return parseSweepArgs(rest);
   if (command === 'eval') return parseEvalArgs(rest);
   if (command === 'suite') return parseSuiteArgs(rest);
@@ -171,7 +176,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === 'pairs') return parsePairsArgs(rest);
   if (command === 'usage') return parseUsageArgs(rest);
   if (!isSpecKind(command) && command !== 'mcp')
-    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'suite', 'distill-data', 'pairs', 'mcp', 'registry', 'usage'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
+    throw new UsageError(`unknown command "${command}" (the commands are ${[...SPEC_KINDS.map((k) => k.id), 'sweep', 'eval', 'suite', 'distill-data', 'pairs', 'mcp', 'registry', 'usage', 'export'].map((c) => `"${c}"`).join(', ')} and "checkpoints")`);
   const { values: v, positionals }: ReadOptions<keyof typeof MCP_OPTIONS | 'prices'> = command === 'mcp' ? readOptions(MCP_OPTIONS, rest) : readOptions(RUN_OPTIONS, rest);
   if (positionals.length > 1) throw new UsageError(`one spec file only (got "${positionals[0]}" and "${positionals[1]}")`);
   const shared = { ...backendArgs(v), ...(v.python !== undefined ? { python: v.python } : {}) };

@@ -26,6 +26,8 @@ import type { CheckpointsArgs } from './checkpointsArgs';
 import { registryFileOf, runRegistry } from './registry';
 import { registryConfigExtra } from '../core/models/metadata';
 import type { RegistryArgs } from './registryArgs';
+import { runExport } from './export';
+import type { ExportArgs } from './exportArgs';
 import { suiteRunner } from '../core/suite/run';
 import { serveMcp } from './mcp';
 import { Progress } from './progress';
@@ -163,6 +165,7 @@ async function main(argv: string[]): Promise<number> {
   if (args.command === 'checkpoints') return checkpoints(args, cacheDir);
   if (args.command === 'usage') return usage(args, cacheDir);
   if (args.command === 'registry') return registry(args, cacheDir);
+  if (args.command === 'export') return exportCommand(args, cacheDir);
   if (args.command === 'sweep') return sweep(args, cacheDir);
   if (args.command === 'eval') return evaluate(args, cacheDir);
   if (args.command === 'suite') return suite(args, cacheDir);
@@ -406,6 +409,19 @@ async function usage(args: UsageArgs, cacheDir: string): Promise<number> {
     const client = await connector(args, cacheDir, closers, log)(await usageBackend(args), { withoutSession: true });
     closers.unshift({ close: async () => client.close() });
     return await runUsage(args, client, { out: (t) => process.stdout.write(redactSecrets(t)), signal });
+  });
+}
+
+/** `tinker-studio export adapter|merge …`; a tinker:// checkpoint is downloaded from the backend the flags name. */
+async function exportCommand(args: ExportArgs, cacheDir: string): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
+  return interruptible({ log, cancelling: 'cancelling (Ctrl-C again to quit at once)', cancelled: 'cancelled; nothing half-written was left behind' }, async (signal, closers) => {
+    const connect = async () => {
+      const client = await connector(args, cacheDir, closers, log)({ backend: args.backend ?? 'local', base_url: args.baseUrl });
+      closers.unshift({ close: async () => client.close() });
+      return client;
+    };
+    return runExport(args, { out: (t) => process.stdout.write(redactSecrets(t)), err: (t) => process.stderr.write(redactSecrets(t)), connect, signal });
   });
 }
 

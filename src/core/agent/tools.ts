@@ -11,6 +11,7 @@ import { SamplePromptSchema, TrainingSession } from './session';
 import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTools';
 import { RunSuiteInput, SuiteStatusInput, runSuiteTool, suiteStatus } from './suiteTools';
 import { StartSweepInput, SweepStatusInput, startSweep, sweepStatus } from './sweepTools';
+import { ExportCheckpointInput, exportCheckpointTool } from './exportTools';
 import { RegistryListInput, RegistryPromoteInput, RegistryRegisterInput, RegistryRetireInput, registryList, registryPromote, registryRegister, registryRetire } from './registryTools';
 
 export interface AgentTool {
@@ -267,6 +268,15 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: RegistryRetireInput,
     confirm: true,
     run: (s, a) => registryRetire(s, a),
+  }),
+  tool({
+    name: 'export_checkpoint',
+    title: 'Export a checkpoint',
+    description:
+      "Exports a checkpoint (a tinker:// path, downloaded first, or a downloaded folder) to serve it outside Tinker: kind adapter writes a PEFT adapter folder; kind merge merges it into the base model's Hugging Face folder (base), fp32 add, each tensor in its dtype, shards of at most 10 GB. Both with a model card. Refuses DeepSeek V3 adapters and Kimi INT4 / DeepSeek FP8 bases by name.",
+    input: ExportCheckpointInput,
+    confirm: true,
+    run: (s, a, signal) => exportCheckpointTool(s, a, signal),
   }),
   tool({
     name: 'finish',

@@ -51,6 +51,8 @@ export const COMMAND = {
   checkpointsClearTtl: 'tinker.checkpoints.clearTtl',
   checkpointsDelete: 'tinker.checkpoints.delete',
   checkpointsDownload: 'tinker.checkpoints.download',
+  checkpointsExportAdapter: 'tinker.checkpoints.exportAdapter',
+  checkpointsMergeModel: 'tinker.checkpoints.mergeModel',
   checkpointsLoadMore: 'tinker.checkpoints.loadMore',
   checkpointsPublish: 'tinker.checkpoints.publish',
   checkpointsRefresh: 'tinker.checkpoints.refresh',

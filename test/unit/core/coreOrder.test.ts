@@ -23,6 +23,7 @@ export const CORE_ORDER: readonly (readonly string[])[] = [
   ['data'],
   ['runs'],
   ['checkpoints'],
+  ['export'],
   ['reward'],
   ['rollouts'],
   ['env'],
