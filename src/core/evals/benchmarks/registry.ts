@@ -1,12 +1,12 @@
-// The table of benchmarks: one definition per file, found by name. IFEval's definition (ifeval.ts)
-// joins this table when it lands; until then asking for it says so.
+// The table of benchmarks: one definition per file, found by name.
 import { aime_2025 } from './aime_2025';
 import type { BenchmarkDefinition, BenchmarkName } from './contract';
 import { gsm8k } from './gsm8k';
+import { ifeval } from './ifeval';
 import { math500 } from './math500';
 import { mmlu_redux } from './mmlu_redux';
 
-const DEFINITIONS: Partial<Record<BenchmarkName, BenchmarkDefinition>> = { gsm8k, math500, aime_2025, mmlu_redux };
+const DEFINITIONS: Record<BenchmarkName, BenchmarkDefinition> = { gsm8k, math500, ifeval, aime_2025, mmlu_redux };
 
 /** The benchmark's definition; throws naming the ones there are when it is not (yet) defined. */
 export function benchmarkDefinition(name: BenchmarkName): BenchmarkDefinition {
