@@ -8,6 +8,7 @@ import type { Problem } from '../data/types';
 import { errorMessage } from '../errors';
 import { sampleGroup, scoreGroups, stopParam } from '../rollouts/rollout';
 import type { SamplingClient } from '../tinker/client';
+import { addUsage, emptyUsage, UsageMeter } from '../tinker/usage';
 import { SessionError, type Current, type Held, type SamplePrompt } from './sessionTypes';
 
 /** max_tokens when the kind's spec sets none (SFT, DPO); the local engine's models see 64 tokens */
@@ -46,7 +47,19 @@ export async function sampleLive(c: Current, h: Held, prompts: SamplePrompt[], a
     temperature: a.temperature ?? own?.temperature ?? 1,
     stop: own?.stop ?? stopParam(renderer.stopSequences()),
   };
-  const groups = await Promise.all(problems.map((p) => sampleGroup(sampler, renderer, p, renderedPrompt(renderer, p), n, params, signal)));
+  // the agent's own samples are not a training step's: counted apart from the run's usage/* rows (so a
+  // session's metrics equal a CLI run's) and reported with the samples; the session's calls never overlap
+  const meter = new UsageMeter();
+  const runMeter = sampler.usage;
+  sampler.usage = meter;
+  let groups: Awaited<ReturnType<typeof sampleGroup>>[];
+  try {
+    groups = await Promise.all(problems.map((p) => sampleGroup(sampler, renderer, p, renderedPrompt(renderer, p), n, params, signal)));
+  } finally {
+    sampler.usage = runMeter;
+  }
+  const usage = emptyUsage();
+  for (const u of meter.total().values()) addUsage(usage, u);
   // a run without a reward function (SFT, DPO): its samples are shown unscored
   const scorable = h.reward !== undefined && prompts.some((p) => p.ground_truth !== undefined);
   let rewards: (number | null)[][] = groups.map((g) => g.rollouts.map(() => null));
@@ -64,6 +77,8 @@ export async function sampleLive(c: Current, h: Held, prompts: SamplePrompt[], a
       completions: g.rollouts.map((r, k) => ({ text: r.response.message.content, reward: rewards[gi]![k]!, stop_reason: r.stopReason, tokens: r.tokens.length })),
     })),
     reward_errors: errors,
+    /** the tokens these samples were billed for (prefill, cached prefill, sampled) */
+    usage,
   };
   const lines = [`${note}${n} sample(s) of ${prompts.length} prompt(s) from ${value.source}`];
   for (const r of value.results) {

@@ -86,7 +86,7 @@ describe('benchmark problems from a stand-in of the Hugging Face datasets-server
     assert.deepStrictEqual(r.byId.get('anatomy-0'), { id: 'anatomy-0', prompt: 'Which is 2 + 2? (anatomy)\n\n(A) 3\n(B) 4\n(C) 5\n(D) 6\n\nAnswer with just the letter (A, B, C, or D).', answer: 'B' });
     const i = await load('ifeval');
     assert.strictEqual(i.problems.length, 5, 'the five IFEval rows of the fixture');
-    for (const p of i.problems) assert.ok(Array.isArray((p.answer as { instruction_id_list?: unknown }).instruction_id_list), `${p.id}: its instructions are the grader's answer`);
+    for (const p of i.byId.values()) assert.ok(Array.isArray((p.answer as { instruction_id_list?: unknown }).instruction_id_list), `${p.id}: its instructions are the grader's answer`);
   });
 
   it('takes a seeded subset (the same problems every time; a smaller one is a prefix of a larger), and caches: a second load asks nothing', async () => {
