@@ -53,6 +53,7 @@ import { runPool } from './pool';
 import { runNllEval } from './nllEval';
 import { EvalSpend, withSpend } from './evalSpend';
 import type { PriceTable } from '../cost/prices';
+import { DEFAULT_PRICES } from '../cost/defaultPrices';
 
 export interface EvalProgress {
   done: number;
@@ -81,7 +82,7 @@ export interface RunEvalOptions {
   resamples?: number;
   /** the spec already read (a suite entry's, its target set to the suite's checkpoint); else specFile is read */
   loaded?: LoadedEvalSpec;
-  /** the price table in force: each target's cost_usd, and the spec's max_cost_usd (required with it) */
+  /** the price table in force: each target's cost_usd, and the spec's max_cost_usd (default: the shipped table) */
   prices?: PriceTable;
 }
 
@@ -232,7 +233,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   log(`${problems.length} problems × ${targets.length} target(s) × n=${spec.n} → ${outDir}`);
 
   fs.mkdirSync(outDir, { recursive: true });
-  const spend = new EvalSpend(outDir, targets, o.prices, spec);
+  const spend = new EvalSpend(outDir, targets, o.prices ?? DEFAULT_PRICES, spec);
   const manifest: EvalManifest = {
     kind: 'eval',
     name: spec.name,
