@@ -1,4 +1,5 @@
 // The agent session's vocabulary: its options, status, errors and what it holds (session.ts runs it).
+import type { Budget } from '../cost/budget';
 import type { RunTrackingOptions } from '../runs/runTracking';
 import type { RewardRunner } from '../reward/types';
 import type { Message, Renderer } from '../render/types';
@@ -40,7 +41,7 @@ export interface TrainingSessionOptions {
 /** A sweep runner of the process that serves the tools (sweepTools.ts startSweep hands sweeps to it). */
 export interface SweepHost {
   /** runs (or resumes) the sweep to its end; undefined when it did not start or failed (the host has told the person why) */
-  start(sweepFile: string, o: { maxConcurrent?: number; onProgress: (p: SweepProgress) => void }): Promise<{ cancelled: boolean } | undefined>;
+  start(sweepFile: string, o: { maxConcurrent?: number; onProgress: (p: SweepProgress) => void; budget?: Budget }): Promise<{ cancelled: boolean } | undefined>;
   /** the progress of the sweep running in `dir`, if the host runs it (started by the agent or by the person) */
   running(dir: string): SweepProgress | undefined;
   cancel(dir: string): void;

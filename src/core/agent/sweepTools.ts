@@ -20,6 +20,8 @@ import type { SweepHost, TrainingSession } from './session';
 export const StartSweepInput = z.object({
   sweep_file: z.string().min(1).describe('a *.sweep.json or *.sweep.yaml file, relative to the workspace'),
   max_concurrent: z.number().int().min(1).max(64).optional().describe("runs at once (default: the file's max_concurrent, else 1 on the embedded engine, 4 on cloud/custom)"),
+  max_cost_usd: z.number().gt(0).optional().describe("the sweep's budget in US dollars (estimate), shared by its runs, over the file's: no run starts a step that would take the sweep past it"),
+  max_tokens_total: z.number().int().min(1).optional().describe("the sweep's budget in tokens, shared by its runs, over the file's"),
 });
 export type StartSweepInput = z.output<typeof StartSweepInput>;
 
@@ -90,7 +92,8 @@ export async function startSweep(s: TrainingSession, a: StartSweepInput): Promis
     job.progress = p;
     if (host) job.hostHad = true;
   };
-  const maxConcurrent = a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {};
+  const budgetOverride = { ...(a.max_cost_usd !== undefined ? { max_cost_usd: a.max_cost_usd } : {}), ...(a.max_tokens_total !== undefined ? { max_tokens_total: a.max_tokens_total } : {}) };
+  const maxConcurrent = { ...(a.max_concurrent ? { maxConcurrent: a.max_concurrent } : {}), ...(Object.keys(budgetOverride).length ? { budget: budgetOverride } : {}) };
   if (host) abort.signal.addEventListener('abort', () => host.cancel(dir), { once: true });
   // in the extension host the window's sweep runner runs it (its runs in the Runs view, Cancel Sweep); else this process
   const result: Promise<{ cancelled: boolean }> = host

@@ -56,11 +56,10 @@ export class EvalSpend {
   constructor(
     private readonly outDir: string,
     private readonly targets: readonly EvalSpendTarget[],
-    private readonly prices: PriceTable | undefined,
+    private readonly prices: PriceTable,
     budget: Budget,
   ) {
     this.budget = { ...(budget.max_cost_usd !== undefined ? { max_cost_usd: budget.max_cost_usd } : {}), ...(budget.max_tokens_total !== undefined ? { max_tokens_total: budget.max_tokens_total } : {}) };
-    if (budget.max_cost_usd !== undefined && !prices) throw new Error('max_cost_usd needs a price table (the eval was started without one)');
     this.before = readEvalUsage(outDir);
     for (const t of targets) this.meters.set(t.id, new UsageMeter());
   }

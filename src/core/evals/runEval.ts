@@ -58,6 +58,7 @@ import type { PriceTable } from '../cost/prices';
 import { benchmarkDefinition } from './benchmarks/registry';
 import { loadBenchmarkProblems } from './benchmarks/load';
 import { benchmarkGrader, expectedTokens, expectedTokensLine, type BenchmarkGrader } from './benchmarkEval';
+import { DEFAULT_PRICES } from '../cost/defaultPrices';
 
 export interface EvalProgress {
   done: number;
@@ -86,7 +87,7 @@ export interface RunEvalOptions {
   resamples?: number;
   /** the spec already read (a suite entry's, its target set to the suite's checkpoint); else specFile is read */
   loaded?: LoadedEvalSpec;
-  /** the price table in force: each target's cost_usd, and the spec's max_cost_usd (required with it) */
+  /** the price table in force: each target's cost_usd, and the spec's max_cost_usd (default: the shipped table) */
   prices?: PriceTable;
   /** a benchmark's rows: the datasets-server's base URL (default $TINKER_DATASETS_SERVER, else the public one), a token for gated ones, the proxy */
   datasetsServer?: string;
@@ -263,7 +264,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary> {
   log(`${problems.length} problems × ${targets.length} target(s) × n=${spec.n} → ${outDir}`);
 
   fs.mkdirSync(outDir, { recursive: true });
-  const spend = new EvalSpend(outDir, targets, o.prices, spec);
+  const spend = new EvalSpend(outDir, targets, o.prices ?? DEFAULT_PRICES, spec);
   const manifest: EvalManifest = {
     kind: 'eval',
     name: spec.name,

@@ -31,7 +31,7 @@ export interface AgentToolServices {
   packageJSON: unknown;
   /** the window's sweep runner (experiments/sweepRunner.ts, by shape): an agent's start_sweep runs there, its runs in the Runs view and Cancel Sweep on its node */
   sweeps: {
-    start(file: string, o: { maxConcurrent?: number; notify?: boolean; onProgress?: (p: SweepProgress) => void }): Promise<{ cancelled: boolean } | undefined>;
+    start(file: string, o: { maxConcurrent?: number; notify?: boolean; onProgress?: (p: SweepProgress) => void; budget?: { max_cost_usd?: number; max_tokens_total?: number } }): Promise<{ cancelled: boolean } | undefined>;
     byDir(dir: string): { progress: SweepProgress } | undefined;
     cancel(dir: string): boolean;
   };

@@ -79,13 +79,6 @@ describe('eval budget: usage and cost per target, a stop before the budget, a re
     assert.ok(tokens > 0 && tokens <= 150, `${tokens}`);
     assert.strictEqual(summary.complete, false);
     assert.match(summary.budget_stop ?? '', /^stopped at \d+ of 150 tokens; resume with a higher budget to continue$/);
-    assert.strictEqual(summary.targets[0]!.cost_usd, undefined, 'no price table given: no dollars');
-  });
-
-  it('max_cost_usd without a price table is refused before anything is sampled', async () => {
-    const file = specFile({ name: 'noprices', max_cost_usd: 1 });
-    const served = engine.served.samples;
-    await assert.rejects(runEval({ specFile: file, connect: () => engine.connect(), cacheDir: engine.cacheDir() }), /max_cost_usd needs a price table/);
-    assert.strictEqual(engine.served.samples, served);
+    assert.strictEqual(summary.targets[0]!.cost_usd, 0, 'no price table given: the shipped one, where the engine is free');
   });
 });
