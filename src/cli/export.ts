@@ -7,6 +7,7 @@ import { downloadCheckpoint } from '../core/checkpoints/download';
 import type { ServiceClient } from '../core/tinker/client';
 import { exportCheckpoint } from '../core/export/exportCheckpoint';
 import { errorMessage } from '../core/errors';
+import { exportEngineModel } from '../engine/model/hfExport';
 import type { ExportArgs } from './exportArgs';
 
 export interface ExportIo {
@@ -25,6 +26,11 @@ export async function runExport(args: ExportArgs, io: ExportIo): Promise<number>
       downloaded = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'tinker-export-'));
       io.err(`downloading ${args.checkpoint}\n`);
       checkpointDir = (await downloadCheckpoint(await io.connect(), args.checkpoint, downloaded, io.signal ? { signal: io.signal } : {})).dir;
+    }
+    if (args.kind === 'engine') {
+      const e = await exportEngineModel({ source: downloaded ? checkpointDir : args.checkpoint, outDir: args.output });
+      io.out(`${e.architecture} of ${e.baseModel}${e.tied ? '' : ' (unembedding untied by its LoRA)'}: ${e.dir}\n${e.files.map((f) => `  ${f}`).join('\n')}\n`);
+      return 0;
     }
     let lastTenth = -1;
     const r = await exportCheckpoint({

@@ -3,7 +3,8 @@ import { BACKEND_OPTIONS, UsageError, backendArgs, readOptions } from './options
 
 export interface ExportArgs {
   command: 'export';
-  kind: 'adapter' | 'merge';
+  /** engine: an embedded-engine model or checkpoint as a transformers folder (the weights merged) */
+  kind: 'adapter' | 'merge' | 'engine';
   /** a downloaded checkpoint folder, or a tinker:// path to download first */
   checkpoint: string;
   output: string;
@@ -17,7 +18,8 @@ export interface ExportArgs {
 }
 
 export const EXPORT_USAGE = `       tinker-studio export adapter <checkpoint folder | tinker path> --output DIR [--base DIR] [--base-model ID]
-       tinker-studio export merge <checkpoint folder | tinker path> --base DIR --output DIR [--max-shard-gb N]`;
+       tinker-studio export merge <checkpoint folder | tinker path> --base DIR --output DIR [--max-shard-gb N]
+       tinker-studio export engine <engine model | engine checkpoint folder or file | tinker path> --output DIR`;
 
 const OPTIONS = {
   ...BACKEND_OPTIONS,
@@ -29,7 +31,7 @@ const OPTIONS = {
 
 export function parseExportArgs(argv: readonly string[]): ExportArgs {
   const [kind, ...rest] = argv;
-  if (kind !== 'adapter' && kind !== 'merge') throw new UsageError(`export needs what to make: adapter (a PEFT adapter) or merge (a merged Hugging Face model) (got "${kind ?? ''}")`);
+  if (kind !== 'adapter' && kind !== 'merge' && kind !== 'engine') throw new UsageError(`export needs what to make: adapter (a PEFT adapter), merge (a merged Hugging Face model) or engine (an embedded-engine model as a transformers folder) (got "${kind ?? ''}")`);
   const { values: v, positionals } = readOptions(OPTIONS, rest);
   if (positionals.length !== 1) throw new UsageError(`export ${kind} takes one checkpoint: a downloaded checkpoint folder or a tinker:// path (got ${positionals.length})`);
   if (!v.output) throw new UsageError(`export ${kind} needs --output DIR (a folder that does not exist yet)`);

@@ -24,7 +24,7 @@ import { DecodeParams, Generation, Sampler } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensorFile';
 import { BYTE_TOKENIZER, PRETRAINED_MODELS, RANDOM_MODEL, SMALL_GPT, WEIGHTS_FILE, findWeightsFile } from './models';
 
-const STATE_MAGIC = 'TSSTATE1';
+export const STATE_MAGIC = 'TSSTATE1';
 export const WEIGHTS_MAGIC = 'TSWGHT01';
 /** LoRA alpha: the adapter's output is scaled by alpha / rank. */
 export const LORA_ALPHA = 32;
