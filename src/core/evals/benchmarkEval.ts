@@ -4,6 +4,10 @@
 // model's context leaves (the cookbook's context_window) — so the cost estimate can price it first.
 import type { BenchmarkDefinition, BenchmarkProblem } from './benchmarks/contract';
 import type { RewardOutcome } from '../reward/types';
+import type { Problem } from '../data/types';
+import { renderedPrompt } from '../data/problem';
+import type { Renderer } from '../render/types';
+import type { SamplingClient } from '../tinker/client';
 
 export interface BenchmarkGrader {
   def: BenchmarkDefinition;
@@ -68,4 +72,22 @@ export function expectedTokensLine(e: ExpectedTokens, maxTokens: number, model: 
   if (e.clamped === 0 || contextLength === undefined) return tokens;
   const [lo, hi] = e.max_tokens_range;
   return `${tokens}; max_tokens ${maxTokens} clamped to ${lo === hi ? lo : `${lo}–${hi}`} on ${e.clamped} of ${e.problems} problems: what the context of ${model} (${contextLength} tokens) leaves after the prompt`;
+}
+
+/** Before sampling a benchmark: the expected tokens of the missing samples per model, and the max_tokens clamp (logged). */
+export async function logExpectedTokens<T extends { model: string }>(
+  problems: readonly Problem[],
+  missing: ReadonlyArray<{ target: T; p: number }>,
+  targets: readonly T[],
+  o: { n: number; maxTokens: number; rendererFor: (model: string) => Promise<Renderer>; samplerFor: (t: T) => Promise<SamplingClient>; log: (line: string) => void; signal?: AbortSignal },
+): Promise<void> {
+  for (const model of new Set(targets.map((t) => t.model))) {
+    const mine = missing.filter((m) => m.target.model === model);
+    if (mine.length === 0) continue;
+    const renderer = await o.rendererFor(model);
+    const ctx = await (await o.samplerFor(mine[0]!.target)).contextLength(o.signal);
+    const lengths = mine.map((m) => renderedPrompt(renderer, problems[m.p]!).length);
+    const e = expectedTokens(lengths, { n: 1, maxTokens: o.maxTokens, ...(ctx ? { contextLength: ctx.length } : {}) });
+    o.log(`${model}: ${expectedTokensLine(e, o.maxTokens, model, ctx?.length)}`);
+  }
 }

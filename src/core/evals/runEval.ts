@@ -57,7 +57,7 @@ import { EvalSpend, withSpend } from './evalSpend';
 import type { PriceTable } from '../cost/prices';
 import { benchmarkDefinition } from './benchmarks/registry';
 import { loadBenchmarkProblems } from './benchmarks/load';
-import { benchmarkGrader, expectedTokens, expectedTokensLine, type BenchmarkGrader } from './benchmarkEval';
+import { benchmarkGrader, logExpectedTokens, type BenchmarkGrader } from './benchmarkEval';
 import { DEFAULT_PRICES } from '../cost/defaultPrices';
 
 export interface EvalProgress {
@@ -581,22 +581,4 @@ export function summarize(a: {
     problems: problemRows,
     ...(a.elapsedS !== undefined ? { elapsed_s: a.elapsedS } : {}),
   };
-}
-
-/** Before sampling a benchmark: the expected tokens of the missing samples per model, and the max_tokens clamp (logged). */
-async function logExpectedTokens(
-  problems: readonly Problem[],
-  missing: ReadonlyArray<{ target: ResolvedTarget; p: number }>,
-  targets: readonly ResolvedTarget[],
-  o: { n: number; maxTokens: number; rendererFor: (model: string) => Promise<Renderer>; samplerFor: (t: ResolvedTarget) => Promise<SamplingClient>; log: (line: string) => void; signal?: AbortSignal },
-): Promise<void> {
-  for (const model of new Set(targets.map((t) => t.model))) {
-    const mine = missing.filter((m) => m.target.model === model);
-    if (mine.length === 0) continue;
-    const renderer = await o.rendererFor(model);
-    const ctx = await (await o.samplerFor(mine[0]!.target)).contextLength(o.signal);
-    const lengths = mine.map((m) => renderedPrompt(renderer, problems[m.p]!).length);
-    const e = expectedTokens(lengths, { n: 1, maxTokens: o.maxTokens, ...(ctx ? { contextLength: ctx.length } : {}) });
-    o.log(`${model}: ${expectedTokensLine(e, o.maxTokens, model, ctx?.length)}`);
-  }
 }
