@@ -16,6 +16,7 @@ import { registerBenchmarkCommands } from './vscode/evals/benchmarkCommands';
 import { SuiteDiagnostics } from './vscode/evals/suiteDiagnostics';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
 import { registerExportCommands } from './vscode/checkpoints/exportCommands';
+import { registerEngineExportCommand } from './vscode/checkpoints/engineExportCommand';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
 import { registerSampleDocuments } from './vscode/samples/sampleDocuments';
 import { registerSampleDiffs } from './vscode/samples/sampleDiffs';
@@ -171,6 +172,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
   for (const d of registerExportCommands({ log, connection, tree: checkpointsTree })) own(d);
+  for (const d of registerEngineExportCommand({ log, connection, tree: checkpointsTree })) own(d);
   const metrics = own(
     metricsPanels({
       extensionUri: context.extensionUri,

@@ -47,7 +47,7 @@ async function tinkerPathOf(node: unknown): Promise<string | undefined> {
 }
 
 async function pickFolder(title: string, openLabel: string): Promise<string | undefined> {
-  const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel, title });
+  const picked = await windowUi.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel, title });
   return picked?.[0]?.fsPath;
 }
 

@@ -53,6 +53,7 @@ export const COMMAND = {
   checkpointsDownload: 'tinker.checkpoints.download',
   checkpointsExportAdapter: 'tinker.checkpoints.exportAdapter',
   checkpointsMergeModel: 'tinker.checkpoints.mergeModel',
+  checkpointsExportEngineModel: 'tinker.checkpoints.exportEngineModel',
   checkpointsLoadMore: 'tinker.checkpoints.loadMore',
   checkpointsPublish: 'tinker.checkpoints.publish',
   checkpointsRefresh: 'tinker.checkpoints.refresh',
