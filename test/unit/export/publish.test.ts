@@ -10,6 +10,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { exportCheckpoint } from '../../../src/core/export/exportCheckpoint';
 import { hubTokenFrom, publishToHub, repoIdProblem, type PublishProgress } from '../../../src/core/export/publish';
+import { registerFromPath } from '../../../src/core/models/lifecycle';
+import { publishAndRecord } from '../../../src/core/models/exports';
+import { readRegistry } from '../../../src/core/models/store';
 import { startHubStandIn, type HubStandIn } from './hubStandIn';
 import { FIXTURES } from './merge.test';
 
@@ -140,6 +143,19 @@ describe('export: publish to the Hugging Face Hub (@huggingface/hub against a st
     assert.ok(!message.includes(TOKEN));
     await publishToHub({ folder: adapterDir, repo: 'alice/echo2', token: 'hf_wrongToken987654321', hubUrl: hub.url }).catch((err: Error) => (message = err.message));
     assert.ok(message.includes('refused the token (401)') && !message.includes('hf_wrongToken987654321'), message);
+  });
+
+  it('records the publish (folder, sha256, hub URL) on the registry\'s version of the checkpoint', async () => {
+    const regFile = path.join(dir, 'ws', 'tinker-models.json');
+    await registerFromPath(regFile, { name: 'qwen-math', samplerPath: TINKER_PATH, baseModel: 'Qwen/Qwen3-8B', by: { os_user: 'test' } });
+    const out = await publishAndRecord({ folder: adapterDir, repo: 'alice/recorded', token: TOKEN, hubUrl: hub.url, tinkerPath: TINKER_PATH, registryFile: regFile });
+    assert.strictEqual(out.version, 'qwen-math@v1');
+    const v = (await readRegistry(regFile)).versions[0]!;
+    assert.strictEqual(v.exports?.length, 1);
+    assert.deepStrictEqual({ path: v.exports[0]!.path, sha256: v.exports[0]!.sha256, hub: v.exports[0]!.hub_url, private: v.exports[0]!.private }, { path: '../adapter', sha256: out.published.sha256, hub: `${hub.url}/alice/recorded`, private: true });
+    const other = await publishAndRecord({ folder: adapterDir, repo: 'alice/unrecorded', token: TOKEN, hubUrl: hub.url, tinkerPath: 'tinker://elsewhere/sampler_weights/1', registryFile: regFile });
+    assert.strictEqual(other.version, undefined, 'no version has that checkpoint: nothing recorded');
+    assert.strictEqual((await readRegistry(regFile)).versions[0]!.exports?.length, 1);
   });
 
   it('names the repo id rules and the token sources', () => {
