@@ -8,6 +8,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parseArgs } from '../../../src/cli/args';
+import { runExport } from '../../../src/cli/export';
+import type { ExportArgs } from '../../../src/cli/exportArgs';
 import { exportCheckpoint } from '../../../src/core/export/exportCheckpoint';
 import { hubTokenFrom, publishToHub, repoIdProblem, type PublishProgress } from '../../../src/core/export/publish';
 import { registerFromPath } from '../../../src/core/models/lifecycle';
@@ -156,6 +159,28 @@ describe('export: publish to the Hugging Face Hub (@huggingface/hub against a st
     const other = await publishAndRecord({ folder: adapterDir, repo: 'alice/unrecorded', token: TOKEN, hubUrl: hub.url, tinkerPath: 'tinker://elsewhere/sampler_weights/1', registryFile: regFile });
     assert.strictEqual(other.version, undefined, 'no version has that checkpoint: nothing recorded');
     assert.strictEqual((await readRegistry(regFile)).versions[0]!.exports?.length, 1);
+  });
+
+  it('CLI: tinker-studio export publish takes HF_TOKEN and HF_ENDPOINT, says where it went, and never prints the token', async () => {
+    const args = parseArgs(['export', 'publish', adapterDir, '--repo', 'alice/from-cli', '--public']) as ExportArgs;
+    assert.deepStrictEqual([args.kind, args.repo, args.public], ['publish', 'alice/from-cli', true]);
+    assert.throws(() => parseArgs(['export', 'publish', adapterDir]), /--repo OWNER\/NAME/);
+    assert.throws(() => parseArgs(['export', 'publish', adapterDir, '--repo', 'nobody']), /owner\/name/);
+    let out = '';
+    let err = '';
+    const io = { out: (t: string) => (out += t), err: (t: string) => (err += t), connect: () => Promise.reject(new Error('no backend is needed for a folder')) };
+    const env = { HF_TOKEN: TOKEN, HF_ENDPOINT: hub.url, TINKER_STUDIO_REGISTRY: path.join(dir, 'none.json') };
+    assert.strictEqual(await runExport(args, { ...io, env }), 0, err);
+    assert.strictEqual(out, `created public repo alice/from-cli: ${hub.url}/alice/from-cli\n`);
+    assert.strictEqual(hub.repos.get('alice/from-cli')?.private, false);
+    hub.echoAuthInErrors = true;
+    hub.failCommits = 10;
+    err = '';
+    assert.strictEqual(await runExport(parseArgs(['export', 'publish', adapterDir, '--repo', 'alice/from-cli-2']) as ExportArgs, { ...io, env }), 1);
+    assert.ok(err.includes('commit service is unavailable') && !err.includes(TOKEN), err);
+    err = '';
+    assert.strictEqual(await runExport(args, { ...io, env: { HF_ENDPOINT: hub.url, TINKER_API_KEY: 'tml-secret-key' } }), 1);
+    assert.match(err, /no Hugging Face token: set HF_TOKEN/);
   });
 
   it('names the repo id rules and the token sources', () => {
