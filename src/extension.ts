@@ -15,6 +15,7 @@ import { registerSuiteCommands } from './vscode/evals/suiteCommands';
 import { SuiteDiagnostics } from './vscode/evals/suiteDiagnostics';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
 import { registerExportCommands } from './vscode/checkpoints/exportCommands';
+import { registerPublishCommands } from './vscode/checkpoints/publishCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
 import { registerSampleDocuments } from './vscode/samples/sampleDocuments';
 import { registerSampleDiffs } from './vscode/samples/sampleDiffs';
@@ -49,7 +50,7 @@ import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/runs/specCodeLens'
 import { RunsModel } from './vscode/runs/runsModel';
 import { RunsTreeProvider } from './vscode/runs/runsTree';
 import { EvalResultsRows } from './vscode/evals/evalTreeItems';
-import { ApiKeyStore, WandbKeyStore } from './vscode/connection/secrets';
+import { ApiKeyStore, HubTokenStore, WandbKeyStore } from './vscode/connection/secrets';
 import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/common/settings';
 import { BackendStatusItem } from './vscode/connection/backendStatusBar';
 import { TrustedServers } from './vscode/connection/trustedServers';
@@ -170,6 +171,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
   for (const d of registerExportCommands({ log, connection, tree: checkpointsTree })) own(d);
+  for (const d of registerPublishCommands({ log, connection, tree: checkpointsTree, hubToken: new HubTokenStore(context.secrets, redactor) })) own(d);
   const metrics = own(
     metricsPanels({
       extensionUri: context.extensionUri,

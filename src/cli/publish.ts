@@ -49,8 +49,8 @@ export async function runPublish(args: ExportArgs, io: PublishIo): Promise<numbe
       token,
       hubUrl,
       ...(tinkerPath ? { tinkerPath } : {}),
-      // a temporary export is not a folder worth recording
-      ...(tmp ? {} : { registryFile }),
+      registryFile,
+      temporaryFolder: tmp !== undefined,
       ...(io.signal ? { signal: io.signal } : {}),
       onProgress: (p) => {
         if (p.phase === 'retrying') say(`the Hub failed on the way; trying again (attempt ${p.attempt})\n`);

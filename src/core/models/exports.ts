@@ -6,7 +6,8 @@ import { type ExportRecord, findVersion, registryRelative, versionOfPath } from 
 import { updateRegistry } from './store';
 
 export interface ExportToRecord {
-  folder: string;
+  /** absent: a temporary folder, not kept */
+  folder?: string;
   sha256: string;
   hubUrl?: string;
   private?: boolean;
@@ -23,7 +24,7 @@ export async function recordExport(registryFile: string, versionOrPath: string, 
     if (!v) return undefined;
     const record: ExportRecord = {
       at: now.toISOString(),
-      path: registryRelative(path.dirname(registryFile), e.folder),
+      ...(e.folder ? { path: registryRelative(path.dirname(registryFile), e.folder) } : {}),
       sha256: e.sha256,
       ...(e.hubUrl ? { hub_url: e.hubUrl } : {}),
       ...(e.private !== undefined ? { private: e.private } : {}),
@@ -38,10 +39,10 @@ export async function recordExport(registryFile: string, versionOrPath: string, 
  * Publishes the folder, then records it on the registry's version of its checkpoint (by
  * `version`, else by the tinker path) when the workspace has a registry with that version.
  */
-export async function publishAndRecord(req: PublishRequest & { registryFile?: string; version?: string }): Promise<{ published: PublishResult; version?: string }> {
+export async function publishAndRecord(req: PublishRequest & { registryFile?: string; version?: string; temporaryFolder?: boolean }): Promise<{ published: PublishResult; version?: string }> {
   const published = await publishToHub(req);
   const key = req.version ?? req.tinkerPath;
   if (!req.registryFile || !key || !fs.existsSync(req.registryFile)) return { published };
-  const version = await recordExport(req.registryFile, key, { folder: path.resolve(req.folder), sha256: published.sha256, hubUrl: published.url, private: published.private, ...(published.commit ? { commit: published.commit } : {}) });
+  const version = await recordExport(req.registryFile, key, { ...(req.temporaryFolder ? {} : { folder: path.resolve(req.folder) }), sha256: published.sha256, hubUrl: published.url, private: published.private, ...(published.commit ? { commit: published.commit } : {}) });
   return { published, ...(version ? { version } : {}) };
 }

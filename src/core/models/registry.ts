@@ -91,8 +91,8 @@ export type SuiteSnapshot = z.infer<typeof SuiteSnapshot>;
 /** A version written out of Tinker: an export folder (its sha256: sha256 of its sha256sum listing) and where it was published. */
 export const ExportRecord = z.object({
   at: z.string(),
-  /** the export folder, relative to the registry's folder */
-  path: z.string(),
+  /** the export folder, relative to the registry's folder (absent: a temporary export, gone) */
+  path: z.string().optional(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   hub_url: z.string().url().optional(),
   private: z.boolean().optional(),

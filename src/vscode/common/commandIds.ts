@@ -52,6 +52,8 @@ export const COMMAND = {
   checkpointsDownload: 'tinker.checkpoints.download',
   checkpointsExportAdapter: 'tinker.checkpoints.exportAdapter',
   checkpointsMergeModel: 'tinker.checkpoints.mergeModel',
+  checkpointsPublishToHub: 'tinker.checkpoints.publishToHub',
+  setHuggingFaceToken: 'tinker.setHuggingFaceToken',
   checkpointsLoadMore: 'tinker.checkpoints.loadMore',
   checkpointsPublish: 'tinker.checkpoints.publish',
   checkpointsRefresh: 'tinker.checkpoints.refresh',
