@@ -271,7 +271,17 @@ export class SafetensorsWriter {
       await fd.close();
       throw err;
     }
-    return new SafetensorsWriter(fd, entries, sizes, file);
+    const w = new SafetensorsWriter(fd, entries, sizes, file);
+    w.skipEmpty();
+    return w;
+  }
+
+  /** Zero-byte tensors (an empty placeholder) are complete as soon as they are reached. */
+  private skipEmpty(): void {
+    while (this.index < this.sizes.length && this.written === this.sizes[this.index]) {
+      this.index++;
+      this.written = 0;
+    }
   }
 
   /** Appends bytes of the current tensor; moves to the next when this one is complete. */
@@ -280,10 +290,7 @@ export class SafetensorsWriter {
     if (size === undefined || this.written + bytes.byteLength > size) throw new SafetensorsError(this.file, `more bytes written than the header declares (tensor ${this.entries[this.index]?.name ?? 'past the last'})`);
     await this.fd.write(bytes);
     this.written += bytes.byteLength;
-    while (this.index < this.sizes.length && this.written === this.sizes[this.index]) {
-      this.index++;
-      this.written = 0;
-    }
+    this.skipEmpty();
   }
 
   /** Checks every tensor was written in full, flushes and closes. */
