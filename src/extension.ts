@@ -142,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const log = own(new Log(redactor));
   const apiKeys = own(new ApiKeyStore(context.secrets, redactor));
   const wandbKeys = new WandbKeyStore(context.secrets, redactor);
+  const hubToken = new HubTokenStore(context.secrets, redactor);
   const runs = own(new RunsModel(runsDirectory(context.globalStorageUri), log));
   const registry = own(new RunRegistry());
   const engine = own(new LocalEngine(context.extensionPath, context.globalStorageUri, log));
@@ -171,7 +172,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   own(vscode.window.createTreeView('tinker.checkpoints', { treeDataProvider: checkpointsTree, showCollapseAll: true, canSelectMany: true }));
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
   for (const d of registerExportCommands({ log, connection, tree: checkpointsTree })) own(d);
-  for (const d of registerPublishCommands({ log, connection, tree: checkpointsTree, hubToken: new HubTokenStore(context.secrets, redactor) })) own(d);
+  for (const d of registerPublishCommands({ log, connection, tree: checkpointsTree, hubToken })) own(d);
   const metrics = own(
     metricsPanels({
       extensionUri: context.extensionUri,
@@ -219,7 +220,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerSweepCommands({ log, sweeps })) own(d);
   own(vscode.languages.registerCodeLensProvider(SWEEP_SELECTOR, own(new SweepCodeLensProvider(sweeps, runs, registry))));
   own(new SpecDiagnostics());
-  for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, sweeps, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
+  for (const d of registerAgentTools({ log, apiKeys, hubToken, runs, connection, registry, sweeps, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);
   const envs = registerEnvEditor(context, { log, index: rewards.editor.index, connection, apiKeys, cacheDir });

@@ -58,6 +58,8 @@ export interface PublishResult {
   /** sha256 of the sorted `<sha256>  <path>` lines of the files (a sha256sum listing), one digest for the folder */
   sha256: string;
   private: boolean;
+  /** the checkpoint the folder came from: as given, else the tinker_path its card names */
+  tinkerPath?: string;
 }
 
 /** An error of publishing whose text never holds the token. */
@@ -246,7 +248,7 @@ export async function publishToHub(req: PublishRequest): Promise<PublishResult> 
     }
   }
   report({ phase: 'done', done: total, total });
-  return { repo: req.repo, url: `${hubUrl}/${req.repo}`, created, ...(commit ? { commit } : {}), files, sha256: folderDigest(files), private: isPrivate };
+  return { repo: req.repo, url: `${hubUrl}/${req.repo}`, created, ...(commit ? { commit } : {}), files, sha256: folderDigest(files), private: isPrivate, ...(ourTinkerPath ? { tinkerPath: ourTinkerPath } : {}) };
 }
 
 async function readIfExists(file: string): Promise<string> {

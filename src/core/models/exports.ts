@@ -37,11 +37,11 @@ export async function recordExport(registryFile: string, versionOrPath: string, 
 
 /**
  * Publishes the folder, then records it on the registry's version of its checkpoint (by
- * `version`, else by the tinker path) when the workspace has a registry with that version.
+ * `version`, else by the tinker path given or named in the folder's card) when the registry has it.
  */
 export async function publishAndRecord(req: PublishRequest & { registryFile?: string; version?: string; temporaryFolder?: boolean }): Promise<{ published: PublishResult; version?: string }> {
   const published = await publishToHub(req);
-  const key = req.version ?? req.tinkerPath;
+  const key = req.version ?? published.tinkerPath;
   if (!req.registryFile || !key || !fs.existsSync(req.registryFile)) return { published };
   const version = await recordExport(req.registryFile, key, { ...(req.temporaryFolder ? {} : { folder: path.resolve(req.folder) }), sha256: published.sha256, hubUrl: published.url, private: published.private, ...(published.commit ? { commit: published.commit } : {}) });
   return { published, ...(version ? { version } : {}) };
