@@ -86,9 +86,10 @@ export function registerPublishCommands(s: PublishServices): vscode.Disposable[]
     [COMMAND.checkpointsPublishToHub]: async (n?: unknown, _sel?: unknown, a?: unknown) => publishFlow(s, n, await answers(a)),
     [COMMAND.setHuggingFaceToken]: async () => {
       const t = await windowUi.showInputBox({ title: 'Hugging Face token', prompt: 'A token with write access (huggingface.co/settings/tokens); kept in SecretStorage', password: true, ignoreFocusOut: true });
-      if (!t) return;
+      if (!t) return false;
       await s.hubToken.set(t);
       void vscode.window.setStatusBarMessage('Tinker: Hugging Face token saved', 5000);
+      return true;
     },
   };
   return registerTable(table, s.log);
