@@ -17,6 +17,7 @@ import { SuiteDiagnostics } from './vscode/evals/suiteDiagnostics';
 import { registerCheckpointCommands } from './vscode/checkpoints/checkpointCommands';
 import { registerExportCommands } from './vscode/checkpoints/exportCommands';
 import { registerEngineExportCommand } from './vscode/checkpoints/engineExportCommand';
+import { registerPublishCommands } from './vscode/checkpoints/publishCommands';
 import { CheckpointsTreeProvider } from './vscode/checkpoints/checkpointsTree';
 import { registerSampleDocuments } from './vscode/samples/sampleDocuments';
 import { registerSampleDiffs } from './vscode/samples/sampleDiffs';
@@ -51,7 +52,7 @@ import { SPEC_SELECTOR, SpecCodeLensProvider } from './vscode/runs/specCodeLens'
 import { RunsModel } from './vscode/runs/runsModel';
 import { RunsTreeProvider } from './vscode/runs/runsTree';
 import { EvalResultsRows } from './vscode/evals/evalTreeItems';
-import { ApiKeyStore, WandbKeyStore } from './vscode/connection/secrets';
+import { ApiKeyStore, HubTokenStore, WandbKeyStore } from './vscode/connection/secrets';
 import { onDidChangeSettings, readBackend, runsDirectory } from './vscode/common/settings';
 import { BackendStatusItem } from './vscode/connection/backendStatusBar';
 import { TrustedServers } from './vscode/connection/trustedServers';
@@ -143,6 +144,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   const log = own(new Log(redactor));
   const apiKeys = own(new ApiKeyStore(context.secrets, redactor));
   const wandbKeys = new WandbKeyStore(context.secrets, redactor);
+  const hubToken = new HubTokenStore(context.secrets, redactor);
   const runs = own(new RunsModel(runsDirectory(context.globalStorageUri), log));
   const registry = own(new RunRegistry());
   const engine = own(new LocalEngine(context.extensionPath, context.globalStorageUri, log));
@@ -173,6 +175,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerCheckpointCommands({ log, connection, tree: checkpointsTree })) own(d);
   for (const d of registerExportCommands({ log, connection, tree: checkpointsTree })) own(d);
   for (const d of registerEngineExportCommand({ log, connection, tree: checkpointsTree })) own(d);
+  for (const d of registerPublishCommands({ log, connection, tree: checkpointsTree, hubToken })) own(d);
   const metrics = own(
     metricsPanels({
       extensionUri: context.extensionUri,
@@ -221,7 +224,7 @@ export function activate(context: vscode.ExtensionContext): TinkerStudioApi {
   for (const d of registerSweepCommands({ log, sweeps })) own(d);
   own(vscode.languages.registerCodeLensProvider(SWEEP_SELECTOR, own(new SweepCodeLensProvider(sweeps, runs, registry))));
   own(new SpecDiagnostics());
-  for (const d of registerAgentTools({ log, apiKeys, runs, connection, registry, sweeps, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
+  for (const d of registerAgentTools({ log, apiKeys, hubToken, runs, connection, registry, sweeps, cacheDir, extensionPath: context.extensionPath, packageJSON: context.extension.packageJSON })) own(d);
   const rewards = registerRewardEditor(context, log, connection);
   for (const d of rewards.disposables) own(d);
   const envs = registerEnvEditor(context, { log, index: rewards.editor.index, connection, apiKeys, cacheDir });

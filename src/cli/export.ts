@@ -9,6 +9,7 @@ import { exportCheckpoint } from '../core/export/exportCheckpoint';
 import { errorMessage } from '../core/errors';
 import { exportEngineModel } from '../engine/model/hfExport';
 import type { ExportArgs } from './exportArgs';
+import { runPublish } from './publish';
 
 export interface ExportIo {
   out: (text: string) => void;
@@ -16,9 +17,12 @@ export interface ExportIo {
   signal?: AbortSignal;
   /** a client for a tinker:// checkpoint, made only when one is asked for */
   connect: () => Promise<ServiceClient>;
+  /** where HF_TOKEN and HF_ENDPOINT are read (default process.env) */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function runExport(args: ExportArgs, io: ExportIo): Promise<number> {
+  if (args.kind === 'publish') return runPublish(args, { ...io, env: io.env ?? process.env });
   let checkpointDir = path.resolve(args.checkpoint);
   let downloaded: string | undefined;
   try {

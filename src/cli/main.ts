@@ -103,6 +103,7 @@ function keyFor(baseUrl: string, args: Pick<GrpoArgs, 'baseUrl'>, log: (l: strin
 
 const redactor = new Redactor();
 redactor.add(process.env.TINKER_API_KEY?.trim());
+redactor.add(process.env.HF_TOKEN?.trim());
 const redactSecrets = (text: string) => redactor.redact(text);
 
 interface Interruptible {

@@ -55,6 +55,11 @@ export class TrainingSession {
   constructor(private readonly o: TrainingSessionOptions) {}
 
   /** What an evaluation needs from the session (the eval tools run beside it, never behind its call in progress). */
+  /** The Hugging Face token the host keeps, if any (publish_to_hub falls back to HF_TOKEN). */
+  async hubToken(): Promise<string | undefined> {
+    return this.o.hubToken?.();
+  }
+
   evalContext(): { baseDir: string; runsDir: string; cacheDir: string; python?: string; tracking?: RunTrackingOptions; connect: TrainingSessionOptions['connect']; log: (line: string) => void } {
     return {
       baseDir: this.o.baseDir,

@@ -36,6 +36,8 @@ export interface TrainingSessionOptions {
   /** where `start_sweep` runs a sweep when the serving process has a sweep runner of its own (the extension host: its runs in the Runs view, Cancel Sweep on its node); without one, in this process beside the session */
   sweeps?: SweepHost;
   log?: (line: string) => void;
+  /** the Hugging Face token for publish_to_hub (VS Code: SecretStorage); absent or empty: HF_TOKEN */
+  hubToken?: () => Promise<string | undefined>;
 }
 
 /** A sweep runner of the process that serves the tools (sweepTools.ts startSweep hands sweeps to it). */

@@ -12,6 +12,7 @@ import { EvalStatusInput, EvaluateInput, evalStatus, evaluate } from './evalTool
 import { RunSuiteInput, SuiteStatusInput, runSuiteTool, suiteStatus } from './suiteTools';
 import { StartSweepInput, SweepStatusInput, startSweep, sweepStatus } from './sweepTools';
 import { ExportCheckpointInput, exportCheckpointTool } from './exportTools';
+import { PublishToHubInput, publishToHubTool } from './publishTools';
 import { RegistryListInput, RegistryPromoteInput, RegistryRegisterInput, RegistryRetireInput, registryList, registryPromote, registryRegister, registryRetire } from './registryTools';
 
 export interface AgentTool {
@@ -277,6 +278,15 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: ExportCheckpointInput,
     confirm: true,
     run: (s, a, signal) => exportCheckpointTool(s, a, signal),
+  }),
+  tool({
+    name: 'publish_to_hub',
+    title: 'Publish to the Hugging Face Hub',
+    description:
+      'Publishes an exported folder, or a tinker:// checkpoint (exported as a PEFT adapter first), to a Hugging Face model repo (owner/name): private unless public is true; an existing repo is updated only when its card names the same checkpoint. The model card is the Tinker SDK push-hf card (tags tinker, peft, lora, base_model:adapter:<base>; tinker_path). Needs the user\'s Hugging Face token (SecretStorage or HF_TOKEN). Answers with the repo URL; the publish is recorded on the registry\'s version of the checkpoint.',
+    input: PublishToHubInput,
+    confirm: true,
+    run: (s, a, signal) => publishToHubTool(s, a, signal),
   }),
   tool({
     name: 'finish',

@@ -88,6 +88,18 @@ export const SuiteSnapshot = z.object({
 });
 export type SuiteSnapshot = z.infer<typeof SuiteSnapshot>;
 
+/** A version written out of Tinker: an export folder (its sha256: sha256 of its sha256sum listing) and where it was published. */
+export const ExportRecord = z.object({
+  at: z.string(),
+  /** the export folder, relative to the registry's folder (absent: a temporary export, gone) */
+  path: z.string().optional(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  hub_url: z.string().url().optional(),
+  private: z.boolean().optional(),
+  commit: z.string().optional(),
+});
+export type ExportRecord = z.infer<typeof ExportRecord>;
+
 export const ModelVersion = z.object({
   /** `<name>@v<N>` */
   id: z.string(),
@@ -111,6 +123,8 @@ export const ModelVersion = z.object({
   /** when the checkpoint expires (a TTL), ISO time; absent: it does not, or it is not known */
   expires_at: z.string().optional(),
   description: z.string().optional(),
+  /** exports and publishes of this version, oldest first */
+  exports: z.array(ExportRecord).optional(),
 });
 export type ModelVersion = z.infer<typeof ModelVersion>;
 

@@ -22,6 +22,8 @@ import { errorMessage } from '../../core/errors';
 export interface AgentToolServices {
   log: Log;
   apiKeys: ApiKeyStore;
+  /** the Hugging Face token store (publish_to_hub) */
+  hubToken?: { get(): Promise<string | undefined> };
   runs: RunsModel;
   connection: TinkerConnection;
   registry: RunRegistry;
@@ -62,6 +64,7 @@ export function registerAgentTools(s: AgentToolServices): vscode.Disposable[] {
         cacheDir: s.cacheDir,
         baseDir: root,
         python: python.path,
+        ...(s.hubToken ? { hubToken: () => s.hubToken!.get() } : {}),
         connect: async (spec) => {
           const backend = await readBackendFor(spec.backend, spec.base_url);
           if (backend.kind === 'cloud' && !(await s.apiKeys.get())) throw new Error('the Tinker cloud needs an API key: run "Tinker: Set API Key" first');

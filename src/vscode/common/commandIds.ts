@@ -54,6 +54,8 @@ export const COMMAND = {
   checkpointsExportAdapter: 'tinker.checkpoints.exportAdapter',
   checkpointsMergeModel: 'tinker.checkpoints.mergeModel',
   checkpointsExportEngineModel: 'tinker.checkpoints.exportEngineModel',
+  checkpointsPublishToHub: 'tinker.checkpoints.publishToHub',
+  setHuggingFaceToken: 'tinker.setHuggingFaceToken',
   checkpointsLoadMore: 'tinker.checkpoints.loadMore',
   checkpointsPublish: 'tinker.checkpoints.publish',
   checkpointsRefresh: 'tinker.checkpoints.refresh',

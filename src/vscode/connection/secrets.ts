@@ -96,3 +96,30 @@ export class ApiKeyStore extends Disposable {
     await this.secrets.delete(SECRET_KEY);
   }
 }
+
+const HF_SECRET_KEY = 'tinker.huggingFaceToken';
+
+/** The Hugging Face token (publishing to the Hub): SecretStorage, else HF_TOKEN; never the Tinker key. */
+export class HubTokenStore {
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly redactor: Redactor,
+    private readonly env: Record<string, string | undefined> = process.env,
+  ) {
+    this.redactor.add(env.HF_TOKEN?.trim());
+  }
+
+  async get(): Promise<string | undefined> {
+    const stored = await this.secrets.get(HF_SECRET_KEY);
+    if (stored) this.redactor.add(stored);
+    return stored?.trim() || this.env.HF_TOKEN?.trim() || undefined;
+  }
+
+  async set(token: string): Promise<void> {
+    const v = token.trim();
+    if (!v || /\s/.test(v)) throw new Error('A Hugging Face token is one word with no spaces (hf_…).');
+    if (v.startsWith('tml-')) throw new Error('That is a Tinker API key, not a Hugging Face token: create one with write access at huggingface.co/settings/tokens.');
+    this.redactor.add(v);
+    await this.secrets.store(HF_SECRET_KEY, v);
+  }
+}
