@@ -1,4 +1,4 @@
-// Arguments of `tinker-studio export adapter|merge|publish …`, parsed with errors that say what to type.
+// Arguments of `tinker-studio export adapter|merge|engine|publish …`, parsed with errors that say what to type.
 import { repoIdProblem } from '../core/export/publish';
 import { BACKEND_OPTIONS, UsageError, backendArgs, readOptions } from './options';
 
