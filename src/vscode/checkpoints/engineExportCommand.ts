@@ -3,10 +3,9 @@
 // the checkpoint's LoRA merged) written as a transformers folder by the engine's exporter — the same
 // code as `tinker-studio export engine`. The engine code lives in the extension's bundle already (it
 // runs the local engine); src/core stays free of it.
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { withCancellableWork } from './cancellableWork';
 import { isCheckpointRow, targetOf } from './checkpointsTree';
 import type { CheckpointCommandServices } from './checkpointCommands';
 import { COMMAND } from '../common/commandIds';
@@ -49,32 +48,18 @@ async function exportEngineFlow(s: CheckpointCommandServices, node: unknown, giv
     output = path.join(picked[0].fsPath, `${source.startsWith('tinker://') ? downloadFolderName(source) : path.basename(source)}-transformers`);
   }
   const out = output;
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Exporting ${source} for transformers`, cancellable: true },
-    async (progress, token) => {
-      const ac = new AbortController();
-      const sub = token.onCancellationRequested(() => ac.abort());
-      const work = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'tinker-engine-export-'));
-      try {
-        let from = source;
-        if (source.startsWith('tinker://')) {
-          progress.report({ message: 'downloading the checkpoint' });
-          const { downloadCheckpoint } = await import('../../core/checkpoints/download');
-          from = (await downloadCheckpoint(await s.connection.get(), source, work, { signal: ac.signal, network: readNetworkSettings() })).dir;
-        }
-        if (ac.signal.aborted) return undefined;
-        progress.report({ message: 'merging the LoRA into the base weights and writing model.safetensors' });
-        const { exportEngineModel } = await import('../../engine/model/hfExport');
-        return await exportEngineModel({ source: from, outDir: out });
-      } catch (err) {
-        if (ac.signal.aborted) return undefined;
-        throw err;
-      } finally {
-        sub.dispose();
-        await fs.promises.rm(work, { recursive: true, force: true });
-      }
-    },
-  );
+  const result = await withCancellableWork(`Exporting ${source} for transformers`, 'engine-export', async ({ progress, signal, scratch }) => {
+    let from = source;
+    if (source.startsWith('tinker://')) {
+      progress.report({ message: 'downloading the checkpoint' });
+      const { downloadCheckpoint } = await import('../../core/checkpoints/download');
+      from = (await downloadCheckpoint(await s.connection.get(), source, await scratch(), { signal: signal, network: readNetworkSettings() })).dir;
+    }
+    if (signal.aborted) return undefined;
+    progress.report({ message: 'merging the LoRA into the base weights and writing model.safetensors' });
+    const { exportEngineModel } = await import('../../engine/model/hfExport');
+    return await exportEngineModel({ source: from, outDir: out });
+  });
   if (!result) {
     void vscode.window.setStatusBarMessage('Tinker: export cancelled; nothing was written', 5000);
     return undefined;

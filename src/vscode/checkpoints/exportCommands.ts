@@ -2,10 +2,9 @@
 // or from the palette (a tinker:// path asked for): the archive is downloaded into a temporary folder,
 // then exported with src/core/export; for a merge the base model's folder is chosen, or fetched from
 // the hub. All of it runs in one cancellable progress notification; the output appears only complete.
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { withCancellableWork } from './cancellableWork';
 import { isCheckpointRow, targetOf } from './checkpointsTree';
 import type { CheckpointCommandServices } from './checkpointCommands';
 import { COMMAND } from '../common/commandIds';
@@ -87,55 +86,41 @@ async function exportFlow(s: CheckpointCommandServices, kind: 'adapter' | 'merge
   const client = await s.connection.get();
   const { exportCheckpoint } = await import('../../core/export/exportCheckpoint');
   const out = output;
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: kind === 'adapter' ? `Exporting ${tinkerPath} as a PEFT adapter` : `Merging ${tinkerPath} into a Hugging Face model`, cancellable: true },
-    async (progress, token) => {
-      const ac = new AbortController();
-      const sub = token.onCancellationRequested(() => ac.abort());
-      const work = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'tinker-export-'));
-      try {
-        progress.report({ message: 'downloading the checkpoint' });
-        const ckpt = await downloadCheckpoint(client, tinkerPath, work, { signal: ac.signal, network: readNetworkSettings() });
-        let baseDir = base;
-        if (kind === 'merge' && !baseDir && hubInto) {
-          const { openTinkerAdapter } = await import('../../core/export/adapter');
-          const adapter = await openTinkerAdapter(ckpt.dir);
-          await adapter.reader.close();
-          if (!adapter.baseModel) throw new Error(`${tinkerPath}: its adapter_config.json names no base model; choose the base model's folder instead`);
-          const { downloadHubModel } = await import('../../core/export/hubModel');
-          const hub = await downloadHubModel({
-            repo: adapter.baseModel,
-            destDir: hubInto,
-            network: readNetworkSettings(),
-            signal: ac.signal,
-            ...(a.hubEndpoint ? { endpoint: a.hubEndpoint } : {}),
-            onProgress: (p) => progress.report({ message: `base model: ${p.file} (${p.index + 1} of ${p.files}), ${(p.received / 1e6).toFixed(0)} MB` }),
-          });
-          baseDir = hub.dir;
-        }
-        let last = 0;
-        return await exportCheckpoint({
-          kind,
-          checkpointDir: ckpt.dir,
-          outDir: out,
-          tinkerPath,
-          signal: ac.signal,
-          ...(baseDir ? { baseDir } : {}),
-          onProgress: (p) => {
-            const pct = (100 * p.done) / Math.max(1, p.total);
-            progress.report({ message: `merging ${p.tensor}`, increment: pct - last });
-            last = pct;
-          },
-        });
-      } catch (err) {
-        if (ac.signal.aborted) return undefined;
-        throw err;
-      } finally {
-        sub.dispose();
-        await fs.promises.rm(work, { recursive: true, force: true });
-      }
-    },
-  );
+  const result = await withCancellableWork(kind === 'adapter' ? `Exporting ${tinkerPath} as a PEFT adapter` : `Merging ${tinkerPath} into a Hugging Face model`, 'export', async ({ progress, signal, scratch }) => {
+    progress.report({ message: 'downloading the checkpoint' });
+    const ckpt = await downloadCheckpoint(client, tinkerPath, await scratch(), { signal: signal, network: readNetworkSettings() });
+    let baseDir = base;
+    if (kind === 'merge' && !baseDir && hubInto) {
+      const { openTinkerAdapter } = await import('../../core/export/adapter');
+      const adapter = await openTinkerAdapter(ckpt.dir);
+      await adapter.reader.close();
+      if (!adapter.baseModel) throw new Error(`${tinkerPath}: its adapter_config.json names no base model; choose the base model's folder instead`);
+      const { downloadHubModel } = await import('../../core/export/hubModel');
+      const hub = await downloadHubModel({
+        repo: adapter.baseModel,
+        destDir: hubInto,
+        network: readNetworkSettings(),
+        signal: signal,
+        ...(a.hubEndpoint ? { endpoint: a.hubEndpoint } : {}),
+        onProgress: (p) => progress.report({ message: `base model: ${p.file} (${p.index + 1} of ${p.files}), ${(p.received / 1e6).toFixed(0)} MB` }),
+      });
+      baseDir = hub.dir;
+    }
+    let last = 0;
+    return await exportCheckpoint({
+      kind,
+      checkpointDir: ckpt.dir,
+      outDir: out,
+      tinkerPath,
+      signal: signal,
+      ...(baseDir ? { baseDir } : {}),
+      onProgress: (p) => {
+        const pct = (100 * p.done) / Math.max(1, p.total);
+        progress.report({ message: `merging ${p.tensor}`, increment: pct - last });
+        last = pct;
+      },
+    });
+  });
   if (!result) {
     void vscode.window.setStatusBarMessage('Tinker: export cancelled; nothing was written', 5000);
     return undefined;

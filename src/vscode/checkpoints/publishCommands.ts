@@ -3,10 +3,9 @@
 // otherwise; a checkpoint is exported as a PEFT adapter first (as push-hf does). One cancellable
 // progress; a link to the repo when done; the publish recorded on the registry's version.
 // "Tinker: Set Hugging Face Token" keeps the token in SecretStorage (HF_TOKEN is the fallback).
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { withCancellableWork } from './cancellableWork';
 import { isCheckpointRow, targetOf } from './checkpointsTree';
 import type { CheckpointCommandServices } from './checkpointCommands';
 import { COMMAND } from '../common/commandIds';
@@ -127,50 +126,38 @@ async function publishFlow(s: PublishServices, node: unknown, a: PublishAnswers)
   const { publishAndRecord } = await import('../../core/models/exports');
   const { registryFileIn } = await import('../../core/models/store');
   const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Publishing to ${repo}`, cancellable: true },
-    async (progress, ct) => {
-      const ac = new AbortController();
-      const sub = ct.onCancellationRequested(() => ac.abort());
-      let work: string | undefined;
-      try {
-        let folder: string;
-        if ('folder' in source) folder = source.folder;
-        else {
-          work = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'tinker-publish-'));
-          progress.report({ message: 'downloading the checkpoint' });
-          const { downloadCheckpoint } = await import('../../core/checkpoints/download');
-          const ckpt = await downloadCheckpoint(await s.connection.get(), source.tinkerPath, path.join(work, 'checkpoint'), { signal: ac.signal, network: readNetworkSettings() });
-          const { exportCheckpoint } = await import('../../core/export/exportCheckpoint');
-          folder = (await exportCheckpoint({ kind: 'adapter', checkpointDir: ckpt.dir, outDir: path.join(work, 'adapter'), tinkerPath: source.tinkerPath, signal: ac.signal })).dir;
-        }
-        let last = 0;
-        return await publishAndRecord({
-          folder,
-          repo,
-          public: isPublic,
-          token,
-          hubUrl,
-          signal: ac.signal,
-          ...('tinkerPath' in source ? { tinkerPath: source.tinkerPath, ...(source.version ? { version: source.version } : {}) } : {}),
-          ...(root ? { registryFile: registryFileIn(root), temporaryFolder: work !== undefined } : {}),
-          onProgress: (p) => {
-            if (p.phase === 'retrying') progress.report({ message: `the Hub failed on the way; trying again (attempt ${p.attempt})` });
-            if (p.phase !== 'uploading') return;
-            const pct = (100 * p.done) / Math.max(1, p.total);
-            progress.report({ message: `uploading ${p.file ?? ''}`, increment: pct - last });
-            last = pct;
-          },
-        });
-      } catch (err) {
-        if (ac.signal.aborted) return undefined;
-        throw err;
-      } finally {
-        sub.dispose();
-        if (work) await fs.promises.rm(work, { recursive: true, force: true });
-      }
-    },
-  );
+  const result = await withCancellableWork(`Publishing to ${repo}`, 'publish', async ({ progress, signal, scratch }) => {
+    let temporary = false;
+    let folder: string;
+    if ('folder' in source) folder = source.folder;
+    else {
+      const work = await scratch();
+    temporary = true;
+      progress.report({ message: 'downloading the checkpoint' });
+      const { downloadCheckpoint } = await import('../../core/checkpoints/download');
+      const ckpt = await downloadCheckpoint(await s.connection.get(), source.tinkerPath, path.join(work, 'checkpoint'), { signal: signal, network: readNetworkSettings() });
+      const { exportCheckpoint } = await import('../../core/export/exportCheckpoint');
+      folder = (await exportCheckpoint({ kind: 'adapter', checkpointDir: ckpt.dir, outDir: path.join(work, 'adapter'), tinkerPath: source.tinkerPath, signal: signal })).dir;
+    }
+    let last = 0;
+    return await publishAndRecord({
+      folder,
+      repo,
+      public: isPublic,
+      token,
+      hubUrl,
+      signal: signal,
+      ...('tinkerPath' in source ? { tinkerPath: source.tinkerPath, ...(source.version ? { version: source.version } : {}) } : {}),
+      ...(root ? { registryFile: registryFileIn(root), temporaryFolder: temporary } : {}),
+      onProgress: (p) => {
+        if (p.phase === 'retrying') progress.report({ message: `the Hub failed on the way; trying again (attempt ${p.attempt})` });
+        if (p.phase !== 'uploading') return;
+        const pct = (100 * p.done) / Math.max(1, p.total);
+        progress.report({ message: `uploading ${p.file ?? ''}`, increment: pct - last });
+        last = pct;
+      },
+    });
+  });
   if (!result) {
     void vscode.window.setStatusBarMessage(`Tinker: publishing to ${repo} cancelled; nothing was committed`, 5000);
     return undefined;
