@@ -1,6 +1,6 @@
 // The environment examples speak arith-chat's pretraining phrases verbatim (src/core/data/arithChat.ts,
 // docs/engine.md), declare the calculator tool exactly, and their specs parse. The phrase check reads
-// every string literal of every example env file (and of the README's environment example): a literal
+// every string literal of every example env file (and of the docs' environment example): a literal
 // that looks like one of the engine's user phrases must be that phrase exactly (its numbers as format
 // placeholders), so a near miss ("What's 3 + 4?", "Wrong - try again") fails.
 import * as assert from 'assert';
@@ -97,12 +97,12 @@ describe('env: examples', () => {
     assert.deepStrictEqual(JSON.parse(m[1]!.replace(/\n/g, '')), CALCULATOR_TOOL);
   });
 
-  it('guess-number (the cookbook game) uses none of the engine phrases, and the README example uses them verbatim', () => {
+  it('guess-number (the cookbook game) uses none of the engine phrases, and the docs example uses them verbatim', () => {
     assert.deepStrictEqual([...phrasesUsed(read('guess-number/guess_number.env.py'), 'guess-number')], []);
-    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-    const m = /```python\n(# add_retry\.env\.py[\s\S]*?)```/.exec(readme);
-    assert.ok(m, 'the README has its environment example');
-    assert.deepStrictEqual([...phrasesUsed(m[1]!, 'README.md')].sort(), ['question', 'wrong']);
+    const page = fs.readFileSync(path.join(root, 'docs', 'rewards-and-environments.md'), 'utf8');
+    const m = /```python\n(# add_retry\.env\.py[\s\S]*?)```/.exec(page);
+    assert.ok(m, 'docs/rewards-and-environments.md has its environment example');
+    assert.deepStrictEqual([...phrasesUsed(m[1]!, 'docs/rewards-and-environments.md')].sort(), ['question', 'wrong']);
   });
 
   for (const ex of ['arith-retry', 'arith-chain', 'arith-tools']) {

@@ -1,6 +1,6 @@
-// The README's environment example ("RL environments") works as printed: its env file, dataset lines
-// and spec are taken from README.md, the spec parses, and the class plays episodes through the env
-// worker pool (real Python) with the rewards, metrics, logs and group rewards the README describes.
+// The environment example of docs/rewards-and-environments.md ("RL environments") works as printed:
+// its env file, dataset lines and spec are taken from that page, the spec parses, and the class plays episodes through the env
+// worker pool (real Python) with the rewards, metrics, logs and group rewards the page describes.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,12 +11,13 @@ import type { ChatMessage } from '../../../src/protocol/chatMessage';
 
 const root = path.resolve(__dirname, '../../../..');
 
-/** The first fenced block of `lang` in the README's "RL environments" section. */
+/** The first fenced block of `lang` in the docs page's "RL environments" section. */
 function block(lang: string): string {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf('### RL environments');
-  assert.ok(start >= 0, 'the README has its RL environments section');
-  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+  const page = fs.readFileSync(path.join(root, 'docs', 'rewards-and-environments.md'), 'utf8');
+  const start = page.indexOf('\n## RL environments');
+  assert.ok(start >= 0, 'docs/rewards-and-environments.md has its RL environments section');
+  const next = page.indexOf('\n## ', start + 1);
+  const section = page.slice(start, next < 0 ? undefined : next);
   const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section);
   assert.ok(m, `a ${lang} block in the section`);
   return m[1]!;
@@ -24,7 +25,7 @@ function block(lang: string): string {
 
 const reply = (content: string): ChatMessage => ({ role: 'assistant', content });
 
-describe("env: the README's environment example", function () {
+describe("env: the docs' environment example", function () {
   this.timeout(120_000);
   let dir: string;
   let env: EnvRunner;
