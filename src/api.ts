@@ -1,6 +1,6 @@
 // The API another extension gets from `vscode.extensions.getExtension('tinker-studio.tinker-studio').activate()`.
 // Kept small and stable: runs are started and opened through the contributed `tinker.*` commands, and
-// read from the runs folder (one directory per run, see README "The run directory"). No secrets.
+// read from the runs folder (one directory per run, see docs/checkpoints.md, "The run directory"). No secrets.
 import type * as vscode from 'vscode';
 
 export interface TinkerStudioApi {

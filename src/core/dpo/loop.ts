@@ -2,7 +2,7 @@
 // events as GRPO and SFT runs. Before the first step the weights are saved as a sampler named
 // `reference` (recorded in checkpoints.jsonl with batch 0 and `dpo_reference: true`): the reference
 // model π_ref. A resumed run keeps using that same reference (the cookbook snapshots the resumed
-// weights instead; Tinker Studio deliberately keeps the step-0 reference, as the README says).
+// weights instead; Tinker Studio deliberately keeps the step-0 reference, as docs/run-specs.md says).
 // Step s (0-based, epoch = ⌊s / batches per epoch⌋):
 //   1. validation first when eval_every > 0 and s % eval_every == 0 (forward only, the weights after s
 //      updates): the validation pairs' DPO loss, accuracy, margin and rewards (test/…), and the NLL of

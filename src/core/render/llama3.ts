@@ -3,7 +3,7 @@
 // No "Cutting Knowledge Date" system preamble (as the cookbook). No tool calling (the cookbook's has
 // none: Llama 3's bare-JSON calls cannot be told apart from JSON content), and no reasoning: both are
 // refused with a RendererError (the cookbook raises on reasoning, but renders a message's content and
-// silently drops its tool calls: refusing them is our deliberate difference — README, "Renderers").
+// silently drops its tool calls: refusing them is our deliberate difference — docs/renderers-and-models.md).
 import { RendererError } from './errors';
 import { LayoutRenderer, parseOnStopToken, singleSpecialToken, type RenderedMessage } from './layout';
 import type { Message, ParsedResponse, StopSequences, Tokenizer } from './types';

@@ -183,7 +183,7 @@ export class Qwen3Renderer extends LayoutRenderer {
  * qwen3_vl and qwen3_vl_instruct: message content is encoded as one text with the end-of-turn
  * token (special-token text in content becomes the token, as in the cookbook), reasoning written
  * `<think>…</think>` unframed, tool calls always after a newline. Text only: Tinker Studio's
- * messages carry no image parts (see README, "Vision models").
+ * messages carry no image parts (see docs/renderers-and-models.md, "Vision models").
  */
 export class Qwen3VlRenderer extends Qwen3Renderer {
   constructor(tokenizer: Tokenizer, variant: 'qwen3_vl' | 'qwen3_vl_instruct') {

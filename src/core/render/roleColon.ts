@@ -2,7 +2,7 @@
 // "User: …\n\nAssistant: …" layout for base models. It stops on the string "\n\nUser:", so sampling
 // needs string stop sequences. No tool calling and no reasoning (refused, see llama3.ts's textOnly).
 // One deliberate difference: a supervised example whose last message is not the assistant's does not
-// end in the cookbook's "<UNUSED>" placeholder text (README, "Renderers").
+// end in the cookbook's "<UNUSED>" placeholder text (docs/renderers-and-models.md).
 import { LayoutRenderer, type RenderedMessage } from './layout';
 import { textOnly } from './llama3';
 import type { Message, ParsedResponse, StopSequences } from './types';

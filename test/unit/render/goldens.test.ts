@@ -107,7 +107,7 @@ function assertRefuses(fn: () => unknown, expected: string, what: string, says?:
 const DELIBERATE_DIFFERENCE = /a deliberate difference from the cookbook, which renders the content and drops the calls/;
 
 /**
- * Where Tinker Studio deliberately differs from the cookbook (README, "Renderers"), the expected ids
+ * Where Tinker Studio deliberately differs from the cookbook (docs/renderers-and-models.md), the expected ids
  * are the cookbook's with exactly that edit; everything else in the case must still match.
  * qwen3 (and qwen3_disable_thinking, whose all-assistant-messages mode trains such a turn): a produced turn with reasoning, tool calls and no text gets two newlines between </think>
  * and <tool_call>, as Qwen3's chat template writes, where the cookbook writes three.
@@ -139,7 +139,7 @@ function deviateExample(renderer: Renderer, ex: z.infer<typeof Example>): z.infe
 
 /**
  * llama3 and role_colon have no tool calling: where the cookbook renders an assistant message's
- * tool calls by dropping them silently, ours refuses (README, "Renderers").
+ * tool calls by dropping them silently, ours refuses (docs/renderers-and-models.md).
  */
 function refusesToolCalls(renderer: Renderer, messages: readonly Message[]): boolean {
   return !renderer.supportsTools && messages.some((m) => m.tool_calls?.length);
