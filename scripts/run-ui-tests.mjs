@@ -11,6 +11,9 @@
 //   TINKER_README_SHOTS=<folder>: a screenshot that a test file lists in its `readmeShots`
 //   ({ screenshot name: README image name }) is also written there as <README image name>.jpg, from
 //   the newest host only (scripts/screenshots.mjs, `npm run screenshots`, copies them into media/screenshots/).
+// A test file that exports `servedReadmeImages = true` gets instead a VSIX packaged with its README's
+// pictures linked to a local https server of media/ (scripts/lib/readme-images.mjs), made once per run,
+// and a browser context that accepts that server's self-signed certificate; its steps see `readmeImages`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,6 +29,7 @@ import {
   startCodeServer,
   workbenchUrl,
 } from './lib/code-server.mjs';
+import { packageWithServedImages } from './lib/readme-images.mjs';
 
 const { log } = makeLogger('ui-tests');
 const readmeShots = process.env.TINKER_README_SHOTS ? path.resolve(process.env.TINKER_README_SHOTS) : undefined;
@@ -35,6 +39,13 @@ const README_JPEG_QUALITY = 85;
 /** Where a host's screenshots go: the newest host keeps test-results/ui/, the others get ui-<host>/. */
 function screenshotsDir(host) {
   return path.join(root, 'test-results', host === 'newest' ? 'ui' : `ui-${host}`);
+}
+
+/** The VSIX with served README pictures, packaged the first time a test file asks for it. */
+let servedImages;
+async function readmeImagesPackage() {
+  servedImages ??= packageWithServedImages(log);
+  return servedImages;
 }
 
 /** Runs every selected UI test file on one host; returns its results. */
@@ -51,14 +62,25 @@ async function runOnHost(host, vsix, files) {
     const sandbox = createSandbox('tinker-ui-test-', suite.settings ?? {});
     const workspace = path.join(sandbox.tmp, 'workspace');
     fs.cpSync(path.join(root, 'test/fixtures/workspace'), workspace, { recursive: true });
-    log(`${file}: installing ${path.basename(vsix)}`);
-    installVsix(cs, sandbox, vsix);
+    let served;
+    if (suite.servedReadmeImages) {
+      try {
+        served = await readmeImagesPackage();
+      } catch (err) {
+        // this file's steps fail; the other files still run
+        for (const t of suite.tests) results.push({ title: `${file.replace(/\.ui\.mjs$/, '')}: ${t.name}`, ok: false, error: String(err?.message ?? err) });
+        fs.rmSync(sandbox.tmp, { recursive: true, force: true });
+        continue;
+      }
+    }
+    log(`${file}: installing ${path.basename(served?.vsix ?? vsix)}`);
+    installVsix(cs, sandbox, served?.vsix ?? vsix);
     const server = await startCodeServer(cs, sandbox, { env: suite.env ?? {} });
     let browser;
     let failed = false;
     try {
       browser = await launchChromium();
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, ignoreHTTPSErrors: Boolean(served) })).newPage();
       page.on('pageerror', (err) => log(`[page error] ${err.message}`));
       const ctx = {
         page,
@@ -68,6 +90,8 @@ async function runOnHost(host, vsix, files) {
         vscodeVersion: cs.vscode,
         sandbox: sandbox.tmp,
         workspace,
+        /** the served README pictures ({ imagesUrl, requests }) for a file with `servedReadmeImages` */
+        readmeImages: served,
         open: async (folder = workspace) => {
           await page.goto(workbenchUrl(server.base, folder));
           await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
@@ -144,6 +168,7 @@ async function main() {
     passed += p;
     failedCount += f;
   }
+  if (servedImages) await (await servedImages.catch(() => undefined))?.close();
   for (const line of summaries) console.log(line);
   console.log(`ui: ${passed} passed, ${failedCount} failed`);
   process.exit(failedCount > 0 || passed === 0 ? 1 : 0);

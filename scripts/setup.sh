@@ -3,6 +3,7 @@
 #   - Debian packages: chromium (UI tests), build-essential, python3 and libkrb5-dev (code-server's
 #     native modules are compiled from source because prebuilt binaries cannot be downloaded), ripgrep
 #     (the rg of the floor host's VS Code, which would otherwise come from GitHub);
+#     openssl (a throw-away certificate for the UI test of the extension details page);
 #   - the npm packages of package-lock.json (npm ci);
 #   - the two code-server hosts the extension-host and UI tests run in, each with its Node, cached
 #     outside the repo: the floor (code-server 4.96 = VS Code 1.96, Node 20) in
@@ -13,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 missing=()
-for p in chromium build-essential python3 libkrb5-dev ripgrep; do
+for p in chromium build-essential python3 libkrb5-dev ripgrep openssl; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
