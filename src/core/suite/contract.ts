@@ -79,7 +79,7 @@ export const SuiteEntrySpec = z.strictObject({
   layer: SuiteLayer.describe('training (does training behave), benchmark (public benchmarks) or product (your own data).'),
   metric: z.string().min(1).optional().describe('The primary metric: "pass@1", "reward", "nll", …; default: "nll" for an NLL eval, else "pass@1".'),
   goal: MetricGoal.optional().describe('Whether higher or lower is better; default: minimize for nll, else maximize.'),
-  gate: SuiteGate.optional().describe('The gate against the production model; default: non_inferiority 0.02 (see the README).'),
+  gate: SuiteGate.optional().describe('The gate against the production model; default: non_inferiority 0.02 (see docs/suites-and-registry.md).'),
 });
 export type SuiteEntrySpec = z.output<typeof SuiteEntrySpec>;
 
