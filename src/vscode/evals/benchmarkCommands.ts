@@ -2,8 +2,8 @@
 // with progress and cancel; a template by use case → a suite file, run on the checkpoint once its
 // product layer is the user's), "Copy Inspect Command" (Inspect Evals through the backend's
 // OpenAI-compatible API) and "Import Inspect Log…" (an Inspect log into the eval panel, or into a
-// suite entry's result). Files are written under the workspace's `benchmarks/` folder; a file that
-// exists is reused, never overwritten.
+// suite entry's result). Files are written under the workspace's `benchmarks/` folder, each spec as one
+// undoable edit; a template's product placeholder that exists is reused, never overwritten.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
