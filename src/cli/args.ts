@@ -136,7 +136,8 @@ samples are never used. Writes JSONL to --out (default <run dir>/pairs.jsonl), w
 "checkpoints" lists and manages checkpoints on the server (default backend: local); bulk actions
 report each path and go on past failures (--concurrency N, default 4).
 "export" turns a checkpoint into a PEFT adapter folder, or merges it into the base model's Hugging Face folder
-(shards of at most 10 GB), each with a model card; see docs/export.md.
+(shards of at most 10 GB), each with a model card; "export engine" writes an engine model as transformers loads
+it; "export publish" puts an export in a Hugging Face Hub repo. See docs/export.md.
 "registry" keeps which checkpoint is which model version (tinker-models.json, and MODELS.md from it):
 promoting to production passes the gate suite's rules against the production version, paired on the
 same items, or is refused with every reason (--anyway "<reason>" promotes past it; the reason is kept).

@@ -27,7 +27,6 @@ export interface ExportArgs {
 export const EXPORT_USAGE = `       tinker-studio export adapter <checkpoint folder | tinker path> --output DIR [--base DIR] [--base-model ID]
        tinker-studio export merge <checkpoint folder | tinker path> --base DIR --output DIR [--max-shard-gb N]
        tinker-studio export engine <engine model | engine checkpoint folder or file | tinker path> --output DIR
-
        tinker-studio export publish <export folder | tinker path> --repo OWNER/NAME [--public] [--registry FILE]
                       (the token from HF_TOKEN; a private repo unless --public)`;
 
