@@ -16,7 +16,7 @@ import { windowUi } from '../common/windowUi';
 
 export interface PublishServices extends CheckpointCommandServices {
   /** the Hugging Face token: stored, else HF_TOKEN */
-  hubToken: { get(): Promise<string | undefined>; set(token: string): Promise<void> };
+  hubToken: { get(): Promise<string | undefined>; set(token: string): Promise<void>; clear(): Promise<void>; readonly fromEnvironment: boolean };
 }
 
 /** Answers given up front skip their prompt (tests, the agent). */
@@ -90,6 +90,11 @@ export function registerPublishCommands(s: PublishServices): vscode.Disposable[]
       void vscode.window.setStatusBarMessage('Tinker: Hugging Face token saved', 5000);
       return true;
     },
+    [COMMAND.clearHuggingFaceToken]: async () => {
+      await s.hubToken.clear();
+      void vscode.window.showInformationMessage(`Hugging Face token removed from VS Code secret storage.${s.hubToken.fromEnvironment ? ' HF_TOKEN in the environment is still used until it is unset.' : ''}`);
+      return true;
+    },
   };
   return registerTable(table, s.log);
 }
@@ -98,7 +103,7 @@ async function publishFlow(s: PublishServices, node: unknown, a: PublishAnswers)
   const { repoIdProblem, HUB_URL_DEFAULT } = await import('../../core/export/publish');
   const token = await s.hubToken.get();
   if (!token) {
-    const x = await vscode.window.showWarningMessage('Publishing needs a Hugging Face token with write access (or HF_TOKEN in the environment).', 'Set Hugging Face Token');
+    const x = await windowUi.showWarningMessage('Publishing needs a Hugging Face token with write access (or HF_TOKEN in the environment).', 'Set Hugging Face Token');
     if (x) await vscode.commands.executeCommand(COMMAND.setHuggingFaceToken);
     return undefined;
   }

@@ -56,6 +56,7 @@ export const COMMAND = {
   checkpointsExportEngineModel: 'tinker.checkpoints.exportEngineModel',
   checkpointsPublishToHub: 'tinker.checkpoints.publishToHub',
   setHuggingFaceToken: 'tinker.setHuggingFaceToken',
+  clearHuggingFaceToken: 'tinker.clearHuggingFaceToken',
   checkpointsLoadMore: 'tinker.checkpoints.loadMore',
   checkpointsPublish: 'tinker.checkpoints.publish',
   checkpointsRefresh: 'tinker.checkpoints.refresh',

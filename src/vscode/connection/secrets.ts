@@ -122,4 +122,14 @@ export class HubTokenStore {
     this.redactor.add(v);
     await this.secrets.store(HF_SECRET_KEY, v);
   }
+
+  /** Forgets the stored token (HF_TOKEN in the environment, if set, is still used). */
+  async clear(): Promise<void> {
+    await this.secrets.delete(HF_SECRET_KEY);
+  }
+
+  /** Whether HF_TOKEN is set in the environment (it stands in when nothing is stored). */
+  get fromEnvironment(): boolean {
+    return Boolean(this.env.HF_TOKEN?.trim());
+  }
 }

@@ -1,7 +1,8 @@
 // "Publish to Hugging Face Hub…" in the extension host against a STAND-IN of the Hub's routes (the real
 // Hub cannot be reached here): the token set through "Tinker: Set Hugging Face Token" (its password box
 // answered through the window seam) and kept in SecretStorage, an exported adapter folder published to a
-// private repo, and a failing Hub whose error notification never holds the token.
+// private repo, and a failing Hub whose error notification never holds the token; "Clear Hugging Face
+// Token" forgets it.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -57,5 +58,16 @@ suite('Publish to Hugging Face Hub (against a stand-in of the Hub)', function ()
     assert.strictEqual(out, undefined, 'the command table shows the error instead of throwing');
     assert.ok(!hub.repos.get('host/failing')?.commits.length);
     assert.ok(!logText().includes(TOKEN), 'the token is in no log');
+  });
+
+  test('"Clear Hugging Face Token" forgets it: publishing then asks for a token and publishes nothing', async () => {
+    assert.ok(!process.env.HF_TOKEN, 'the host tests run without HF_TOKEN (it would stand in for the cleared token)');
+    const warnings: string[] = [];
+    seams.push(api.ui.override({ showWarningMessage: async (m) => (warnings.push(m), undefined) }));
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.clearHuggingFaceToken'), true);
+    const answers = { folder, repo: 'host/after-clear', confirm: true, public: false, hubEndpoint: hub.url };
+    assert.strictEqual(await vscode.commands.executeCommand('tinker.checkpoints.publishToHub', undefined, undefined, answers), undefined);
+    assert.ok(warnings.some((m) => m.startsWith('Publishing needs a Hugging Face token')), JSON.stringify(warnings));
+    assert.strictEqual(hub.repos.get('host/after-clear'), undefined, 'nothing reached the Hub');
   });
 });
