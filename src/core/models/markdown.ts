@@ -1,5 +1,6 @@
-// MODELS.md: the registry as a person reads it, every field of every version, newest first. Generated
-// from tinker-models.json on every write; deterministic (no generation time), so it diffs cleanly.
+// MODELS.md: the registry as a person reads it, every field of every version (its exports and publishes
+// too), newest first. Generated from tinker-models.json on every write; deterministic (no generation
+// time), so it diffs cleanly.
 import type { Estimate } from '../evals/results';
 import { MODEL_STATUSES, REGISTRY_FILE, sortedVersions, type ModelVersion, type Registry, type StatusChange } from './registry';
 
@@ -69,6 +70,16 @@ export function versionSection(v: ModelVersion): string[] {
     out.push(`Suite ${code(s.suite.name)} version ${code(s.suite.version)} (${code(s.suite.file)}), result of ${s.at}${s.complete ? '' : ', incomplete'}:`, '');
     out.push('| Entry | Layer | Metric | Estimate [95 % CI] | n |', '| --- | --- | --- | --- | --- |');
     for (const e of s.entries) out.push(`| ${e.name} | ${e.layer} | ${e.metric} (${e.goal === 'minimize' ? 'lower' : 'higher'} is better) | ${estimateText(e.estimate)} | ${e.n} |`);
+    out.push('');
+  }
+
+  if (v.exports?.length) {
+    // where the weights went: export folders (relative to the registry) and Hub repos, oldest first
+    out.push('**Exports and publishes**', '', '| At | Folder | Hub repo | sha256 |', '| --- | --- | --- | --- |');
+    for (const e of v.exports) {
+      const hub = e.hub_url ? `${e.hub_url}${e.private === undefined ? '' : e.private ? ' (private)' : ' (public)'}${e.commit ? ` at ${code(e.commit)}` : ''}` : '—';
+      out.push(`| ${e.at} | ${e.path ? code(e.path) : 'temporary (not kept)'} | ${cell(hub)} | ${code(e.sha256)} |`);
+    }
     out.push('');
   }
 

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { registerFromPath, registerFromRun, setExpiry, setStatus } from '../../../src/core/models/lifecycle';
+import { recordExport } from '../../../src/core/models/exports';
 import { renderModelsMd } from '../../../src/core/models/markdown';
 import { readRegistry, updateRegistry } from '../../../src/core/models/store';
 import { sftThenGrpo, sha256 } from './modelFixtures';
@@ -97,6 +98,23 @@ describe('model registry: the file and MODELS.md', () => {
     ])
       assert.ok(md.includes(want), `MODELS.md lacks ${JSON.stringify(want)}:\n${md}`);
     assert.strictEqual(renderModelsMd(await readRegistry(reg)), md, 'the same registry renders the same text');
+  });
+
+  it("lists a version's exports and publishes in MODELS.md, oldest first (none: no section)", async () => {
+    await registerFromPath(reg, { name: 'm', samplerPath: 'tinker://a/sampler_weights/final', baseModel: 'Qwen/Qwen3-8B', by });
+    const md = () => fs.readFileSync(path.join(dir, 'MODELS.md'), 'utf8');
+    assert.ok(!md().includes('Exports and publishes'), 'no section before anything was exported');
+    const sha = 'a'.repeat(64);
+    await recordExport(reg, 'm@v1', { folder: path.join(dir, 'exports', 'm-v1-adapter'), sha256: sha }, new Date('2026-11-28T10:00:00Z'));
+    await recordExport(reg, 'tinker://a/sampler_weights/final', { sha256: 'b'.repeat(64), hubUrl: 'https://huggingface.co/alice/m-lora', private: true, commit: 'c0ffee' }, new Date('2026-11-28T11:00:00Z'));
+    assert.strictEqual(await recordExport(reg, 'tinker://elsewhere/sampler_weights/final', { sha256: sha }), undefined, 'a checkpoint the registry does not hold records nothing');
+    const text = md();
+    const rows = text.split('\n').filter((l) => l.startsWith('| 2026-11-28T1'));
+    assert.deepStrictEqual(rows, [
+      `| 2026-11-28T10:00:00.000Z | \`exports/m-v1-adapter\` | — | \`${sha}\` |`,
+      `| 2026-11-28T11:00:00.000Z | temporary (not kept) | https://huggingface.co/alice/m-lora (private) at \`c0ffee\` | \`${'b'.repeat(64)}\` |`,
+    ]);
+    assert.ok(text.indexOf('**Exports and publishes**') < text.indexOf('**History**'));
   });
 
   it('moves versions between statuses with the history of who and why', async () => {
