@@ -1,6 +1,6 @@
 // docs/settings.md is generated from package.json's contributes.configuration, so the page cannot
 // drift from what VS Code shows. `npm run docs:settings` writes it; `--check` exits 1 when it is stale
-// (the unit test test/unit/core/docsSettings.test.ts runs that).
+// (test/unit/docs/settings.test.ts runs that).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -90,7 +90,7 @@ async function runOnHost(host, vsix, files) {
         vscodeVersion: cs.vscode,
         sandbox: sandbox.tmp,
         workspace,
-        /** the served README pictures ({ imagesUrl, requests }) for a file with `servedReadmeImages` */
+        /** the served README pictures ({ imagesUrl }) for a file with `servedReadmeImages` */
         readmeImages: served,
         open: async (folder = workspace) => {
           await page.goto(workbenchUrl(server.base, folder));

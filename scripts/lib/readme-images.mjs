@@ -28,11 +28,10 @@ function selfSignedCertificate(dir) {
 
 /**
  * Serves this checkout's image files (media/…) over https on 127.0.0.1 and packages a VSIX whose README
- * links them there. Returns { vsix, imagesUrl, requests, close }; `requests` lists the paths served.
+ * links them there. Returns { vsix, imagesUrl, close }.
  */
 export async function packageWithServedImages(log) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tinker-readme-images-'));
-  const requests = [];
   const server = https.createServer(selfSignedCertificate(tmp), (req, res) => {
     const rel = decodeURIComponent(new URL(req.url ?? '/', 'https://127.0.0.1').pathname).replace(/^\/+/, '');
     const file = path.resolve(root, rel);
@@ -41,7 +40,6 @@ export async function packageWithServedImages(log) {
       res.writeHead(404).end();
       return;
     }
-    requests.push(rel);
     res.writeHead(200, { 'content-type': type, 'access-control-allow-origin': '*' }).end(fs.readFileSync(file));
   });
   await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
@@ -60,7 +58,6 @@ export async function packageWithServedImages(log) {
   return {
     vsix,
     imagesUrl,
-    requests,
     close: async () => {
       server.closeAllConnections?.();
       await new Promise((resolve) => server.close(() => resolve()));

@@ -11,6 +11,8 @@ export interface CancellableWork {
   signal: AbortSignal;
   /** a scratch folder under the OS temp dir (`tinker-<prefix>-…`), removed when the work ends */
   scratch(): Promise<string>;
+  /** reports `message` and moves the bar to done/total of the work (the notification takes increments) */
+  advance(message: string, done: number, total: number): void;
 }
 
 export async function withCancellableWork<T>(title: string, prefix: string, fn: (w: CancellableWork) => Promise<T>): Promise<T | undefined> {
@@ -19,8 +21,14 @@ export async function withCancellableWork<T>(title: string, prefix: string, fn: 
     const sub = token.onCancellationRequested(() => ac.abort());
     let work: string | undefined;
     const scratch = async () => (work ??= await fs.promises.mkdtemp(path.join(os.tmpdir(), `tinker-${prefix}-`)));
+    let last = 0;
+    const advance = (message: string, done: number, total: number) => {
+      const pct = (100 * done) / Math.max(1, total);
+      progress.report({ message, increment: pct - last });
+      last = pct;
+    };
     try {
-      return await fn({ progress, signal: ac.signal, scratch });
+      return await fn({ progress, signal: ac.signal, scratch, advance });
     } catch (err) {
       if (ac.signal.aborted) return undefined;
       throw err;

@@ -53,7 +53,7 @@ async function exportEngineFlow(s: CheckpointCommandServices, node: unknown, giv
     if (source.startsWith('tinker://')) {
       progress.report({ message: 'downloading the checkpoint' });
       const { downloadCheckpoint } = await import('../../core/checkpoints/download');
-      from = (await downloadCheckpoint(await s.connection.get(), source, await scratch(), { signal: signal, network: readNetworkSettings() })).dir;
+      from = (await downloadCheckpoint(await s.connection.get(), source, await scratch(), { signal, network: readNetworkSettings() })).dir;
     }
     if (signal.aborted) return undefined;
     progress.report({ message: 'merging the LoRA into the base weights and writing model.safetensors' });

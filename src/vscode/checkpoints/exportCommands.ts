@@ -86,9 +86,9 @@ async function exportFlow(s: CheckpointCommandServices, kind: 'adapter' | 'merge
   const client = await s.connection.get();
   const { exportCheckpoint } = await import('../../core/export/exportCheckpoint');
   const out = output;
-  const result = await withCancellableWork(kind === 'adapter' ? `Exporting ${tinkerPath} as a PEFT adapter` : `Merging ${tinkerPath} into a Hugging Face model`, 'export', async ({ progress, signal, scratch }) => {
+  const result = await withCancellableWork(kind === 'adapter' ? `Exporting ${tinkerPath} as a PEFT adapter` : `Merging ${tinkerPath} into a Hugging Face model`, 'export', async ({ progress, signal, scratch, advance }) => {
     progress.report({ message: 'downloading the checkpoint' });
-    const ckpt = await downloadCheckpoint(client, tinkerPath, await scratch(), { signal: signal, network: readNetworkSettings() });
+    const ckpt = await downloadCheckpoint(client, tinkerPath, await scratch(), { signal, network: readNetworkSettings() });
     let baseDir = base;
     if (kind === 'merge' && !baseDir && hubInto) {
       const { openTinkerAdapter } = await import('../../core/export/adapter');
@@ -100,25 +100,20 @@ async function exportFlow(s: CheckpointCommandServices, kind: 'adapter' | 'merge
         repo: adapter.baseModel,
         destDir: hubInto,
         network: readNetworkSettings(),
-        signal: signal,
+        signal,
         ...(a.hubEndpoint ? { endpoint: a.hubEndpoint } : {}),
         onProgress: (p) => progress.report({ message: `base model: ${p.file} (${p.index + 1} of ${p.files}), ${(p.received / 1e6).toFixed(0)} MB` }),
       });
       baseDir = hub.dir;
     }
-    let last = 0;
     return await exportCheckpoint({
       kind,
       checkpointDir: ckpt.dir,
       outDir: out,
       tinkerPath,
-      signal: signal,
+      signal,
       ...(baseDir ? { baseDir } : {}),
-      onProgress: (p) => {
-        const pct = (100 * p.done) / Math.max(1, p.total);
-        progress.report({ message: `merging ${p.tensor}`, increment: pct - last });
-        last = pct;
-      },
+      onProgress: (p) => advance(`merging ${p.tensor}`, p.done, p.total),
     });
   });
   if (!result) {

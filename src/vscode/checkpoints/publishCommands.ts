@@ -131,35 +131,32 @@ async function publishFlow(s: PublishServices, node: unknown, a: PublishAnswers)
   const { publishAndRecord } = await import('../../core/models/exports');
   const { registryFileIn } = await import('../../core/models/store');
   const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const result = await withCancellableWork(`Publishing to ${repo}`, 'publish', async ({ progress, signal, scratch }) => {
+  const result = await withCancellableWork(`Publishing to ${repo}`, 'publish', async ({ progress, signal, scratch, advance }) => {
     let temporary = false;
     let folder: string;
     if ('folder' in source) folder = source.folder;
     else {
       const work = await scratch();
-    temporary = true;
+      temporary = true;
       progress.report({ message: 'downloading the checkpoint' });
       const { downloadCheckpoint } = await import('../../core/checkpoints/download');
-      const ckpt = await downloadCheckpoint(await s.connection.get(), source.tinkerPath, path.join(work, 'checkpoint'), { signal: signal, network: readNetworkSettings() });
+      const ckpt = await downloadCheckpoint(await s.connection.get(), source.tinkerPath, path.join(work, 'checkpoint'), { signal, network: readNetworkSettings() });
       const { exportCheckpoint } = await import('../../core/export/exportCheckpoint');
-      folder = (await exportCheckpoint({ kind: 'adapter', checkpointDir: ckpt.dir, outDir: path.join(work, 'adapter'), tinkerPath: source.tinkerPath, signal: signal })).dir;
+      folder = (await exportCheckpoint({ kind: 'adapter', checkpointDir: ckpt.dir, outDir: path.join(work, 'adapter'), tinkerPath: source.tinkerPath, signal })).dir;
     }
-    let last = 0;
     return await publishAndRecord({
       folder,
       repo,
       public: isPublic,
       token,
       hubUrl,
-      signal: signal,
+      signal,
       ...('tinkerPath' in source ? { tinkerPath: source.tinkerPath, ...(source.version ? { version: source.version } : {}) } : {}),
       ...(root ? { registryFile: registryFileIn(root), temporaryFolder: temporary } : {}),
       onProgress: (p) => {
         if (p.phase === 'retrying') progress.report({ message: `the Hub failed on the way; trying again (attempt ${p.attempt})` });
         if (p.phase !== 'uploading') return;
-        const pct = (100 * p.done) / Math.max(1, p.total);
-        progress.report({ message: `uploading ${p.file ?? ''}`, increment: pct - last });
-        last = pct;
+        advance(`uploading ${p.file ?? ''}`, p.done, p.total);
       },
     });
   });
